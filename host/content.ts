@@ -1,0 +1,146 @@
+/** Plain text. */
+export interface TextBlock {
+  /** Discriminator. */
+  readonly type: "text";
+  /** The text. */
+  readonly text: string;
+}
+
+/** An inline image. */
+export interface ImageBlock {
+  /** Discriminator. */
+  readonly type: "image";
+  /** Its media type (`image/png`). */
+  readonly mediaType: string;
+  /** Base64-encoded bytes. */
+  readonly data: string;
+}
+
+/** A reference to a resource, with its text when it is inlined. */
+export interface ResourceBlock {
+  /** Discriminator. */
+  readonly type: "resource";
+  /** Where the resource lives. */
+  readonly uri: string;
+  /** Its media type, when known. */
+  readonly mediaType?: string;
+  /** Its text, when inlined. */
+  readonly text?: string;
+}
+
+/** One block of a message: what prompts and outputs are made of. */
+export type ContentBlock = TextBlock | ImageBlock | ResourceBlock;
+
+/** Content as callers may give it: a string is one text block. */
+export type ContentInput = string | readonly ContentBlock[];
+
+/**
+ * The text of `content`: its text blocks (and inlined resource texts) joined
+ * in order.
+ *
+ * @example
+ * ```ts
+ * import { textOf } from "@seam/host";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(textOf([{ type: "text", text: "a" }, { type: "text", text: "b" }]), "ab");
+ * assert.equal(textOf("plain"), "plain");
+ * ```
+ */
+export function textOf(content: ContentInput): string {
+  if (typeof content === "string") return content;
+  let text = "";
+  for (const block of content) {
+    if (block.type === "text") text += block.text;
+    else if (block.type === "resource" && block.text !== undefined) {
+      text += block.text;
+    }
+  }
+  return text;
+}
+
+const BLOCK_FIELDS: Record<ContentBlock["type"], readonly string[]> = {
+  text: ["type", "text"],
+  image: ["type", "mediaType", "data"],
+  resource: ["type", "uri", "mediaType", "text"],
+};
+
+/**
+ * Check that `value` (already a JSON copy: plain data) is valid content and
+ * return it as blocks; a string becomes one text block.
+ *
+ * @param value The content to check.
+ * @param path Its name in error messages (`request.prompt`).
+ * @param options `allowEmpty`: accept `[]` and `""` (default false).
+ * @throws {TypeError} naming the first offending path.
+ */
+export function parseContent(
+  value: unknown,
+  path: string,
+  options: { allowEmpty?: boolean } = {},
+): ContentBlock[] {
+  if (typeof value === "string") {
+    if (value === "" && !options.allowEmpty) {
+      throw new TypeError(`Invalid ${path}: must not be empty`);
+    }
+    return value === "" ? [] : [{ type: "text", text: value }];
+  }
+  if (!Array.isArray(value)) {
+    throw new TypeError(
+      `Invalid ${path}: expected a string or an array of content blocks, got ${describe(value)}`,
+    );
+  }
+  if (value.length === 0 && !options.allowEmpty) {
+    throw new TypeError(`Invalid ${path}: must hold at least one content block`);
+  }
+  value.forEach((block, i) => checkBlock(block, `${path}[${i}]`));
+  return value as ContentBlock[];
+}
+
+function checkBlock(block: unknown, path: string): void {
+  if (block === null || typeof block !== "object" || Array.isArray(block)) {
+    throw new TypeError(`Invalid ${path}: expected a content block object, got ${describe(block)}`);
+  }
+  const record = block as Record<string, unknown>;
+  const type = record.type;
+  if (type !== "text" && type !== "image" && type !== "resource") {
+    throw new TypeError(
+      `Invalid ${path}.type: expected "text", "image" or "resource", got ${describe(type)}`,
+    );
+  }
+  const allowed = BLOCK_FIELDS[type];
+  for (const key of Object.keys(record)) {
+    if (!allowed.includes(key)) {
+      throw new TypeError(`Invalid ${path}: unknown field "${key}" on a ${type} block`);
+    }
+  }
+  const requireString = (key: string, optional = false) => {
+    const field = record[key];
+    if (field === undefined && optional) return;
+    if (typeof field !== "string") {
+      throw new TypeError(`Invalid ${path}.${key}: expected a string, got ${describe(field)}`);
+    }
+  };
+  if (type === "text") requireString("text");
+  else if (type === "image") {
+    requireString("mediaType");
+    requireString("data");
+  } else {
+    requireString("uri");
+    requireString("mediaType", true);
+    requireString("text", true);
+  }
+}
+
+/** A short description of a value's kind for error messages. */
+export function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") {
+    return value.length > 40 ? `a string "${value.slice(0, 40)}…"` : `"${value}"`;
+  }
+  if (typeof value === "number" || typeof value === "boolean") {
+    return Object.is(value, -0) ? "-0" : String(value);
+  }
+  return typeof value === "object" ? "an object" : typeof value;
+}

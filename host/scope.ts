@@ -1,0 +1,381 @@
+import { createLogger, type Logger } from "./logger.ts";
+
+/** Undo a registration. May be async; a scope awaits it on disposal. */
+export type Disposer = () => void | Promise<void>;
+
+/** Where a scope is in its life. Only an `"active"` scope accepts registrations. */
+export type ScopeState = "active" | "disposing" | "disposed";
+
+/**
+ * A typed event name, made by {@linkcode defineEvent}. The payload type rides
+ * along so `on` and `emit` agree at compile time.
+ */
+export interface EventKey<T> {
+  /** The event's name, as it appears in logs (`"subagent/start"`). */
+  readonly name: string;
+  /** Type-level only: never set at runtime. */
+  readonly payloadType?: T;
+}
+
+/** A listener: its return value is ignored, a returned promise is never awaited. */
+export type Listener<T> = (payload: T) => unknown;
+
+/** A typed service name, made by {@linkcode defineService}. */
+export interface ServiceKey<T> {
+  /** The service's name, as it appears in errors (`"subagents"`). */
+  readonly name: string;
+  /** Type-level only: never set at runtime. */
+  readonly serviceType?: T;
+}
+
+/**
+ * Define a typed event. Keys with the same name share listeners.
+ *
+ * @example
+ * ```ts
+ * import { createRootScope, defineEvent } from "@seam/host";
+ * import assert from "node:assert/strict";
+ *
+ * const greeted = defineEvent<{ who: string }>("demo/greeted");
+ * const root = createRootScope();
+ * const seen: string[] = [];
+ * root.on(greeted, (p) => void seen.push(p.who));
+ * root.child().emit(greeted, { who: "ada" });
+ * assert.deepEqual(seen, ["ada"]);
+ * await root.dispose();
+ * ```
+ */
+export function defineEvent<T>(name: string): EventKey<T> {
+  if (typeof name !== "string" || name === "") {
+    throw new TypeError("Cannot define event: name must be a non-empty string");
+  }
+  return Object.freeze({ name });
+}
+
+/** Define a typed service key for {@linkcode Scope.provide} and {@linkcode Scope.inject}. */
+export function defineService<T>(name: string): ServiceKey<T> {
+  if (typeof name !== "string" || name === "") {
+    throw new TypeError(
+      "Cannot define service: name must be a non-empty string",
+    );
+  }
+  return Object.freeze({ name });
+}
+
+/**
+ * Thrown for any registration (effect, listener, service, child scope) on a
+ * scope that is disposing or disposed.
+ */
+export class InactiveScopeError extends Error {
+  /** Stable code for callers that branch on it. */
+  readonly code = "INACTIVE_SCOPE" as const;
+  /** The state the scope was in. */
+  readonly state: ScopeState;
+  /** Make the error for an `action` refused in `state`. */
+  constructor(action: string, label: string, state: ScopeState) {
+    super(`Cannot ${action}: scope "${label}" is ${state} (inactive context)`);
+    this.name = "InactiveScopeError";
+    this.state = state;
+  }
+}
+
+/** Options of {@linkcode createRootScope}. */
+export interface ScopeOptions {
+  /** Logger shared by the scope tree. Default: console, `warn` and up. */
+  logger?: Logger;
+  /** A label for errors and logs. Default `"root"`. */
+  label?: string;
+}
+
+type Entry = Scope | (() => void | Promise<void>);
+
+/**
+ * An owner of registrations. Everything registered on a scope (effects,
+ * listeners, services, child scopes) is undone when the scope is disposed, in
+ * reverse order, children included. Events emitted on a scope reach the
+ * listeners of that scope and of its ancestors, nearest first.
+ *
+ * @example
+ * ```ts
+ * import { createRootScope } from "@seam/host";
+ * import assert from "node:assert/strict";
+ *
+ * const root = createRootScope();
+ * const order: string[] = [];
+ * root.effect(() => () => void order.push("a"));
+ * const child = root.child("child");
+ * child.effect(() => () => void order.push("child"));
+ * root.effect(() => () => void order.push("b"));
+ * await root.dispose();
+ * assert.deepEqual(order, ["b", "child", "a"]);
+ * assert.equal(child.state, "disposed");
+ * ```
+ */
+export class Scope {
+  /** The scope this one is nested in, `undefined` for a root. */
+  readonly parent: Scope | undefined;
+  /** The logger of this scope tree. */
+  readonly logger: Logger;
+  /** A label for errors and logs. */
+  readonly label: string;
+  #state: ScopeState = "active";
+  #entries = new Set<Entry>();
+  #listeners: Map<string, Listener<unknown>[]> | undefined;
+  #services: Map<string, unknown> | undefined;
+  #controller: AbortController | undefined;
+  #disposal: Promise<void> | undefined;
+
+  /** Use {@linkcode createRootScope} or {@linkcode Scope.child}. */
+  constructor(parent: Scope | undefined, logger: Logger, label: string) {
+    this.parent = parent;
+    this.logger = logger;
+    this.label = label;
+  }
+
+  /** `"active"`, `"disposing"` or `"disposed"`. */
+  get state(): ScopeState {
+    return this.#state;
+  }
+
+  /** Whether the scope still accepts registrations. */
+  get active(): boolean {
+    return this.#state === "active";
+  }
+
+  /** Aborted as soon as the scope starts disposing. */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#state !== "active") this.#controller.abort(this.#abortReason());
+    }
+    return this.#controller.signal;
+  }
+
+  /**
+   * Run `setup` now and own the disposer it returns. Returns a disposer that
+   * undoes the effect early (once; later calls are no-ops).
+   */
+  effect(setup: () => Disposer | void): () => Promise<void> {
+    this.#assertActive("register an effect");
+    const disposer = setup();
+    if (disposer === undefined) return () => Promise.resolve();
+    if (typeof disposer !== "function") {
+      throw new TypeError(
+        `Cannot register an effect: setup returned ${typeof disposer}, expected a disposer function or nothing`,
+      );
+    }
+    return this.#own(disposer);
+  }
+
+  /** Own `disposer`: it runs when the scope is disposed, unless called first. */
+  onDispose(disposer: Disposer): () => Promise<void> {
+    if (typeof disposer !== "function") {
+      throw new TypeError(
+        `Cannot register a disposer: expected a function, got ${typeof disposer}`,
+      );
+    }
+    this.#assertActive("register a disposer");
+    return this.#own(disposer);
+  }
+
+  /** Create a scope nested in this one; it is disposed with this one. */
+  child(label?: string): Scope {
+    this.#assertActive("create a child scope");
+    const child = new Scope(this, this.logger, label ?? `${this.label}/child`);
+    this.#entries.add(child);
+    return child;
+  }
+
+  /**
+   * Listen to `event` for as long as this scope lives. The listener sees
+   * events emitted on this scope and on its descendants.
+   */
+  on<T>(event: EventKey<T>, listener: Listener<T>): () => Promise<void> {
+    if (typeof listener !== "function") {
+      throw new TypeError(
+        `Cannot listen to "${event.name}": listener must be a function`,
+      );
+    }
+    this.#assertActive(`listen to "${event.name}"`);
+    const listeners = this.#listeners ??= new Map();
+    // Copy on write: a dispatch in progress keeps iterating its own array.
+    listeners.set(event.name, [
+      ...(listeners.get(event.name) ?? []),
+      listener as Listener<unknown>,
+    ]);
+    return this.#own(() => {
+      const current = this.#listeners?.get(event.name);
+      if (!current) return;
+      const index = current.indexOf(listener as Listener<unknown>);
+      if (index === -1) return;
+      const next = current.slice();
+      next.splice(index, 1);
+      if (next.length === 0) this.#listeners!.delete(event.name);
+      else this.#listeners!.set(event.name, next);
+    });
+  }
+
+  /**
+   * Deliver `payload` to the listeners of this scope, then of each ancestor.
+   * Each listener is contained: a throw or a rejected returned promise is
+   * logged with the event's name and later listeners still run. Returned
+   * promises are not awaited.
+   */
+  emit<T>(event: EventKey<T>, payload: T): void {
+    for (let scope = Scope.#self(this); scope; scope = scope.parent) {
+      const listeners = scope.#listeners?.get(event.name);
+      if (!listeners) continue;
+      for (const listener of listeners) {
+        callContained(scope.logger, event.name, listener, payload);
+      }
+    }
+  }
+
+  /** Whether an `emit` of `event` here would reach any listener. */
+  hasListeners(event: EventKey<unknown>): boolean {
+    for (let scope = Scope.#self(this); scope; scope = scope.parent) {
+      if (scope.#listeners?.has(event.name)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Make `value` the service `key` for this scope and its descendants (a
+   * nearer scope's service shadows an ancestor's).
+   */
+  provide<T>(key: ServiceKey<T>, value: T): () => Promise<void> {
+    this.#assertActive(`provide service "${key.name}"`);
+    const services = this.#services ??= new Map();
+    if (services.has(key.name)) {
+      throw new TypeError(
+        `Cannot provide service "${key.name}": already provided in scope "${this.label}"`,
+      );
+    }
+    services.set(key.name, value);
+    return this.#own(() => {
+      if (this.#services?.get(key.name) === value) {
+        this.#services.delete(key.name);
+      }
+    });
+  }
+
+  /** The nearest service `key`, or `undefined`. */
+  inject<T>(key: ServiceKey<T>): T | undefined {
+    for (let scope = Scope.#self(this); scope; scope = scope.parent) {
+      const services = scope.#services;
+      if (services?.has(key.name)) return services.get(key.name) as T;
+    }
+    return undefined;
+  }
+
+  /**
+   * Dispose this scope: children and disposers in reverse registration order,
+   * each awaited. A failing disposer is logged and the rest still run.
+   * Memoized: every call returns the same promise.
+   */
+  dispose(): Promise<void> {
+    return this.#disposal ??= this.#runDisposal();
+  }
+
+  async #runDisposal(): Promise<void> {
+    this.#state = "disposing";
+    this.#controller?.abort(this.#abortReason());
+    const entries = Array.from(this.#entries).reverse();
+    for (const entry of entries) {
+      this.#entries.delete(entry);
+      try {
+        const done = entry instanceof Scope ? entry.dispose() : entry();
+        if (done !== undefined) await done;
+      } catch (error) {
+        this.logger.error(
+          `A disposer of scope "${this.label}" failed`,
+          error,
+        );
+      }
+    }
+    this.#listeners = undefined;
+    this.#services = undefined;
+    this.#state = "disposed";
+    if (this.parent) this.parent.#entries.delete(this);
+  }
+
+  #own(disposer: Disposer): () => Promise<void> {
+    let done: Promise<void> | undefined;
+    const entry = () => {
+      if (done) return done;
+      this.#entries.delete(entry);
+      try {
+        const result = disposer();
+        done = result === undefined ? Promise.resolve() : Promise.resolve(result);
+      } catch (error) {
+        done = Promise.reject(error);
+      }
+      return done;
+    };
+    this.#entries.add(entry);
+    if (this.#state !== "active") {
+      // The scope began disposing while setup ran: undo at once.
+      entry().catch((error) =>
+        this.logger.error(`A disposer of scope "${this.label}" failed`, error)
+      );
+    }
+    return entry;
+  }
+
+  // Loops up the ancestry start from here; a static keeps `this` unaliased.
+  static #self(scope: Scope): Scope | undefined {
+    return scope;
+  }
+
+  #assertActive(action: string): void {
+    if (this.#state !== "active") {
+      throw new InactiveScopeError(action, this.label, this.#state);
+    }
+  }
+
+  #abortReason(): Error {
+    return new InactiveScopeError("continue", this.label, "disposing");
+  }
+}
+
+function callContained<T>(
+  logger: Logger,
+  name: string,
+  listener: Listener<T>,
+  payload: T,
+): void {
+  try {
+    const returned = listener(payload);
+    if (returned !== null && typeof returned === "object" || typeof returned === "function") {
+      const then = (returned as { then?: unknown }).then;
+      if (typeof then === "function") {
+        then.call(returned, undefined, (error: unknown) => {
+          logger.error(`A listener of "${name}" rejected`, error);
+        });
+      }
+    }
+  } catch (error) {
+    logger.error(`A listener of "${name}" threw`, error);
+  }
+}
+
+/**
+ * Create the root of a scope tree.
+ *
+ * @example
+ * ```ts
+ * import { createRootScope, InactiveScopeError } from "@seam/host";
+ * import assert from "node:assert/strict";
+ *
+ * const root = createRootScope({ label: "app" });
+ * await root.dispose();
+ * assert.throws(() => root.child(), InactiveScopeError);
+ * ```
+ */
+export function createRootScope(options: ScopeOptions = {}): Scope {
+  return new Scope(
+    undefined,
+    options.logger ?? createLogger(),
+    options.label ?? "root",
+  );
+}
