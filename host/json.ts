@@ -1,3 +1,5 @@
+import { childPath } from "./_path.ts";
+
 /** A value JSON represents without loss. */
 export type JsonValue =
   | null
@@ -22,12 +24,6 @@ export class JsonCopyError extends TypeError {
     this.name = "JsonCopyError";
     this.path = path;
   }
-}
-
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-
-function childPath(path: string, key: string): string {
-  return IDENTIFIER.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 }
 
 /**

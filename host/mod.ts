@@ -26,5 +26,6 @@
 export * from "./agent_ref.ts";
 export * from "./content.ts";
 export * from "./json.ts";
+export * from "./json_schema.ts";
 export * from "./logger.ts";
 export * from "./scope.ts";

@@ -1,0 +1,219 @@
+import type { AgentRef, ContentBlock, ContentInput, JsonValue } from "@seam/host";
+
+/**
+ * Start-time features a provider supports. The service checks them before a
+ * child exists: a request using a feature whose flag is `false` is rejected
+ * with `UNSUPPORTED_CAPABILITY`, never accepted and ignored.
+ */
+export interface SubagentCapabilities {
+  /** Honours `outputSchema`: the result carries a `structured` value matching it. */
+  readonly outputSchema: boolean;
+  /** Honours `maxDepth`: an absolute cap on the child's delegation depth. */
+  readonly depthLimit: boolean;
+  /** Honours `toolFilter`: the child sees only the allowed tools. */
+  readonly toolFilter: boolean;
+  /** Honours `persona`: the child's persona section for this run only. */
+  readonly persona: boolean;
+}
+
+/** Which tools a child may use. At least one list is given. */
+export interface SubagentToolFilter {
+  /** Only these tools (an empty list means no tools at all). */
+  readonly allow?: readonly string[];
+  /** Never these tools. */
+  readonly deny?: readonly string[];
+}
+
+/** Per-child agent options. */
+export interface SubagentAgentOptions {
+  /** The model the child runs on; default: the parent's. */
+  readonly model?: string;
+}
+
+/**
+ * A JSON Schema in the supported subset, rooted at `type: "object"`. See
+ * `checkOutputSchema` for the keywords it may use.
+ */
+export type OutputSchema = { readonly [keyword: string]: JsonValue };
+
+/** What a caller passes to `SubagentService.start`. */
+export interface SubagentStartRequest {
+  /** The task: a string (one text block) or content blocks. */
+  readonly prompt: ContentInput;
+  /** The delegating agent; it owns the run, the run's events land in its scope. */
+  readonly parent: AgentRef;
+  /** Aborting it cancels the run (an already-aborted signal too). */
+  readonly signal?: AbortSignal;
+  /** Per-child agent options. */
+  readonly agentOptions?: SubagentAgentOptions;
+  /** Ask for a structured result (needs `capabilities.outputSchema`). */
+  readonly outputSchema?: OutputSchema;
+  /** Absolute cap on the child's depth (needs `capabilities.depthLimit`). */
+  readonly maxDepth?: number;
+  /** Restrict the child's tools (needs `capabilities.toolFilter`). */
+  readonly toolFilter?: SubagentToolFilter;
+  /** The child's persona (needs `capabilities.persona`). */
+  readonly persona?: string;
+}
+
+/**
+ * What a provider's `start` receives: the service's frozen snapshot of the
+ * caller's request. Data fields are detached deep-frozen copies; `parent` and
+ * `signal` are the caller's own objects, passed by identity.
+ */
+export interface SubagentRequest {
+  /** The task, as content blocks. */
+  readonly prompt: readonly ContentBlock[];
+  /** The delegating agent. */
+  readonly parent: AgentRef;
+  /** The caller's abort signal, when given. */
+  readonly signal?: AbortSignal;
+  /** Per-child agent options, when given. */
+  readonly agentOptions?: SubagentAgentOptions;
+  /** The requested output schema, when given (already checked). */
+  readonly outputSchema?: OutputSchema;
+  /** The requested depth cap, when given (already checked). */
+  readonly maxDepth?: number;
+  /** The requested tool filter, when given (already checked). */
+  readonly toolFilter?: SubagentToolFilter;
+  /** The requested persona, when given (already checked). */
+  readonly persona?: string;
+}
+
+/** Why a run ended. */
+export type SubagentStopReason =
+  | "completed"
+  | "aborted"
+  | "error"
+  | "max-tokens"
+  | "refusal";
+
+/** Every stop reason, in a stable order. */
+export const SUBAGENT_STOP_REASONS: readonly SubagentStopReason[] = Object.freeze([
+  "completed",
+  "aborted",
+  "error",
+  "max-tokens",
+  "refusal",
+]);
+
+/**
+ * How a run ended. A child-level failure (the model failed, the process
+ * died) is `stopReason: "error"`, never a rejection.
+ */
+export interface SubagentResult {
+  /** The child's final output. */
+  readonly output: readonly ContentBlock[];
+  /** The structured value, when an `outputSchema` was requested and met. */
+  readonly structured?: JsonValue;
+  /** Why the run ended. */
+  readonly stopReason: SubagentStopReason;
+}
+
+/**
+ * What a provider returns from `start`. Whatever the provider returns may be
+ * malformed; the service checks it and calls `result` whatever `stopReason`
+ * in the shape of a {@linkcode SubagentResult} (`output` may also be a
+ * string, which becomes one text block).
+ */
+export interface SubagentRunHandle {
+  /** The run's id (for in-process children: the child agent's id). */
+  readonly id: string;
+  /** Fulfils once a real child exists; rejects if that fails or is cancelled first. */
+  readonly started: Promise<void>;
+  /** The terminal outcome. */
+  readonly result: Promise<SubagentResultInput>;
+  /** Ask the child to stop; the run ends `aborted`. Idempotent. */
+  cancel(reason?: string): void;
+  /** Tear the child down (its session, its process). Idempotent. */
+  dispose(): Promise<void>;
+  /** Steer a running child with another user message. */
+  sendMessage?(content: ContentInput): Promise<void>;
+  /** Continue a finished child, its context kept, as a new run. */
+  resume?(content: ContentInput): SubagentRunHandle;
+}
+
+/** A provider's result before the service normalizes it. */
+export interface SubagentResultInput {
+  /** The child's final output, as blocks or text. */
+  readonly output: ContentInput;
+  /** The structured value, when one was requested. */
+  readonly structured?: JsonValue;
+  /** Why the run ended. */
+  readonly stopReason: SubagentStopReason;
+}
+
+/**
+ * A run as the service hands it out: frozen, its fields captured once. The
+ * caller MUST `dispose()` it on every path.
+ */
+export interface SubagentRun {
+  /** The run's id. */
+  readonly id: string;
+  /** The provider's name. */
+  readonly provider: string;
+  /** Fulfils once a real child exists; rejects if that fails or is cancelled first. */
+  readonly started: Promise<void>;
+  /** The deeply frozen normalized outcome, shared with telemetry. */
+  readonly result: Promise<SubagentResult>;
+  /** Ask the child to stop. */
+  cancel(reason?: string): void;
+  /** Tear the child down; memoized. */
+  dispose(): Promise<void>;
+  /** Present when the provider can steer a running child. */
+  readonly sendMessage?: (content: ContentInput) => Promise<void>;
+  /** Present when the provider can continue a finished child. */
+  readonly resume?: (content: ContentInput) => SubagentRun;
+}
+
+/** One transport for running a child. */
+export interface SubagentProvider {
+  /** The unique name callers pick it by (`spawn`, `fork`, `acp`, …). */
+  readonly name: string;
+  /** Start-time features it supports. */
+  readonly capabilities: SubagentCapabilities;
+  /** Whether the child sees the parent's conversation (descriptive only). */
+  readonly inheritsParentContext: boolean;
+  /** Start a run. Must return synchronously. */
+  start(request: SubagentRequest): SubagentRunHandle;
+}
+
+/** The service's frozen snapshot of a registered provider. */
+export interface RegisteredSubagentProvider extends SubagentProvider {
+  /** The accepted capabilities, frozen. */
+  readonly capabilities: Readonly<SubagentCapabilities>;
+}
+
+/** Payload of `subagent/provider-removed`. */
+export interface SubagentProviderRemovedInfo {
+  /** The accepted name of the provider that went away. */
+  readonly name: string;
+}
+
+/** Payload of `subagent/start`. */
+export interface SubagentRunInfo {
+  /** The run's id (for spawn and fork: the child agent's id). */
+  readonly id: string;
+  /** The provider's name. */
+  readonly provider: string;
+  /** The delegating agent's id. */
+  readonly parentId: string;
+  /** The task, as given to the provider. */
+  readonly prompt: readonly ContentBlock[];
+  /** Whether the child sees the parent's conversation. */
+  readonly inheritsParentContext: boolean;
+}
+
+/** Payload of `subagent/end`. */
+export interface SubagentRunEndInfo extends SubagentRunInfo {
+  /** The normalized result, when the run settled validly. */
+  readonly result?: SubagentResult;
+  /** The result's stop reason, when it settled validly. */
+  readonly stopReason?: SubagentStopReason;
+  /** The child's final output, when the run settled validly. */
+  readonly lastAssistantMessage?: readonly ContentBlock[];
+  /** What went wrong, when the result rejected (infrastructure or contract fault). */
+  readonly error?: string;
+  /** Milliseconds from `start` to settlement. */
+  readonly durationMs: number;
+}
