@@ -89,13 +89,14 @@ export type SubagentStopReason =
   | "refusal";
 
 /** Every stop reason, in a stable order. */
-export const SUBAGENT_STOP_REASONS: readonly SubagentStopReason[] = Object.freeze([
-  "completed",
-  "aborted",
-  "error",
-  "max-tokens",
-  "refusal",
-]);
+export const SUBAGENT_STOP_REASONS: readonly SubagentStopReason[] = Object
+  .freeze([
+    "completed",
+    "aborted",
+    "error",
+    "max-tokens",
+    "refusal",
+  ]);
 
 /**
  * How a run ended. A child-level failure (the model failed, the process

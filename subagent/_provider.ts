@@ -1,0 +1,94 @@
+import { describe } from "@seam/host";
+import type {
+  RegisteredSubagentProvider,
+  SubagentCapabilities,
+  SubagentRequest,
+  SubagentRunHandle,
+} from "./types.ts";
+
+const CAPABILITY_FLAGS = [
+  "outputSchema",
+  "depthLimit",
+  "toolFilter",
+  "persona",
+] as const;
+
+/** A provider name: a letter or digit, then letters, digits, `.`, `_`, `:`, `-`; at most 64. */
+const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
+
+function fail(message: string): never {
+  throw new TypeError(`Cannot register provider: ${message}`);
+}
+
+/**
+ * Read every fixed field of `provider` exactly once, validate it, and return
+ * the frozen acceptance snapshot. `start` stays bound to the original
+ * provider receiver.
+ */
+export function snapshotProvider(
+  provider: unknown,
+): RegisteredSubagentProvider {
+  if (provider === null || typeof provider !== "object") {
+    fail(`expected a provider object, got ${describe(provider)}`);
+  }
+  const source = provider as Record<string, unknown>;
+  const name = source.name;
+  if (typeof name !== "string" || !PROVIDER_NAME.test(name)) {
+    fail(
+      `provider.name must be 1-64 characters of letters, digits, ".", "_", ":" or "-" starting with a letter or digit, got ${
+        describe(name)
+      }`,
+    );
+  }
+  const capabilities = source.capabilities;
+  if (
+    capabilities === null || typeof capabilities !== "object" ||
+    Array.isArray(capabilities)
+  ) {
+    fail(
+      `provider.capabilities of "${name}" must be an object, got ${describe(capabilities)}`,
+    );
+  }
+  for (const key of Object.keys(capabilities)) {
+    if (!(CAPABILITY_FLAGS as readonly string[]).includes(key)) {
+      fail(
+        `provider.capabilities of "${name}" has unknown flag "${key}" (expected exactly ${
+          CAPABILITY_FLAGS.join(", ")
+        })`,
+      );
+    }
+  }
+  const accepted = {} as Record<keyof SubagentCapabilities, boolean>;
+  for (const flag of CAPABILITY_FLAGS) {
+    const value = (capabilities as Record<string, unknown>)[flag];
+    if (typeof value !== "boolean") {
+      fail(
+        `provider.capabilities.${flag} of "${name}" must be a boolean, got ${describe(value)}`,
+      );
+    }
+    accepted[flag] = value;
+  }
+  const inheritsParentContext = source.inheritsParentContext;
+  if (typeof inheritsParentContext !== "boolean") {
+    fail(
+      `provider.inheritsParentContext of "${name}" must be a boolean, got ${
+        describe(inheritsParentContext)
+      }`,
+    );
+  }
+  const start = source.start;
+  if (typeof start !== "function") {
+    fail(
+      `provider.start of "${name}" must be a function, got ${describe(start)}`,
+    );
+  }
+  const boundStart = Object.freeze((request: SubagentRequest) =>
+    Reflect.apply(start, provider, [request]) as SubagentRunHandle
+  );
+  return Object.freeze({
+    name,
+    capabilities: Object.freeze(accepted),
+    inheritsParentContext,
+    start: boundStart,
+  });
+}

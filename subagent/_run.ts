@@ -1,0 +1,450 @@
+import {
+  type ContentBlock,
+  type ContentInput,
+  deepFreeze,
+  describe,
+  jsonCopy,
+  type JsonValue,
+  parseContent,
+  type Scope,
+} from "@seam/host";
+import { subagentEnd, subagentStart } from "./events.ts";
+import { validateStructuredOutput } from "./output_schema.ts";
+import { acceptContent } from "./_request.ts";
+import {
+  type OutputSchema,
+  type RegisteredSubagentProvider,
+  SUBAGENT_STOP_REASONS,
+  type SubagentResult,
+  type SubagentRun,
+  type SubagentRunEndInfo,
+  type SubagentRunInfo,
+  type SubagentStopReason,
+} from "./types.ts";
+
+/** What a run wrapper needs to know about the run it wraps. */
+export interface RunContext {
+  readonly provider: RegisteredSubagentProvider;
+  readonly parentId: string;
+  readonly parentScope: Scope;
+  readonly prompt: readonly ContentBlock[];
+  readonly outputSchema: OutputSchema | undefined;
+  readonly signal: AbortSignal | undefined;
+}
+
+type Fn = (...args: unknown[]) => unknown;
+
+const noop = (): void => {};
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (value !== null &&
+    (typeof value === "object" || typeof value === "function")) &&
+    typeof (value as { then?: unknown }).then === "function";
+}
+
+function contractFault(
+  provider: string,
+  message: string,
+  cause?: unknown,
+): TypeError {
+  return new TypeError(
+    `Subagent provider "${provider}" broke the run contract: ${message}`,
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+/**
+ * Claim the shared disposal promise before running provider code, so a
+ * synchronous re-entry and every repeat join one provider call.
+ */
+function memoizeDispose(
+  handle: object,
+  rawDispose: Fn,
+  provider: string,
+): () => Promise<void> {
+  let claimed: Promise<void> | undefined;
+  return () => {
+    if (claimed) return claimed;
+    let resolve!: () => void;
+    let reject!: (error: unknown) => void;
+    claimed = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    const own = claimed;
+    try {
+      const returned = Reflect.apply(rawDispose, handle, []);
+      if (returned === own) {
+        reject(contractFault(
+          provider,
+          "run.dispose() returned the service's own pending disposal (a cyclic disposer)",
+        ));
+      } else if (isThenable(returned)) {
+        returned.then(() => resolve(), reject);
+      } else {
+        resolve();
+      }
+    } catch (error) {
+      reject(error);
+    }
+    return own;
+  };
+}
+
+/**
+ * Check a provider's terminal data, copy it losslessly and freeze it: one
+ * detached value shared by the caller and telemetry.
+ */
+function normalizeResult(
+  value: unknown,
+  context: RunContext,
+  id: string,
+): SubagentResult {
+  const name = context.provider.name;
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw contractFault(
+      name,
+      `run "${id}" result must be an object, got ${describe(value)}`,
+    );
+  }
+  const source = value as Record<string, unknown>;
+  const stopReason = source.stopReason;
+  const rawOutput = source.output;
+  const rawStructured = source.structured;
+  if (!SUBAGENT_STOP_REASONS.includes(stopReason as SubagentStopReason)) {
+    throw contractFault(
+      name,
+      `run "${id}" result.stopReason must be one of ${SUBAGENT_STOP_REASONS.join(", ")}, got ${
+        describe(stopReason)
+      }`,
+    );
+  }
+  let output: ContentBlock[];
+  let structured: JsonValue | undefined;
+  try {
+    output = parseContent(
+      jsonCopy(rawOutput, "result.output"),
+      "result.output",
+      {
+        allowEmpty: true,
+      },
+    );
+    if (rawStructured !== undefined) {
+      structured = jsonCopy(rawStructured, "result.structured");
+    }
+  } catch (error) {
+    throw contractFault(name, `run "${id}" ${(error as Error).message}`, error);
+  }
+  if (structured !== undefined) {
+    if (context.outputSchema === undefined) {
+      throw contractFault(
+        name,
+        `run "${id}" returned result.structured but none was requested`,
+      );
+    }
+    if (stopReason !== "completed") {
+      throw contractFault(
+        name,
+        `run "${id}" returned result.structured with stopReason "${stopReason}"`,
+      );
+    }
+  }
+  if (context.outputSchema !== undefined && stopReason === "completed") {
+    if (structured === undefined) {
+      throw contractFault(
+        name,
+        `run "${id}" completed without result.structured although an outputSchema was requested`,
+      );
+    }
+    const issues = validateStructuredOutput(context.outputSchema, structured);
+    if (issues.length > 0) {
+      throw contractFault(
+        name,
+        `run "${id}" result.structured does not match the outputSchema: ${
+          issues.map((issue) => `${issue.path} ${issue.message}`).join("; ")
+        }`,
+      );
+    }
+  }
+  const result: {
+    output: ContentBlock[];
+    stopReason: SubagentStopReason;
+    structured?: JsonValue;
+  } = { output, stopReason: stopReason as SubagentStopReason };
+  if (structured !== undefined) result.structured = structured;
+  return deepFreeze(result) as SubagentResult;
+}
+
+/**
+ * Wrap the handle a provider returned into the frozen, read-once run the
+ * service hands out. Throws (after starting rollback) for a malformed handle.
+ */
+export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
+  const name = context.provider.name;
+  const logger = context.parentScope.logger;
+  if (isThenable(raw)) {
+    // An async start would leak the run it eventually makes: dispose it.
+    Promise.resolve(raw).then((late) => {
+      const dispose = (late as { dispose?: unknown } | null)?.dispose;
+      if (typeof dispose === "function") {
+        return Reflect.apply(dispose, late, []);
+      }
+    }).catch((error) => logger.error(`Disposing the late run of "${name}" failed`, error));
+    throw contractFault(
+      name,
+      "start() returned a promise; it must return a run synchronously",
+    );
+  }
+  if (raw === null || typeof raw !== "object") {
+    throw contractFault(
+      name,
+      `start() returned ${describe(raw)}, expected a run object`,
+    );
+  }
+  const handle = raw as Record<string, unknown>;
+  let rawDispose: unknown;
+  try {
+    rawDispose = handle.dispose;
+  } catch (error) {
+    throw contractFault(name, "reading run.dispose threw", error);
+  }
+  if (typeof rawDispose !== "function") {
+    throw contractFault(
+      name,
+      `run.dispose must be a function, got ${describe(rawDispose)}; the child cannot be torn down`,
+    );
+  }
+  const dispose = memoizeDispose(handle, rawDispose as Fn, name);
+  const rollback = () => {
+    dispose().catch((error) =>
+      logger.error(`Rolling back a malformed run of "${name}" failed`, error)
+    );
+  };
+
+  let id: string;
+  let started: Promise<void>;
+  let rawResult: unknown;
+  let rawCancel: Fn;
+  let rawSend: Fn | undefined;
+  let rawResume: Fn | undefined;
+  try {
+    const idValue = handle.id;
+    if (typeof idValue !== "string" || idValue === "") {
+      throw contractFault(
+        name,
+        `run.id must be a non-empty string, got ${describe(idValue)}`,
+      );
+    }
+    id = idValue;
+    const startedValue = handle.started;
+    if (!isThenable(startedValue)) {
+      throw contractFault(
+        name,
+        `run.started must be a promise, got ${describe(startedValue)}`,
+      );
+    }
+    rawResult = handle.result;
+    if (!isThenable(rawResult)) {
+      throw contractFault(
+        name,
+        `run.result must be a promise, got ${describe(rawResult)}`,
+      );
+    }
+    const cancelValue = handle.cancel;
+    if (typeof cancelValue !== "function") {
+      throw contractFault(
+        name,
+        `run.cancel must be a function, got ${describe(cancelValue)}`,
+      );
+    }
+    rawCancel = cancelValue as Fn;
+    const sendValue = handle.sendMessage;
+    if (sendValue !== undefined && typeof sendValue !== "function") {
+      throw contractFault(
+        name,
+        `run.sendMessage must be a function or absent, got ${describe(sendValue)}`,
+      );
+    }
+    rawSend = sendValue as Fn | undefined;
+    const resumeValue = handle.resume;
+    if (resumeValue !== undefined && typeof resumeValue !== "function") {
+      throw contractFault(
+        name,
+        `run.resume must be a function or absent, got ${describe(resumeValue)}`,
+      );
+    }
+    rawResume = resumeValue as Fn | undefined;
+    started = Promise.resolve(startedValue).then(noop);
+  } catch (error) {
+    rollback();
+    throw error;
+  }
+  // The caller may never look at `started`; its rejection must not escape.
+  started.catch(noop);
+
+  const t0 = performance.now();
+  const result: Promise<SubagentResult> = Promise.resolve(rawResult).then(
+    (value) => {
+      try {
+        return normalizeResult(value, context, id);
+      } catch (error) {
+        // Malformed terminal data rejects only once the child is torn down.
+        return dispose().then(
+          () => Promise.reject(error),
+          (disposeError) => {
+            logger.error(
+              `Disposing run "${id}" of "${name}" failed`,
+              disposeError,
+            );
+            return Promise.reject(error);
+          },
+        );
+      }
+    },
+  );
+  result.catch(noop);
+
+  const cancel = (reason?: string): void => {
+    Reflect.apply(rawCancel, handle, reason === undefined ? [] : [reason]);
+  };
+
+  // Ownership: disposing the parent's scope reaches this run.
+  const release = context.parentScope.onDispose(dispose);
+  let unbindSignal = noop;
+  const signal = context.signal;
+  if (signal) {
+    const onAbort = () => {
+      try {
+        cancel(
+          signal.reason instanceof Error ? signal.reason.message : "aborted",
+        );
+      } catch (error) {
+        logger.error(
+          `Cancelling run "${id}" of "${name}" on abort failed`,
+          error,
+        );
+      }
+    };
+    if (signal.aborted) {
+      queueMicrotask(onAbort);
+    } else {
+      signal.addEventListener("abort", onAbort, { once: true });
+      unbindSignal = () => signal.removeEventListener("abort", onAbort);
+    }
+  }
+  const settled = () => {
+    unbindSignal();
+    unbindSignal = noop;
+  };
+  result.then(settled, settled);
+  const wrappedDispose = (): Promise<void> => {
+    settled();
+    const disposal = dispose();
+    // Drops the parent scope's link; it joins the same memoized disposal.
+    release();
+    return disposal;
+  };
+
+  observeLifecycle(id, context, started, result, t0);
+
+  const run: {
+    -readonly [K in keyof SubagentRun]: SubagentRun[K];
+  } = {
+    id,
+    provider: name,
+    started,
+    result,
+    cancel,
+    dispose: wrappedDispose,
+  };
+  if (rawSend) {
+    const send = rawSend;
+    run.sendMessage = (content: ContentInput): Promise<void> => {
+      try {
+        const blocks = acceptContent(content, "content");
+        return Promise.resolve(Reflect.apply(send, handle, [blocks])).then(
+          noop,
+        );
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    };
+  }
+  if (rawResume) {
+    const resume = rawResume;
+    run.resume = (content: ContentInput): SubagentRun => {
+      const blocks = acceptContent(content, "content");
+      return wrapRun(Reflect.apply(resume, handle, [blocks]), {
+        ...context,
+        prompt: blocks,
+      });
+    };
+  }
+  return Object.freeze(run);
+}
+
+/**
+ * Emit `subagent/start` once `started` fulfils and `subagent/end` once the
+ * result settles, never before start; neither when readiness rejects.
+ */
+function observeLifecycle(
+  id: string,
+  context: RunContext,
+  started: Promise<void>,
+  result: Promise<SubagentResult>,
+  t0: number,
+): void {
+  const scope = context.parentScope;
+  let info: SubagentRunInfo | undefined;
+  const runInfo = (): SubagentRunInfo =>
+    info ??= Object.freeze({
+      id,
+      provider: context.provider.name,
+      parentId: context.parentId,
+      prompt: context.prompt,
+      inheritsParentContext: context.provider.inheritsParentContext,
+    });
+  let phase: "pending" | "started" | "rejected" = "pending";
+  let pendingEnd: (() => void) | undefined;
+  started.then(
+    () => {
+      phase = "started";
+      if (scope.hasListeners(subagentStart)) {
+        scope.emit(subagentStart, runInfo());
+      }
+      pendingEnd?.();
+      pendingEnd = undefined;
+    },
+    () => {
+      phase = "rejected";
+      pendingEnd = undefined;
+    },
+  );
+  const end = (extra: Partial<SubagentRunEndInfo>) => () => {
+    if (!scope.hasListeners(subagentEnd)) return;
+    scope.emit(
+      subagentEnd,
+      Object.freeze({
+        ...runInfo(),
+        ...extra,
+        durationMs: performance.now() - t0,
+      }),
+    );
+  };
+  const schedule = (emitEnd: () => void) => {
+    if (phase === "started") emitEnd();
+    else if (phase === "pending") pendingEnd = emitEnd;
+  };
+  result.then(
+    (value) =>
+      schedule(end({
+        result: value,
+        stopReason: value.stopReason,
+        lastAssistantMessage: value.output,
+      })),
+    (error) =>
+      schedule(
+        end({ error: error instanceof Error ? error.message : String(error) }),
+      ),
+  );
+}

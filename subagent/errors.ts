@@ -1,0 +1,50 @@
+/** The stable codes of {@linkcode SubagentError}. */
+export type SubagentErrorCode =
+  | "DUPLICATE_PROVIDER"
+  | "NO_PROVIDER"
+  | "UNSUPPORTED_CAPABILITY";
+
+/**
+ * An error a caller of the subagent service is expected to catch and branch
+ * on by `code`.
+ *
+ * @example
+ * ```ts
+ * import { SubagentError } from "@seam/subagent";
+ * import assert from "node:assert/strict";
+ *
+ * const error = new SubagentError("NO_PROVIDER", 'Cannot start subagent: no provider "x"');
+ * assert.equal(error.code, "NO_PROVIDER");
+ * ```
+ */
+export class SubagentError extends Error {
+  /** What went wrong, stable across versions. */
+  readonly code: SubagentErrorCode;
+  /** Make an error with `code` and a message naming what was wrong. */
+  constructor(
+    code: SubagentErrorCode,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = "SubagentError";
+    this.code = code;
+  }
+}
+
+/**
+ * Thrown when a requested `outputSchema` is not an object-rooted schema in
+ * the supported subset (see `checkOutputSchema`).
+ */
+export class OutputSchemaError extends TypeError {
+  /** Stable code for callers that branch on it. */
+  readonly code = "INVALID_OUTPUT_SCHEMA" as const;
+  /** Where in the schema the problem sits (`outputSchema.properties.n.type`). */
+  readonly path: string;
+  /** Make the error for the schema node at `path`. */
+  constructor(path: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "OutputSchemaError";
+    this.path = path;
+  }
+}

@@ -1,0 +1,33 @@
+import { defineEvent, type EventKey } from "@seam/host";
+import type {
+  RegisteredSubagentProvider,
+  SubagentProviderRemovedInfo,
+  SubagentRunEndInfo,
+  SubagentRunInfo,
+} from "./types.ts";
+
+/** `subagent/provider-added`: a provider was registered (payload: its frozen snapshot). */
+export const subagentProviderAdded: EventKey<RegisteredSubagentProvider> = defineEvent(
+  "subagent/provider-added",
+);
+
+/** `subagent/provider-removed`: a provider was unregistered (payload: its accepted name). */
+export const subagentProviderRemoved: EventKey<SubagentProviderRemovedInfo> = defineEvent(
+  "subagent/provider-removed",
+);
+
+/**
+ * `subagent/start`: a run's child exists (fired after `started` fulfils), in
+ * the delegating parent's scope.
+ */
+export const subagentStart: EventKey<SubagentRunInfo> = defineEvent(
+  "subagent/start",
+);
+
+/**
+ * `subagent/end`: a started run settled (always after its `subagent/start`),
+ * in the delegating parent's scope.
+ */
+export const subagentEnd: EventKey<SubagentRunEndInfo> = defineEvent(
+  "subagent/end",
+);

@@ -1,0 +1,188 @@
+import { defineService, describe, type Scope, type ServiceKey } from "@seam/host";
+import { SubagentError } from "./errors.ts";
+import { subagentProviderAdded, subagentProviderRemoved } from "./events.ts";
+import { assertSubagentMaxDepth } from "./max_depth.ts";
+import { snapshotProvider } from "./_provider.ts";
+import { acceptRequest } from "./_request.ts";
+import { wrapRun } from "./_run.ts";
+import type {
+  RegisteredSubagentProvider,
+  SubagentProvider,
+  SubagentRun,
+  SubagentStartRequest,
+} from "./types.ts";
+
+/** Options of {@linkcode SubagentService.registerProvider}. */
+export interface RegisterProviderOptions {
+  /**
+   * The scope that owns the registration (a plugin's scope, for hot reload);
+   * default: the service's scope. Disposing it unregisters the provider.
+   */
+  scope?: Scope;
+}
+
+/**
+ * `ctx.subagents`: the registry of transports and the one way to start a
+ * child agent through them.
+ */
+export interface SubagentService {
+  /**
+   * Validate `provider`'s fixed fields (read once) and register a frozen
+   * snapshot under its name. Emits `subagent/provider-added`.
+   *
+   * @returns The disposer: unregisters and emits `subagent/provider-removed`.
+   * @throws {SubagentError} `DUPLICATE_PROVIDER` when the name is taken.
+   * @throws {TypeError} naming the malformed field.
+   */
+  registerProvider(
+    provider: SubagentProvider,
+    options?: RegisterProviderOptions,
+  ): () => Promise<void>;
+  /** The frozen snapshot registered under `name`, or `undefined`. */
+  getProvider(name: string): RegisteredSubagentProvider | undefined;
+  /** Registered provider names, in registration order. */
+  list(): string[];
+  /**
+   * Start a run on provider `name`. Every check happens before any child
+   * exists; the returned run is frozen and must be disposed on every path.
+   *
+   * @throws {SubagentError} `NO_PROVIDER` or `UNSUPPORTED_CAPABILITY`.
+   * @throws {OutputSchemaError} for an `outputSchema` outside the subset.
+   * @throws {TypeError | RangeError} naming any other malformed field.
+   */
+  start(name: string, request: SubagentStartRequest): SubagentRun;
+  /** The shared recursion-cap check (see `assertSubagentMaxDepth`). */
+  assertSubagentMaxDepth(
+    value: unknown,
+    label?: string,
+  ): asserts value is number | undefined;
+}
+
+/** The key under which a scope provides its {@linkcode SubagentService}. */
+export const subagentServiceKey: ServiceKey<SubagentService> = defineService(
+  "subagents",
+);
+
+/**
+ * Create the subagent service owned by `scope` and provide it there (so
+ * {@linkcode getSubagentService} finds it from any descendant scope).
+ *
+ * @example Register a provider, start a run, await its result, dispose it
+ * ```ts
+ * import { createRootScope } from "@seam/host";
+ * import { createSubagentService, type SubagentProvider } from "@seam/subagent";
+ * import assert from "node:assert/strict";
+ *
+ * const root = createRootScope();
+ * const subagents = createSubagentService(root);
+ * const echo: SubagentProvider = {
+ *   name: "echo",
+ *   capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
+ *   inheritsParentContext: false,
+ *   start: (request) => ({
+ *     id: crypto.randomUUID(),
+ *     started: Promise.resolve(),
+ *     result: Promise.resolve({ output: request.prompt, stopReason: "completed" as const }),
+ *     cancel() {},
+ *     dispose: () => Promise.resolve(),
+ *   }),
+ * };
+ * subagents.registerProvider(echo);
+ *
+ * const run = subagents.start("echo", { prompt: "hello", parent: { id: "main", scope: root } });
+ * try {
+ *   const result = await run.result;
+ *   assert.equal(result.stopReason, "completed");
+ *   assert.deepEqual(result.output, [{ type: "text", text: "hello" }]);
+ * } finally {
+ *   await run.dispose();
+ * }
+ * await root.dispose();
+ * ```
+ */
+export function createSubagentService(scope: Scope): SubagentService {
+  const registry = new Map<string, RegisteredSubagentProvider>();
+
+  const service: SubagentService = {
+    registerProvider(provider, options = {}) {
+      const snapshot = snapshotProvider(provider);
+      const owner = options.scope ?? scope;
+      if (registry.has(snapshot.name)) {
+        throw new SubagentError(
+          "DUPLICATE_PROVIDER",
+          `Cannot register provider: the name "${snapshot.name}" is already registered`,
+        );
+      }
+      registry.set(snapshot.name, snapshot);
+      let dispose: () => Promise<void>;
+      try {
+        dispose = owner.onDispose(() => {
+          if (registry.get(snapshot.name) !== snapshot) return;
+          registry.delete(snapshot.name);
+          scope.emit(
+            subagentProviderRemoved,
+            Object.freeze({ name: snapshot.name }),
+          );
+        });
+      } catch (error) {
+        registry.delete(snapshot.name);
+        throw error;
+      }
+      scope.emit(subagentProviderAdded, snapshot);
+      return dispose;
+    },
+
+    getProvider(name) {
+      return registry.get(name);
+    },
+
+    list() {
+      return [...registry.keys()];
+    },
+
+    start(name, request) {
+      if (typeof name !== "string") {
+        throw new TypeError(
+          `Cannot start subagent: the provider name must be a string, got ${describe(name)}`,
+        );
+      }
+      const provider = registry.get(name);
+      if (!provider) {
+        const known = registry.size ? [...registry.keys()].join(", ") : "none";
+        throw new SubagentError(
+          "NO_PROVIDER",
+          `Cannot start subagent: no provider named "${name}" (registered: ${known})`,
+        );
+      }
+      const accepted = acceptRequest(provider, request);
+      const raw = provider.start(accepted.request);
+      return wrapRun(raw, {
+        provider,
+        parentId: accepted.parentId,
+        parentScope: accepted.parentScope,
+        prompt: accepted.request.prompt,
+        outputSchema: accepted.request.outputSchema,
+        signal: accepted.request.signal,
+      });
+    },
+
+    assertSubagentMaxDepth,
+  };
+  scope.provide(subagentServiceKey, service);
+  return Object.freeze(service);
+}
+
+/**
+ * The {@linkcode SubagentService} provided to `scope` or an ancestor.
+ *
+ * @throws {TypeError} when no service was created above `scope`.
+ */
+export function getSubagentService(scope: Scope): SubagentService {
+  const service = scope.inject(subagentServiceKey);
+  if (!service) {
+    throw new TypeError(
+      `Cannot find the subagent service: none was created in scope "${scope.label}" or its ancestors`,
+    );
+  }
+  return service;
+}
