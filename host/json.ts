@@ -140,11 +140,6 @@ function copyArray(
   return out;
 }
 
-/** A deeply read-only view of `T`. */
-export type DeepReadonly<T> = T extends (...args: never[]) => unknown ? T
-  : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
-  : T;
-
 /**
  * Freeze `value` and everything reachable from it, in place, and return it.
  * Use it on values you own (a {@linkcode jsonCopy} result): it never copies.
@@ -158,7 +153,7 @@ export type DeepReadonly<T> = T extends (...args: never[]) => unknown ? T
  * assert.ok(Object.isFrozen(value.list[0]));
  * ```
  */
-export function deepFreeze<T>(value: T): DeepReadonly<T> {
+export function deepFreeze<T>(value: T): T {
   if (value !== null && (typeof value === "object" || typeof value === "function")) {
     if (!Object.isFrozen(value)) {
       Object.freeze(value);
@@ -167,5 +162,5 @@ export function deepFreeze<T>(value: T): DeepReadonly<T> {
       }
     }
   }
-  return value as DeepReadonly<T>;
+  return value;
 }
