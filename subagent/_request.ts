@@ -2,8 +2,8 @@ import {
   type ContentBlock,
   deepFreeze,
   describe,
+  frozenJsonCopy,
   InactiveScopeError,
-  jsonCopy,
   parseContent,
   type Scope,
 } from "@seam/host";
@@ -11,7 +11,6 @@ import { SubagentError } from "./errors.ts";
 import { assertSubagentMaxDepth } from "./max_depth.ts";
 import { checkOutputSchema } from "./output_schema.ts";
 import type {
-  OutputSchema,
   RegisteredSubagentProvider,
   SubagentAgentOptions,
   SubagentCapabilities,
@@ -61,7 +60,9 @@ export function acceptContent(
   value: unknown,
   path: string,
 ): readonly ContentBlock[] {
-  return deepFreeze(parseContent(jsonCopy(value, path), path));
+  const copy = frozenJsonCopy(value, path);
+  const blocks = parseContent(copy, path);
+  return typeof copy === "string" ? deepFreeze(blocks) : blocks;
 }
 
 /**
@@ -132,21 +133,19 @@ export function acceptRequest(
   };
   if (signal !== undefined) request.signal = signal;
   if (raw.agentOptions !== undefined) {
-    request.agentOptions = deepFreeze(acceptAgentOptions(raw.agentOptions));
+    request.agentOptions = acceptAgentOptions(raw.agentOptions);
   }
   if (raw.outputSchema !== undefined) {
-    const schema = jsonCopy(raw.outputSchema, "request.outputSchema");
+    const schema = frozenJsonCopy(raw.outputSchema, "request.outputSchema");
     checkOutputSchema(schema, "request.outputSchema");
-    request.outputSchema = deepFreeze(schema as OutputSchema);
+    request.outputSchema = schema;
   }
   if (raw.maxDepth !== undefined) {
     assertSubagentMaxDepth(raw.maxDepth, "request.maxDepth");
     request.maxDepth = raw.maxDepth;
   }
   if (raw.toolFilter !== undefined) {
-    request.toolFilter = deepFreeze(
-      acceptToolFilter(raw.toolFilter, "request.toolFilter"),
-    );
+    request.toolFilter = acceptToolFilter(raw.toolFilter, "request.toolFilter");
   }
   if (raw.persona !== undefined) {
     if (typeof raw.persona !== "string" || raw.persona.trim() === "") {
@@ -164,7 +163,7 @@ export function acceptRequest(
 }
 
 function acceptAgentOptions(value: unknown): SubagentAgentOptions {
-  const options = jsonCopy(value, "request.agentOptions");
+  const options = frozenJsonCopy(value, "request.agentOptions");
   if (!isRecord(options)) {
     invalid(`request.agentOptions must be an object, got ${describe(value)}`);
   }
@@ -192,7 +191,7 @@ export function acceptToolFilter(
   value: unknown,
   path: string,
 ): SubagentToolFilter {
-  const filter = jsonCopy(value, path);
+  const filter = frozenJsonCopy(value, path);
   if (!isRecord(filter)) {
     invalid(`${path} must be an object, got ${describe(value)}`);
   }

@@ -3,7 +3,7 @@ import {
   type ContentInput,
   deepFreeze,
   describe,
-  jsonCopy,
+  frozenJsonCopy,
   type JsonValue,
   parseContent,
   type Scope,
@@ -122,15 +122,11 @@ function normalizeResult(
   let output: ContentBlock[];
   let structured: JsonValue | undefined;
   try {
-    output = parseContent(
-      jsonCopy(rawOutput, "result.output"),
-      "result.output",
-      {
-        allowEmpty: true,
-      },
-    );
+    const copied = frozenJsonCopy(rawOutput, "result.output");
+    output = parseContent(copied, "result.output", { allowEmpty: true });
+    if (typeof copied === "string") deepFreeze(output);
     if (rawStructured !== undefined) {
-      structured = jsonCopy(rawStructured, "result.structured");
+      structured = frozenJsonCopy(rawStructured, "result.structured");
     }
   } catch (error) {
     throw contractFault(name, `run "${id}" ${(error as Error).message}`, error);
@@ -172,7 +168,7 @@ function normalizeResult(
     structured?: JsonValue;
   } = { output, stopReason: stopReason as SubagentStopReason };
   if (structured !== undefined) result.structured = structured;
-  return deepFreeze(result) as SubagentResult;
+  return Object.freeze(result) as SubagentResult;
 }
 
 /**
@@ -282,7 +278,7 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
   // The caller may never look at `started`; its rejection must not escape.
   started.catch(noop);
 
-  const t0 = performance.now();
+  const t0 = Date.now();
   const result: Promise<SubagentResult> = Promise.resolve(rawResult).then(
     (value) => {
       try {
@@ -427,7 +423,7 @@ function observeLifecycle(
       Object.freeze({
         ...runInfo(),
         ...extra,
-        durationMs: performance.now() - t0,
+        durationMs: Date.now() - t0,
       }),
     );
   };

@@ -170,12 +170,12 @@ Deno.test("dispose() is memoized and re-entrancy-safe", async (t) => {
   });
   await t.step("a disposer returning the wrapper's own promise is a cyclic fault", async () => {
     const { root, service, parent } = setup();
-    let run: ReturnType<typeof service.start> | undefined;
+    const holder: { run?: ReturnType<typeof service.start> } = {};
     service.registerProvider(manualProvider("cyclic", undefined, () => ({
-      dispose: () => run!.dispose(),
+      dispose: () => holder.run!.dispose(),
     })));
-    run = service.start("cyclic", { prompt: "x", parent });
-    await assert.rejects(run.dispose(), /cyclic/);
+    holder.run = service.start("cyclic", { prompt: "x", parent });
+    await assert.rejects(holder.run.dispose(), /cyclic/);
     await root.dispose();
   });
   await t.step("a failing provider disposer rejects dispose()", async () => {

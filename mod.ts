@@ -1,0 +1,9 @@
+/**
+ * seam: delegate a self-contained task to a child agent over any transport,
+ * behind one contract (`ctx.subagents`). This umbrella entry re-exports the
+ * everyday surface of every member package.
+ *
+ * @module
+ */
+export * from "@seam/host";
+export * from "@seam/subagent";
