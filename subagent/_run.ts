@@ -275,8 +275,6 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
     rollback();
     throw error;
   }
-  // The caller may never look at `started`; its rejection must not escape.
-  started.catch(noop);
 
   const t0 = Date.now();
   const result: Promise<SubagentResult> = Promise.resolve(rawResult).then(
@@ -402,6 +400,8 @@ function observeLifecycle(
     });
   let phase: "pending" | "started" | "rejected" = "pending";
   let pendingEnd: (() => void) | undefined;
+  // This rejection handler also keeps an unobserved `started` rejection
+  // from escaping as unhandled.
   started.then(
     () => {
       phase = "started";
