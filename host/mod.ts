@@ -4,6 +4,14 @@
  * per-listener containment, a levelled logger, content blocks, and the
  * lossless JSON copy and deep freeze the subagent contract is built on.
  *
+ * On top of them, {@linkcode createHost} builds an agent runtime: agents
+ * (a model loop over a session, created through a setup window), scoped
+ * tools with restrictions and guards, system-prompt sections that shadow by
+ * scope, and model adapters behind one streaming interface, with a
+ * deterministic scripted model ({@linkcode createScriptedModel}) and an
+ * OpenAI-compatible chat-completions adapter
+ * ({@linkcode createOpenAICompatibleModel}).
+ *
  * @example
  * ```ts
  * import { createMemoryLogger, createRootScope, defineEvent } from "@seam/host";
@@ -29,3 +37,11 @@ export * from "./json.ts";
 export * from "./json_schema.ts";
 export * from "./logger.ts";
 export * from "./scope.ts";
+export * from "./agent.ts";
+export * from "./host.ts";
+export * from "./model.ts";
+export * from "./openai_model.ts";
+export * from "./prompts.ts";
+export * from "./scripted_model.ts";
+export * from "./session.ts";
+export * from "./tools.ts";

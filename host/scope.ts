@@ -124,6 +124,7 @@ export class Scope {
   #services: Map<string, unknown> | undefined;
   #controller: AbortController | undefined;
   #disposal: Promise<void> | undefined;
+  #before: Set<() => Promise<void>> | undefined;
 
   /** Use {@linkcode createRootScope} or {@linkcode Scope.child}. */
   constructor(parent: Scope | undefined, logger: Logger, label: string) {
@@ -176,6 +177,36 @@ export class Scope {
     }
     this.#assertActive("register a disposer");
     return this.#own(disposer);
+  }
+
+  /**
+   * Run `disposer` as soon as the scope starts disposing, before its children
+   * and every other disposer (such hooks run in reverse registration order,
+   * each awaited). For an owner that must stop its work while everything
+   * registered in the scope is still in place, e.g. an agent ending its turn.
+   * Returns a disposer that runs it early (once; later calls are no-ops).
+   */
+  beforeDispose(disposer: Disposer): () => Promise<void> {
+    if (typeof disposer !== "function") {
+      throw new TypeError(
+        `Cannot register a disposer: expected a function, got ${typeof disposer}`,
+      );
+    }
+    this.#assertActive("register a disposer");
+    let done: Promise<void> | undefined;
+    const hook = () => {
+      if (done) return done;
+      this.#before?.delete(hook);
+      try {
+        const result = disposer();
+        done = result === undefined ? Promise.resolve() : Promise.resolve(result);
+      } catch (error) {
+        done = Promise.reject(error);
+      }
+      return done;
+    };
+    (this.#before ??= new Set()).add(hook);
+    return hook;
   }
 
   /** Create a scope nested in this one; it is disposed with this one. */
@@ -280,6 +311,16 @@ export class Scope {
   async #runDisposal(): Promise<void> {
     this.#state = "disposing";
     this.#controller?.abort(this.#abortReason());
+    if (this.#before) {
+      for (const hook of Array.from(this.#before).reverse()) {
+        try {
+          await hook();
+        } catch (error) {
+          this.logger.error(`A disposer of scope "${this.label}" failed`, error);
+        }
+      }
+      this.#before = undefined;
+    }
     const entries = Array.from(this.#entries).reverse();
     for (const entry of entries) {
       this.#entries.delete(entry);

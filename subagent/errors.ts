@@ -48,3 +48,25 @@ export class OutputSchemaError extends TypeError {
     this.path = path;
   }
 }
+
+/**
+ * Thrown before a child exists when it would sit deeper than the depth cap
+ * allows (`maxDepth`, or a cap inherited from an ancestor).
+ */
+export class SubagentDepthError extends RangeError {
+  /** Stable code for callers that branch on it. */
+  readonly code = "MAX_DEPTH_EXCEEDED" as const;
+  /** The depth the child would have had. */
+  readonly depth: number;
+  /** The cap it exceeds. */
+  readonly maxDepth: number;
+  /** Make the error for a child at `depth` under the cap `maxDepth`. */
+  constructor(depth: number, maxDepth: number) {
+    super(
+      `Cannot start subagent: the child would be at depth ${depth}, above the maximum depth ${maxDepth}`,
+    );
+    this.name = "SubagentDepthError";
+    this.depth = depth;
+    this.maxDepth = maxDepth;
+  }
+}

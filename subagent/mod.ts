@@ -31,6 +31,7 @@
  *
  * @module
  */
+export * from "./delegation.ts";
 export * from "./errors.ts";
 export * from "./events.ts";
 export * from "./max_depth.ts";

@@ -1,0 +1,759 @@
+import type {
+  Agent,
+  AgentOptions,
+  AgentRegistry,
+  AgentState,
+  CreateAgentOptions,
+  ResolvedAgentOptions,
+} from "./agent.ts";
+import {
+  agentCreated,
+  agentDisposed,
+  agentTextDelta,
+  agentToolCallEnd,
+  agentToolCallStart,
+  agentTurnEnd,
+  agentTurnStart,
+} from "./agent.ts";
+import { type ContentBlock, type ContentInput, describe, parseContent } from "./content.ts";
+import type { Host } from "./host.ts";
+import { deepFreeze, jsonCopy, type JsonValue } from "./json.ts";
+import type {
+  ModelFinishReason,
+  ModelMessage,
+  ModelRequest,
+  ModelToolCall,
+  ToolSpec,
+} from "./model.ts";
+import { InactiveScopeError, Scope } from "./scope.ts";
+import type { Session, SessionEvent, TurnEnd, TurnEndReason } from "./session.ts";
+import type { ToolOutcome } from "./tools.ts";
+import { readSeed } from "./_session_seed.ts";
+
+const EMPTY: readonly never[] = Object.freeze([]);
+const OPTION_KEYS = new Set(["model", "subagentDepth", "maxTokens"]);
+const FINISH_REASONS = new Set<string>(["stop", "tool-calls", "max-tokens", "refusal"]);
+
+/** Events the runtime made itself: trusted (and shared) when seeding a fork. */
+export const OWN_EVENTS: WeakSet<object> = new WeakSet();
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  return String(error);
+}
+
+function abortError(message: string): DOMException {
+  return new DOMException(message, "AbortError");
+}
+
+function readOptions(options: AgentOptions): ResolvedAgentOptions {
+  const copy = jsonCopy(options, "options");
+  if (copy === null || typeof copy !== "object" || Array.isArray(copy)) {
+    throw new TypeError(`Invalid options: expected an object, got ${describe(options)}`);
+  }
+  for (const key of Object.keys(copy)) {
+    if (!OPTION_KEYS.has(key)) {
+      throw new TypeError(
+        `Invalid options.${key}: unknown option (known: model, subagentDepth, maxTokens)`,
+      );
+    }
+  }
+  const { model, subagentDepth = 0, maxTokens } = copy as Record<string, JsonValue>;
+  if (typeof model !== "string" || model === "") {
+    throw new TypeError(
+      `Invalid options.model: expected a non-empty string, got ${describe(model)}`,
+    );
+  }
+  if (typeof subagentDepth !== "number") {
+    throw new TypeError(
+      `Invalid options.subagentDepth: expected a number, got ${describe(subagentDepth)}`,
+    );
+  }
+  if (!Number.isSafeInteger(subagentDepth) || subagentDepth < 0) {
+    throw new RangeError(
+      `Invalid options.subagentDepth: expected a non-negative safe integer, got ${subagentDepth}`,
+    );
+  }
+  if (maxTokens !== undefined) {
+    if (typeof maxTokens !== "number") {
+      throw new TypeError(
+        `Invalid options.maxTokens: expected a number, got ${describe(maxTokens)}`,
+      );
+    }
+    if (!Number.isSafeInteger(maxTokens) || maxTokens <= 0) {
+      throw new RangeError(
+        `Invalid options.maxTokens: expected a positive safe integer, got ${maxTokens}`,
+      );
+    }
+    return Object.freeze({ model, subagentDepth, maxTokens });
+  }
+  return Object.freeze({ model, subagentDepth });
+}
+
+function toBlocks(content: ContentInput): readonly ContentBlock[] {
+  if (typeof content === "string") {
+    if (content === "") throw new TypeError("Invalid content: must not be empty");
+    return Object.freeze([Object.freeze({ type: "text" as const, text: content })]);
+  }
+  return deepFreeze(parseContent(jsonCopy(content, "content"), "content"));
+}
+
+function textBlocks(text: string): readonly ContentBlock[] {
+  return text === "" ? EMPTY : Object.freeze([Object.freeze({ type: "text" as const, text })]);
+}
+
+interface StepEnd {
+  readonly reason: TurnEndReason;
+  readonly error?: string;
+}
+
+const COMPLETED: StepEnd = Object.freeze({ reason: "completed" });
+const ABORTED: StepEnd = Object.freeze({ reason: "aborted" });
+
+class SessionImpl implements Session {
+  readonly list: SessionEvent[];
+  /** Index just past the last `turn-end`. */
+  closed: number;
+  constructor(seed: SessionEvent[]) {
+    this.list = seed;
+    this.closed = seed.length;
+  }
+  get length(): number {
+    return this.list.length;
+  }
+  events(): SessionEvent[] {
+    return this.list.slice();
+  }
+  completedPrefix(): SessionEvent[] {
+    return this.list.slice(0, this.closed);
+  }
+}
+
+/** Rebuild the model conversation of a (seeded) event list. */
+function messagesOf(events: readonly SessionEvent[]): ModelMessage[] {
+  const messages: ModelMessage[] = [];
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i];
+    switch (event.type) {
+      case "user-message":
+        messages.push(Object.freeze({ role: "user", content: event.content }));
+        break;
+      case "assistant-message": {
+        const calls: ModelToolCall[] = [];
+        while (i + 1 < events.length && events[i + 1].type === "tool-call") {
+          const call = events[++i] as Extract<SessionEvent, { type: "tool-call" }>;
+          calls.push(Object.freeze({ id: call.callId, name: call.name, args: call.args }));
+        }
+        messages.push(
+          Object.freeze({
+            role: "assistant",
+            content: event.content,
+            toolCalls: calls.length ? Object.freeze(calls) : EMPTY,
+          }),
+        );
+        break;
+      }
+      case "tool-result":
+        messages.push(
+          Object.freeze({
+            role: "tool",
+            callId: event.callId,
+            name: event.name,
+            content: event.content,
+            isError: event.isError,
+          }),
+        );
+        break;
+    }
+  }
+  return messages;
+}
+
+/** One agent. Built unpublished; the registry publishes it after setup. */
+class AgentImpl implements Agent {
+  readonly id: string;
+  readonly scope: Scope;
+  readonly host: Host;
+  readonly options: ResolvedAgentOptions;
+  readonly session: SessionImpl;
+  #registry: AgentRegistryImpl;
+  #state: AgentState = "creating";
+  #messages: ModelMessage[];
+  #pending: (readonly ContentBlock[])[] | undefined;
+  #next: (readonly ContentBlock[])[] | undefined;
+  #turns: number;
+  #controller: AbortController | undefined;
+  #output: readonly ContentBlock[] = EMPTY;
+  #usage: { inputTokens: number; outputTokens: number } | undefined;
+  #idle: { promise: Promise<TurnEnd>; resolve: (end: TurnEnd) => void } | undefined;
+  #last: TurnEnd | undefined;
+  #lastPromise: Promise<TurnEnd> | undefined;
+  #loop: Promise<void> | undefined;
+  #vars: Record<string, string | number> | undefined;
+
+  constructor(
+    registry: AgentRegistryImpl,
+    id: string,
+    scope: Scope,
+    options: ResolvedAgentOptions,
+    seed: SessionEvent[],
+    turns: number,
+  ) {
+    this.#registry = registry;
+    this.host = registry.host;
+    this.id = id;
+    this.scope = scope;
+    this.options = options;
+    this.session = new SessionImpl(seed);
+    this.#messages = seed.length ? messagesOf(seed) : [];
+    this.#turns = turns;
+  }
+
+  get state(): AgentState {
+    return this.#state;
+  }
+
+  /** Called by the registry once setup succeeded. */
+  publish(): void {
+    // Before anything registered in the scope is undone: the turn ends (and
+    // its listeners hear it) while the agent's tools and sections still exist.
+    this.scope.beforeDispose(() => this.#teardown());
+    this.#state = "idle";
+  }
+
+  send(content: ContentInput): void {
+    if (this.#state === "creating") {
+      throw new TypeError(`Cannot send a message: agent "${this.id}" is still being created`);
+    }
+    if (this.#state === "disposed" || !this.scope.active) {
+      throw new TypeError(`Cannot send a message: agent "${this.id}" is disposed`);
+    }
+    const blocks = toBlocks(content);
+    if (this.#state === "running") {
+      // A cancelled turn takes no more steering: the message opens the next turn.
+      if (this.#controller?.signal.aborted) (this.#next ??= []).push(blocks);
+      else (this.#pending ??= []).push(blocks);
+      return;
+    }
+    this.#start(blocks);
+  }
+
+  #start(blocks: readonly ContentBlock[]): void {
+    const turn = ++this.#turns;
+    this.#state = "running";
+    this.#controller = new AbortController();
+    this.#output = EMPTY;
+    this.#usage = undefined;
+    this.#record({ seq: 0, type: "turn-start", turn });
+    this.#record({ seq: 0, type: "user-message", content: blocks });
+    if (this.scope.hasListeners(agentTurnStart)) {
+      this.scope.emit(agentTurnStart, { agentId: this.id, turn });
+    }
+    this.#loop = this.#run(turn, this.#controller.signal);
+  }
+
+  whenIdle(): Promise<TurnEnd> {
+    if (this.#state === "running") {
+      if (!this.#idle) {
+        let resolve!: (end: TurnEnd) => void;
+        const promise = new Promise<TurnEnd>((r) => resolve = r);
+        this.#idle = { promise, resolve };
+      }
+      return this.#idle.promise;
+    }
+    if (this.#last) return this.#lastPromise ??= Promise.resolve(this.#last);
+    return Promise.reject(
+      new TypeError(`Cannot wait for agent "${this.id}" to be idle: it has not run a turn`),
+    );
+  }
+
+  cancel(reason?: string): void {
+    const controller = this.#controller;
+    if (controller && !controller.signal.aborted) {
+      controller.abort(abortError(reason ?? `The turn of agent "${this.id}" was cancelled`));
+    }
+  }
+
+  dispose(): Promise<void> {
+    return this.scope.dispose();
+  }
+
+  async #teardown(): Promise<void> {
+    const wasRunning = this.#state === "running";
+    this.#state = "disposed";
+    this.#registry.unpublish(this);
+    this.#next = undefined;
+    if (wasRunning) {
+      this.#controller?.abort(abortError(`Agent "${this.id}" was disposed`));
+      await this.#loop;
+    }
+    if (this.scope.hasListeners(agentDisposed)) {
+      this.scope.emit(agentDisposed, { agentId: this.id });
+    }
+  }
+
+  #record(event: SessionEvent): void {
+    const list = this.session.list;
+    (event as { seq: number }).seq = list.length;
+    Object.freeze(event);
+    OWN_EVENTS.add(event);
+    list.push(event);
+    switch (event.type) {
+      case "user-message":
+        this.#messages.push(Object.freeze({ role: "user", content: event.content }));
+        break;
+      case "tool-result":
+        this.#messages.push(
+          Object.freeze({
+            role: "tool",
+            callId: event.callId,
+            name: event.name,
+            content: event.content,
+            isError: event.isError,
+          }),
+        );
+        break;
+      case "turn-end":
+        this.session.closed = list.length;
+        break;
+    }
+  }
+
+  #recordAssistant(text: string, calls: readonly ModelToolCall[] | undefined): void {
+    const content = textBlocks(text);
+    this.#output = content;
+    this.#record({ seq: 0, type: "assistant-message", content });
+    this.#messages.push(
+      Object.freeze({ role: "assistant", content, toolCalls: calls ?? EMPTY }),
+    );
+    if (calls) {
+      for (const call of calls) {
+        this.#record({
+          seq: 0,
+          type: "tool-call",
+          callId: call.id,
+          name: call.name,
+          args: call.args,
+        });
+      }
+    }
+  }
+
+  #flushPending(): void {
+    const pending = this.#pending;
+    if (!pending) return;
+    this.#pending = undefined;
+    for (const content of pending) {
+      this.#record({ seq: 0, type: "user-message", content });
+    }
+  }
+
+  #finish(turn: number, end: StepEnd): void {
+    this.#flushPending();
+    this.#record(
+      end.error === undefined
+        ? { seq: 0, type: "turn-end", turn, reason: end.reason }
+        : { seq: 0, type: "turn-end", turn, reason: end.reason, error: end.error },
+    );
+    const result: TurnEnd = Object.freeze({
+      reason: end.reason,
+      output: this.#output,
+      ...(end.error === undefined ? {} : { error: end.error }),
+      ...(this.#usage ? { usage: Object.freeze(this.#usage) } : {}),
+    });
+    this.#controller = undefined;
+    this.#last = result;
+    this.#lastPromise = undefined;
+    const next = this.#next;
+    this.#next = undefined;
+    if (this.#state === "running") {
+      this.#state = "idle";
+      if (next) {
+        // Messages sent after a cancellation: the agent is not idle yet, the
+        // next turn starts at once (`whenIdle` waits for it).
+        if (this.scope.hasListeners(agentTurnEnd)) {
+          this.scope.emit(agentTurnEnd, { agentId: this.id, turn, end: result });
+        }
+        if (this.#state === "idle" && this.scope.active) this.#start(next.shift()!);
+        // (A turn-end listener may have started a turn, too.)
+        if ((this.#state as AgentState) === "running") {
+          // The rest (all of it, if a listener already started a turn) steers it.
+          if (next.length > 0) (this.#pending ??= []).push(...next);
+          return;
+        }
+        const idle = this.#idle;
+        this.#idle = undefined;
+        idle?.resolve(result);
+        return;
+      }
+    }
+    const idle = this.#idle;
+    this.#idle = undefined;
+    idle?.resolve(result);
+    if (this.scope.hasListeners(agentTurnEnd)) {
+      this.scope.emit(agentTurnEnd, { agentId: this.id, turn, end: result });
+    }
+  }
+
+  #promptVars(): Record<string, string | number> {
+    return this.#vars ??= Object.freeze({
+      agentId: this.id,
+      model: this.options.model,
+      subagentDepth: this.options.subagentDepth,
+    }) as Record<string, string | number>;
+  }
+
+  async #run(turn: number, signal: AbortSignal): Promise<void> {
+    let end: StepEnd | undefined;
+    try {
+      end = await this.#steps(turn, signal);
+    } catch (error) {
+      // The loop itself never throws on purpose; contain anything unforeseen.
+      this.scope.logger.error(`The loop of agent "${this.id}" failed`, error);
+      end = signal.aborted ? ABORTED : { reason: "error", error: messageOf(error) };
+    }
+    if (end) this.#finish(turn, end);
+  }
+
+  /**
+   * Run model steps until the turn ends. Returns how it ended, or nothing
+   * when it already finished the turn itself (a final answer is finished
+   * synchronously, so a message sent meanwhile is never left unanswered).
+   */
+  async #steps(turn: number, signal: AbortSignal): Promise<StepEnd | undefined> {
+    const host = this.host;
+    const scope = this.scope;
+    const model = this.options.model;
+    for (;;) {
+      this.#flushPending();
+      if (signal.aborted) return ABORTED;
+      let request: ModelRequest;
+      let stream: AsyncIterable<unknown>;
+      try {
+        const adapter = host.models.resolve(scope, model);
+        const tools = host.tools.visible(scope);
+        const specs: ToolSpec[] = new Array(tools.length);
+        for (let i = 0; i < tools.length; i++) specs[i] = tools[i].spec;
+        request = {
+          model,
+          system: host.prompts.render(scope, this.#promptVars()),
+          messages: this.#messages.slice(),
+          tools: specs,
+          signal,
+          ...(this.options.maxTokens === undefined ? {} : { maxTokens: this.options.maxTokens }),
+        };
+        stream = adapter.stream(request);
+      } catch (error) {
+        return signal.aborted ? ABORTED : { reason: "error", error: messageOf(error) };
+      }
+      let text = "";
+      let calls: ModelToolCall[] | undefined;
+      let reason: ModelFinishReason | undefined;
+      try {
+        for await (const event of stream as AsyncIterable<Record<string, unknown>>) {
+          if (signal.aborted) break;
+          const type = event?.type;
+          if (type === "text-delta") {
+            const delta = event.text;
+            if (typeof delta !== "string") {
+              throw new TypeError(
+                `The model adapter yielded a text-delta whose text is ${describe(delta)}`,
+              );
+            }
+            if (delta === "") continue;
+            text += delta;
+            if (scope.hasListeners(agentTextDelta)) {
+              scope.emit(agentTextDelta, { agentId: this.id, text: delta });
+            }
+          } else if (type === "tool-call") {
+            (calls ??= []).push(readToolCall(event, calls.length));
+          } else if (type === "finish") {
+            const finish = event.reason;
+            if (typeof finish !== "string" || !FINISH_REASONS.has(finish)) {
+              throw new TypeError(
+                `The model adapter finished with an unknown reason ${describe(finish)}`,
+              );
+            }
+            reason = finish as ModelFinishReason;
+            this.#addUsage(event.usage);
+            break;
+          } else {
+            throw new TypeError(`The model adapter yielded an unknown event ${describe(type)}`);
+          }
+        }
+      } catch (error) {
+        return signal.aborted ? ABORTED : { reason: "error", error: messageOf(error) };
+      }
+      if (signal.aborted) return ABORTED;
+      if (reason === "max-tokens" || reason === "refusal") {
+        // A truncated or refused step's tool calls are never run.
+        this.#recordAssistant(text, undefined);
+        return { reason };
+      }
+      if (!calls) {
+        this.#recordAssistant(text, undefined);
+        if (this.#pending) continue;
+        this.#finish(turn, COMPLETED);
+        return undefined;
+      }
+      Object.freeze(calls);
+      this.#recordAssistant(text, calls);
+      const outcomes = await this.#runTools(turn, calls, signal);
+      let stop = false;
+      for (let i = 0; i < calls.length; i++) {
+        const call = calls[i];
+        const outcome = outcomes[i] ?? abortedOutcome(call);
+        if (outcome.stopTurn) stop = true;
+        this.#record(
+          outcome.code === undefined
+            ? {
+              seq: 0,
+              type: "tool-result",
+              callId: call.id,
+              name: call.name,
+              content: outcome.content,
+              isError: outcome.isError,
+            }
+            : {
+              seq: 0,
+              type: "tool-result",
+              callId: call.id,
+              name: call.name,
+              content: outcome.content,
+              isError: outcome.isError,
+              code: outcome.code,
+            },
+        );
+      }
+      if (signal.aborted) return ABORTED;
+      if (stop) return COMPLETED;
+    }
+  }
+
+  #addUsage(usage: unknown): void {
+    if (usage === null || typeof usage !== "object") return;
+    const { inputTokens, outputTokens } = usage as Record<string, unknown>;
+    const total = this.#usage ??= { inputTokens: 0, outputTokens: 0 };
+    if (typeof inputTokens === "number" && Number.isFinite(inputTokens)) {
+      total.inputTokens += inputTokens;
+    }
+    if (typeof outputTokens === "number" && Number.isFinite(outputTokens)) {
+      total.outputTokens += outputTokens;
+    }
+  }
+
+  #runTools(
+    turn: number,
+    calls: readonly ModelToolCall[],
+    signal: AbortSignal,
+  ): Promise<(ToolOutcome | undefined)[]> {
+    const scope = this.scope;
+    const tools = this.host.tools;
+    const outcomes: (ToolOutcome | undefined)[] = new Array(calls.length);
+    const promises: Promise<void>[] = new Array(calls.length);
+    for (let i = 0; i < calls.length; i++) {
+      const call = calls[i];
+      if (scope.hasListeners(agentToolCallStart)) {
+        scope.emit(agentToolCallStart, {
+          agentId: this.id,
+          callId: call.id,
+          name: call.name,
+          args: call.args,
+        });
+      }
+      promises[i] = tools.execute(this, call, signal).then((outcome) => {
+        outcomes[i] = outcome;
+        if (!signal.aborted && this.#turns === turn && scope.hasListeners(agentToolCallEnd)) {
+          scope.emit(agentToolCallEnd, {
+            agentId: this.id,
+            callId: outcome.callId,
+            name: outcome.name,
+            content: outcome.content,
+            isError: outcome.isError,
+            ...(outcome.code === undefined ? {} : { code: outcome.code }),
+          });
+        }
+      });
+    }
+    const all = promises.length === 1 ? promises[0] : Promise.all(promises);
+    return untilAborted(all, signal).then(() => outcomes);
+  }
+}
+
+function readToolCall(event: Record<string, unknown>, index: number): ModelToolCall {
+  const { id, name, args } = event;
+  if (typeof id !== "string" || id === "") {
+    throw new TypeError(
+      `The model adapter yielded tool call #${index} with an invalid id ${describe(id)}`,
+    );
+  }
+  if (typeof name !== "string" || name === "") {
+    throw new TypeError(
+      `The model adapter yielded tool call "${id}" with an invalid name ${describe(name)}`,
+    );
+  }
+  return Object.freeze({
+    id,
+    name,
+    args: deepFreeze(jsonCopy(args === undefined ? {} : args, `tool call "${id}" args`)),
+  });
+}
+
+function abortedOutcome(call: ModelToolCall): ToolOutcome {
+  return {
+    callId: call.id,
+    name: call.name,
+    content: textBlocks(`Tool "${call.name}" was cancelled`),
+    isError: true,
+    stopTurn: false,
+    code: "ABORTED",
+  };
+}
+
+/** Resolve when `promise` settles or `signal` aborts, whichever is first. */
+function untilAborted(promise: Promise<unknown>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) {
+    promise.catch(() => {});
+    return Promise.resolve();
+  }
+  return new Promise<void>((resolve) => {
+    const onAbort = () => resolve();
+    signal.addEventListener("abort", onAbort, { once: true });
+    const done = () => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    };
+    promise.then(done, done);
+  });
+}
+
+/** The host's agent registry. */
+export class AgentRegistryImpl implements AgentRegistry {
+  readonly host: Host;
+  #agents = new Map<string, AgentImpl>();
+  #reserved = new Set<string>();
+  #counter = 0;
+
+  constructor(host: Host) {
+    this.host = host;
+  }
+
+  get(id: string): Agent | undefined {
+    return this.#agents.get(id);
+  }
+
+  list(): Agent[] {
+    return [...this.#agents.values()];
+  }
+
+  /** Called by an agent's teardown. */
+  unpublish(agent: AgentImpl): void {
+    if (this.#agents.get(agent.id) === agent) this.#agents.delete(agent.id);
+  }
+
+  async create(init: CreateAgentOptions): Promise<Agent> {
+    if (init === null || typeof init !== "object") {
+      throw new TypeError(
+        `Cannot create an agent: expected an options object, got ${describe(init)}`,
+      );
+    }
+    const { parentScope, options, setup, session, id, signal } = init;
+    if (parentScope !== undefined && !(parentScope instanceof Scope)) {
+      throw new TypeError(
+        `Cannot create an agent: parentScope must be a Scope, got ${describe(parentScope)}`,
+      );
+    }
+    if (setup !== undefined && typeof setup !== "function") {
+      throw new TypeError(
+        `Cannot create an agent: setup must be a function, got ${describe(setup)}`,
+      );
+    }
+    if (signal !== undefined && !(signal instanceof AbortSignal)) {
+      throw new TypeError(
+        `Cannot create an agent: signal must be an AbortSignal, got ${describe(signal)}`,
+      );
+    }
+    if (id !== undefined && (typeof id !== "string" || id === "")) {
+      throw new TypeError(
+        `Cannot create an agent: id must be a non-empty string, got ${describe(id)}`,
+      );
+    }
+    const accepted = readOptions(options);
+    const seed = session === undefined ? { events: [], turns: 0 } : readSeed(session, OWN_EVENTS);
+    let agentId: string;
+    if (id !== undefined) {
+      if (this.#agents.has(id) || this.#reserved.has(id)) {
+        throw new TypeError(`Cannot create agent "${id}": an agent with that id already exists`);
+      }
+      agentId = id;
+    } else {
+      do agentId = `agent-${++this.#counter}`; while (
+        this.#agents.has(agentId) || this.#reserved.has(agentId)
+      );
+    }
+    if (signal?.aborted) throw signal.reason ?? abortError("The creation was cancelled");
+    const parent = parentScope ?? this.host.scope;
+    const scope = parent.child(`agent:${agentId}`);
+    const agent = new AgentImpl(this, agentId, scope, accepted, seed.events, seed.turns);
+    this.#reserved.add(agentId);
+    try {
+      if (setup) {
+        const returned = setup(agent);
+        if (returned && typeof (returned as Promise<void>).then === "function") {
+          await untilCancelled(returned as Promise<void>, scope, signal);
+        }
+      }
+      if (signal?.aborted) throw signal.reason ?? abortError("The creation was cancelled");
+      if (!scope.active) {
+        throw new InactiveScopeError(`create agent "${agentId}"`, scope.label, scope.state);
+      }
+      this.host.models.resolve(scope, accepted.model);
+    } catch (error) {
+      this.#reserved.delete(agentId);
+      await scope.dispose();
+      throw error;
+    }
+    this.#reserved.delete(agentId);
+    agent.publish();
+    this.#agents.set(agentId, agent);
+    if (scope.hasListeners(agentCreated)) scope.emit(agentCreated, { agent });
+    return agent;
+  }
+}
+
+/**
+ * Wait for an asynchronous setup, but give up as soon as the creation is
+ * cancelled or the agent's scope starts disposing.
+ */
+function untilCancelled(
+  setup: Promise<void>,
+  scope: Scope,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const scopeSignal = scope.signal;
+    const onAbort = () => {
+      cleanup();
+      setup.catch(() => {});
+      if (signal?.aborted) reject(signal.reason ?? abortError("The creation was cancelled"));
+      else reject(new InactiveScopeError("create an agent", scope.label, scope.state));
+    };
+    const cleanup = () => {
+      scopeSignal.removeEventListener("abort", onAbort);
+      signal?.removeEventListener("abort", onAbort);
+    };
+    if (scopeSignal.aborted || signal?.aborted) return onAbort();
+    scopeSignal.addEventListener("abort", onAbort, { once: true });
+    signal?.addEventListener("abort", onAbort, { once: true });
+    setup.then(
+      () => {
+        cleanup();
+        resolve();
+      },
+      (error) => {
+        cleanup();
+        reject(error);
+      },
+    );
+  });
+}

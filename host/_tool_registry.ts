@@ -1,0 +1,406 @@
+import type { Agent } from "./agent.ts";
+import { type ContentBlock, describe, parseContent } from "./content.ts";
+import { deepFreeze, jsonCopy } from "./json.ts";
+import {
+  checkJsonSchema,
+  type JsonSchema,
+  type JsonSchemaIssue,
+  validateJsonSchema,
+} from "./json_schema.ts";
+import type { ToolSpec } from "./model.ts";
+import type { Scope } from "./scope.ts";
+import type {
+  RegisteredTool,
+  Tool,
+  ToolCall,
+  ToolCallContext,
+  ToolErrorCode,
+  ToolFilter,
+  ToolGuard,
+  ToolOutcome,
+  ToolRegistry,
+} from "./tools.ts";
+import { isZod3, isZod4, type ZodSchema, zodToJsonSchema, zodValidate } from "./_zod.ts";
+
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+type Validate = (
+  args: unknown,
+) => { ok: true; value: unknown } | { ok: false; issues: JsonSchemaIssue[] };
+
+interface Entry {
+  readonly registered: RegisteredTool;
+  readonly tool: object;
+  readonly run: (args: unknown, call: ToolCallContext) => unknown;
+  readonly validate: Validate;
+}
+
+interface Filter {
+  readonly allow: ReadonlySet<string> | undefined;
+  readonly deny: ReadonlySet<string> | undefined;
+}
+
+interface Level {
+  tools: Map<string, Entry> | undefined;
+  filters: Filter[] | undefined;
+  guards: ToolGuard[] | undefined;
+}
+
+function passes(filters: readonly Filter[] | undefined, name: string): boolean {
+  if (filters) {
+    for (const filter of filters) {
+      if (filter.allow && !filter.allow.has(name)) return false;
+      if (filter.deny?.has(name)) return false;
+    }
+  }
+  return true;
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  return String(error);
+}
+
+/** The host's tool registry. */
+export class ToolRegistryImpl implements ToolRegistry {
+  #levels = new WeakMap<Scope, Level>();
+
+  #level(scope: Scope): Level {
+    let level = this.#levels.get(scope);
+    if (!level) {
+      level = { tools: undefined, filters: undefined, guards: undefined };
+      this.#levels.set(scope, level);
+    }
+    return level;
+  }
+
+  register<A>(scope: Scope, tool: Tool<A>): () => Promise<void> {
+    if (tool === null || typeof tool !== "object") {
+      throw new TypeError(`Cannot register a tool: expected a tool object, got ${describe(tool)}`);
+    }
+    const name: unknown = tool.name;
+    if (typeof name !== "string" || !TOOL_NAME.test(name)) {
+      throw new TypeError(
+        `Cannot register a tool: the name must match ${TOOL_NAME.source}, got ${describe(name)}`,
+      );
+    }
+    const description: unknown = tool.description;
+    if (typeof description !== "string") {
+      throw new TypeError(
+        `Cannot register tool "${name}": the description must be a string, got ${
+          describe(description)
+        }`,
+      );
+    }
+    const execute: unknown = tool.execute;
+    if (typeof execute !== "function") {
+      throw new TypeError(`Cannot register tool "${name}": execute must be a function`);
+    }
+    const { parameters, validate } = compileParameters(name, tool.parameters);
+    if (this.#find(scope, name)) {
+      throw new TypeError(
+        `Cannot register tool "${name}": a tool with that name is already visible in scope "${scope.label}"`,
+      );
+    }
+    const spec: ToolSpec = Object.freeze({ name, description, parameters });
+    const entry: Entry = {
+      registered: Object.freeze({ name, spec, scope }),
+      tool,
+      run: execute as Entry["run"],
+      validate,
+    };
+    const dispose = scope.onDispose(() => {
+      const tools = this.#levels.get(scope)?.tools;
+      if (tools?.get(name) === entry) tools.delete(name);
+    });
+    (this.#level(scope).tools ??= new Map()).set(name, entry);
+    return dispose;
+  }
+
+  restrict(scope: Scope, filter: ToolFilter): () => Promise<void> {
+    if (filter === null || typeof filter !== "object") {
+      throw new TypeError(
+        `Cannot restrict tools: expected a filter object, got ${describe(filter)}`,
+      );
+    }
+    const allow = readList(filter.allow, "allow");
+    const deny = readList(filter.deny, "deny");
+    if (!allow && !deny) {
+      throw new TypeError(
+        "Cannot restrict tools: the filter is empty (give an allow list, a deny list or both)",
+      );
+    }
+    const known = new Set<string>();
+    for (let s: Scope | undefined = scope; s; s = s.parent) {
+      const tools = this.#levels.get(s)?.tools;
+      if (tools) { for (const name of tools.keys()) known.add(name); }
+    }
+    const unknown = [...(allow ?? []), ...(deny ?? [])].filter((name) => !known.has(name));
+    if (unknown.length > 0) {
+      throw new RangeError(
+        `Cannot restrict tools: unknown tool name${unknown.length > 1 ? "s" : ""} ${
+          [...new Set(unknown)].map((n) => `"${n}"`).join(", ")
+        } (known in scope "${scope.label}": ${
+          known.size ? [...known].map((n) => `"${n}"`).join(", ") : "none"
+        })`,
+      );
+    }
+    const entry: Filter = Object.freeze({
+      allow: allow && new Set(allow),
+      deny: deny && new Set(deny),
+    });
+    const dispose = scope.onDispose(() => {
+      const filters = this.#levels.get(scope)?.filters;
+      const index = filters?.indexOf(entry) ?? -1;
+      if (index !== -1) filters!.splice(index, 1);
+    });
+    (this.#level(scope).filters ??= []).push(entry);
+    return dispose;
+  }
+
+  guard(scope: Scope, guard: ToolGuard): () => Promise<void> {
+    if (typeof guard !== "function") {
+      throw new TypeError(`Cannot add a tool guard: expected a function, got ${describe(guard)}`);
+    }
+    const dispose = scope.onDispose(() => {
+      const guards = this.#levels.get(scope)?.guards;
+      const index = guards?.indexOf(guard) ?? -1;
+      if (index !== -1) guards!.splice(index, 1);
+    });
+    (this.#level(scope).guards ??= []).push(guard);
+    return dispose;
+  }
+
+  visible(scope: Scope): RegisteredTool[] {
+    let groups: RegisteredTool[][] | undefined;
+    let filters: Filter[] | undefined;
+    for (let s: Scope | undefined = scope; s; s = s.parent) {
+      const level = this.#levels.get(s);
+      if (!level) continue;
+      if (level.tools && level.tools.size > 0) {
+        const group: RegisteredTool[] = [];
+        for (const entry of level.tools.values()) {
+          if (passes(filters, entry.registered.name)) group.push(entry.registered);
+        }
+        if (group.length > 0) (groups ??= []).push(group);
+      }
+      if (level.filters && level.filters.length > 0) {
+        filters = filters ? filters.concat(level.filters) : level.filters;
+      }
+    }
+    if (!groups) return [];
+    if (groups.length === 1) return groups[0];
+    const out: RegisteredTool[] = [];
+    const names = new Set<string>();
+    for (let i = groups.length - 1; i >= 0; i--) {
+      for (const tool of groups[i]) {
+        if (names.has(tool.name)) {
+          throw new TypeError(
+            `Cannot list tools: two visible tools are named "${tool.name}" in scope "${scope.label}"`,
+          );
+        }
+        names.add(tool.name);
+        out.push(tool);
+      }
+    }
+    return out;
+  }
+
+  /** The visible entry named `name`, nearest first. */
+  #find(scope: Scope, name: string): Entry | undefined {
+    let filters: Filter[] | undefined;
+    for (let s: Scope | undefined = scope; s; s = s.parent) {
+      const level = this.#levels.get(s);
+      if (!level) continue;
+      const entry = level.tools?.get(name);
+      if (entry && passes(filters, name)) return entry;
+      if (level.filters && level.filters.length > 0) {
+        filters = filters ? filters.concat(level.filters) : level.filters;
+      }
+    }
+    return undefined;
+  }
+
+  async execute(agent: Agent, call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
+    const { id: callId, name } = call;
+    const scope = agent.scope;
+    const entry = this.#find(scope, name);
+    if (!entry) {
+      let names: string;
+      try {
+        names = this.visible(scope).map((tool) => tool.name).join(", ") || "none";
+      } catch {
+        names = "unavailable";
+      }
+      return failure(
+        callId,
+        name,
+        "UNKNOWN_TOOL",
+        `Unknown tool "${name}". Available tools: ${names}.`,
+      );
+    }
+    const checked = entry.validate(call.args);
+    if (!checked.ok) {
+      return failure(
+        callId,
+        name,
+        "INVALID_ARGS",
+        `Invalid arguments for tool "${name}":\n${
+          checked.issues.map((issue) => `- ${issue.path}: ${issue.message}`).join("\n")
+        }\nFix the arguments and call the tool again.`,
+      );
+    }
+    const args = checked.value;
+    for (let s: Scope | undefined = scope; s; s = s.parent) {
+      const guards = this.#levels.get(s)?.guards;
+      if (!guards || guards.length === 0) continue;
+      for (const guard of guards.slice()) {
+        let reason: string | undefined;
+        try {
+          let decision = guard({ agent, callId, name, args });
+          if (decision && typeof (decision as Promise<unknown>).then === "function") {
+            decision = await decision;
+          }
+          if (decision !== undefined && decision !== null) {
+            const deny = (decision as { deny?: unknown }).deny;
+            reason = typeof deny === "string" ? deny : "denied by a guard";
+          }
+        } catch (error) {
+          reason = `a guard failed: ${messageOf(error)}`;
+        }
+        if (reason !== undefined) {
+          return failure(callId, name, "DENIED", `Tool "${name}" was denied: ${reason}`);
+        }
+      }
+    }
+    if (signal.aborted) {
+      return failure(callId, name, "ABORTED", `Tool "${name}" was cancelled`);
+    }
+    let result: unknown;
+    try {
+      result = entry.run.call(entry.tool, args, { agent, signal, callId });
+      if (result && typeof (result as Promise<unknown>).then === "function") {
+        result = await result;
+      }
+    } catch (error) {
+      if (signal.aborted) return failure(callId, name, "ABORTED", `Tool "${name}" was cancelled`);
+      return failure(callId, name, "TOOL_FAILED", `Tool "${name}" failed: ${messageOf(error)}`);
+    }
+    return normalizeResult(callId, name, result);
+  }
+}
+
+function failure(
+  callId: string,
+  name: string,
+  code: ToolErrorCode,
+  text: string,
+): ToolOutcome {
+  return Object.freeze({
+    callId,
+    name,
+    content: Object.freeze([Object.freeze({ type: "text" as const, text })]),
+    isError: true,
+    stopTurn: false,
+    code,
+  });
+}
+
+function normalizeResult(callId: string, name: string, result: unknown): ToolOutcome {
+  try {
+    if (result === null || typeof result !== "object" || Array.isArray(result)) {
+      throw new TypeError(`expected { content, isError?, stopTurn? }, got ${describe(result)}`);
+    }
+    const { content, isError, stopTurn } = result as Record<string, unknown>;
+    if (isError !== undefined && typeof isError !== "boolean") {
+      throw new TypeError(`isError must be a boolean, got ${describe(isError)}`);
+    }
+    if (stopTurn !== undefined && typeof stopTurn !== "boolean") {
+      throw new TypeError(`stopTurn must be a boolean, got ${describe(stopTurn)}`);
+    }
+    let blocks: readonly ContentBlock[];
+    if (typeof content === "string") {
+      blocks = content === "" ? [] : [{ type: "text", text: content }];
+    } else {
+      blocks = parseContent(jsonCopy(content, "content"), "content", { allowEmpty: true });
+    }
+    return deepFreeze({
+      callId,
+      name,
+      content: blocks,
+      isError: isError === true,
+      stopTurn: stopTurn === true,
+    });
+  } catch (error) {
+    return failure(
+      callId,
+      name,
+      "TOOL_FAILED",
+      `Tool "${name}" returned an invalid result: ${messageOf(error)}`,
+    );
+  }
+}
+
+function readList(value: unknown, key: string): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) {
+    throw new TypeError(
+      `Cannot restrict tools: ${key} must be an array of tool names, got ${describe(value)}`,
+    );
+  }
+  const names: string[] = [];
+  for (let i = 0; i < value.length; i++) {
+    const name = value[i];
+    if (typeof name !== "string" || name === "") {
+      throw new TypeError(
+        `Cannot restrict tools: ${key}[${i}] must be a non-empty string, got ${describe(name)}`,
+      );
+    }
+    names.push(name);
+  }
+  return names;
+}
+
+function compileParameters(
+  name: string,
+  parameters: unknown,
+): { parameters: JsonSchema; validate: Validate } {
+  if (isZod4(parameters)) {
+    let json: unknown;
+    try {
+      json = jsonCopy(zodToJsonSchema(parameters), "parameters");
+    } catch (error) {
+      throw new TypeError(
+        `Cannot register tool "${name}": its zod schema has no JSON Schema form (${
+          messageOf(error)
+        })`,
+        { cause: error },
+      );
+    }
+    if ((json as JsonSchema).type !== "object") {
+      throw new TypeError(
+        `Cannot register tool "${name}": its zod schema must describe an object (z.object(...))`,
+      );
+    }
+    const schema = parameters as ZodSchema;
+    return {
+      parameters: deepFreeze(json as JsonSchema),
+      validate: (args) => zodValidate(schema, args, "args"),
+    };
+  }
+  if (isZod3(parameters)) {
+    throw new TypeError(
+      `Cannot register tool "${name}": zod 3 schemas are not supported, use zod 4`,
+    );
+  }
+  const copy = jsonCopy(parameters, `tool "${name}" parameters`);
+  checkJsonSchema(copy, { path: `tool "${name}" parameters`, objectRoot: true });
+  const schema = deepFreeze(copy) as JsonSchema;
+  return {
+    parameters: schema,
+    validate: (args) => {
+      const issues = validateJsonSchema(schema, args, "args");
+      return issues.length === 0 ? { ok: true, value: args } : { ok: false, issues };
+    },
+  };
+}

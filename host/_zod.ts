@@ -1,0 +1,62 @@
+import { toJSONSchema } from "zod";
+import type { JsonSchemaIssue } from "./json_schema.ts";
+import type { JsonValue } from "./json.ts";
+
+/** A zod 4 schema as far as the host needs it. */
+export interface ZodSchema {
+  readonly _zod: unknown;
+  safeParse(value: unknown): unknown;
+}
+
+/** Whether `value` is a zod 4 schema. */
+export function isZod4(value: unknown): value is ZodSchema {
+  return value !== null && typeof value === "object" && "_zod" in value &&
+    typeof (value as { safeParse?: unknown }).safeParse === "function";
+}
+
+/** Whether `value` looks like a zod 3 schema (unsupported). */
+export function isZod3(value: unknown): boolean {
+  return value !== null && typeof value === "object" && "_def" in value &&
+    !("_zod" in value) && typeof (value as { safeParse?: unknown }).safeParse === "function";
+}
+
+/** The JSON Schema of what the schema accepts as input, without `$schema`. */
+export function zodToJsonSchema(schema: ZodSchema): Record<string, JsonValue> {
+  const json = toJSONSchema(schema as never, { io: "input" }) as Record<string, JsonValue>;
+  delete json.$schema;
+  return json;
+}
+
+/** Parse with zod: the parsed value, or the issues. */
+export function zodValidate(
+  schema: ZodSchema,
+  value: unknown,
+  path: string,
+): { ok: true; value: unknown } | { ok: false; issues: JsonSchemaIssue[] } {
+  const result = schema.safeParse(value) as {
+    success: boolean;
+    data?: unknown;
+    error?: { issues?: { path?: PropertyKey[]; message?: string }[] };
+  };
+  if (result.success) return { ok: true, value: result.data };
+  const issues = (result.error?.issues ?? []).map((issue) => ({
+    path: formatPath(path, issue.path ?? []),
+    message: String(issue.message ?? "is invalid"),
+  }));
+  if (issues.length === 0) issues.push({ path, message: "is invalid" });
+  return { ok: false, issues };
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function formatPath(root: string, keys: readonly PropertyKey[]): string {
+  let path = root;
+  for (const key of keys) {
+    if (typeof key === "number") path += `[${key}]`;
+    else {
+      const name = String(key);
+      path += IDENTIFIER.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`;
+    }
+  }
+  return path;
+}

@@ -1,0 +1,188 @@
+import type { Agent } from "./agent.ts";
+import type { ContentBlock, ContentInput } from "./content.ts";
+import type { JsonSchema } from "./json_schema.ts";
+import type { JsonValue } from "./json.ts";
+import type { ToolSpec } from "./model.ts";
+import type { Scope } from "./scope.ts";
+
+/**
+ * A zod 4 schema, seen structurally so no zod type leaks into the API. Any
+ * object with zod 4's `_zod` marker and a `safeParse` method qualifies.
+ */
+export interface ZodLikeSchema {
+  /** zod 4's internal marker (read only to recognise the schema). */
+  readonly _zod: unknown;
+  /** zod's non-throwing parse. */
+  safeParse(value: unknown): unknown;
+}
+
+/** What a tool's `execute` receives beside its arguments. */
+export interface ToolCallContext {
+  /** The agent whose model made the call. */
+  readonly agent: Agent;
+  /** Aborted when the agent's turn is cancelled or the agent disposed. */
+  readonly signal: AbortSignal;
+  /** The model's id for this call. */
+  readonly callId: string;
+}
+
+/** What a tool returns. */
+export interface ToolResult {
+  /** The result, for the model (a string is one text block). */
+  readonly content: ContentInput;
+  /** Whether the call failed (the model sees an error result). */
+  readonly isError?: boolean;
+  /** End the agent's turn after this step (structured-output capture). */
+  readonly stopTurn?: boolean;
+}
+
+/**
+ * A tool an agent's model may call. `A` is the type of the validated
+ * arguments `execute` receives (annotate `execute`'s parameter to set it).
+ */
+export interface Tool<A = unknown> {
+  /** The name the model calls it by (`[A-Za-z0-9_-]{1,64}`). */
+  readonly name: string;
+  /** What it does, for the model. */
+  readonly description: string;
+  /**
+   * Its arguments: an object-rooted JSON Schema in the supported subset (see
+   * {@linkcode checkJsonSchema}), or a zod 4 schema (converted with
+   * `z.toJSONSchema` for the model and validated with `safeParse`).
+   */
+  readonly parameters: JsonSchema | ZodLikeSchema;
+  /**
+   * Run the call with validated arguments: the model's (deeply frozen) JSON
+   * for a JSON Schema, zod's parsed output for a zod schema. A throw or
+   * rejection becomes a `TOOL_FAILED` error result. Honour `call.signal`.
+   */
+  execute(args: A, call: ToolCallContext): ToolResult | Promise<ToolResult>;
+}
+
+/** A tool as registered: its name, description and the spec the model sees. */
+export interface RegisteredTool {
+  /** The tool's name. */
+  readonly name: string;
+  /** What the model is told (parameters converted to JSON Schema). */
+  readonly spec: ToolSpec;
+  /** The scope that owns the registration. */
+  readonly scope: Scope;
+}
+
+/** A call to execute through {@linkcode ToolRegistry.execute}. */
+export interface ToolCall {
+  /** The model's id for the call. */
+  readonly id: string;
+  /** The tool's name. */
+  readonly name: string;
+  /** The arguments, as JSON (unvalidated). */
+  readonly args: JsonValue;
+}
+
+/**
+ * Why a call failed before or while running:
+ * - `UNKNOWN_TOOL`: no visible tool has that name (hidden by a restriction too);
+ * - `INVALID_ARGS`: the arguments failed the tool's schema (the issues are listed);
+ * - `DENIED`: a guard refused the call;
+ * - `TOOL_FAILED`: the tool threw or returned a malformed result;
+ * - `ABORTED`: the turn was cancelled before the call finished.
+ */
+export type ToolErrorCode =
+  | "UNKNOWN_TOOL"
+  | "INVALID_ARGS"
+  | "DENIED"
+  | "TOOL_FAILED"
+  | "ABORTED";
+
+/** How a call ended. {@linkcode ToolRegistry.execute} never rejects. */
+export interface ToolOutcome {
+  /** The call's id. */
+  readonly callId: string;
+  /** The tool's name, as called. */
+  readonly name: string;
+  /** What the model sees. */
+  readonly content: readonly ContentBlock[];
+  /** Whether it is an error result. */
+  readonly isError: boolean;
+  /** Whether the tool asked to end the turn. */
+  readonly stopTurn: boolean;
+  /** Set when the runtime made the error result (not the tool itself). */
+  readonly code?: ToolErrorCode;
+}
+
+/** Which tools stay visible below a scope. At least one list is given. */
+export interface ToolFilter {
+  /** Only these (an empty list hides every inherited tool). */
+  readonly allow?: readonly string[];
+  /** Never these. */
+  readonly deny?: readonly string[];
+}
+
+/** What a guard sees of a call. */
+export interface ToolGuardCall {
+  /** The calling agent. */
+  readonly agent: Agent;
+  /** The call's id. */
+  readonly callId: string;
+  /** The tool's name. */
+  readonly name: string;
+  /** The validated arguments. */
+  readonly args: unknown;
+}
+
+/** A guard's verdict: nothing allows the call, `{deny}` refuses it with a reason. */
+export type ToolGuardDecision = void | undefined | { readonly deny: string };
+
+/**
+ * Consulted before each tool call of an agent in the guard's scope subtree.
+ * A throw (or rejection) denies the call too.
+ */
+export type ToolGuard = (
+  call: ToolGuardCall,
+) => ToolGuardDecision | Promise<ToolGuardDecision>;
+
+/**
+ * The host's tools. Registrations, restrictions and guards belong to a scope
+ * and apply to that scope's subtree.
+ *
+ * Visibility: a tool registered in scope S is visible from scope X when S is
+ * X or one of its ancestors, and every restriction registered in a scope on
+ * the path from X up to (but excluding) S lets its name through. So tools
+ * registered in a restricted scope itself, or below it, stay visible;
+ * restrictions along the chain intersect. Visible tools are listed from the
+ * farthest ancestor's to the nearest scope's, each scope's in registration
+ * order.
+ */
+export interface ToolRegistry {
+  /**
+   * Register `tool` in `scope`. The tool is read once; later changes to the
+   * object have no effect. Returns the disposer.
+   *
+   * @throws {TypeError} for a malformed tool, a parameter schema outside the
+   * subset, or a name already registered in `scope` or an ancestor.
+   */
+  register<A>(scope: Scope, tool: Tool<A>): () => Promise<void>;
+  /**
+   * Restrict the tools inherited by `scope`'s subtree. Returns the disposer.
+   *
+   * @throws {TypeError} for an empty filter or malformed lists.
+   * @throws {RangeError} naming every listed name no tool in `scope`'s
+   * ancestry is registered under.
+   */
+  restrict(scope: Scope, filter: ToolFilter): () => Promise<void>;
+  /** Consult `guard` before each call in `scope`'s subtree. Returns the disposer. */
+  guard(scope: Scope, guard: ToolGuard): () => Promise<void>;
+  /**
+   * The tools visible from `scope`.
+   *
+   * @throws {TypeError} when two visible tools share a name (an ancestor
+   * registered a name after a descendant did).
+   */
+  visible(scope: Scope): RegisteredTool[];
+  /**
+   * Run one call of `agent`'s model: find the visible tool, validate the
+   * arguments, consult the guards (nearest scope first), execute. Never
+   * rejects: every failure is an error outcome with a `code`.
+   */
+  execute(agent: Agent, call: ToolCall, signal: AbortSignal): Promise<ToolOutcome>;
+}

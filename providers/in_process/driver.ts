@@ -1,0 +1,478 @@
+import {
+  type Agent,
+  type ContentBlock,
+  type ContentInput,
+  describe,
+  type Host,
+  hostKey,
+  InactiveScopeError,
+  type JsonValue,
+  type Scope,
+  type SessionEvent,
+} from "@seam/host";
+import {
+  assertSubagentMaxDepth,
+  type DelegationContext,
+  delegationContextKey,
+  type OutputSchema,
+  type SubagentCapabilities,
+  SubagentDepthError,
+  type SubagentProvider,
+  type SubagentRequest,
+  type SubagentResultInput,
+  type SubagentRunHandle,
+  type SubagentToolFilter,
+  tighterDepthCap,
+} from "@seam/subagent";
+import { type Capture, installCapture } from "./_structured.ts";
+
+/** The name of the system-prompt section a request's `persona` replaces for its child. */
+export const PERSONA_SECTION = "persona";
+
+/** Options of {@linkcode createInProcessProvider}. */
+export interface InProcessProviderOptions {
+  /** The name the provider registers under. */
+  readonly name: string;
+  /** Whether the child is seeded with the parent's completed turns (a fork). */
+  readonly inheritsParentContext: boolean;
+  /**
+   * The host the children run in. Default: the host provided in the parent's
+   * scope (see `hostKey`).
+   */
+  readonly host?: Host;
+}
+
+/** Every start-time capability: the in-process driver composes each one. */
+const CAPABILITIES: SubagentCapabilities = Object.freeze({
+  outputSchema: true,
+  depthLimit: true,
+  toolFilter: true,
+  persona: true,
+});
+
+let runCounter = 0;
+
+/**
+ * The driver shared by `spawn` and `fork`: each run is a child agent of the
+ * same host, composed in a run scope nested in the parent's scope (so
+ * disposing the parent reaches it):
+ *
+ * - depth: the child sits at the parent's depth + 1; a start that would
+ *   exceed `maxDepth` (or a cap inherited from an ancestor) throws a
+ *   {@linkcode SubagentDepthError} before any child exists, and the
+ *   tighter cap is passed down to the child's own delegations;
+ * - model: the parent's, unless `agentOptions.model` names another;
+ * - `persona`: a section named {@linkcode PERSONA_SECTION} in the run scope,
+ *   shadowing the deployment's persona for this child only;
+ * - `toolFilter`: a restriction on the run scope (unknown names throw);
+ * - `outputSchema`: a `submit_result` capture tool with the run's real
+ *   schema, registered in the run scope only; invalid arguments go back to
+ *   the model, the value is committed when a call succeeds, which ends the
+ *   turn and denies later calls; a run that ends without a capture ends
+ *   `error`.
+ *
+ * Every check happens synchronously in `start`, before any child exists.
+ * `cancel`/`dispose` before readiness publish nothing; `dispose` is memoized
+ * and resolves once the child is quiescent. A run has `sendMessage` (steer
+ * the running child) and `resume` (continue the finished child as a new run;
+ * the child lives until every run on it is disposed).
+ *
+ * @example
+ * ```ts
+ * import { createHost, createMemoryLogger, createScriptedModel } from "@seam/host";
+ * import { createSubagentService } from "@seam/subagent";
+ * import { createInProcessProvider } from "@seam/subagent-in-process";
+ * import assert from "node:assert/strict";
+ *
+ * const host = createHost({ logger: createMemoryLogger().logger });
+ * host.models.register(host.scope, "scripted", createScriptedModel());
+ * const subagents = createSubagentService(host.scope);
+ * subagents.registerProvider(createInProcessProvider({ name: "child", inheritsParentContext: false }));
+ * const parent = await host.agents.create({ id: "main", options: { model: "scripted" } });
+ *
+ * const run = subagents.start("child", { prompt: "@reply hello from the child", parent });
+ * try {
+ *   const result = await run.result;
+ *   assert.deepEqual(result.output, [{ type: "text", text: "hello from the child" }]);
+ * } finally {
+ *   await run.dispose();
+ * }
+ * await host.scope.dispose();
+ * ```
+ */
+export function createInProcessProvider(options: InProcessProviderOptions): SubagentProvider {
+  const name = options.name;
+  const inheritsParentContext = options.inheritsParentContext;
+  if (typeof inheritsParentContext !== "boolean") {
+    throw new TypeError(
+      `Cannot create provider "${name}": inheritsParentContext must be a boolean`,
+    );
+  }
+  const fixedHost = options.host;
+  return {
+    name,
+    capabilities: CAPABILITIES,
+    inheritsParentContext,
+    start(request: SubagentRequest): SubagentRunHandle {
+      return startChild(name, inheritsParentContext, fixedHost, request);
+    },
+  };
+}
+
+interface Plan {
+  readonly host: Host;
+  readonly parentScope: Scope;
+  readonly prompt: readonly ContentBlock[];
+  readonly signal: AbortSignal | undefined;
+  readonly model: string;
+  readonly maxTokens: number | undefined;
+  readonly depth: number;
+  readonly cap: number | undefined;
+  readonly persona: string | undefined;
+  readonly toolFilter: SubagentToolFilter | undefined;
+  readonly outputSchema: OutputSchema | undefined;
+  readonly seed: readonly SessionEvent[] | undefined;
+}
+
+function fail(message: string): never {
+  throw new TypeError(`Cannot start subagent: ${message}`);
+}
+
+/** Read every request field once and check everything that can be checked now. */
+function plan(
+  providerName: string,
+  inherits: boolean,
+  fixedHost: Host | undefined,
+  request: SubagentRequest,
+): Plan {
+  if (request === null || typeof request !== "object") {
+    fail(`request must be an object, got ${describe(request)}`);
+  }
+  const {
+    prompt,
+    parent,
+    signal,
+    agentOptions,
+    outputSchema,
+    maxDepth,
+    toolFilter,
+    persona,
+  } = request;
+  if (!parent || typeof parent !== "object") fail("request.parent must be an agent");
+  const parentId = parent.id;
+  const parentScope = parent.scope;
+  if (!parentScope || typeof parentScope.child !== "function") {
+    fail("request.parent.scope must be a Scope");
+  }
+  if (!parentScope.active) {
+    throw new InactiveScopeError("start a subagent", parentScope.label, parentScope.state);
+  }
+  const host = fixedHost ?? parentScope.inject(hostKey);
+  if (!host) {
+    fail(`no host is provided in the parent's scope "${parentScope.label}" (see hostKey)`);
+  }
+  if (!Array.isArray(prompt) || prompt.length === 0) {
+    fail("request.prompt must be a non-empty list of content blocks");
+  }
+  assertSubagentMaxDepth(maxDepth, "request.maxDepth");
+
+  const parentAgent: Agent | undefined = typeof parentId === "string"
+    ? host.agents.get(parentId)
+    : undefined;
+  const inherited: DelegationContext | undefined = parentScope.inject(delegationContextKey);
+  const parentDepth = parentAgent?.options.subagentDepth ?? inherited?.depth ?? 0;
+  const depth = parentDepth + 1;
+  const cap = tighterDepthCap(maxDepth, inherited?.maxDepth);
+  if (cap !== undefined && depth > cap) throw new SubagentDepthError(depth, cap);
+
+  const model = agentOptions?.model ?? parentAgent?.options.model;
+  if (model === undefined) {
+    fail(
+      `no model for the child: the parent "${
+        String(parentId)
+      }" is not an agent of this host and request.agentOptions.model is absent`,
+    );
+  }
+  if (typeof model !== "string" || model === "") {
+    fail(`the child's model must be a non-empty string, got ${describe(model)}`);
+  }
+  // Throws a RangeError naming the model when nothing serves it.
+  host.models.resolve(parentScope, model);
+
+  let seed: readonly SessionEvent[] | undefined;
+  if (inherits) {
+    if (!parentAgent) {
+      fail(
+        `provider "${providerName}" forks the parent's conversation, but the parent "${
+          String(parentId)
+        }" is not an agent of this host`,
+      );
+    }
+    seed = parentAgent.session.completedPrefix();
+  }
+  if (persona !== undefined && (typeof persona !== "string" || persona.trim() === "")) {
+    fail(`request.persona must be a non-empty string, got ${describe(persona)}`);
+  }
+  return {
+    host,
+    parentScope,
+    prompt,
+    signal,
+    model,
+    maxTokens: parentAgent?.options.maxTokens,
+    depth,
+    cap,
+    persona,
+    toolFilter,
+    outputSchema,
+    seed,
+  };
+}
+
+/**
+ * Compose the run scope synchronously: every registration that can fail
+ * (an unknown tool name, a schema the tool registry refuses) fails here,
+ * before any child exists, and the scope is disposed again.
+ */
+function composeRunScope(plan: Plan, runId: string): { scope: Scope; capture?: Capture } {
+  const { host } = plan;
+  const scope = plan.parentScope.child(`run:${runId}`);
+  try {
+    scope.provide(delegationContextKey, Object.freeze({ depth: plan.depth, maxDepth: plan.cap }));
+    if (plan.persona !== undefined) {
+      const shadowed = host.prompts.sections(plan.parentScope).find((s) =>
+        s.name === PERSONA_SECTION
+      );
+      host.prompts.register(scope, {
+        name: PERSONA_SECTION,
+        order: shadowed?.order ?? 0,
+        text: plan.persona,
+      });
+    }
+    if (plan.toolFilter !== undefined) host.tools.restrict(scope, plan.toolFilter);
+    const capture = plan.outputSchema !== undefined
+      ? installCapture(host, scope, plan.outputSchema)
+      : undefined;
+    return { scope, capture };
+  } catch (error) {
+    scope.dispose().catch((e) => scope.logger.error(`Disposing run scope ${runId} failed`, e));
+    throw error;
+  }
+}
+
+/**
+ * The child agent shared by a run and the runs resumed from it: it lives
+ * until every run on it is disposed.
+ */
+class Child {
+  readonly id: string;
+  readonly scope: Scope;
+  readonly capture: Capture | undefined;
+  readonly created: Promise<Agent>;
+  agent: Agent | undefined;
+  #holders = 0;
+  #disposal: Promise<void> | undefined;
+  #creation = new AbortController();
+
+  constructor(id: string, plan: Plan, composed: { scope: Scope; capture?: Capture }) {
+    this.id = id;
+    this.scope = composed.scope;
+    this.capture = composed.capture;
+    const signal = this.#creation.signal;
+    // Creation waits one microtask, so a cancel or dispose in the same tick
+    // as start() happens before anything is published.
+    this.created = Promise.resolve().then(() => {
+      signal.throwIfAborted();
+      return plan.host.agents.create({
+        id,
+        parentScope: composed.scope,
+        options: {
+          model: plan.model,
+          subagentDepth: plan.depth,
+          ...(plan.maxTokens !== undefined ? { maxTokens: plan.maxTokens } : {}),
+        },
+        ...(plan.seed !== undefined ? { session: plan.seed } : {}),
+        signal,
+      });
+    });
+    this.created.then((agent) => this.agent = agent, () => {});
+  }
+
+  hold(): void {
+    this.#holders++;
+  }
+
+  /** Abort a creation still under way (nothing gets published). */
+  abortCreation(reason: string): void {
+    // Once the agent exists there is nothing to abort (and an Error is costly).
+    if (this.agent || this.#creation.signal.aborted) return;
+    this.#creation.abort(new Error(reason));
+  }
+
+  release(): Promise<void> {
+    this.#holders--;
+    if (this.#holders > 0) return Promise.resolve();
+    return this.#disposal ??= (async () => {
+      this.abortCreation("disposed");
+      this.agent?.cancel("disposed");
+      await this.created.catch(() => {});
+      await this.scope.dispose();
+    })();
+  }
+}
+
+function startChild(
+  providerName: string,
+  inherits: boolean,
+  fixedHost: Host | undefined,
+  request: SubagentRequest,
+): SubagentRunHandle {
+  const p = plan(providerName, inherits, fixedHost, request);
+  const id = `${providerName}-${++runCounter}`;
+  const composed = composeRunScope(p, id);
+  const child = new Child(id, p, composed);
+  return runOn(child, p.prompt, p.signal, p.outputSchema !== undefined);
+}
+
+function runOn(
+  child: Child,
+  prompt: readonly ContentBlock[],
+  signal: AbortSignal | undefined,
+  structured: boolean,
+): SubagentRunHandle {
+  child.hold();
+  let settle!: (result: SubagentResultInput) => void;
+  let settled = false;
+  const result = new Promise<SubagentResultInput>((resolve) => settle = resolve);
+  const finish = (value: SubagentResultInput) => {
+    if (settled) return;
+    settled = true;
+    settle(value);
+  };
+  let cancelled: string | undefined;
+  let disposal: Promise<void> | undefined;
+
+  const started = child.created.then((agent) => {
+    if (cancelled !== undefined) {
+      throw new Error(`cancelled before the child started: ${cancelled}`);
+    }
+    agent.send(prompt as ContentBlock[]);
+  });
+  started.then(
+    () =>
+      child.agent!.whenIdle().then((end) => {
+        if (child.capture) child.capture.open = false;
+        finish(mapTurnEnd(end, child.capture, structured));
+      }),
+    (error: unknown) => {
+      if (cancelled !== undefined) return finish({ output: [], stopReason: "aborted" });
+      finish({ output: `the child could not start: ${messageOf(error)}`, stopReason: "error" });
+    },
+  ).catch((error: unknown) => {
+    finish({ output: `the child failed: ${messageOf(error)}`, stopReason: "error" });
+  });
+
+  const cancel = (reason?: string): void => {
+    if (settled || cancelled !== undefined) return;
+    cancelled = reason ?? "cancelled";
+    if (child.agent) child.agent.cancel(cancelled);
+    else child.abortCreation(cancelled);
+  };
+  let unbind = (): void => {};
+  if (signal) {
+    if (signal.aborted) cancel("aborted");
+    else {
+      const onAbort = () => cancel("aborted");
+      signal.addEventListener("abort", onAbort, { once: true });
+      unbind = () => signal.removeEventListener("abort", onAbort);
+    }
+  }
+  result.then(() => unbind());
+
+  const handle: SubagentRunHandle = {
+    id: child.id,
+    started,
+    result,
+    cancel,
+    dispose(): Promise<void> {
+      return disposal ??= (async () => {
+        unbind();
+        cancel("disposed");
+        // The child is torn down only when no resumed run still holds it.
+        const released = child.release();
+        if (!settled) {
+          await child.agent?.whenIdle().catch(() => {});
+          finish({ output: [], stopReason: "aborted" });
+        }
+        await released;
+      })();
+    },
+    sendMessage(content: ContentInput): Promise<void> {
+      return started.then(() => {
+        if (settled) {
+          throw new TypeError(
+            `Cannot send a message to run "${child.id}": it has finished; use resume()`,
+          );
+        }
+        child.agent!.send(content);
+      });
+    },
+    resume(content: ContentInput): SubagentRunHandle {
+      if (!settled || !child.agent || disposal !== undefined) {
+        throw new TypeError(
+          `Cannot resume run "${child.id}": ${
+            disposal !== undefined ? "it was disposed" : "it has not finished"
+          }`,
+        );
+      }
+      const blocks = typeof content === "string"
+        ? [{ type: "text" as const, text: content }]
+        : content;
+      // A resumed turn is plain: the structured answer was the first run's.
+      return runOn(child, blocks, undefined, false);
+    },
+  };
+  return handle;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function mapTurnEnd(
+  end: { reason: string; output: readonly ContentBlock[]; error?: string },
+  capture: Capture | undefined,
+  structured: boolean,
+): SubagentResultInput {
+  const output = end.output as ContentBlock[];
+  switch (end.reason) {
+    case "completed":
+      if (structured) {
+        if (!capture?.committed) {
+          return {
+            output: [
+              ...output,
+              {
+                type: "text",
+                text: "\n[the child finished without submitting a structured result]",
+              },
+            ],
+            stopReason: "error",
+          };
+        }
+        return { output, structured: capture.value as JsonValue, stopReason: "completed" };
+      }
+      return { output, stopReason: "completed" };
+    case "max-tokens":
+      return { output, stopReason: "max-tokens" };
+    case "aborted":
+      return { output, stopReason: "aborted" };
+    case "refusal":
+      return { output, stopReason: "refusal" };
+    default:
+      return {
+        output: end.error ? [...output, { type: "text", text: `[error] ${end.error}` }] : output,
+        stopReason: "error",
+      };
+  }
+}
