@@ -17,7 +17,7 @@ import {
 } from "./agent.ts";
 import { type ContentBlock, type ContentInput, describe, parseContent } from "./content.ts";
 import type { Host } from "./host.ts";
-import { deepFreeze, jsonCopy, type JsonValue } from "./json.ts";
+import { deepFreeze, frozenJsonCopy, jsonCopy, type JsonValue } from "./json.ts";
 import type {
   ModelFinishReason,
   ModelMessage,
@@ -95,7 +95,9 @@ function toBlocks(content: ContentInput): readonly ContentBlock[] {
     if (content === "") throw new TypeError("Invalid content: must not be empty");
     return Object.freeze([Object.freeze({ type: "text" as const, text: content })]);
   }
-  return deepFreeze(parseContent(jsonCopy(content, "content"), "content"));
+  const copy = frozenJsonCopy(content, "content");
+  const blocks = parseContent(copy, "content");
+  return typeof copy === "string" ? deepFreeze(blocks) : blocks;
 }
 
 function textBlocks(text: string): readonly ContentBlock[] {
@@ -595,7 +597,7 @@ function readToolCall(event: Record<string, unknown>, index: number): ModelToolC
   return Object.freeze({
     id,
     name,
-    args: deepFreeze(jsonCopy(args === undefined ? {} : args, `tool call "${id}" args`)),
+    args: frozenJsonCopy(args === undefined ? {} : args, `tool call "${id}" args`),
   });
 }
 

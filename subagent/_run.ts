@@ -296,7 +296,6 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
       }
     },
   );
-  result.catch(noop);
 
   const cancel = (reason?: string): void => {
     Reflect.apply(rawCancel, handle, reason === undefined ? [] : [reason]);
@@ -330,7 +329,7 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
     unbindSignal();
     unbindSignal = noop;
   };
-  result.then(settled, settled);
+  if (signal) result.then(settled, settled);
   const wrappedDispose = (): Promise<void> => {
     settled();
     const disposal = dispose();

@@ -234,8 +234,15 @@ function plan(
  * (an unknown tool name, a schema the tool registry refuses) fails here,
  * before any child exists, and the scope is disposed again.
  */
-function composeRunScope(plan: Plan, runId: string): { scope: Scope; capture?: Capture } {
+function composeRunScope(plan: Plan, runId: string): Composed {
   const { host } = plan;
+  if (
+    plan.persona === undefined && plan.toolFilter === undefined &&
+    plan.outputSchema === undefined && plan.cap === undefined
+  ) {
+    // Nothing to compose: the child's own scope, nested in the parent's, is enough.
+    return { scope: plan.parentScope, owned: false };
+  }
   const scope = plan.parentScope.child(`run:${runId}`);
   try {
     scope.provide(delegationContextKey, Object.freeze({ depth: plan.depth, maxDepth: plan.cap }));
@@ -253,11 +260,18 @@ function composeRunScope(plan: Plan, runId: string): { scope: Scope; capture?: C
     const capture = plan.outputSchema !== undefined
       ? installCapture(host, scope, plan.outputSchema)
       : undefined;
-    return { scope, capture };
+    return { scope, owned: true, capture };
   } catch (error) {
     scope.dispose().catch((e) => scope.logger.error(`Disposing run scope ${runId} failed`, e));
     throw error;
   }
+}
+
+/** Where the child is created, and whether the run owns that scope. */
+interface Composed {
+  readonly scope: Scope;
+  readonly owned: boolean;
+  readonly capture?: Capture;
 }
 
 /**
@@ -266,7 +280,7 @@ function composeRunScope(plan: Plan, runId: string): { scope: Scope; capture?: C
  */
 class Child {
   readonly id: string;
-  readonly scope: Scope;
+  readonly composed: Composed;
   readonly capture: Capture | undefined;
   readonly created: Promise<Agent>;
   agent: Agent | undefined;
@@ -274,9 +288,9 @@ class Child {
   #disposal: Promise<void> | undefined;
   #creation = new AbortController();
 
-  constructor(id: string, plan: Plan, composed: { scope: Scope; capture?: Capture }) {
+  constructor(id: string, plan: Plan, composed: Composed) {
     this.id = id;
-    this.scope = composed.scope;
+    this.composed = composed;
     this.capture = composed.capture;
     const signal = this.#creation.signal;
     // Creation waits one microtask, so a cancel or dispose in the same tick
@@ -316,7 +330,8 @@ class Child {
       this.abortCreation("disposed");
       this.agent?.cancel("disposed");
       await this.created.catch(() => {});
-      await this.scope.dispose();
+      if (this.composed.owned) await this.composed.scope.dispose();
+      else await this.agent?.dispose();
     })();
   }
 }
@@ -356,21 +371,25 @@ function runOn(
     if (cancelled !== undefined) {
       throw new Error(`cancelled before the child started: ${cancelled}`);
     }
-    agent.send(prompt as ContentBlock[]);
+    // One text block travels as its string: the agent's cheapest path.
+    agent.send(
+      prompt.length === 1 && prompt[0].type === "text" ? prompt[0].text : prompt as ContentBlock[],
+    );
   });
-  started.then(
-    () =>
-      child.agent!.whenIdle().then((end) => {
-        if (child.capture) child.capture.open = false;
-        finish(mapTurnEnd(end, child.capture, structured));
-      }),
+  started.then(() => child.agent!.whenIdle()).then(
+    (end) => {
+      if (child.capture) child.capture.open = false;
+      finish(mapTurnEnd(end, child.capture, structured));
+    },
     (error: unknown) => {
       if (cancelled !== undefined) return finish({ output: [], stopReason: "aborted" });
-      finish({ output: `the child could not start: ${messageOf(error)}`, stopReason: "error" });
+      const started = child.agent !== undefined;
+      finish({
+        output: `the child ${started ? "failed" : "could not start"}: ${messageOf(error)}`,
+        stopReason: "error",
+      });
     },
-  ).catch((error: unknown) => {
-    finish({ output: `the child failed: ${messageOf(error)}`, stopReason: "error" });
-  });
+  );
 
   const cancel = (reason?: string): void => {
     if (settled || cancelled !== undefined) return;
@@ -387,7 +406,7 @@ function runOn(
       unbind = () => signal.removeEventListener("abort", onAbort);
     }
   }
-  result.then(() => unbind());
+  if (signal) result.then(() => unbind());
 
   const handle: SubagentRunHandle = {
     id: child.id,
