@@ -5,7 +5,7 @@
 //      before / during / after dispose;
 //   3. fork start of a parent with a 1,000-event session, against a spawn
 //      start from the same parent.
-// Run: deno task bench:in-process
+// Run: deno task bench:in-process (or: deno run --v8-flags=--expose-gc bench/in_process.ts memory)
 import {
   type Agent,
   createHost,
@@ -86,6 +86,7 @@ async function memory(): Promise<void> {
   const w = await world();
   gc?.();
   const before = Deno.memoryUsage().rss;
+  const heapBefore = Deno.memoryUsage().heapUsed;
   const runs = [];
   for (let i = 0; i < N; i++) {
     runs.push(w.subagents.start("spawn", { prompt: "@hang", parent: w.parent }));
@@ -93,22 +94,31 @@ async function memory(): Promise<void> {
   await Promise.all(runs.map((run) => run.started));
   gc?.();
   const during = Deno.memoryUsage().rss;
+  const heapDuring = Deno.memoryUsage().heapUsed;
   const live = w.host.agents.list().length - 1;
   await Promise.all(runs.map((run) => run.dispose()));
-  const stops = new Set((await Promise.all(runs.map((run) => run.result))).map((r) => r.stopReason));
+  const stops = new Set(
+    (await Promise.all(runs.map((run) => run.result))).map((r) => r.stopReason),
+  );
   runs.length = 0;
   gc?.();
   await new Promise((resolve) => setTimeout(resolve, 100));
   gc?.();
   const after = Deno.memoryUsage().rss;
+  const heapAfter = Deno.memoryUsage().heapUsed;
   console.log(`2. ${N.toLocaleString()} concurrent children on a hanging model`);
   console.log(`   RSS before ${mb(before)}, during ${mb(during)} (${live} live children),`);
   console.log(
     `   after dispose ${mb(after)}; the children cost ${mb(during - before)} (target ≤ 200 MB)`,
   );
-  console.log(`   stop reasons after dispose: ${[...stops].join(", ")}; agents left: ${
-    w.host.agents.list().length - 1
-  }`);
+  console.log(
+    `   V8 heap used: before ${mb(heapBefore)}, during ${mb(heapDuring)}, after ${mb(heapAfter)}`,
+  );
+  console.log(
+    `   stop reasons after dispose: ${[...stops].join(", ")}; agents left: ${
+      w.host.agents.list().length - 1
+    }`,
+  );
   await w.host.scope.dispose();
 }
 
@@ -140,6 +150,10 @@ async function forkStart(): Promise<void> {
   await w.host.scope.dispose();
 }
 
-await throughput();
-await memory();
-await forkStart();
+// Each phase runs in its own process (see the bench:in-process task), so the
+// memory figures start from a fresh heap.
+const phases: Record<string, () => Promise<void>> = { throughput, memory, fork: forkStart };
+for (const phase of Deno.args.length ? Deno.args : Object.keys(phases)) {
+  if (!phases[phase]) throw new RangeError(`Unknown phase "${phase}" (${Object.keys(phases)})`);
+  await phases[phase]();
+}

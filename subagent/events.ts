@@ -1,6 +1,7 @@
 import { defineEvent, type EventKey } from "@seam/host";
 import type {
   RegisteredSubagentProvider,
+  SubagentProgressInfo,
   SubagentProviderRemovedInfo,
   SubagentRunEndInfo,
   SubagentRunInfo,
@@ -30,4 +31,15 @@ export const subagentStart: EventKey<SubagentRunInfo> = defineEvent(
  */
 export const subagentEnd: EventKey<SubagentRunEndInfo> = defineEvent(
   "subagent/end",
+);
+
+/**
+ * `subagent/progress`: a running child streamed text, called a tool or
+ * planned. Emitted by providers in the delegating parent's scope while the
+ * run is live (so a parent's listener also sees its grandchildren's
+ * progress, each with its own `runId`). Providers may skip the work when
+ * nothing listens (`scope.hasListeners(subagentProgress)`).
+ */
+export const subagentProgress: EventKey<SubagentProgressInfo> = defineEvent(
+  "subagent/progress",
 );

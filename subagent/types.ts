@@ -218,3 +218,24 @@ export interface SubagentRunEndInfo extends SubagentRunInfo {
   /** Milliseconds from `start` to settlement. */
   readonly durationMs: number;
 }
+
+/** What kind of progress a running child reported. */
+export type SubagentProgressKind = "text" | "thought" | "tool-call" | "tool-result" | "plan";
+
+/**
+ * Payload of `subagent/progress`: something a running child did, emitted by
+ * the provider in the delegating parent's scope while the run is live.
+ * Progress is never output: the output is the result's.
+ */
+export interface SubagentProgressInfo {
+  /** The run's id. */
+  readonly runId: string;
+  /** What happened. */
+  readonly kind: SubagentProgressKind;
+  /** Streamed text (for `text` and `thought`), a plan's text, or a tool result's text. */
+  readonly text?: string;
+  /** The tool's name (for `tool-call` and `tool-result`). */
+  readonly name?: string;
+  /** The tool call's id (for `tool-call` and `tool-result`). */
+  readonly callId?: string;
+}

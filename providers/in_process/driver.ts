@@ -1,5 +1,8 @@
 import {
   type Agent,
+  agentTextDelta,
+  agentToolCallEnd,
+  agentToolCallStart,
   type ContentBlock,
   type ContentInput,
   describe,
@@ -9,6 +12,7 @@ import {
   type JsonValue,
   type Scope,
   type SessionEvent,
+  textOf,
 } from "@seam/host";
 import {
   assertSubagentMaxDepth,
@@ -17,6 +21,7 @@ import {
   type OutputSchema,
   type SubagentCapabilities,
   SubagentDepthError,
+  subagentProgress,
   type SubagentProvider,
   type SubagentRequest,
   type SubagentResultInput,
@@ -70,6 +75,10 @@ let runCounter = 0;
  *   the model, the value is committed when a call succeeds, which ends the
  *   turn and denies later calls; a run that ends without a capture ends
  *   `error`.
+ *
+ * While a run is live, the child's streamed text and tool calls are
+ * re-emitted as `subagent/progress` in the parent's scope (only when
+ * something listens there at start).
  *
  * Every check happens synchronously in `start`, before any child exists.
  * `cancel`/`dispose` before readiness publish nothing; `dispose` is memoized
@@ -309,7 +318,12 @@ class Child {
         signal,
       });
     });
-    this.created.then((agent) => this.agent = agent, () => {});
+    this.created.then((agent) => {
+      this.agent = agent;
+      if (plan.parentScope.hasListeners(subagentProgress)) {
+        relayProgress(agent, plan.parentScope);
+      }
+    }, () => {});
   }
 
   hold(): void {
@@ -452,6 +466,38 @@ function runOn(
     },
   };
   return handle;
+}
+
+/**
+ * Re-emit the child's own streamed text and tool calls as
+ * `subagent/progress` in the parent's scope, for as long as the child lives.
+ */
+function relayProgress(agent: Agent, parentScope: Scope): void {
+  const runId = agent.id;
+  agent.scope.on(agentTextDelta, (info) => {
+    if (info.agentId !== runId) return;
+    parentScope.emit(subagentProgress, Object.freeze({ runId, kind: "text", text: info.text }));
+  });
+  agent.scope.on(agentToolCallStart, (info) => {
+    if (info.agentId !== runId) return;
+    parentScope.emit(
+      subagentProgress,
+      Object.freeze({ runId, kind: "tool-call", name: info.name, callId: info.callId }),
+    );
+  });
+  agent.scope.on(agentToolCallEnd, (info) => {
+    if (info.agentId !== runId) return;
+    parentScope.emit(
+      subagentProgress,
+      Object.freeze({
+        runId,
+        kind: "tool-result",
+        name: info.name,
+        callId: info.callId,
+        text: textOf(info.content),
+      }),
+    );
+  });
 }
 
 function messageOf(error: unknown): string {

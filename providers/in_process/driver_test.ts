@@ -14,6 +14,7 @@ import {
   createSubagentService,
   OutputSchemaError,
   SubagentDepthError,
+  subagentProgress,
   type SubagentService,
   type SubagentStartRequest,
 } from "@seam/subagent";
@@ -499,5 +500,32 @@ Deno.test("createInProcessProvider() called directly still checks its input", as
     /inheritsParentContext/,
   );
   assert.deepEqual(w.created, ["parent"]);
+  await w.dispose();
+});
+
+Deno.test("createInProcessProvider() relays the child's progress to the parent's scope", async () => {
+  const w = await world();
+  const progress: string[] = [];
+  w.parent.scope.on(subagentProgress, (info) => {
+    progress.push(
+      `${info.runId === first.id ? "child" : "grandchild"} ${info.kind} ${
+        info.kind === "text" ? info.text!.trim() : info.name
+      }`,
+    );
+  });
+  const first = start(w, {
+    prompt: '@call delegate {"prompt": "@reply deep words"}\n@reply got it',
+  });
+  const result = await first.result;
+  assert.equal(textOf(result.output), "got it");
+  assert.deepEqual(progress, [
+    "child tool-call delegate",
+    "grandchild text deep",
+    "grandchild text words",
+    "child tool-result delegate",
+    "child text got",
+    "child text it",
+  ]);
+  await first.dispose();
   await w.dispose();
 });
