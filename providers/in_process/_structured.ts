@@ -33,11 +33,9 @@ export function installCapture(host: Host, scope: Scope, schema: OutputSchema): 
     description: "Submit your final structured answer. Its arguments are the answer.",
     parameters: schema,
     execute(args: JsonValue) {
-      if (capture.committed) {
-        return { content: "A result was already submitted; this one is ignored.", isError: true };
-      }
-      // The registry ran validation and guards before this point, and this
-      // successful result is final: commit now.
+      // The registry ran validation and the guards (which deny any call once
+      // a value is committed, a second capture in the same step included)
+      // before this point, and this successful result is final: commit now.
       capture.value = args;
       capture.committed = true;
       return { content: "Result recorded.", stopTurn: true };

@@ -304,9 +304,8 @@ class Child {
     const signal = this.#creation.signal;
     // Creation waits one microtask, so a cancel or dispose in the same tick
     // as start() happens before anything is published.
-    this.created = Promise.resolve().then(() => {
-      signal.throwIfAborted();
-      return plan.host.agents.create({
+    this.created = Promise.resolve().then(() =>
+      plan.host.agents.create({
         id,
         parentScope: composed.scope,
         options: {
@@ -316,8 +315,8 @@ class Child {
         },
         ...(plan.seed !== undefined ? { session: plan.seed } : {}),
         signal,
-      });
-    });
+      })
+    );
     this.created.then((agent) => {
       this.agent = agent;
       if (plan.parentScope.hasListeners(subagentProgress)) {
