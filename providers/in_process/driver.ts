@@ -13,6 +13,7 @@ import {
   type Scope,
   type SessionEvent,
   textOf,
+  type TurnEnd,
 } from "@seam/host";
 import {
   assertSubagentMaxDepth,
@@ -315,14 +316,14 @@ class Child {
         },
         ...(plan.seed !== undefined ? { session: plan.seed } : {}),
         signal,
+      }).then((agent) => {
+        this.agent = agent;
+        if (plan.parentScope.hasListeners(subagentProgress)) {
+          relayProgress(agent, plan.parentScope);
+        }
+        return agent;
       })
     );
-    this.created.then((agent) => {
-      this.agent = agent;
-      if (plan.parentScope.hasListeners(subagentProgress)) {
-        relayProgress(agent, plan.parentScope);
-      }
-    }, () => {});
   }
 
   hold(): void {
@@ -339,13 +340,21 @@ class Child {
   release(): Promise<void> {
     this.#holders--;
     if (this.#holders > 0) return Promise.resolve();
-    return this.#disposal ??= (async () => {
-      this.abortCreation("disposed");
-      this.agent?.cancel("disposed");
-      await this.created.catch(() => {});
-      if (this.composed.owned) await this.composed.scope.dispose();
-      else await this.agent?.dispose();
-    })();
+    return this.#disposal ??= this.#teardown();
+  }
+
+  #teardown(): Promise<void> {
+    const { owned, scope } = this.composed;
+    const agent = this.agent;
+    if (agent) {
+      agent.cancel("disposed");
+      return owned ? scope.dispose() : agent.dispose();
+    }
+    this.abortCreation("disposed");
+    return this.created.then(
+      (late) => owned ? scope.dispose() : late.dispose(),
+      () => owned ? scope.dispose() : undefined,
+    );
   }
 }
 
@@ -380,6 +389,17 @@ function runOn(
   let cancelled: string | undefined;
   let disposal: Promise<void> | undefined;
 
+  const onEnd = (end: TurnEnd) => {
+    if (child.capture) child.capture.open = false;
+    finish(mapTurnEnd(end, child.capture, structured));
+  };
+  const onFailure = (error: unknown) => {
+    if (cancelled !== undefined) return finish({ output: [], stopReason: "aborted" });
+    finish({
+      output: `the child ${child.agent ? "failed" : "could not start"}: ${messageOf(error)}`,
+      stopReason: "error",
+    });
+  };
   const started = child.created.then((agent) => {
     if (cancelled !== undefined) {
       throw new Error(`cancelled before the child started: ${cancelled}`);
@@ -388,21 +408,9 @@ function runOn(
     agent.send(
       prompt.length === 1 && prompt[0].type === "text" ? prompt[0].text : prompt as ContentBlock[],
     );
+    agent.whenIdle().then(onEnd, onFailure);
   });
-  started.then(() => child.agent!.whenIdle()).then(
-    (end) => {
-      if (child.capture) child.capture.open = false;
-      finish(mapTurnEnd(end, child.capture, structured));
-    },
-    (error: unknown) => {
-      if (cancelled !== undefined) return finish({ output: [], stopReason: "aborted" });
-      const started = child.agent !== undefined;
-      finish({
-        output: `the child ${started ? "failed" : "could not start"}: ${messageOf(error)}`,
-        stopReason: "error",
-      });
-    },
-  );
+  started.catch(onFailure);
 
   const cancel = (reason?: string): void => {
     if (settled || cancelled !== undefined) return;
@@ -427,17 +435,13 @@ function runOn(
     result,
     cancel,
     dispose(): Promise<void> {
-      return disposal ??= (async () => {
-        unbind();
-        cancel("disposed");
-        // The child is torn down only when no resumed run still holds it.
-        const released = child.release();
-        if (!settled) {
-          await child.agent?.whenIdle().catch(() => {});
-          finish({ output: [], stopReason: "aborted" });
-        }
-        await released;
-      })();
+      if (disposal) return disposal;
+      unbind();
+      cancel("disposed");
+      // The child is torn down only when no resumed run still holds it.
+      const released = child.release();
+      if (settled) return disposal = released;
+      return disposal = released.then(() => finish({ output: [], stopReason: "aborted" }));
     },
     sendMessage(content: ContentInput): Promise<void> {
       return started.then(() => {
