@@ -10,3 +10,4 @@ export * from "@seam/subagent";
 export * from "@seam/subagent-in-process";
 export * from "@seam/subagent-spawn";
 export * from "@seam/subagent-fork";
+export * from "@seam/tool-subagent";

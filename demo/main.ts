@@ -1,0 +1,45 @@
+/**
+ * `deno task demo`: watch a parent agent delegate through the subagent tool.
+ *
+ * Runs on the embedded scripted model unless a model API key is set:
+ * `DEEPSEEK_API_KEY` (DeepSeek; model `SEAM_MODEL`, default `deepseek-chat`)
+ * or `OPENAI_API_KEY` (+ `OPENAI_BASE_URL`, default
+ * `https://api.openai.com/v1`; model `SEAM_MODEL`, default `gpt-4o-mini`).
+ * Pass `--scripted` to ignore the keys. On a terminal the tree is redrawn in
+ * place; otherwise (CI, a pipe) it prints line-based updates. `NO_COLOR`
+ * turns colours off.
+ *
+ * @module
+ */
+import { createLogger } from "@seam/host";
+import { modelFromEnv, runDemo } from "./demo.ts";
+
+if (import.meta.main) {
+  const encoder = new TextEncoder();
+  const write = (text: string) => {
+    const bytes = encoder.encode(text);
+    let written = 0;
+    while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
+  };
+  const live = Deno.stdout.isTerminal();
+  const model = Deno.args.includes("--scripted")
+    ? undefined
+    : modelFromEnv((name) => Deno.env.get(name));
+  const controller = new AbortController();
+  const onInterrupt = () => controller.abort();
+  Deno.addSignalListener("SIGINT", onInterrupt);
+  try {
+    const report = await runDemo({
+      write,
+      live,
+      color: live && Deno.env.get("NO_COLOR") === undefined,
+      columns: live ? Deno.consoleSize().columns : 100,
+      ...(model ? { model } : {}),
+      signal: controller.signal,
+      logger: createLogger({ level: "warn" }),
+    });
+    if (report.tree.status !== "completed") Deno.exitCode = 1;
+  } finally {
+    Deno.removeSignalListener("SIGINT", onInterrupt);
+  }
+}
