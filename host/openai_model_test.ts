@@ -41,13 +41,29 @@ const encoder = new TextEncoder();
 
 /** An SSE response sending `parts` as they are (each one network write). */
 function rawSse(parts: string[], options: { end?: "close" | "hang" } = {}): Response {
+  // Pauses between writes end early when the client goes away, so no timer
+  // outlives the test.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let wake: (() => void) | undefined;
+  let gone = false;
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
-      for (const part of parts) {
+      for (const [i, part] of parts.entries()) {
+        if (gone) return;
         controller.enqueue(encoder.encode(part));
-        await new Promise((resolve) => setTimeout(resolve, 1));
+        if (i < parts.length - 1) {
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            timer = setTimeout(resolve, 1);
+          });
+        }
       }
-      if (options.end !== "hang") controller.close();
+      if (options.end !== "hang" && !gone) controller.close();
+    },
+    cancel() {
+      gone = true;
+      clearTimeout(timer);
+      wake?.();
     },
   });
   return new Response(body, { headers: { "content-type": "text/event-stream" } });
