@@ -1,0 +1,42 @@
+// ACP provider cost per run (start → result → dispose through ctx.subagents)
+// against the in-process spawn provider. `deno task bench` reports averages;
+// `deno run -A bench/acp_medians.ts` reports the medians the targets are about.
+import { runOnce, setupAcpBench } from "./acp_setup.ts";
+
+const bench = await setupAcpBench();
+
+Deno.bench({
+  name: "spawn (in-process, scripted model)",
+  group: "acp",
+  baseline: true,
+  warmup: 20,
+  n: 200,
+  // An `async` function: deno bench awaits only those (an arrow returning a
+  // promise is timed as if synchronous).
+  async fn() {
+    await runOnce(bench, "spawn");
+  },
+});
+
+let warmCalls = 0;
+Deno.bench({
+  name: "acp, reuseProcess (warm process, new session per run)",
+  group: "acp",
+  warmup: 5,
+  n: 100,
+  async fn() {
+    await runOnce(bench, "acp-warm");
+    // No hook runs after a benchmark: the warm process goes with its last run.
+    if (++warmCalls === 105) await bench.warm.dispose();
+  },
+});
+
+Deno.bench({
+  name: "acp, cold (spawn → result → dispose)",
+  group: "acp",
+  warmup: 2,
+  n: 30,
+  async fn() {
+    await runOnce(bench, "acp-cold");
+  },
+});

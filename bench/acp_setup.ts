@@ -1,0 +1,87 @@
+// Shared by the ACP benchmarks: one start → await result → dispose through
+// `ctx.subagents`, for the ACP provider driving the test agent (a fresh
+// process per run, or one warm process with a session per run) and for the
+// in-process `spawn` provider on the scripted model (the baseline).
+import {
+  type AgentRef,
+  createHost,
+  createMemoryLogger,
+  createScriptedModel,
+  type Host,
+} from "@seam/host";
+import { createSubagentService, type SubagentService } from "@seam/subagent";
+import { type AcpProvider, createAcpProvider } from "@seam/subagent-acp";
+import { createSpawnProvider } from "@seam/subagent-spawn";
+import { testAgentConfig } from "../tests/acp_support.ts";
+
+/** Everything a benchmark round needs. */
+export interface AcpBench {
+  readonly host: Host;
+  readonly service: SubagentService;
+  readonly parent: AgentRef;
+  readonly cold: AcpProvider;
+  readonly warm: AcpProvider;
+  close(): Promise<void>;
+}
+
+/** Register the three providers on one host. */
+export async function setupAcpBench(): Promise<AcpBench> {
+  const { logger } = createMemoryLogger();
+  const host = createHost({ logger });
+  host.models.register(host.scope, "scripted", createScriptedModel());
+  const service = createSubagentService(host.scope);
+  service.registerProvider(createSpawnProvider());
+  const cold = createAcpProvider(testAgentConfig([], { name: "acp-cold", logger }));
+  const warm = createAcpProvider(
+    testAgentConfig([], { name: "acp-warm", logger, reuseProcess: true }),
+  );
+  service.registerProvider(cold);
+  service.registerProvider(warm);
+  const parent = await host.agents.create({ id: "parent", options: { model: "scripted" } });
+  return {
+    host,
+    service,
+    parent,
+    cold,
+    warm,
+    async close() {
+      await cold.dispose();
+      await warm.dispose();
+      await host.scope.dispose();
+    },
+  };
+}
+
+/** Milliseconds from `start` to `started`, to `result`, and the `dispose` that followed. */
+export interface RunTiming {
+  readonly started: number;
+  readonly result: number;
+  readonly dispose: number;
+}
+
+/** One run through the service; throws unless it completed with the text. */
+export async function runOnce(bench: AcpBench, provider: string): Promise<RunTiming> {
+  const prompt = provider === "spawn"
+    ? "@reply hello from the child"
+    : "complete hello from the child";
+  const t0 = performance.now();
+  const run = bench.service.start(provider, { prompt, parent: bench.parent });
+  let started = 0;
+  let result = 0;
+  let failure: Error | undefined;
+  try {
+    await run.started;
+    started = performance.now() - t0;
+    const { stopReason, output } = await run.result;
+    result = performance.now() - t0;
+    if (stopReason !== "completed") {
+      failure = new Error(`${provider} ended ${stopReason}: ${JSON.stringify(output)}`);
+    }
+  } catch (error) {
+    failure = error as Error;
+  }
+  const t1 = performance.now();
+  await run.dispose();
+  if (failure) throw failure;
+  return { started, result, dispose: performance.now() - t1 };
+}

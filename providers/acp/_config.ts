@@ -1,0 +1,149 @@
+import { describe, type Logger } from "@seam/host";
+import { isAbsolute, resolve } from "node:path";
+import type { AcpLauncher, AcpPermissionPolicy, AcpProviderConfig } from "./types.ts";
+
+/** The validated, defaulted snapshot of an {@linkcode AcpProviderConfig}. */
+export interface ResolvedConfig {
+  readonly name: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly permission: AcpPermissionPolicy;
+  readonly disposeEofGraceMs: number;
+  readonly disposeGraceMs: number;
+  readonly startupTimeoutMs: number;
+  readonly maxMessageBytes: number;
+  readonly reuseProcess: boolean;
+  readonly logger: Logger | undefined;
+  readonly launcher: AcpLauncher;
+}
+
+const LAUNCHERS: readonly AcpLauncher[] = ["auto", "setsid", "perl", "direct"];
+
+function fail(field: string, expected: string, value: unknown, kind = TypeError): never {
+  const name = field === "" ? "config" : `config.${field}`;
+  throw new kind(
+    `Cannot create the ACP provider: ${name} must be ${expected}, got ${describe(value)}`,
+  );
+}
+
+function positive(field: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number") fail(field, "a positive finite number of ms", value);
+  if (!Number.isFinite(value) || value <= 0) {
+    fail(field, "a positive finite number of ms", value, RangeError);
+  }
+  return value;
+}
+
+/**
+ * Read every field of `config` once, check it and fill in the defaults.
+ *
+ * @throws {TypeError | RangeError} naming the first bad field.
+ */
+export function resolveConfig(config: AcpProviderConfig): ResolvedConfig {
+  if (config === null || typeof config !== "object") fail("", "an object", config);
+  const {
+    command,
+    args,
+    cwd,
+    env,
+    name,
+    permission,
+    disposeEofGraceMs,
+    disposeGraceMs,
+    startupTimeoutMs,
+    maxMessageBytes,
+    reuseProcess,
+    logger,
+    launcher,
+  } = config;
+  if (typeof command !== "string" || command === "") {
+    fail("command", "a non-empty string", command);
+  }
+  let argList: string[] = [];
+  if (args !== undefined) {
+    if (!Array.isArray(args)) fail("args", "an array of strings", args);
+    argList = args.map((arg, i) =>
+      typeof arg === "string" ? arg : fail(`args[${i}]`, "a string", arg)
+    );
+  }
+  if (cwd !== undefined && (typeof cwd !== "string" || cwd === "")) {
+    fail("cwd", "a non-empty string", cwd);
+  }
+  const extraEnv: Record<string, string> = {};
+  if (env !== undefined) {
+    if (env === null || typeof env !== "object" || Array.isArray(env)) {
+      fail("env", "an object of strings", env);
+    }
+    for (const [key, value] of Object.entries(env)) {
+      if (key === "" || key.includes("=") || key.includes("\0")) {
+        fail(`env`, "variable names without '=' or NUL", key);
+      }
+      if (typeof value !== "string") fail(`env.${key}`, "a string", value);
+      extraEnv[key] = value;
+    }
+  }
+  if (name !== undefined && (typeof name !== "string" || name === "")) {
+    fail("name", "a non-empty string", name);
+  }
+  if (
+    permission !== undefined && permission !== "reject" && permission !== "allow" &&
+    typeof permission !== "function"
+  ) {
+    fail("permission", '"reject", "allow" or a function', permission);
+  }
+  if (reuseProcess !== undefined && typeof reuseProcess !== "boolean") {
+    fail("reuseProcess", "a boolean", reuseProcess);
+  }
+  if (
+    logger !== undefined &&
+    (logger === null || typeof logger !== "object" || typeof logger.child !== "function")
+  ) {
+    fail("logger", "a Logger", logger);
+  }
+  if (launcher !== undefined && !LAUNCHERS.includes(launcher)) {
+    fail("launcher", `one of ${LAUNCHERS.map((l) => `"${l}"`).join(", ")}`, launcher);
+  }
+  let messageBytes = 32 * 1024 * 1024;
+  if (maxMessageBytes !== undefined) {
+    if (typeof maxMessageBytes !== "number") {
+      fail("maxMessageBytes", "a positive integer", maxMessageBytes);
+    }
+    if (!Number.isSafeInteger(maxMessageBytes) || maxMessageBytes <= 0) {
+      fail("maxMessageBytes", "a positive integer", maxMessageBytes, RangeError);
+    }
+    messageBytes = maxMessageBytes;
+  }
+  const graces = {
+    disposeEofGraceMs: positive("disposeEofGraceMs", disposeEofGraceMs, 1_000),
+    disposeGraceMs: positive("disposeGraceMs", disposeGraceMs, 2_000),
+    startupTimeoutMs: positive("startupTimeoutMs", startupTimeoutMs, 30_000),
+  };
+  let directory: string;
+  try {
+    directory = cwd !== undefined && isAbsolute(cwd)
+      ? resolve(cwd)
+      : resolve(Deno.cwd(), cwd ?? ".");
+  } catch (error) {
+    throw new TypeError(
+      `Cannot create the ACP provider: config.cwd is relative or absent and the current directory cannot be read (${
+        (error as Error).message
+      }); pass an absolute cwd`,
+    );
+  }
+  return Object.freeze({
+    name: name ?? "acp",
+    command,
+    args: Object.freeze(argList),
+    cwd: directory,
+    env: Object.freeze(extraEnv),
+    permission: permission ?? "reject",
+    ...graces,
+    maxMessageBytes: messageBytes,
+    reuseProcess: reuseProcess ?? false,
+    logger,
+    launcher: launcher ?? "auto",
+  });
+}

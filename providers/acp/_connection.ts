@@ -1,0 +1,437 @@
+// One agent process and the ACP client connection over its stdio. Several
+// sessions may share it (reuseProcess); updates and permission requests are
+// routed to the session's sink. The SDK correlates requests and answers and
+// serves the agent's requests; `session/update` notifications are taken off
+// the stream before it, in wire order, so the last chunk before a prompt's
+// answer is always part of the output.
+import * as acp from "@agentclientprotocol/sdk";
+import type { Logger } from "@seam/host";
+import { deferred, settledWithin } from "./_async.ts";
+import type { PromptCapabilities } from "./_content.ts";
+import { LineFramer } from "./_framing.ts";
+import {
+  type AgentProcess,
+  describeExit,
+  type Launcher,
+  spawnAgentProcess,
+  type TeardownGraces,
+} from "./_process.ts";
+
+type Json = Record<string, unknown>;
+
+/** What an {@linkcode AgentConnection} needs. */
+export interface ConnectionConfig {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  readonly env: Record<string, string>;
+  readonly launcher: Launcher;
+  readonly maxMessageBytes: number;
+  readonly graces: TeardownGraces;
+  readonly logger: Logger;
+}
+
+/** A permission option as the agent offered it. */
+export interface PermissionOptionWire {
+  readonly optionId: string;
+  readonly name: string;
+  readonly kind: string;
+}
+
+/** The agent's `session/request_permission` params. */
+export interface PermissionParams {
+  readonly toolCall: Json;
+  readonly options: readonly PermissionOptionWire[];
+}
+
+/** The answer to a permission request. */
+export type PermissionOutcome =
+  | { readonly outcome: "cancelled" }
+  | { readonly outcome: "selected"; readonly optionId: string };
+
+/** Where one session's traffic goes. */
+export interface SessionSink {
+  /** One `session/update` object (untrusted JSON), in wire order. */
+  update(update: unknown): void;
+  /** Decide a permission request; `signal` aborts when the agent withdraws it. */
+  permission(params: PermissionParams, signal: AbortSignal): Promise<PermissionOutcome>;
+}
+
+/** What `initialize` told about the agent. */
+export interface AgentInfo {
+  readonly promptCapabilities: PromptCapabilities;
+  readonly canCloseSessions: boolean;
+  readonly name: string | undefined;
+}
+
+const CANCELLED: PermissionOutcome = Object.freeze({ outcome: "cancelled" });
+/** How long to wait for the other half (exit or stdout EOF) when one is seen. */
+const DRAIN_MS = 250;
+const EARLY_UPDATES_MAX = 256;
+const CLIENT_VERSION = "0.1.0";
+
+const encoder = new TextEncoder();
+const noop = () => {};
+
+let connectionCounter = 0;
+
+const isObject = (value: unknown): value is Json =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+/** A message for an error the agent sent back (a JSON-RPC error) or the connection's failure. */
+export function describeFailure(method: string, error: unknown): string {
+  if (error instanceof acp.RequestError) {
+    return `the ACP agent answered ${method} with error ${error.code}: ${error.message}`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** One agent process, its ACP connection and the sessions on it. */
+export class AgentConnection {
+  /** A number for logs. */
+  readonly serial: number = ++connectionCounter;
+  /** Fulfils once `initialize` was answered; rejects with a clear error. */
+  readonly ready: Promise<AgentInfo>;
+  #config: ConnectionConfig;
+  #logger: Logger;
+  #proc: AgentProcess | undefined;
+  #client: acp.ClientConnection | undefined;
+  #toSdk: ReadableStreamDefaultController<acp.AnyMessage> | undefined;
+  #failure: Error | undefined;
+  #failureListeners = new Set<(error: Error) => void>();
+  #info: AgentInfo | undefined;
+  #sinks = new Map<string, SessionSink>();
+  #early: { sessionId: string; update: unknown }[] = [];
+  #creating = 0;
+  #creatingIdle = deferred();
+  #stdoutEnded = deferred();
+  #gone: Promise<void> | undefined;
+  #holders = 0;
+  #disposal: Promise<void> | undefined;
+
+  constructor(config: ConnectionConfig) {
+    this.#config = config;
+    this.#logger = config.logger;
+    this.#creatingIdle.resolve();
+    const framer = new LineFramer(config.maxMessageBytes, {
+      message: (message) => this.#onMessage(message),
+      garbage: (line) =>
+        this.#logger.warn(
+          `Ignored a line on the ACP agent's stdout that is not a JSON-RPC message: ${line}`,
+        ),
+    });
+    try {
+      this.#proc = spawnAgentProcess({
+        command: config.command,
+        args: config.args,
+        cwd: config.cwd,
+        env: config.env,
+        launcher: config.launcher,
+        logger: config.logger,
+        onStdout: (chunk) => {
+          if (this.#failure) return; // drained only, so the agent never blocks on a full pipe
+          try {
+            framer.push(chunk);
+          } catch (error) {
+            this.#fail(error as Error);
+          }
+        },
+        onStdoutEnd: (error) => {
+          if (!this.#failure) {
+            try {
+              framer.flush();
+            } catch (flushError) {
+              this.#fail(flushError as Error);
+            }
+          }
+          if (error !== undefined && !this.#failure) {
+            this.#logger.debug("Reading the ACP agent's stdout failed", error);
+          }
+          this.#stdoutEnded.resolve();
+          this.#whenGone();
+        },
+      });
+    } catch (error) {
+      this.#failure = error as Error;
+      this.ready = Promise.reject(this.#failure);
+      this.ready.catch(noop);
+      return;
+    }
+    const proc = this.#proc;
+    proc.exited.then(() => this.#whenGone());
+    const readable = new ReadableStream<acp.AnyMessage>({
+      start: (controller) => {
+        this.#toSdk = controller;
+      },
+      cancel: () => {
+        this.#toSdk = undefined;
+      },
+    });
+    const writable = new WritableStream<acp.AnyMessage>({
+      write: (message) => this.#write(message),
+    });
+    this.#client = acp.client({ name: "seam" })
+      .onRequest(
+        acp.methods.client.session.requestPermission,
+        ({ params, signal }) =>
+          this.#permission(params as unknown as Json & PermissionParams, signal)
+            .then((outcome) => ({ outcome })),
+      )
+      .connect({ readable, writable });
+    this.ready = this.#initialize();
+    this.ready.catch(noop);
+  }
+
+  /** The failure that ended the connection, if any. */
+  get failure(): Error | undefined {
+    return this.#failure;
+  }
+
+  /** Whether new sessions can still be opened on it. */
+  get usable(): boolean {
+    return this.#failure === undefined && this.#disposal === undefined;
+  }
+
+  /** What `initialize` told, once it was answered. */
+  get info(): AgentInfo | undefined {
+    return this.#info;
+  }
+
+  /** Call `listener` once when the connection fails (at once if it already has). */
+  onFailure(listener: (error: Error) => void): () => void {
+    if (this.#failure) {
+      listener(this.#failure);
+      return noop;
+    }
+    this.#failureListeners.add(listener);
+    return () => this.#failureListeners.delete(listener);
+  }
+
+  async #initialize(): Promise<AgentInfo> {
+    let response: Json;
+    try {
+      response = await this.#client!.agent.request(acp.methods.agent.initialize, {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+        clientInfo: { name: "seam", version: CLIENT_VERSION },
+      }) as unknown as Json;
+    } catch (error) {
+      throw new Error(describeFailure("initialize", error), { cause: error });
+    }
+    if (!isObject(response) || response.protocolVersion !== acp.PROTOCOL_VERSION) {
+      const version = isObject(response) ? JSON.stringify(response.protocolVersion) : "nothing";
+      const error = new Error(
+        `the ACP agent answered initialize with protocol version ${version}; this client speaks version ${acp.PROTOCOL_VERSION}`,
+      );
+      this.#fail(error);
+      throw error;
+    }
+    const capabilities = isObject(response.agentCapabilities) ? response.agentCapabilities : {};
+    const prompt = isObject(capabilities.promptCapabilities) ? capabilities.promptCapabilities : {};
+    const sessions = isObject(capabilities.sessionCapabilities)
+      ? capabilities.sessionCapabilities
+      : {};
+    const agentInfo = isObject(response.agentInfo) ? response.agentInfo : {};
+    this.#info = {
+      promptCapabilities: {
+        image: prompt.image === true,
+        embeddedContext: prompt.embeddedContext === true,
+      },
+      canCloseSessions: isObject(sessions.close),
+      name: typeof agentInfo.name === "string" ? agentInfo.name : undefined,
+    };
+    return this.#info;
+  }
+
+  /**
+   * Open a session whose traffic goes to `sink`. Updates the agent sends for
+   * it before answering are replayed to `sink` first. If `signal` aborted
+   * meanwhile, a late session is closed again and not attached.
+   */
+  async newSession(cwd: string, sink: SessionSink, signal: AbortSignal): Promise<string> {
+    if (this.#creating++ === 0) this.#creatingIdle = deferred();
+    try {
+      const response = await this.#client!.agent.request(acp.methods.agent.session.new, {
+        cwd,
+        mcpServers: [],
+      }).catch((error) => {
+        throw new Error(describeFailure("session/new", error), { cause: error });
+      }) as unknown as Json;
+      const sessionId = isObject(response) ? response.sessionId : undefined;
+      if (typeof sessionId !== "string" || sessionId === "") {
+        throw new Error(
+          `the ACP agent answered session/new without a session id: ${
+            JSON.stringify(response)?.slice(0, 200)
+          }`,
+        );
+      }
+      if (signal.aborted) {
+        this.closeSession(sessionId).catch(noop);
+        throw new Error("the run ended before the session was opened");
+      }
+      this.#sinks.set(sessionId, sink);
+      const replay = this.#early.filter((e) => e.sessionId === sessionId);
+      if (replay.length > 0) {
+        this.#early = this.#early.filter((e) => e.sessionId !== sessionId);
+        for (const early of replay) sink.update(early.update);
+      }
+      return sessionId;
+    } finally {
+      if (--this.#creating === 0) {
+        if (this.#early.length > 0) {
+          this.#logger.debug(
+            `Dropped ${this.#early.length} updates for sessions the agent never opened`,
+          );
+          this.#early = [];
+        }
+        this.#creatingIdle.resolve();
+      }
+    }
+  }
+
+  /** Stop routing `sessionId`'s traffic. */
+  detach(sessionId: string): void {
+    this.#sinks.delete(sessionId);
+  }
+
+  /** Send `session/prompt`; resolves with the agent's stop reason as sent. */
+  async prompt(sessionId: string, prompt: Json[]): Promise<unknown> {
+    let response: Json;
+    try {
+      response = await this.#client!.agent.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: prompt as unknown as acp.ContentBlock[],
+      }) as unknown as Json;
+    } catch (error) {
+      throw new Error(describeFailure("session/prompt", error), { cause: error });
+    }
+    return isObject(response) ? response.stopReason : undefined;
+  }
+
+  /**
+   * Send `session/cancel`. Written straight to stdin (a notification needs
+   * no correlation) so it is ordered before a stdin close that follows.
+   */
+  cancel(sessionId: string): void {
+    this.#writeRaw({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } });
+  }
+
+  /** Send `session/close` when the agent supports it; rejects on an error answer. */
+  async closeSession(sessionId: string): Promise<void> {
+    this.#sinks.delete(sessionId);
+    if (!this.#info?.canCloseSessions || !this.usable) return;
+    await this.#client!.agent.request(acp.methods.agent.session.close, { sessionId });
+  }
+
+  /** Take a hold: the process lives until every hold is released (or it is disposed). */
+  hold(): void {
+    this.#holders++;
+  }
+
+  /** Release a hold; the last one tears the process down. */
+  release(): Promise<void> {
+    if (--this.#holders > 0) return Promise.resolve();
+    return this.dispose();
+  }
+
+  /**
+   * Tear down now: fail pending requests, then stdin EOF → SIGTERM → SIGKILL
+   * to the process group (see `AgentProcess.terminate`). Memoized.
+   */
+  dispose(reason = "the ACP agent process was stopped"): Promise<void> {
+    return this.#disposal ??= (async () => {
+      this.#fail(new Error(reason));
+      await this.#proc?.terminate(this.#config.graces);
+    })();
+  }
+
+  #onMessage(message: Json): void {
+    if (message.method === "session/update" && !("id" in message)) {
+      const params = message.params;
+      if (!isObject(params) || typeof params.sessionId !== "string") {
+        this.#logger.warn("Ignored a malformed session/update from the ACP agent");
+        return;
+      }
+      const sink = this.#sinks.get(params.sessionId);
+      if (sink) {
+        sink.update(params.update);
+      } else if (this.#creating > 0 && this.#early.length < EARLY_UPDATES_MAX) {
+        this.#early.push({ sessionId: params.sessionId, update: params.update });
+      } else {
+        this.#logger.debug(`Dropped an update for unknown session ${params.sessionId}`);
+      }
+      return;
+    }
+    try {
+      this.#toSdk?.enqueue(message as acp.AnyMessage);
+    } catch {
+      // The SDK stopped reading: the connection is closed.
+    }
+  }
+
+  async #permission(params: Json & PermissionParams, signal: AbortSignal) {
+    const sessionId = String(params.sessionId);
+    let sink = this.#sinks.get(sessionId);
+    if (!sink && this.#creating > 0) {
+      // Asked before session/new was answered: wait for the answers.
+      await this.#creatingIdle.promise;
+      sink = this.#sinks.get(sessionId);
+    }
+    if (!sink) {
+      this.#logger.warn(`Cancelled a permission request for unknown session ${sessionId}`);
+      return CANCELLED;
+    }
+    return await sink.permission(params, signal);
+  }
+
+  async #write(message: acp.AnyMessage): Promise<void> {
+    if (this.#failure) throw this.#failure;
+    try {
+      await this.#proc!.write(encoder.encode(JSON.stringify(message) + "\n"));
+    } catch (error) {
+      // Most likely the agent died: report that rather than a broken pipe.
+      await settledWithin(this.#whenGone(), DRAIN_MS * 2);
+      throw this.#failure ?? new Error(`writing to the ACP agent's stdin failed: ${error}`);
+    }
+  }
+
+  #writeRaw(message: Json): void {
+    if (this.#failure || !this.#proc) return;
+    this.#proc.write(encoder.encode(JSON.stringify(message) + "\n")).catch(noop);
+  }
+
+  /** Once the agent exited or closed stdout: wait for the other half, then fail. */
+  #whenGone(): Promise<void> {
+    return this.#gone ??= (async () => {
+      const proc = this.#proc!;
+      await settledWithin(Promise.all([proc.exited, this.#stdoutEnded.promise]), DRAIN_MS);
+      if (this.#failure) return;
+      const status = proc.exitStatus;
+      const what = status
+        ? `the ACP agent process ${describeExit(status)}`
+        : "the ACP agent closed its stdout";
+      const tail = proc.stderrTail();
+      this.#fail(new Error(tail ? `${what}; its last stderr lines:\n${tail}` : what));
+    })();
+  }
+
+  #fail(error: Error): void {
+    if (this.#failure) return;
+    this.#failure = error;
+    this.#logger.debug(`ACP connection ${this.serial} ended: ${error.message}`);
+    this.#client?.close(error);
+    try {
+      this.#toSdk?.close();
+    } catch {
+      // Already closed.
+    }
+    for (const listener of this.#failureListeners) {
+      try {
+        listener(error);
+      } catch (listenerError) {
+        this.#logger.error("An ACP connection failure listener threw", listenerError);
+      }
+    }
+    this.#failureListeners.clear();
+  }
+}

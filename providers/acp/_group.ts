@@ -1,0 +1,142 @@
+// Process-group inspection and signalling (POSIX). A group is alive while it
+// has a member that is not a zombie: orphans are reparented to init, which
+// may reap them late (seconds here; never, in a container whose PID 1 does
+// not reap), and a zombie is not a running process. Zombies are told apart
+// through `/proc` when Deno may read it (only with --allow-all), else
+// through `ps`.
+
+/** One process. */
+export interface ProcessRow {
+  readonly pid: number;
+  readonly ppid: number;
+  readonly pgid: number;
+  readonly zombie: boolean;
+}
+
+let procReadable = true;
+let psRunnable = true;
+
+function fromProc(): ProcessRow[] | undefined {
+  if (!procReadable) return undefined;
+  const rows: ProcessRow[] = [];
+  try {
+    for (const entry of Deno.readDirSync("/proc")) {
+      const code = entry.name.charCodeAt(0);
+      if (code < 48 || code > 57) continue; // not a pid
+      let text: string;
+      try {
+        text = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      } catch {
+        continue; // gone meanwhile
+      }
+      // "pid (comm) state ppid pgrp …"; comm may hold spaces and parentheses.
+      const close = text.lastIndexOf(")");
+      const [state, ppid, pgid] = text.slice(close + 2).split(" ");
+      rows.push({
+        pid: Number(entry.name),
+        ppid: Number(ppid),
+        pgid: Number(pgid),
+        zombie: state === "Z" || state === "X",
+      });
+    }
+  } catch {
+    procReadable = false; // not Linux, or not permitted (Deno wants --allow-all)
+    return undefined;
+  }
+  return rows;
+}
+
+async function fromPs(): Promise<ProcessRow[] | undefined> {
+  if (!psRunnable) return undefined;
+  try {
+    const { success, stdout } = await new Deno.Command("ps", {
+      args: ["-A", "-o", "pid=,ppid=,pgid=,stat="],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    if (!success) return undefined;
+    return new TextDecoder().decode(stdout).split("\n").flatMap((line) => {
+      const [pid, ppid, pgid, stat] = line.trim().split(/\s+/);
+      return pid && stat
+        ? [{ pid: Number(pid), ppid: Number(ppid), pgid: Number(pgid), zombie: stat[0] === "Z" }]
+        : [];
+    });
+  } catch {
+    psRunnable = false; // no ps, or not permitted
+    return undefined;
+  }
+}
+
+/** Every process (from `/proc`, else `ps`), or `undefined` when neither works. */
+export async function processTable(): Promise<ProcessRow[] | undefined> {
+  return fromProc() ?? await fromPs();
+}
+
+/**
+ * `kill(target, 0)`: `true` when something answers (zombies included),
+ * `false` when nothing does, `undefined` when the probe is unavailable.
+ */
+function probe(target: number): boolean | undefined {
+  try {
+    Deno.kill(target, 0 as unknown as Deno.Signal);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    if (error instanceof Deno.errors.PermissionDenied) return true; // exists, not ours
+    return undefined;
+  }
+}
+
+/** Whether process group `pgid` still has a running (non-zombie) member. */
+export async function groupRunning(pgid: number): Promise<boolean> {
+  // The probe is a cheap syscall and settles the common case: nobody left.
+  if (probe(-pgid) === false) return false;
+  const table = await processTable();
+  if (!table) return probe(-pgid) !== false;
+  return table.some((row) => row.pgid === pgid && !row.zombie);
+}
+
+/** Whether `pid` is a running (non-zombie) process. */
+export async function processRunning(pid: number): Promise<boolean> {
+  if (probe(pid) === false) return false;
+  const table = await processTable();
+  if (!table) return probe(pid) !== false;
+  return table.some((row) => row.pid === pid && !row.zombie);
+}
+
+/** The running descendants of `pid` (empty when the process table is unavailable). */
+export async function descendants(pid: number): Promise<number[]> {
+  const table = await processTable();
+  if (!table) return [];
+  const children = new Map<number, number[]>();
+  for (const row of table) {
+    if (row.zombie) continue;
+    const list = children.get(row.ppid);
+    if (list) list.push(row.pid);
+    else children.set(row.ppid, [row.pid]);
+  }
+  const found: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    for (const child of children.get(queue.pop()!) ?? []) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found;
+}
+
+/**
+ * Send `signal` to `target` (a pid, or `-pgid` for a whole group).
+ * Returns `false` when there was nobody to signal.
+ */
+export function sendSignal(target: number, signal: Deno.Signal): boolean {
+  try {
+    Deno.kill(target, signal);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}

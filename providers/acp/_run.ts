@@ -1,0 +1,309 @@
+// A run is one prompt turn on an ACP session: the handle a provider returns
+// from `start` and `resume`.
+import { type AgentRef, type ContentBlock, type ContentInput, deepFreeze } from "@seam/host";
+import type { SubagentResultInput, SubagentRunHandle, SubagentStopReason } from "@seam/subagent";
+import { Aborted, race, settledWithin, TimedOut } from "./_async.ts";
+import { fromAcpUpdate, toAcpPrompt } from "./_content.ts";
+import type { PermissionOutcome, PermissionParams } from "./_connection.ts";
+import { CANCELLED, toOutcome } from "./_permission.ts";
+import type { AcpSession } from "./_session.ts";
+import { type AcpToolCall, type AcpUpdate, acpUpdate } from "./events.ts";
+import type { AcpPermissionDecision, AcpPermissionRequest } from "./types.ts";
+
+const noop = () => {};
+let runCounter = 0;
+
+const messageOf = (error: unknown): string =>
+  error instanceof Error ? error.message : String(error);
+
+/** The run's output: the agent's message chunks, adjacent text merged. */
+class Output {
+  readonly blocks: ContentBlock[] = [];
+
+  append(content: readonly ContentBlock[]): void {
+    for (const block of content) {
+      const last = this.blocks[this.blocks.length - 1];
+      if (block.type === "text" && last?.type === "text") {
+        this.blocks[this.blocks.length - 1] = { type: "text", text: last.text + block.text };
+      } else {
+        this.blocks.push(block);
+      }
+    }
+  }
+}
+
+/** What a run needs to know about its request. */
+export interface RunRequest {
+  readonly prompt: readonly ContentBlock[];
+  readonly parent: AgentRef;
+  readonly signal?: AbortSignal;
+}
+
+/** One prompt turn: the handle a provider returns from `start` or `resume`. */
+export class AcpRun implements SubagentRunHandle {
+  readonly id: string;
+  readonly started: Promise<void>;
+  readonly result: Promise<SubagentResultInput>;
+  #session: AcpSession;
+  #request: RunRequest;
+  #resumed: boolean;
+  #abort = new AbortController();
+  #settled = false;
+  #isStarted = false;
+  #resolveStarted!: () => void;
+  #rejectStarted!: (error: Error) => void;
+  #resolveResult!: (result: SubagentResultInput) => void;
+  #output = new Output();
+  #prompting = false;
+  #disposal: Promise<void> | undefined;
+  #unbindSignal = noop;
+
+  constructor(
+    session: AcpSession,
+    request: RunRequest,
+    resumed: boolean,
+  ) {
+    this.id = `${session.settings.provider}-${++runCounter}`;
+    this.#session = session;
+    this.#request = request;
+    this.#resumed = resumed;
+    this.started = new Promise<void>((resolve, reject) => {
+      this.#resolveStarted = resolve;
+      this.#rejectStarted = reject;
+    });
+    this.started.catch(noop);
+    this.result = new Promise((resolve) => this.#resolveResult = resolve);
+    session.hold();
+    session.settings.live.add(this);
+    if (!resumed) session.turn = this;
+    const signal = request.signal;
+    if (signal?.aborted) {
+      queueMicrotask(() => this.cancel("the caller's signal was aborted"));
+    } else if (signal) {
+      const onAbort = () => this.cancel("the caller's signal was aborted");
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#unbindSignal = () => signal.removeEventListener("abort", onAbort);
+    }
+    this.#drive().catch((error) => {
+      session.logger.error(`ACP run ${this.id} failed unexpectedly`, error);
+      this.#finishError("the run", error);
+    });
+  }
+
+  /** Whether the result has settled. */
+  get settled(): boolean {
+    return this.#settled;
+  }
+
+  async #drive(): Promise<void> {
+    const session = this.#session;
+    const connection = session.connection;
+    const { startupTimeoutMs } = session.settings;
+    const signal = this.#abort.signal;
+    let phase = "initialize";
+    try {
+      if (!this.#resumed) {
+        const at = performance.now() + startupTimeoutMs;
+        const late = (what: string) => ({
+          at,
+          message:
+            `the ACP agent did not answer ${what} within ${startupTimeoutMs} ms (startupTimeoutMs)`,
+        });
+        await race(connection.ready, signal, late("initialize"));
+        phase = "session/new";
+        session.sessionId = await race(
+          connection.newSession(session.settings.cwd, session, signal),
+          signal,
+          late("session/new"),
+        );
+      } else {
+        phase = "session/prompt";
+        const previous = session.pendingPrompt;
+        if (
+          previous && !await race(settledWithin(previous, session.settings.graces.graceMs), signal)
+        ) {
+          throw new Error(
+            `the ACP agent did not end the previous (cancelled) turn within ${session.settings.graces.graceMs} ms`,
+          );
+        }
+        session.turn = this;
+      }
+      phase = "session/prompt";
+      this.#isStarted = true;
+      this.#resolveStarted();
+      const prompt = toAcpPrompt(this.#request.prompt, connection.info!.promptCapabilities);
+      this.#prompting = true;
+      const answer = connection.prompt(session.sessionId!, prompt);
+      session.trackPrompt(answer);
+      const stopReason = await race(answer, signal);
+      this.#finishWithStop(stopReason);
+    } catch (error) {
+      if (error instanceof Aborted || signal.aborted) return; // cancel() settled it
+      if (error instanceof TimedOut) {
+        // A process that never answers is of no further use (shared or not).
+        connection.dispose(`the ACP agent process was stopped: ${error.message}`).catch(noop);
+      }
+      this.#finishError(phase, error);
+    }
+  }
+
+  #finishWithStop(stopReason: unknown): void {
+    switch (stopReason) {
+      case "end_turn":
+        return this.#finish("completed");
+      case "max_tokens":
+        return this.#finish("max-tokens");
+      case "refusal":
+        return this.#finish("refusal");
+      case "cancelled":
+        return this.#finish("aborted");
+      default:
+        return this.#finishError(
+          "session/prompt",
+          new Error(`the ACP agent ended the turn with stop reason ${JSON.stringify(stopReason)}`),
+        );
+    }
+  }
+
+  #finishError(phase: string, error: unknown): void {
+    if (this.#settled) return;
+    const message = `The ACP run failed during ${phase}: ${messageOf(error)}`;
+    this.#session.logger.warn(`ACP run ${this.id}: ${message}`);
+    this.#finish("error", message);
+  }
+
+  #finish(stopReason: SubagentStopReason, diagnostic?: string): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#prompting = false;
+    this.#unbindSignal();
+    this.#abort.abort(new Error(`the run ended (${stopReason})`));
+    if (!this.#isStarted) {
+      this.#rejectStarted(
+        new Error(
+          diagnostic ?? `the run ended "${stopReason}" before its ACP session was ready`,
+        ),
+      );
+    }
+    const output = this.#output.blocks;
+    if (diagnostic !== undefined) output.push({ type: "text", text: diagnostic });
+    this.#resolveResult({ output, stopReason });
+  }
+
+  /**
+   * Ask the agent to stop (`session/cancel`) and end the run `aborted` at
+   * once, whatever the agent answers later. Idempotent.
+   */
+  cancel(reason?: string): void {
+    if (this.#settled) return;
+    const session = this.#session;
+    if (this.#prompting && session.sessionId !== undefined) {
+      session.connection.cancel(session.sessionId);
+    }
+    this.#abort.abort(new Error(reason ?? "cancelled"));
+    this.#finish("aborted");
+  }
+
+  /** Cancel if live, then let go of the session (and, last, its process). Memoized. */
+  dispose(): Promise<void> {
+    return this.#disposal ??= (async () => {
+      this.cancel("disposed");
+      try {
+        await this.#session.release();
+      } finally {
+        this.#session.settings.live.delete(this);
+      }
+    })();
+  }
+
+  /** Another prompt on the same session, as a new run (the agent keeps its context). */
+  resume(content: ContentInput): SubagentRunHandle {
+    const session = this.#session;
+    const problem = this.#disposal !== undefined
+      ? "it was disposed"
+      : !this.#settled
+      ? "it has not finished"
+      : session.sessionId === undefined
+      ? "its ACP session was never opened"
+      : session.turn !== this && session.turn?.settled === false
+      ? "another run on its session is live"
+      : undefined;
+    if (problem) throw new TypeError(`Cannot resume run "${this.id}": ${problem}`);
+    const prompt: readonly ContentBlock[] = typeof content === "string"
+      ? [{ type: "text", text: content }]
+      : content;
+    return new AcpRun(session, { prompt, parent: this.#request.parent }, true);
+  }
+
+  /** A `session/update` for this run's session. */
+  onUpdate(raw: unknown): void {
+    if (this.#settled) return;
+    const update = fromAcpUpdate(raw);
+    if (!update) {
+      this.#session.logger.warn(
+        `ACP run ${this.id}: ignored a malformed session/update: ${
+          JSON.stringify(raw)?.slice(0, 200)
+        }`,
+      );
+      return;
+    }
+    if (update.kind === "message" && this.#prompting) this.#output.append(update.content);
+    this.#emit(update);
+  }
+
+  #emit(update: AcpUpdate): void {
+    const scope = this.#request.parent.scope;
+    if (!scope.hasListeners(acpUpdate)) return;
+    scope.emit(
+      acpUpdate,
+      deepFreeze({
+        runId: this.id,
+        provider: this.#session.settings.provider,
+        parentId: this.#request.parent.id,
+        sessionId: this.#session.sessionId ?? "",
+        update,
+      }),
+    );
+  }
+
+  /** A `session/request_permission` for this run's session. */
+  async onPermission(
+    params: PermissionParams,
+    agentSignal: AbortSignal,
+  ): Promise<PermissionOutcome> {
+    if (this.#settled) return CANCELLED;
+    const { permission } = this.#session.settings;
+    const logger = this.#session.logger;
+    const options = Array.isArray(params.options) ? params.options : [];
+    let decision: AcpPermissionDecision;
+    if (typeof permission === "string") {
+      decision = permission;
+    } else {
+      const withdrawn = AbortSignal.any([this.#abort.signal, agentSignal]);
+      const request: AcpPermissionRequest = Object.freeze({
+        runId: this.id,
+        parentId: this.#request.parent.id,
+        sessionId: this.#session.sessionId ?? "",
+        toolCall: deepFreeze(toolCallOf(params.toolCall)),
+        options: deepFreeze(
+          options.map((o) => ({ optionId: o.optionId, name: o.name, kind: o.kind })),
+        ),
+        signal: withdrawn,
+      });
+      try {
+        decision = await race(Promise.resolve().then(() => permission(request)), withdrawn);
+      } catch (error) {
+        if (withdrawn.aborted) return CANCELLED;
+        logger.error(`The permission handler of ACP run ${this.id} failed: rejecting`, error);
+        decision = "reject";
+      }
+    }
+    if (this.#settled || agentSignal.aborted) return CANCELLED;
+    return toOutcome(decision, options, logger);
+  }
+}
+
+function toolCallOf(value: unknown): AcpToolCall {
+  const update = fromAcpUpdate({ ...(value as object), sessionUpdate: "tool_call_update" });
+  return update?.kind === "tool-call-update" ? update.toolCall : { toolCallId: "" };
+}

@@ -1,0 +1,103 @@
+// An ACP session shared by a run and the runs resumed from it: it routes the
+// session's traffic to the live run and holds the agent process until the
+// last of them is disposed.
+import type { Logger } from "@seam/host";
+import { settledWithin } from "./_async.ts";
+import type {
+  AgentConnection,
+  PermissionOutcome,
+  PermissionParams,
+  SessionSink,
+} from "./_connection.ts";
+import { CANCELLED } from "./_permission.ts";
+import type { TeardownGraces } from "./_process.ts";
+import type { AcpRun } from "./_run.ts";
+import type { AcpPermissionPolicy } from "./types.ts";
+
+/** The provider-level settings a run needs. */
+export interface RunSettings {
+  readonly provider: string;
+  readonly cwd: string;
+  readonly permission: AcpPermissionPolicy;
+  readonly startupTimeoutMs: number;
+  readonly graces: TeardownGraces;
+  /** The connection is shared: a misbehaving session must not keep it. */
+  readonly shared: boolean;
+  /** The provider's runs not yet disposed. */
+  readonly live: Set<AcpRun>;
+}
+
+/** An ACP session and the runs on it. */
+export class AcpSession implements SessionSink {
+  readonly connection: AgentConnection;
+  readonly settings: RunSettings;
+  readonly logger: Logger;
+  sessionId: string | undefined;
+  /** The run receiving the session's traffic. */
+  turn: AcpRun | undefined;
+  /** The last `session/prompt` while the agent has not answered it. */
+  pendingPrompt: Promise<unknown> | undefined;
+  #holds = 0;
+  #release: () => Promise<void>;
+
+  constructor(
+    connection: AgentConnection,
+    settings: RunSettings,
+    logger: Logger,
+    release: () => Promise<void>,
+  ) {
+    this.connection = connection;
+    this.settings = settings;
+    this.logger = logger;
+    this.#release = release;
+  }
+
+  update(update: unknown): void {
+    this.turn?.onUpdate(update);
+  }
+
+  permission(params: PermissionParams, signal: AbortSignal): Promise<PermissionOutcome> {
+    return this.turn ? this.turn.onPermission(params, signal) : Promise.resolve(CANCELLED);
+  }
+
+  /** Track a `session/prompt` until the agent answers it. */
+  trackPrompt(prompt: Promise<unknown>): void {
+    this.pendingPrompt = prompt;
+    const clear = () => {
+      if (this.pendingPrompt === prompt) this.pendingPrompt = undefined;
+    };
+    prompt.then(clear, clear);
+  }
+
+  hold(): void {
+    this.#holds++;
+  }
+
+  /** The last run on the session is gone: end the session, then let the process go. */
+  async release(): Promise<void> {
+    if (--this.#holds > 0) return;
+    const { connection, settings, sessionId } = this;
+    this.turn = undefined;
+    if (settings.shared && sessionId !== undefined && connection.usable) {
+      const pending = this.pendingPrompt;
+      if (pending && !await settledWithin(pending, settings.graces.graceMs)) {
+        // The agent ignores session/cancel: the shared process cannot be trusted.
+        this.logger.warn(
+          `ACP session ${sessionId} did not end its cancelled turn within ${settings.graces.graceMs} ms: stopping the shared agent process`,
+        );
+        await connection.dispose(
+          `the ACP agent process was stopped: session ${sessionId} ignored session/cancel`,
+        );
+      } else if (connection.usable) {
+        const closed = connection.closeSession(sessionId).catch((error) =>
+          this.logger.warn(`Closing ACP session ${sessionId} failed`, error)
+        );
+        if (!await settledWithin(closed, settings.graces.graceMs)) {
+          this.logger.warn(`The ACP agent did not answer session/close for ${sessionId}`);
+        }
+      }
+    }
+    if (sessionId !== undefined) connection.detach(sessionId);
+    await this.#release();
+  }
+}

@@ -1,0 +1,161 @@
+import type { Logger } from "@seam/host";
+import type { SubagentCapabilities, SubagentRequest, SubagentRunHandle } from "@seam/subagent";
+import { resolveConfig } from "./_config.ts";
+import { AgentConnection } from "./_connection.ts";
+import { childEnv } from "./_env.ts";
+import { AcpRun } from "./_run.ts";
+import { AcpSession, type RunSettings } from "./_session.ts";
+import type { AcpProvider, AcpProviderConfig } from "./types.ts";
+
+const CAPABILITIES: SubagentCapabilities = Object.freeze({
+  outputSchema: false,
+  depthLimit: false,
+  toolFilter: false,
+  persona: false,
+});
+
+/**
+ * Create a provider that runs each child as an ACP agent process (Claude
+ * Code, Codex, Gemini CLI, OpenCode, a seam agent served over ACP, …) and
+ * drives it as an ACP client over its stdio.
+ *
+ * A run spawns `command` in a process group of its own (stderr goes to the
+ * logger), sends `initialize` and awaits its answer, opens a session
+ * (`session/new`; `started` fulfils then) and sends the prompt
+ * (`session/prompt`). The output is the agent's `agent_message_chunk`s;
+ * thoughts, tool calls and plans are progress, emitted as
+ * {@linkcode acpUpdate} (`"acp/update"`) on the parent's scope while the run
+ * is live. Stop reasons map `end_turn` → `completed`, `max_tokens` →
+ * `max-tokens`, `refusal` → `refusal`, `cancelled` → `aborted`, anything else
+ * → `error`. A failure (the binary cannot be spawned, the agent dies, never
+ * answers, breaks the protocol) ends the run `error` with the partial output
+ * followed by a text block saying what happened; `result` never rejects for
+ * it.
+ *
+ * `cancel()` sends `session/cancel`, answers a pending permission request
+ * `cancelled` and ends the run `aborted` at once, whatever the agent answers
+ * later. `dispose()` closes stdin, waits `disposeEofGraceMs`, SIGTERMs the
+ * process group, waits `disposeGraceMs`, SIGKILLs it and waits for the exit:
+ * no process of the group outlives it. `resume(content)` sends another prompt
+ * on the same session as a new run; the process lives until the last run on
+ * it is disposed.
+ *
+ * Start-time capabilities: none (`outputSchema`, `maxDepth`, `toolFilter`
+ * and `persona` are rejected by the service before any process exists).
+ * The child does not see the parent's conversation.
+ *
+ * @param config The agent command and the provider's options.
+ * @returns The provider; register it with `ctx.subagents.registerProvider`,
+ *   and dispose it when done (a registration scope may own it).
+ * @throws {TypeError | RangeError} for a bad config field, naming it.
+ *
+ * @example Delegate to an ACP agent and always dispose the run
+ * ```ts ignore
+ * import { createRootScope } from "@seam/host";
+ * import { createSubagentService } from "@seam/subagent";
+ * import { acpUpdate, createAcpProvider } from "@seam/subagent-acp";
+ *
+ * const root = createRootScope();
+ * const subagents = createSubagentService(root);
+ * const acp = createAcpProvider({
+ *   command: "npx",
+ *   args: ["@zed-industries/codex-acp"],
+ *   env: { OPENAI_API_KEY: Deno.env.get("OPENAI_API_KEY") ?? "" },
+ *   permission: "reject",
+ * });
+ * subagents.registerProvider(acp);
+ * root.onDispose(() => acp.dispose());
+ *
+ * const parent = { id: "main", scope: root.child("main") };
+ * parent.scope.on(acpUpdate, ({ update }) => {
+ *   if (update.kind === "message") console.log(update.content);
+ * });
+ * const run = subagents.start("acp", { prompt: "List the TODOs in src/", parent });
+ * try {
+ *   const { stopReason, output } = await run.result;
+ *   console.log(stopReason, output);
+ * } finally {
+ *   await run.dispose();
+ * }
+ * await root.dispose();
+ * ```
+ */
+export function createAcpProvider(config: AcpProviderConfig): AcpProvider {
+  const resolved = resolveConfig(config);
+  const live = new Set<AcpRun>();
+  const settings: RunSettings = Object.freeze({
+    provider: resolved.name,
+    cwd: resolved.cwd,
+    permission: resolved.permission,
+    startupTimeoutMs: resolved.startupTimeoutMs,
+    graces: Object.freeze({
+      eofGraceMs: resolved.disposeEofGraceMs,
+      graceMs: resolved.disposeGraceMs,
+    }),
+    shared: resolved.reuseProcess,
+    live,
+  });
+  let shared: AgentConnection | undefined;
+  let disposal: Promise<void> | undefined;
+
+  const connect = (logger: Logger): AgentConnection =>
+    new AgentConnection({
+      command: resolved.command,
+      args: resolved.args,
+      cwd: resolved.cwd,
+      env: childEnv(resolved.env, logger),
+      launcher: resolved.launcher,
+      maxMessageBytes: resolved.maxMessageBytes,
+      graces: settings.graces,
+      logger,
+    });
+
+  /** The warm process, replaced once it fails; the provider holds it too. */
+  const warm = (logger: Logger): AgentConnection => {
+    if (shared?.usable) return shared;
+    const connection = shared = connect(logger);
+    connection.hold();
+    connection.onFailure(() => {
+      if (shared !== connection) return;
+      shared = undefined;
+      connection.release().catch((error) => logger.error("Releasing an ACP agent failed", error));
+    });
+    return connection;
+  };
+
+  const provider: AcpProvider = {
+    name: resolved.name,
+    capabilities: CAPABILITIES,
+    inheritsParentContext: false,
+    start(request: SubagentRequest): SubagentRunHandle {
+      if (disposal) {
+        throw new TypeError(`Cannot start an ACP run: provider "${resolved.name}" was disposed`);
+      }
+      const logger = resolved.logger ?? request.parent.scope.logger.child(resolved.name);
+      const connection = resolved.reuseProcess ? warm(logger) : connect(logger);
+      connection.hold();
+      const session = new AcpSession(connection, settings, logger, () => connection.release());
+      return new AcpRun(session, {
+        prompt: request.prompt,
+        parent: request.parent,
+        ...(request.signal ? { signal: request.signal } : {}),
+      }, false);
+    },
+    dispose(): Promise<void> {
+      return disposal ??= (async () => {
+        const runs = [...live];
+        for (const run of runs) run.cancel("the ACP provider was disposed");
+        const warmConnection = shared;
+        shared = undefined;
+        await Promise.all([
+          warmConnection?.dispose("the ACP provider was disposed"),
+          ...runs.map((run) => run.dispose()),
+        ]);
+      })();
+    },
+    [Symbol.asyncDispose](): Promise<void> {
+      return provider.dispose();
+    },
+  };
+  return provider;
+}

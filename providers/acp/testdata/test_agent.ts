@@ -1,0 +1,353 @@
+/**
+ * An ACP agent written for the tests from the wire format alone (newline
+ * delimited JSON-RPC 2.0 over stdio; no SDK), so the provider is checked
+ * against an independent peer. It behaves well by default and misbehaves on
+ * demand.
+ *
+ * Run it with `deno run [--allow-env] [--allow-run] test_agent.ts [flags]`.
+ *
+ * Prompt verbs (the first word of the prompt's text):
+ * - `complete <text>`: replies `<text>` in several `agent_message_chunk`s, `end_turn`.
+ * - `progress <text>`: a thought, a plan, a tool call and its update, then as `complete`.
+ * - `hang`: one chunk, then waits for `session/cancel` and answers `cancelled`.
+ * - `fail`: answers a JSON-RPC error.
+ * - `max-tokens`: one chunk, then `max_tokens`.
+ * - `refuse`: `refusal`.
+ * - `max-turn-requests`: one chunk, then `max_turn_requests`.
+ * - `crash`: one chunk, then exits with code 7 mid-turn.
+ * - `permission`: asks for permission, replies with the outcome, `end_turn`.
+ * - `garbage <text>`: prints non-JSON lines on stdout, then as `complete`.
+ * - `oversized <bytes>`: sends one update line of about `<bytes>` bytes.
+ * - `env <NAME>`: replies with the variable's value or `(unset)`.
+ * - `cwd`: replies with the session's cwd.
+ * - `blocks`: replies with the received prompt blocks as JSON.
+ * - `count`: replies with how many prompts this session received.
+ * - `pid`: replies with this process's pid and how many sessions it opened.
+ *
+ * Flags: `--ignore-eof`, `--trap-sigterm`, `--ignore-cancel`,
+ * `--end-turn-after-cancel`, `--grandchild` (spawns a process that traps
+ * SIGTERM and would outlive this one; needs `--allow-run`), `--garbage`
+ * (non-JSON lines before every message), `--no-session-new`,
+ * `--no-initialize`, `--exit-at-start`, `--updates-before-session`,
+ * `--bad-session-new` (answers without a session id), `--bad-updates`
+ * (malformed `session/update`s before the chunks of `complete`),
+ * `--no-close` (does not advertise `session/close`), `--no-images`,
+ * `--protocol-version=<n>`.
+ *
+ * @module
+ */
+
+const flags = new Set(Deno.args);
+const flag = (name: string): boolean => flags.has(`--${name}`);
+const protocolVersion = Number(
+  Deno.args.find((a) => a.startsWith("--protocol-version="))?.split("=")[1] ?? 1,
+);
+
+const encoder = new TextEncoder();
+
+function writeAll(bytes: Uint8Array): void {
+  let offset = 0;
+  while (offset < bytes.length) offset += Deno.stdout.writeSync(bytes.subarray(offset));
+}
+
+function send(message: Record<string, unknown>): void {
+  if (flag("garbage")) writeAll(encoder.encode("this is not json {\n"));
+  writeAll(encoder.encode(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n"));
+}
+
+function log(line: string): void {
+  Deno.stderr.writeSync(encoder.encode(`test-agent[${Deno.pid}]: ${line}\n`));
+}
+
+type Json = Record<string, unknown>;
+
+interface Session {
+  readonly id: string;
+  readonly cwd: string;
+  prompts: number;
+  /** Resolves the pending prompt's cancellation wait. */
+  onCancel?: () => void;
+}
+
+const sessions = new Map<string, Session>();
+let sessionCounter = 0;
+let requestCounter = 0;
+const pendingClientRequests = new Map<number, (message: Json) => void>();
+
+function update(sessionId: string, update: Json): void {
+  send({ method: "session/update", params: { sessionId, update } });
+}
+
+function chunk(sessionId: string, text: string, kind = "agent_message_chunk"): void {
+  update(sessionId, { sessionUpdate: kind, content: { type: "text", text } });
+}
+
+function chunks(sessionId: string, text: string): void {
+  // Word by word, spaces kept, so the joined chunks are exactly `text`.
+  for (const piece of text.match(/\S+\s*|\s+/g) ?? []) chunk(sessionId, piece);
+}
+
+function requestClient(method: string, params: Json): Promise<Json> {
+  const id = ++requestCounter;
+  return new Promise((resolve) => {
+    pendingClientRequests.set(id, resolve);
+    send({ id, method, params });
+  });
+}
+
+/** Wait for `session/cancel` on `session` (never resolves with --ignore-cancel). */
+function cancelled(session: Session): Promise<void> {
+  return new Promise((resolve) => {
+    session.onCancel = () => {
+      session.onCancel = undefined;
+      resolve();
+    };
+  });
+}
+
+function textOfPrompt(prompt: unknown): string {
+  if (!Array.isArray(prompt)) return "";
+  return prompt.map((b) => (b && typeof b === "object" && b.type === "text") ? b.text : "").join(
+    "",
+  );
+}
+
+async function prompt(id: unknown, params: Json): Promise<void> {
+  const session = sessions.get(String(params.sessionId));
+  if (!session) {
+    send({ id, error: { code: -32602, message: `unknown session ${params.sessionId}` } });
+    return;
+  }
+  session.prompts++;
+  const text = textOfPrompt(params.prompt).trim();
+  const [verb = "", ...restWords] = text.split(/\s+/);
+  const rest = text.slice(verb.length).trim();
+  const sid = session.id;
+  const stop = (stopReason: string) => send({ id, result: { stopReason } });
+  switch (verb) {
+    case "complete":
+      if (flag("bad-updates")) {
+        send({ method: "session/update", params: { update: { sessionUpdate: "plan" } } });
+        update(sid, { sessionUpdate: "agent_message_chunk" });
+        update(sid, { sessionUpdate: "tool_call", title: "no id" });
+        update(sid, "not an object" as unknown as Json);
+      }
+      chunks(sid, rest || "done");
+      return stop("end_turn");
+    case "progress":
+      chunk(sid, "thinking about it", "agent_thought_chunk");
+      update(sid, {
+        sessionUpdate: "plan",
+        entries: [{ content: "answer", priority: "high", status: "in_progress" }],
+      });
+      update(sid, {
+        sessionUpdate: "tool_call",
+        toolCallId: "call-1",
+        title: "Look something up",
+        kind: "search",
+        status: "pending",
+        rawInput: { query: rest },
+      });
+      update(sid, {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "call-1",
+        status: "completed",
+        content: [{ type: "content", content: { type: "text", text: "found" } }],
+      });
+      update(sid, { sessionUpdate: "usage_update", used: 10, size: 1000 });
+      chunks(sid, rest || "done");
+      return stop("end_turn");
+    case "hang": {
+      chunk(sid, "working");
+      await cancelled(session);
+      if (flag("end-turn-after-cancel")) {
+        chunk(sid, " and done anyway");
+        return stop("end_turn");
+      }
+      return stop("cancelled");
+    }
+    case "fail":
+      chunk(sid, "about to fail");
+      send({ id, error: { code: -32603, message: "the test agent failed on purpose" } });
+      return;
+    case "max-tokens":
+      chunk(sid, "partial");
+      return stop("max_tokens");
+    case "refuse":
+      return stop("refusal");
+    case "max-turn-requests":
+      chunk(sid, "partial");
+      return stop("max_turn_requests");
+    case "crash":
+      chunk(sid, "partial before the crash");
+      log("crashing mid-turn on purpose");
+      Deno.exit(7);
+      return;
+    case "permission": {
+      const waitCancel = cancelled(session);
+      const answer = requestClient("session/request_permission", {
+        sessionId: sid,
+        toolCall: { toolCallId: "call-p", title: "Delete everything", kind: "delete" },
+        options: [
+          { optionId: "yes", name: "Allow", kind: "allow_once" },
+          { optionId: "always", name: "Always allow", kind: "allow_always" },
+          { optionId: "no", name: "Reject", kind: "reject_once" },
+        ],
+      });
+      const outcome = await Promise.race([answer, waitCancel.then(() => undefined)]);
+      const reply = outcome === undefined ? await answer : outcome;
+      const result = (reply.result ?? {}) as { outcome?: { outcome?: string; optionId?: string } };
+      const described = result.outcome?.outcome === "selected"
+        ? `selected ${result.outcome.optionId}`
+        : String(result.outcome?.outcome ?? JSON.stringify(reply.error));
+      log(`permission outcome: ${described}`);
+      if (outcome === undefined) return stop("cancelled");
+      chunks(sid, `permission: ${described}`);
+      return stop("end_turn");
+    }
+    case "garbage":
+      writeAll(encoder.encode("garbage line one\nnot json either: {]\n\n[1,2,3]\n42\n"));
+      chunks(sid, rest || "done");
+      writeAll(encoder.encode("trailing garbage\n"));
+      return stop("end_turn");
+    case "oversized": {
+      const size = Number(restWords[0] ?? 1_000_000);
+      chunk(sid, "x".repeat(size));
+      return stop("end_turn");
+    }
+    case "env":
+      chunks(sid, Deno.env.get(rest) ?? "(unset)");
+      return stop("end_turn");
+    case "cwd":
+      chunks(sid, session.cwd);
+      return stop("end_turn");
+    case "blocks":
+      chunk(sid, JSON.stringify(params.prompt));
+      return stop("end_turn");
+    case "count":
+      chunk(sid, `prompts: ${session.prompts}`);
+      return stop("end_turn");
+    case "pid":
+      chunk(sid, `pid ${Deno.pid} sessions ${sessionCounter}`);
+      return stop("end_turn");
+    default:
+      chunk(sid, `unknown verb ${JSON.stringify(verb)}`);
+      return stop("end_turn");
+  }
+}
+
+function handle(message: Json): void {
+  const { id, method } = message;
+  const params = (message.params ?? {}) as Json;
+  if (method === undefined) {
+    // A response to one of our requests.
+    const resolve = pendingClientRequests.get(Number(id));
+    pendingClientRequests.delete(Number(id));
+    resolve?.(message);
+    return;
+  }
+  switch (method) {
+    case "initialize":
+      if (flag("no-initialize")) return log("not answering initialize");
+      send({
+        id,
+        result: {
+          protocolVersion,
+          agentCapabilities: {
+            loadSession: false,
+            promptCapabilities: {
+              image: !flag("no-images"),
+              audio: false,
+              embeddedContext: true,
+            },
+            sessionCapabilities: flag("no-close") ? {} : { close: {} },
+          },
+          authMethods: [],
+          agentInfo: { name: "seam-test-agent", version: "0.0.0" },
+        },
+      });
+      return;
+    case "session/new": {
+      if (flag("no-session-new")) return log("not answering session/new");
+      if (flag("bad-session-new")) return send({ id, result: { session: "no id here" } });
+      const sessionId = `sess-${++sessionCounter}`;
+      sessions.set(sessionId, { id: sessionId, cwd: String(params.cwd), prompts: 0 });
+      if (flag("updates-before-session")) {
+        update(sessionId, {
+          sessionUpdate: "available_commands_update",
+          availableCommands: [{ name: "hello", description: "says hello" }],
+        });
+        chunk(sessionId, "early ");
+      }
+      send({ id, result: { sessionId } });
+      return;
+    }
+    case "session/prompt":
+      prompt(id, params).catch((error) => {
+        send({ id, error: { code: -32603, message: String(error) } });
+      });
+      return;
+    case "session/cancel": {
+      log(`session/cancel ${params.sessionId}`);
+      if (flag("ignore-cancel")) return;
+      sessions.get(String(params.sessionId))?.onCancel?.();
+      return;
+    }
+    case "session/close":
+      sessions.get(String(params.sessionId))?.onCancel?.();
+      sessions.delete(String(params.sessionId));
+      send({ id, result: {} });
+      return;
+    default:
+      if (id !== undefined) {
+        send({ id, error: { code: -32601, message: `method not found: ${method}` } });
+      }
+  }
+}
+
+log(`started ${Deno.args.join(" ")}`);
+if (flag("exit-at-start")) {
+  log("exiting at start on purpose");
+  Deno.exit(3);
+}
+if (flag("trap-sigterm")) {
+  Deno.addSignalListener("SIGTERM", () => log("ignoring SIGTERM"));
+}
+if (flag("grandchild")) {
+  const grandchild = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      "Deno.addSignalListener('SIGTERM', () => {}); setInterval(() => {}, 1000);",
+    ],
+    stdin: "null",
+    stdout: "inherit",
+    stderr: "inherit",
+  }).spawn();
+  grandchild.unref();
+  log(`grandchild ${grandchild.pid}`);
+}
+if (flag("garbage")) writeAll(encoder.encode("banner: test agent starting\n"));
+
+const decoder = new TextDecoder();
+let buffered = "";
+for await (const bytes of Deno.stdin.readable) {
+  buffered += decoder.decode(bytes, { stream: true });
+  let newline: number;
+  while ((newline = buffered.indexOf("\n")) !== -1) {
+    const line = buffered.slice(0, newline).trim();
+    buffered = buffered.slice(newline + 1);
+    if (!line) continue;
+    try {
+      handle(JSON.parse(line));
+    } catch (error) {
+      log(`bad input line: ${error}`);
+    }
+  }
+}
+log("stdin closed");
+if (flag("ignore-eof")) {
+  log("ignoring stdin EOF");
+  setInterval(() => {}, 1000);
+} else {
+  Deno.exit(0);
+}

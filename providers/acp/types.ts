@@ -1,0 +1,131 @@
+import type { Logger } from "@seam/host";
+import type { SubagentProvider } from "@seam/subagent";
+import type { AcpToolCall } from "./events.ts";
+
+/**
+ * How the agent process gets a process group of its own, so teardown reaches
+ * every process it started:
+ * - `"setsid"`: through `setsid(1)` (util-linux, most Linux systems);
+ * - `"perl"`: through `perl`'s `POSIX::setsid` (macOS, BSDs);
+ * - `"direct"`: no group of its own; teardown signals the agent and the
+ *   descendants it finds (through `/proc` or `ps`) when teardown begins, so
+ *   a process started later, or reparented before, escapes;
+ * - `"auto"` (default): the first of those that can be run here.
+ */
+export type AcpLauncher = "auto" | "setsid" | "perl" | "direct";
+
+/** One option the agent offers in a permission request. */
+export interface AcpPermissionOption {
+  /** The id to answer with. */
+  readonly optionId: string;
+  /** Its human-readable label. */
+  readonly name: string;
+  /** `"allow_once"`, `"allow_always"`, `"reject_once"` or `"reject_always"`. */
+  readonly kind: string;
+}
+
+/** A `session/request_permission` from the child agent, as a policy function sees it. */
+export interface AcpPermissionRequest {
+  /** The run it belongs to. */
+  readonly runId: string;
+  /** The delegating agent's id. */
+  readonly parentId: string;
+  /** The agent's ACP session id. */
+  readonly sessionId: string;
+  /** The tool call that needs permission. */
+  readonly toolCall: AcpToolCall;
+  /** The options the agent offers, in its order. */
+  readonly options: readonly AcpPermissionOption[];
+  /**
+   * Aborted when the answer is no longer wanted (the run was cancelled or
+   * disposed, or the agent withdrew the request): it is then answered
+   * `cancelled` whatever the function returns later.
+   */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * A permission decision: `"allow"` picks the agent's `allow_once` option
+ * (else `allow_always`), `"reject"` its `reject_once` (else `reject_always`),
+ * `"cancel"` answers `cancelled`, and `{ optionId }` picks that option. A
+ * decision the offered options cannot express is answered `cancelled`.
+ */
+export type AcpPermissionDecision = "allow" | "reject" | "cancel" | {
+  readonly optionId: string;
+};
+
+/** Decides one permission request; a throw or rejection counts as `"reject"`. */
+export type AcpPermissionHandler = (
+  request: AcpPermissionRequest,
+) => AcpPermissionDecision | Promise<AcpPermissionDecision>;
+
+/** How the provider answers the child agent's permission requests. */
+export type AcpPermissionPolicy = "reject" | "allow" | AcpPermissionHandler;
+
+/** Configuration of {@linkcode createAcpProvider}. */
+export interface AcpProviderConfig {
+  /** The agent's executable (a path, or a name looked up in `PATH`). Required. */
+  readonly command: string;
+  /** Its arguments. Default none. */
+  readonly args?: readonly string[];
+  /**
+   * The working directory of the agent process and of its ACP sessions
+   * (resolved to an absolute path). Default: the current directory.
+   */
+  readonly cwd?: string;
+  /**
+   * Variables added to the agent's environment. The agent inherits the
+   * ambient environment minus every name containing `KEY`, `SECRET` or
+   * `TOKEN` (any case); pass the credentials it needs here.
+   */
+  readonly env?: Readonly<Record<string, string>>;
+  /** The name to register under. Default `"acp"`. */
+  readonly name?: string;
+  /** How permission requests are answered. Default `"reject"`. */
+  readonly permission?: AcpPermissionPolicy;
+  /**
+   * Teardown: how long the agent may take to exit after its stdin closes
+   * before its process group gets SIGTERM. Positive, finite. Default 1000 ms.
+   */
+  readonly disposeEofGraceMs?: number;
+  /**
+   * Teardown: how long the group may take to exit after SIGTERM before it
+   * gets SIGKILL; with `reuseProcess`, also how long a cancelled session may
+   * take to end its turn before the shared process is stopped. Positive,
+   * finite. Default 2000 ms.
+   */
+  readonly disposeGraceMs?: number;
+  /**
+   * How long spawn → `initialize` → `session/new` may take before the run
+   * ends `error`. Positive, finite. Default 30,000 ms.
+   */
+  readonly startupTimeoutMs?: number;
+  /**
+   * The longest line the agent may send; a longer one ends the connection
+   * (runs end `error`). Positive integer. Default 32 MiB.
+   */
+  readonly maxMessageBytes?: number;
+  /**
+   * Keep one agent process warm and open a new ACP session on it per run
+   * (for agents that support several sessions). Each run keeps the same
+   * cancel and teardown guarantees; the process lives until the provider is
+   * disposed or it fails. Default `false`: one process per run.
+   */
+  readonly reuseProcess?: boolean;
+  /** Where the provider logs (agent stderr at `info`). Default: the parent scope's logger. */
+  readonly logger?: Logger;
+  /** How the agent gets its own process group. Default `"auto"`. */
+  readonly launcher?: AcpLauncher;
+}
+
+/** The ACP provider: a {@linkcode SubagentProvider} that also owns processes. */
+export interface AcpProvider extends SubagentProvider {
+  /**
+   * Stop everything the provider started: every live run ends `aborted` and
+   * every agent process (the warm one included) is torn down. Memoized; later
+   * `start` calls throw.
+   */
+  dispose(): Promise<void>;
+  /** Same as {@linkcode AcpProvider.dispose}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
+}

@@ -1,0 +1,298 @@
+// The misbehaviour matrix over real processes: for each way an ACP agent
+// misbehaves, the contracted stop reason, a bounded time, and no process
+// left in the agent's process group (grandchildren included).
+import assert from "node:assert/strict";
+import { type AgentRef, createMemoryLogger, createRootScope, type Scope, textOf } from "@seam/host";
+import { createSubagentService, type SubagentRun, type SubagentService } from "@seam/subagent";
+import { type AcpProviderConfig, createAcpProvider } from "@seam/subagent-acp";
+import { AgentWatch, TEST_AGENT, testAgentConfig, timed } from "./acp_support.ts";
+
+const GRACE = 400;
+/** Slack for a loaded 2-core machine on top of any contracted wait. */
+const SLACK = 4_000;
+
+interface Harness {
+  readonly watch: AgentWatch;
+  readonly service: SubagentService;
+  readonly parent: AgentRef;
+  start(prompt: string): SubagentRun;
+}
+
+async function withAgent(
+  flags: readonly string[],
+  extra: Partial<AcpProviderConfig>,
+  body: (h: Harness) => Promise<void>,
+): Promise<void> {
+  const watch = new AgentWatch();
+  const root: Scope = createRootScope({ logger: createMemoryLogger().logger });
+  const service = createSubagentService(root);
+  const provider = createAcpProvider(
+    testAgentConfig(flags, {
+      logger: watch.logger,
+      disposeEofGraceMs: GRACE,
+      disposeGraceMs: GRACE,
+      ...extra,
+    }),
+  );
+  service.registerProvider(provider);
+  const parent = { id: "parent", scope: root.child("parent") };
+  const runs: SubagentRun[] = [];
+  try {
+    await body({
+      watch,
+      service,
+      parent,
+      start(prompt) {
+        const run = service.start("acp", { prompt, parent });
+        runs.push(run);
+        return run;
+      },
+    });
+  } finally {
+    for (const run of runs) await run.dispose();
+    await provider.dispose();
+    await root.dispose();
+  }
+  assert.deepEqual(await watch.live(), [], "processes were left behind");
+}
+
+async function until(condition: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const lastText = (blocks: readonly { type: string; text?: string }[]): string =>
+  blocks.at(-1)?.text ?? "";
+
+Deno.test("createAcpProvider() SIGTERMs the group of an agent that ignores stdin EOF", () =>
+  withAgent(["--ignore-eof"], {}, async (h) => {
+    const run = h.start("complete fine");
+    assert.equal((await run.result).stopReason, "completed");
+    const ms = await timed(() => run.dispose());
+    assert.ok(ms >= GRACE - 50 && ms < GRACE + GRACE + SLACK, `dispose took ${ms} ms`);
+    assert.deepEqual(await h.watch.live(), []);
+    assert.ok(h.watch.messages("info").some((m) => m.includes("sending SIGTERM")));
+    assert.ok(!h.watch.messages("warn").some((m) => m.includes("SIGKILL")));
+  }));
+
+Deno.test("createAcpProvider() SIGKILLs the group of an agent that traps SIGTERM", () =>
+  withAgent(["--ignore-eof", "--trap-sigterm"], {}, async (h) => {
+    const run = h.start("complete fine");
+    assert.equal((await run.result).stopReason, "completed");
+    const ms = await timed(() => run.dispose());
+    assert.ok(ms >= 2 * GRACE - 50 && ms < 2 * GRACE + SLACK, `dispose took ${ms} ms`);
+    assert.deepEqual(await h.watch.live(), []);
+    assert.ok(h.watch.agentLines().includes("ignoring SIGTERM"));
+    assert.ok(h.watch.messages("warn").some((m) => m.includes("sending SIGKILL")));
+  }));
+
+Deno.test("createAcpProvider() kills a grandchild that would outlive the agent", () =>
+  withAgent(["--grandchild"], {}, async (h) => {
+    const run = h.start("complete fine");
+    assert.equal((await run.result).stopReason, "completed");
+    await until(() => h.watch.grandchildren.size === 1, "the grandchild's pid");
+    assert.equal((await h.watch.live()).length, 2, "the agent and its grandchild run");
+    // The agent exits on EOF; its grandchild (trapping SIGTERM) needs SIGKILL.
+    const ms = await timed(() => run.dispose());
+    assert.ok(ms < 2 * GRACE + SLACK, `dispose took ${ms} ms`);
+    assert.deepEqual(await h.watch.live(), []);
+  }));
+
+function canRun(command: string, args: string[]): boolean {
+  try {
+    return new Deno.Command(command, { args, stdout: "null", stderr: "null" }).outputSync().success;
+  } catch {
+    return false;
+  }
+}
+
+const LAUNCHERS = { perl: canRun("perl", ["-e", "1"]), direct: true };
+
+for (const launcher of ["perl", "direct"] as const) {
+  Deno.test({
+    name: `createAcpProvider() kills a grandchild with launcher "${launcher}"`,
+    ignore: !LAUNCHERS[launcher],
+  }, () =>
+    withAgent(["--grandchild", "--ignore-eof"], { launcher }, async (h) => {
+      const run = h.start("complete fine");
+      assert.equal((await run.result).stopReason, "completed");
+      await until(() => h.watch.grandchildren.size === 1, "the grandchild's pid");
+      await run.dispose();
+      assert.deepEqual(await h.watch.live(), []);
+    }));
+}
+
+Deno.test("createAcpProvider() stops an agent that ignores cancel, EOF and SIGTERM, grandchild included", () =>
+  withAgent(
+    ["--ignore-cancel", "--ignore-eof", "--trap-sigterm", "--grandchild"],
+    {},
+    async (h) => {
+      const run = h.start("hang");
+      await run.started;
+      await until(() => h.watch.grandchildren.size === 1, "the grandchild's pid");
+      run.cancel();
+      assert.equal((await run.result).stopReason, "aborted");
+      const ms = await timed(() => run.dispose());
+      assert.ok(ms >= 2 * GRACE - 50 && ms < 2 * GRACE + SLACK, `dispose took ${ms} ms`);
+      assert.deepEqual(await h.watch.live(), []);
+    },
+  ));
+
+Deno.test("createAcpProvider() ends aborted at once when the agent ignores cancel", () =>
+  withAgent(["--ignore-cancel"], {}, async (h) => {
+    const run = h.start("hang");
+    await run.started;
+    const ms = await timed(async () => {
+      run.cancel("test");
+      assert.equal((await run.result).stopReason, "aborted");
+    });
+    assert.ok(ms < 100, `the run took ${ms} ms to end after cancel`);
+    await until(() => h.watch.agentLines().some((l) => l.startsWith("session/cancel")), "cancel");
+  }));
+
+Deno.test("createAcpProvider() ends aborted when the agent answers end_turn after a cancel", () =>
+  withAgent(["--end-turn-after-cancel"], {}, async (h) => {
+    const run = h.start("hang");
+    await run.started;
+    run.cancel();
+    const result = await run.result;
+    assert.equal(result.stopReason, "aborted");
+    assert.ok(!textOf(result.output).includes("done anyway"));
+  }));
+
+Deno.test("createAcpProvider() tolerates non-JSON lines on the agent's stdout", () =>
+  withAgent(["--garbage"], {}, async (h) => {
+    const run = h.start("garbage hello there");
+    const result = await run.result;
+    assert.equal(result.stopReason, "completed");
+    assert.equal(textOf(result.output), "hello there");
+    const ignored = h.watch.messages("warn").filter((m) => m.includes("not a JSON-RPC message"));
+    assert.ok(ignored.some((m) => m.includes("garbage line one")), ignored.join("\n"));
+    assert.ok(ignored.some((m) => m.endsWith("[1,2,3]")), "a JSON array is not a message");
+  }));
+
+Deno.test("createAcpProvider() ends error with the partial output when the agent crashes mid-turn", () =>
+  withAgent([], {}, async (h) => {
+    const run = h.start("crash");
+    const result = await run.result;
+    assert.equal(result.stopReason, "error");
+    assert.equal(textOf(result.output.slice(0, 1)), "partial before the crash");
+    assert.match(lastText(result.output), /exited with code 7/);
+    assert.match(lastText(result.output), /crashing mid-turn on purpose/);
+  }));
+
+Deno.test("createAcpProvider() ends error when the agent dies before answering initialize", () =>
+  withAgent(["--exit-at-start"], {}, async (h) => {
+    const run = h.start("complete never");
+    await assert.rejects(run.started, /exited with code 3/);
+    const result = await run.result;
+    assert.equal(result.stopReason, "error");
+    assert.match(lastText(result.output), /during initialize: .*exited with code 3/);
+    assert.match(lastText(result.output), /exiting at start on purpose/);
+  }));
+
+for (const method of ["initialize", "session/new"]) {
+  const flag = method === "initialize" ? "--no-initialize" : "--no-session-new";
+  Deno.test(`createAcpProvider() ends error when the agent never answers ${method}`, () =>
+    // Long enough for a Deno agent to start on a loaded machine.
+    withAgent([flag], { startupTimeoutMs: 1_500 }, async (h) => {
+      const run = h.start("complete never");
+      const ms = await timed(async () => {
+        await assert.rejects(run.started, new RegExp(`${method} within 1500 ms`));
+        assert.equal((await run.result).stopReason, "error");
+      });
+      assert.ok(ms >= 1_450 && ms < 1_500 + SLACK, `the run took ${ms} ms`);
+      assert.ok(h.watch.agentLines().includes(`not answering ${method}`));
+    }));
+
+  Deno.test(`createAcpProvider() ends aborted when cancelled while waiting for ${method}`, () =>
+    withAgent([flag], {}, async (h) => {
+      const run = h.start("complete never");
+      await until(() => h.watch.agentLines().some((l) => l.startsWith("not answering")), method);
+      run.cancel();
+      await assert.rejects(run.started);
+      assert.equal((await run.result).stopReason, "aborted");
+    }));
+}
+
+Deno.test("createAcpProvider() ends error when session/new is answered without a session id", () =>
+  withAgent(["--bad-session-new"], {}, async (h) => {
+    const run = h.start("complete never");
+    await assert.rejects(run.started, /answered session\/new without a session id/);
+    assert.equal((await run.result).stopReason, "error");
+  }));
+
+Deno.test("createAcpProvider() ignores malformed session/update notifications", () =>
+  withAgent(["--bad-updates"], {}, async (h) => {
+    const result = await h.start("complete still fine").result;
+    assert.equal(result.stopReason, "completed");
+    assert.equal(textOf(result.output), "still fine");
+    const warnings = h.watch.messages("warn");
+    assert.ok(warnings.some((m) => m.includes("malformed session/update from the ACP agent")));
+    assert.equal(
+      warnings.filter((m) => m.includes("ignored a malformed session/update")).length,
+      3,
+    );
+  }));
+
+Deno.test("createAcpProvider() ends error on an oversized message", () =>
+  withAgent([], { maxMessageBytes: 64 * 1024 }, async (h) => {
+    const run = h.start("oversized 200000");
+    const result = await run.result;
+    assert.equal(result.stopReason, "error");
+    assert.match(lastText(result.output), /larger than 65536 bytes/);
+  }));
+
+Deno.test("createAcpProvider() ends error when the agent speaks another protocol version", () =>
+  withAgent(["--protocol-version=2"], {}, async (h) => {
+    const run = h.start("complete never");
+    const result = await run.result;
+    assert.equal(result.stopReason, "error");
+    assert.match(lastText(result.output), /protocol version 2; this client speaks version 1/);
+  }));
+
+for (const launcher of ["auto", "direct"] as const) {
+  Deno.test(`createAcpProvider() ends error naming a missing binary (launcher "${launcher}")`, async () => {
+    const watch = new AgentWatch();
+    const root = createRootScope({ logger: createMemoryLogger().logger });
+    const provider = createAcpProvider({
+      command: "/nonexistent/acp-agent",
+      logger: watch.logger,
+      launcher,
+    });
+    const service = createSubagentService(root);
+    service.registerProvider(provider);
+    const run = service.start("acp", { prompt: "hi", parent: { id: "p", scope: root } });
+    try {
+      const result = await run.result;
+      assert.equal(result.stopReason, "error");
+      assert.match(lastText(result.output), /\/nonexistent\/acp-agent/);
+      assert.match(lastText(result.output), /No such file or directory/);
+      await assert.rejects(run.started, /No such file or directory/);
+    } finally {
+      await run.dispose();
+      await provider.dispose();
+      await root.dispose();
+    }
+  });
+}
+
+Deno.test("createAcpProvider() ends error naming a binary that is not executable", async () => {
+  const root = createRootScope({ logger: createMemoryLogger().logger });
+  const provider = createAcpProvider({ command: TEST_AGENT });
+  const service = createSubagentService(root);
+  service.registerProvider(provider);
+  const run = service.start("acp", { prompt: "hi", parent: { id: "p", scope: root } });
+  try {
+    const result = await run.result;
+    assert.equal(result.stopReason, "error");
+    assert.match(lastText(result.output), /Permission denied/);
+  } finally {
+    await run.dispose();
+    await provider.dispose();
+    await root.dispose();
+  }
+});

@@ -1,0 +1,379 @@
+// The ACP provider's features over real processes: progress events,
+// permission policies, reuseProcess, resume, environment, cwd, prompt
+// conversion and provider disposal. Every test ends with no process left.
+import assert from "node:assert/strict";
+import {
+  type AgentRef,
+  type ContentBlock,
+  createMemoryLogger,
+  createRootScope,
+  textOf,
+} from "@seam/host";
+import { createSubagentService, type SubagentRun, type SubagentService } from "@seam/subagent";
+import {
+  type AcpPermissionRequest,
+  type AcpProvider,
+  type AcpProviderConfig,
+  acpUpdate,
+  type AcpUpdateInfo,
+  createAcpProvider,
+} from "@seam/subagent-acp";
+import { AgentWatch, testAgentConfig } from "./acp_support.ts";
+
+interface Harness {
+  readonly watch: AgentWatch;
+  readonly provider: AcpProvider;
+  readonly service: SubagentService;
+  readonly parent: AgentRef;
+  start(prompt: string | ContentBlock[]): SubagentRun;
+}
+
+async function withAgent(
+  flags: readonly string[],
+  extra: Partial<AcpProviderConfig>,
+  body: (h: Harness) => Promise<void>,
+): Promise<void> {
+  const watch = new AgentWatch();
+  const root = createRootScope({ logger: createMemoryLogger().logger });
+  const service = createSubagentService(root);
+  const provider = createAcpProvider(testAgentConfig(flags, { logger: watch.logger, ...extra }));
+  service.registerProvider(provider);
+  const parent = { id: "parent", scope: root.child("parent") };
+  const runs: SubagentRun[] = [];
+  try {
+    await body({
+      watch,
+      provider,
+      service,
+      parent,
+      start(prompt) {
+        const run = service.start(provider.name, { prompt, parent });
+        runs.push(run);
+        return run;
+      },
+    });
+  } finally {
+    for (const run of runs) await run.dispose();
+    await provider.dispose();
+    await root.dispose();
+  }
+  assert.deepEqual(await watch.live(), [], "processes were left behind");
+}
+
+async function until(condition: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+Deno.test("createAcpProvider() describes itself: no capabilities, no parent context", () => {
+  const provider = createAcpProvider({ command: "agent" });
+  assert.equal(provider.name, "acp");
+  assert.deepEqual(provider.capabilities, {
+    outputSchema: false,
+    depthLimit: false,
+    toolFilter: false,
+    persona: false,
+  });
+  assert.equal(provider.inheritsParentContext, false);
+  assert.equal(createAcpProvider({ command: "agent", name: "codex" }).name, "codex");
+});
+
+Deno.test("createAcpProvider() emits acp/update on the parent's scope while the run is live", () =>
+  withAgent([], {}, async (h) => {
+    const seen: AcpUpdateInfo[] = [];
+    h.parent.scope.on(acpUpdate, (info) => void seen.push(info));
+    const run = h.start("progress a b");
+    const result = await run.result;
+    assert.equal(result.stopReason, "completed");
+    assert.equal(textOf(result.output), "a b", "thoughts, plans and tool calls are not output");
+    assert.deepEqual(seen.map((s) => s.update.kind), [
+      "thought",
+      "plan",
+      "tool-call",
+      "tool-call-update",
+      "other",
+      "message",
+      "message",
+    ]);
+    const [thought, plan, call, callUpdate, usage] = seen.map((s) => s.update);
+    assert.ok(Object.isFrozen(seen[0]) && Object.isFrozen(thought));
+    assert.equal(seen[0].runId, run.id);
+    assert.equal(seen[0].provider, "acp");
+    assert.equal(seen[0].parentId, "parent");
+    assert.equal(seen[0].sessionId, "sess-1");
+    assert.deepEqual(thought.kind === "thought" && thought.content, [
+      { type: "text", text: "thinking about it" },
+    ]);
+    assert.deepEqual(plan.kind === "plan" && plan.entries, [
+      { content: "answer", priority: "high", status: "in_progress" },
+    ]);
+    assert.deepEqual(call.kind === "tool-call" && call.toolCall, {
+      toolCallId: "call-1",
+      title: "Look something up",
+      toolKind: "search",
+      status: "pending",
+    });
+    assert.deepEqual(
+      callUpdate.kind === "tool-call-update" && callUpdate.toolCall,
+      { toolCallId: "call-1", status: "completed" },
+    );
+    assert.equal(usage.type, "usage_update");
+    assert.deepEqual(usage.raw, { sessionUpdate: "usage_update", used: 10, size: 1000 });
+  }));
+
+Deno.test("createAcpProvider() routes updates sent before the session/new answer", () =>
+  withAgent(["--updates-before-session"], {}, async (h) => {
+    const seen: string[] = [];
+    h.parent.scope.on(acpUpdate, ({ update }) => void seen.push(update.type));
+    const run = h.start("complete hello");
+    const result = await run.result;
+    assert.equal(textOf(result.output), "hello", "a chunk before the prompt is not output");
+    assert.deepEqual(seen.slice(0, 2), ["available_commands_update", "agent_message_chunk"]);
+  }));
+
+Deno.test("createAcpProvider() answers permission requests by policy", async (t) => {
+  const cases: [string, AcpProviderConfig["permission"], string][] = [
+    ["rejects by default", undefined, "permission: selected no"],
+    ['allows with "allow"', "allow", "permission: selected yes"],
+    ["picks the option a function returns", () => ({ optionId: "always" }), "selected always"],
+    ["rejects when a function throws", () => {
+      throw new Error("policy bug");
+    }, "permission: selected no"],
+    ['answers cancelled for "cancel"', () => "cancel", "permission: cancelled"],
+    ["answers cancelled for an unknown option", () => ({ optionId: "nope" }), "cancelled"],
+  ];
+  for (const [name, permission, expected] of cases) {
+    await t.step(
+      name,
+      () =>
+        withAgent([], permission === undefined ? {} : { permission }, async (h) => {
+          const result = await h.start("permission").result;
+          assert.equal(result.stopReason, "completed");
+          assert.equal(
+            textOf(result.output),
+            expected.startsWith("permission") ? expected : `permission: ${expected}`,
+          );
+        }),
+    );
+  }
+});
+
+Deno.test("createAcpProvider() gives a permission function the request", () => {
+  const requests: AcpPermissionRequest[] = [];
+  return withAgent([], {
+    permission: (request) => {
+      requests.push(request);
+      return "allow";
+    },
+  }, async (h) => {
+    const run = h.start("permission");
+    await run.result;
+    const [request] = requests;
+    assert.equal(request.runId, run.id);
+    assert.equal(request.parentId, "parent");
+    assert.equal(request.sessionId, "sess-1");
+    assert.deepEqual(request.toolCall, {
+      toolCallId: "call-p",
+      title: "Delete everything",
+      toolKind: "delete",
+    });
+    assert.deepEqual(request.options.map((o) => o.kind), [
+      "allow_once",
+      "allow_always",
+      "reject_once",
+    ]);
+    assert.equal(request.signal.aborted, true, "the signal aborts once the run ended");
+  });
+});
+
+Deno.test("createAcpProvider() answers a pending permission request cancelled at cancel", () => {
+  let signal: AbortSignal | undefined;
+  return withAgent([], {
+    permission: (request) => {
+      signal = request.signal;
+      return new Promise(() => {}); // never decides
+    },
+  }, async (h) => {
+    const run = h.start("permission");
+    await until(() => signal !== undefined, "the permission request");
+    run.cancel();
+    assert.equal((await run.result).stopReason, "aborted");
+    assert.equal(signal!.aborted, true);
+    await until(
+      () => h.watch.agentLines().includes("permission outcome: cancelled"),
+      "the agent to see the cancelled outcome",
+    );
+  });
+});
+
+Deno.test("createAcpProvider() runs sequential sessions on one process with reuseProcess", () =>
+  withAgent([], { reuseProcess: true }, async (h) => {
+    const replies: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const run = h.start("pid");
+      replies.push(textOf((await run.result).output));
+      await run.dispose();
+    }
+    const pids = replies.map((r) => r.split(" ")[1]);
+    assert.equal(new Set(pids).size, 1, replies.join("; "));
+    assert.deepEqual(replies.map((r) => r.split(" ")[3]), ["1", "2", "3"]);
+    assert.equal(h.watch.pids.size, 1);
+    assert.equal((await h.watch.live()).length, 1, "the warm process stays");
+  }));
+
+Deno.test("createAcpProvider() runs concurrent sessions on one process with reuseProcess", () =>
+  withAgent([], { reuseProcess: true }, async (h) => {
+    const runs = [h.start("complete one"), h.start("complete two"), h.start("hang")];
+    assert.equal(textOf((await runs[0].result).output), "one");
+    assert.equal(textOf((await runs[1].result).output), "two");
+    await runs[2].started;
+    runs[2].cancel();
+    assert.equal((await runs[2].result).stopReason, "aborted");
+    assert.equal(h.watch.pids.size, 1);
+  }));
+
+Deno.test("createAcpProvider() stops a shared process whose session ignores cancel", () =>
+  withAgent(["--ignore-cancel"], {
+    reuseProcess: true,
+    disposeEofGraceMs: 300,
+    disposeGraceMs: 300,
+  }, async (h) => {
+    const stuck = h.start("hang");
+    const bystander = h.start("hang");
+    await Promise.all([stuck.started, bystander.started]);
+    stuck.cancel();
+    assert.equal((await stuck.result).stopReason, "aborted");
+    await stuck.dispose();
+    const result = await bystander.result;
+    assert.equal(result.stopReason, "error");
+    assert.match(textOf(result.output), /session sess-1 ignored session\/cancel/);
+    assert.deepEqual(await h.watch.live(), [], "the shared process was stopped");
+    const next = h.start("complete again");
+    assert.equal(textOf((await next.result).output), "again");
+    assert.equal(h.watch.pids.size, 2, "a fresh process serves the next run");
+  }));
+
+Deno.test("createAcpProvider() replaces a shared process that died", () =>
+  withAgent([], { reuseProcess: true }, async (h) => {
+    const crash = h.start("crash");
+    assert.equal((await crash.result).stopReason, "error");
+    await crash.dispose();
+    const next = h.start("complete alive");
+    assert.equal(textOf((await next.result).output), "alive");
+    assert.equal(h.watch.pids.size, 2);
+  }));
+
+Deno.test("createAcpProvider() resumes a finished run on the same session", () =>
+  withAgent([], {}, async (h) => {
+    const first = h.start("count");
+    assert.throws(() => first.resume!("count"), /has not finished/);
+    assert.equal(textOf((await first.result).output), "prompts: 1");
+    const second = first.resume!("count");
+    assert.notEqual(second.id, first.id);
+    await second.started;
+    assert.equal(textOf((await second.result).output), "prompts: 2");
+    await first.dispose();
+    assert.throws(() => first.resume!("count"), /disposed/);
+    assert.equal((await h.watch.live()).length, 1, "the resumed run still holds the process");
+    const third = second.resume!("count");
+    assert.equal(textOf((await third.result).output), "prompts: 3");
+    await second.dispose();
+    await third.dispose();
+    assert.deepEqual(await h.watch.live(), []);
+  }));
+
+Deno.test("createAcpProvider() resumes after a cancel once the agent ended the turn", () =>
+  withAgent([], {}, async (h) => {
+    const first = h.start("hang");
+    await first.started;
+    first.cancel();
+    assert.equal((await first.result).stopReason, "aborted");
+    const second = first.resume!("complete resumed");
+    assert.equal(textOf((await second.result).output), "resumed");
+    await second.dispose();
+  }));
+
+Deno.test("createAcpProvider() withholds secret-looking variables from the agent", async () => {
+  Deno.env.set("SEAM_ACP_TEST_TOKEN", "secret");
+  Deno.env.set("SEAM_ACP_TEST_API_KEY", "secret");
+  Deno.env.set("SEAM_ACP_TEST_PLAIN", "plain");
+  try {
+    await withAgent([], { env: { SEAM_ACP_TEST_API_KEY: "given" } }, async (h) => {
+      const reply = async (name: string) => textOf((await h.start(`env ${name}`).result).output);
+      assert.equal(await reply("SEAM_ACP_TEST_TOKEN"), "(unset)");
+      assert.equal(await reply("SEAM_ACP_TEST_API_KEY"), "given");
+      assert.equal(await reply("SEAM_ACP_TEST_PLAIN"), "plain");
+    });
+  } finally {
+    Deno.env.delete("SEAM_ACP_TEST_TOKEN");
+    Deno.env.delete("SEAM_ACP_TEST_API_KEY");
+    Deno.env.delete("SEAM_ACP_TEST_PLAIN");
+  }
+});
+
+Deno.test("createAcpProvider() opens sessions in the configured cwd", () =>
+  withAgent([], { cwd: "/tmp/../tmp" }, async (h) => {
+    assert.equal(textOf((await h.start("cwd").result).output), "/tmp");
+  }));
+
+Deno.test("createAcpProvider() converts prompt blocks to ACP content", () =>
+  withAgent([], {}, async (h) => {
+    const result = await h.start([
+      { type: "text", text: "blocks" },
+      { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" },
+      { type: "resource", uri: "file:///a.txt", mediaType: "text/plain", text: "A" },
+      { type: "resource", uri: "https://example.com/b" },
+    ]).result;
+    assert.deepEqual(JSON.parse(textOf(result.output)), [
+      { type: "text", text: "blocks" },
+      { type: "image", mimeType: "image/png", data: "iVBORw0KGgo=" },
+      { type: "resource", resource: { uri: "file:///a.txt", text: "A", mimeType: "text/plain" } },
+      { type: "resource_link", uri: "https://example.com/b", name: "https://example.com/b" },
+    ]);
+  }));
+
+Deno.test("createAcpProvider() ends error for content the agent does not accept", () =>
+  withAgent(["--no-images"], {}, async (h) => {
+    const run = h.start([
+      { type: "text", text: "blocks" },
+      { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" },
+    ]);
+    await run.started;
+    const result = await run.result;
+    assert.equal(result.stopReason, "error");
+    assert.match(textOf(result.output), /promptCapabilities\.image is false/);
+  }));
+
+Deno.test("createAcpProvider() dispose() aborts live runs and stops every process", async () => {
+  const watch = new AgentWatch();
+  const root = createRootScope({ logger: createMemoryLogger().logger });
+  const service = createSubagentService(root);
+  const provider = createAcpProvider(testAgentConfig([], { logger: watch.logger }));
+  service.registerProvider(provider);
+  const parent = { id: "parent", scope: root };
+  const runs = [
+    service.start("acp", { prompt: "hang", parent }),
+    service.start("acp", {
+      prompt: "hang",
+      parent,
+    }),
+  ];
+  try {
+    await Promise.all(runs.map((run) => run.started));
+    const first = provider.dispose();
+    assert.equal(provider.dispose(), first);
+    await first;
+    for (const run of runs) assert.equal((await run.result).stopReason, "aborted");
+    assert.deepEqual(await watch.live(), []);
+    assert.throws(
+      () => service.start("acp", { prompt: "hang", parent }),
+      /provider "acp" was disposed/,
+    );
+  } finally {
+    for (const run of runs) await run.dispose();
+    await root.dispose();
+  }
+});

@@ -1,0 +1,121 @@
+// Shared by the ACP tests and benchmarks: how to run the test agent, and a
+// watcher that learns every agent's pid from its stderr and counts the
+// processes still running in their process groups (with `ps`, independently
+// of the provider's own bookkeeping).
+import { createLogger, type Logger, type LogRecord } from "@seam/host";
+import type { AcpProviderConfig } from "@seam/subagent-acp";
+
+/** The test agent's path. */
+export const TEST_AGENT: string =
+  new URL("../providers/acp/testdata/test_agent.ts", import.meta.url).pathname;
+
+/** A provider config running the test agent with `flags` (and the permissions it needs). */
+export function testAgentConfig(
+  flags: readonly string[] = [],
+  extra: Partial<AcpProviderConfig> = {},
+): AcpProviderConfig {
+  return {
+    command: Deno.execPath(),
+    args: [
+      "run",
+      "--quiet",
+      "--no-config",
+      "--no-lock",
+      "--allow-env",
+      "--allow-run",
+      TEST_AGENT,
+      ...flags,
+    ],
+    disposeEofGraceMs: 500,
+    disposeGraceMs: 500,
+    startupTimeoutMs: 20_000,
+    ...extra,
+  };
+}
+
+const AGENT_LINE = /^agent stderr: test-agent\[(\d+)\]: (.*)$/;
+
+/** Watches agents through the provider's logger. */
+export class AgentWatch {
+  /** Every record the provider logged. */
+  readonly records: LogRecord[] = [];
+  /** The pid of every test agent that started (each leads its own group). */
+  readonly pids: Set<number> = new Set();
+  /** The pid of every grandchild an agent announced. */
+  readonly grandchildren: Set<number> = new Set();
+  /** The logger to give the provider. */
+  readonly logger: Logger;
+
+  constructor() {
+    this.logger = createLogger({
+      level: "debug",
+      name: "acp-test",
+      sink: (record) => {
+        this.records.push(record);
+        const match = AGENT_LINE.exec(record.message);
+        if (!match) return;
+        this.pids.add(Number(match[1]));
+        const grandchild = /^grandchild (\d+)$/.exec(match[2]);
+        if (grandchild) this.grandchildren.add(Number(grandchild[1]));
+      },
+    });
+  }
+
+  /** The agent's stderr lines (without the prefix) of every agent. */
+  agentLines(): string[] {
+    return this.records.flatMap((r) => {
+      const match = AGENT_LINE.exec(r.message);
+      return match ? [match[2]] : [];
+    });
+  }
+
+  /** Messages logged at `level`. */
+  messages(level: LogRecord["level"]): string[] {
+    return this.records.filter((r) => r.level === level).map((r) => r.message);
+  }
+
+  /**
+   * Running (non-zombie) processes that are an agent seen, a member of its
+   * process group, or an announced grandchild.
+   */
+  async live(): Promise<number[]> {
+    const watched = new Set([...this.pids, ...this.grandchildren]);
+    return (await processTable())
+      .filter((p) =>
+        !p.stat.startsWith("Z") && (watched.has(p.pid) || this.pids.has(p.pgid)) &&
+        // Guards against a pid reused by an unrelated process meanwhile.
+        (p.args.includes(TEST_AGENT) || p.args.includes(GRANDCHILD_MARK))
+      )
+      .map((p) => p.pid);
+  }
+}
+
+/** What the test agent's grandchild runs (`--grandchild`). */
+const GRANDCHILD_MARK = "addSignalListener('SIGTERM'";
+
+/** One row of `ps -e -o pid=,pgid=,stat=,args=`. */
+export interface ProcessRow {
+  readonly pid: number;
+  readonly pgid: number;
+  readonly stat: string;
+  readonly args: string;
+}
+
+/** Every process, from `ps`. */
+export async function processTable(): Promise<ProcessRow[]> {
+  const { stdout } = await new Deno.Command("ps", {
+    args: ["-e", "-ww", "-o", "pid=,pgid=,stat=,args="],
+    stderr: "null",
+  }).output();
+  return new TextDecoder().decode(stdout).split("\n").flatMap((line) => {
+    const [pid, pgid, stat, ...args] = line.trim().split(/\s+/);
+    return pid ? [{ pid: Number(pid), pgid: Number(pgid), stat, args: args.join(" ") }] : [];
+  });
+}
+
+/** Milliseconds `body` took. */
+export async function timed(body: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await body();
+  return performance.now() - t0;
+}
