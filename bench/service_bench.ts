@@ -8,11 +8,16 @@ Deno.bench({
   name: "direct provider call",
   group: "service overhead",
   baseline: true,
-  fn: () => runDirect(bench),
+  // An async function: deno bench awaits only those.
+  async fn() {
+    await runDirect(bench);
+  },
 });
 
 Deno.bench({
   name: "through SubagentService",
   group: "service overhead",
-  fn: () => runThroughService(bench),
+  async fn() {
+    await runThroughService(bench);
+  },
 });
