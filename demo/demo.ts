@@ -13,6 +13,7 @@ import {
   createOpenAICompatibleModel,
   createScriptedModel,
   DEEPSEEK_BASE_URL,
+  delay,
   type Logger,
   type ModelAdapter,
   type ModelEvent,
@@ -183,21 +184,6 @@ export function modelFromEnv(
   return { id, adapter, label: `${id} at ${baseUrl}` };
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 /** Stream the scripted model's words at a readable pace. */
 function paced(inner: ModelAdapter, wordMs: number): ModelAdapter {
   if (wordMs <= 0) return inner;
@@ -205,7 +191,7 @@ function paced(inner: ModelAdapter, wordMs: number): ModelAdapter {
     name: inner.name,
     async *stream(request: ModelRequest): AsyncGenerator<ModelEvent> {
       for await (const event of inner.stream(request)) {
-        if (event.type === "text-delta") await sleep(wordMs, request.signal);
+        if (event.type === "text-delta") await delay(wordMs, request.signal);
         yield event;
       }
     },

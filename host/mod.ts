@@ -33,6 +33,7 @@
  */
 export * from "./agent_ref.ts";
 export * from "./content.ts";
+export * from "./delay.ts";
 export * from "./json.ts";
 export * from "./json_schema.ts";
 export * from "./logger.ts";

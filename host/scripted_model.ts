@@ -47,6 +47,7 @@ import type { ContentBlock } from "./content.ts";
 import { textOf } from "./content.ts";
 import type { JsonValue } from "./json.ts";
 import type { ModelAdapter, ModelEvent, ModelMessage, ModelRequest } from "./model.ts";
+import { delay } from "./delay.ts";
 import { type DirectiveStep, parseDirectives, type ParsedPrompt } from "./_directives.ts";
 
 /** A tool call in a code script. */
@@ -309,9 +310,9 @@ class ScriptedStream implements AsyncIterableIterator<ModelEvent> {
     const signal = this.#signal;
     if (signal.aborted) return Promise.reject(signal.reason);
     if (this.#delay > 0) {
-      const delay = this.#delay;
+      const ms = this.#delay;
       this.#delay = 0;
-      return sleep(delay, signal).then(() => this.next());
+      return delay(ms, signal).then(() => this.next());
     }
     if (this.#hang) {
       return new Promise((_, reject) => {
@@ -346,16 +347,16 @@ function run(
   const info = read(request.messages);
   const prompt = info.prompt ? textOf(info.prompt) : "";
   const step = plan(request, script, info, prompt);
-  const delay = baseDelay + step.delayMs;
+  const waitMs = baseDelay + step.delayMs;
   const events: ModelEvent[] = [];
   switch (step.kind) {
     case "hang":
-      return new ScriptedStream(request.signal, events, delay, true, undefined);
+      return new ScriptedStream(request.signal, events, waitMs, true, undefined);
     case "fail":
       return new ScriptedStream(
         request.signal,
         events,
-        delay,
+        waitMs,
         false,
         new Error(fill(step.text, request, prompt, info.results)),
       );
@@ -399,7 +400,7 @@ function run(
       });
     }
   }
-  return new ScriptedStream(request.signal, events, delay, false, undefined);
+  return new ScriptedStream(request.signal, events, waitMs, false, undefined);
 }
 
 function countWords(text: string): number {
@@ -448,18 +449,4 @@ function fromCode(code: ScriptedStep, call: number): DirectiveStep {
       `Scripted model: step ${call} has none of reply, calls, system, hang, fail, maxTokens, refuse`,
     delayMs: 0,
   };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
