@@ -1,0 +1,86 @@
+/**
+ * `deno task check:edge`: each edge entry, bundled as an edge host would load
+ * it (`deno bundle --platform browser`, npm dependencies inlined), must
+ *
+ * - import no `node:` built-in (nor a bare Node built-in name such as `"fs"`),
+ * - evaluate its top level with no timer, no I/O and no random value, and
+ *   without `Deno` or Node's globals: what Cloudflare Workers forbid at
+ *   global scope (see `_edge_sandbox.ts`, which runs with no permissions).
+ *
+ * Usage: `deno run --allow-read --allow-write=compat/.out --allow-run compat/edge_check.ts [entry...]`,
+ * where an entry is a JSR specifier of a workspace member (`@seam/host`), a
+ * path from the repository root, or `README.md#Heading` (the first `ts`/`js`
+ * block of that section); with none, it checks
+ * {@linkcode EDGE_ENTRIES}. Reports every entry; exits 1 if any failed.
+ *
+ * @module
+ */
+import { builtinModules } from "node:module";
+import { EDGE_ENTRIES } from "./targets.ts";
+import { deno, materializeEntry, readWorkspace, relative } from "./_workspace.ts";
+
+const SANDBOX = new URL("_edge_sandbox.ts", import.meta.url);
+const NODE_BUILTINS = new Set(builtinModules.filter((name) => !name.startsWith("_")));
+
+/** The Node built-ins a bundle imports (`node:fs`, or a bare `"fs"`). */
+export function nodeImports(bundle: string): string[] {
+  const found = new Set<string>();
+  const pattern = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["']([^"']+)["']/g;
+  for (const [, specifier] of bundle.matchAll(pattern)) {
+    const bare = specifier.split("/")[0];
+    if (specifier.startsWith("node:") || NODE_BUILTINS.has(bare) || NODE_BUILTINS.has(specifier)) {
+      found.add(specifier);
+    }
+  }
+  return [...found].sort();
+}
+
+/** What is wrong with one entry for an edge host: empty when nothing is. */
+export async function checkEdgeEntry(file: URL): Promise<{ size: number; problems: string[] }> {
+  const bundled = await deno(
+    ["bundle", "--quiet", "--platform", "browser", relative(file)],
+    { capture: true },
+  );
+  if (bundled.code !== 0) {
+    return { size: 0, problems: [`deno bundle failed:\n${bundled.stderr.trim()}`] };
+  }
+  const problems = nodeImports(bundled.stdout).map((specifier) => `imports "${specifier}"`);
+  const sandbox = await deno(
+    ["run", "--no-prompt", "--no-config", "--no-lock", relative(SANDBOX)],
+    { capture: true, stdin: bundled.stdout },
+  );
+  if (sandbox.code !== 0) {
+    const lines = sandbox.stdout.trim() || sandbox.stderr.trim() || `exit code ${sandbox.code}`;
+    problems.push(...lines.split("\n"));
+  }
+  return { size: bundled.stdout.length, problems };
+}
+
+async function main(): Promise<void> {
+  const workspace = await readWorkspace();
+  const entries = Deno.args.length > 0 ? Deno.args : EDGE_ENTRIES;
+  // One at a time: on a cold cache, concurrent `deno bundle`s race to install esbuild.
+  const reports = [];
+  for (const entry of entries) {
+    reports.push({ entry, ...await checkEdgeEntry(await materializeEntry(workspace, entry)) });
+  }
+  let failed = false;
+  for (const { entry, size, problems } of reports) {
+    if (problems.length === 0) {
+      console.log(`check:edge: ok ${entry} (${(size / 1024).toFixed(1)} KB bundle)`);
+    } else {
+      failed = true;
+      console.error(`check:edge: FAIL ${entry}`);
+      for (const problem of problems) console.error(`  - ${problem}`);
+    }
+  }
+  if (failed) {
+    console.error(
+      "check:edge: an edge entry must not import Node built-ins, and its module top level must not " +
+        "set timers, do I/O or draw random values (Cloudflare Workers refuse them at global scope).",
+    );
+    Deno.exit(1);
+  }
+}
+
+if (import.meta.main) await main();

@@ -1,0 +1,92 @@
+/**
+ * What the compatibility checks cover, in one place. Each list names entries
+ * by their JSR specifier (`@seam/host`, `@seam/subagent/testing`); the scripts
+ * resolve them through the workspace members' `deno.json`. Adding a package
+ * to a check is one line here.
+ *
+ * - {@linkcode NEUTRAL_ENTRIES}: type-checked without Deno's namespace and
+ *   imported with no permissions (`deno task check:neutral`).
+ * - {@linkcode EDGE_ENTRIES}: bundled and run at top level in a sandbox with
+ *   no I/O, timers or randomness (`deno task check:edge`).
+ * - {@linkcode SERVE_ENTRIES}: served by `deno serve` with no permission but
+ *   the network, and probed with a GET (`deno task check:serve`).
+ * - {@linkcode NODE_PACKAGES}, {@linkcode NODE_TEST_ROOTS},
+ *   {@linkcode NODE_TEST_EXCLUDED}: the Node 20 run (`deno task test:node`).
+ *
+ * @module
+ */
+
+/**
+ * The runtime-neutral entries: everything but the ACP provider and the
+ * gateway's serve entry. They may use web APIs only (no `Deno.*`, no
+ * `node:*`), and importing them must need no permission.
+ */
+export const NEUTRAL_ENTRIES: readonly string[] = [
+  "@seam/host",
+  "@seam/subagent",
+  "@seam/subagent/testing",
+  "@seam/subagent-in-process",
+  "@seam/subagent-spawn",
+  "@seam/subagent-fork",
+  "@seam/tool-subagent",
+  // "@seam/gateway",        // when gateway/ lands (the app module, not ./serve)
+];
+
+/**
+ * The entries an edge host (Cloudflare Workers, Deno Deploy, Supabase) loads:
+ * their bundle must hold no `node:` import and their module top level must
+ * do no I/O, set no timer and draw no random value.
+ */
+export const EDGE_ENTRIES: readonly string[] = [
+  "@seam/host",
+  "@seam/subagent",
+  "@seam/subagent-spawn",
+  "@seam/subagent-fork",
+  "@seam/tool-subagent",
+  // When gateway/ lands: its app module, and the README's deploy entry as printed.
+  // "@seam/gateway",
+  // "README.md#One entry for every host",
+];
+
+/**
+ * The entries `deno serve` (and Deno Deploy) run: modules whose default
+ * export is `{fetch}`, mapped to the path to GET (it must answer 2xx). They
+ * must serve with no permission but the network.
+ */
+export const SERVE_ENTRIES: Readonly<Record<string, string>> = {
+  // When gateway/ lands: the README's deploy entry as printed (and the gateway's own, if any).
+  // "README.md#One entry for every host": "/.well-known/agent-card.json",
+};
+
+/**
+ * The packages a Node project installs through JSR's npm compatibility. The
+ * Node run lays them out as `npm` would (`node_modules/@jsr/seam__host`, and
+ * the `@seam/host` alias `npx jsr add` writes) and runs the README's "Use
+ * from Node" example against them.
+ */
+export const NODE_PACKAGES: readonly string[] = [
+  "@seam/host",
+  "@seam/subagent",
+  "@seam/subagent-in-process",
+  "@seam/subagent-spawn",
+  "@seam/subagent-fork",
+  "@seam/tool-subagent",
+];
+
+/** Folders (searched for `*_test.ts`) and test files the Node run bundles and runs. */
+export const NODE_TEST_ROOTS: readonly string[] = [
+  "host",
+  "subagent",
+  "providers/in_process",
+  "providers/spawn",
+  "providers/fork",
+  "tests/conformance_in_process_test.ts",
+  "tests/conformance_reference_test.ts",
+  "tool",
+  // "gateway",              // when gateway/ lands (its tests go through app.request())
+];
+
+/** Test files left out of the Node run, each with the Deno-only API it needs. */
+export const NODE_TEST_EXCLUDED: Readonly<Record<string, string>> = {
+  "host/openai_model_test.ts": "serves its fake model endpoint with Deno.serve and Deno.listen",
+};
