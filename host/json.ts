@@ -1,3 +1,4 @@
+import { hasBrand } from "./brand.ts";
 import { childPath } from "./_path.ts";
 
 /** A value JSON represents without loss. */
@@ -9,11 +10,17 @@ export type JsonValue =
   | JsonValue[]
   | { [key: string]: JsonValue };
 
+const JSON_COPY_ERROR_BRAND = Symbol.for("@seam/host/JsonCopyError");
+
 /**
  * Thrown by {@linkcode jsonCopy} for a value JSON would lose or change.
  * `path` names where it sits (`request.prompt[0].text`).
  */
 export class JsonCopyError extends TypeError {
+  /** Recognises a JsonCopyError made by any copy of this package. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return hasBrand(value, JSON_COPY_ERROR_BRAND);
+  }
   /** Stable code for callers that branch on it. */
   readonly code = "NOT_JSON" as const;
   /** Where the offending value sits. */
@@ -21,6 +28,7 @@ export class JsonCopyError extends TypeError {
   /** Make the error for the value at `path`, described by `reason`. */
   constructor(path: string, reason: string) {
     super(`Cannot copy ${path}: ${reason}`);
+    Object.defineProperty(this, JSON_COPY_ERROR_BRAND, { value: true });
     this.name = "JsonCopyError";
     this.path = path;
   }

@@ -1,3 +1,4 @@
+import { hasBrand } from "./brand.ts";
 import { childPath } from "./_path.ts";
 import type { JsonValue } from "./json.ts";
 
@@ -6,8 +7,14 @@ import type { JsonValue } from "./json.ts";
  */
 export type JsonSchema = { readonly [keyword: string]: JsonValue };
 
+const JSON_SCHEMA_ERROR_BRAND = Symbol.for("@seam/host/JsonSchemaError");
+
 /** Thrown by {@linkcode checkJsonSchema} for a schema outside the subset. */
 export class JsonSchemaError extends TypeError {
+  /** Recognises a JsonSchemaError made by any copy of this package. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return hasBrand(value, JSON_SCHEMA_ERROR_BRAND);
+  }
   /** Stable code for callers that branch on it. */
   readonly code = "INVALID_SCHEMA" as const;
   /** Where in the schema the problem sits (`schema.properties.age.type`). */
@@ -15,6 +22,7 @@ export class JsonSchemaError extends TypeError {
   /** Make the error for the schema node at `path`. */
   constructor(path: string, reason: string) {
     super(`Invalid ${path}: ${reason}`);
+    Object.defineProperty(this, JSON_SCHEMA_ERROR_BRAND, { value: true });
     this.name = "JsonSchemaError";
     this.path = path;
   }

@@ -32,6 +32,7 @@
  * @module
  */
 export * from "./agent_ref.ts";
+export * from "./brand.ts";
 export * from "./content.ts";
 export * from "./delay.ts";
 export * from "./json.ts";

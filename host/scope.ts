@@ -1,3 +1,4 @@
+import { hasBrand } from "./brand.ts";
 import { createLogger, type Logger } from "./logger.ts";
 
 /** Undo a registration. May be async; a scope awaits it on disposal. */
@@ -62,11 +63,17 @@ export function defineService<T>(name: string): ServiceKey<T> {
   return Object.freeze({ name });
 }
 
+const INACTIVE_SCOPE_ERROR_BRAND = Symbol.for("@seam/host/InactiveScopeError");
+
 /**
  * Thrown for any registration (effect, listener, service, child scope) on a
  * scope that is disposing or disposed.
  */
 export class InactiveScopeError extends Error {
+  /** Recognises a InactiveScopeError made by any copy of this package. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return hasBrand(value, INACTIVE_SCOPE_ERROR_BRAND);
+  }
   /** Stable code for callers that branch on it. */
   readonly code = "INACTIVE_SCOPE" as const;
   /** The state the scope was in. */
@@ -74,6 +81,7 @@ export class InactiveScopeError extends Error {
   /** Make the error for an `action` refused in `state`. */
   constructor(action: string, label: string, state: ScopeState) {
     super(`Cannot ${action}: scope "${label}" is ${state} (inactive context)`);
+    Object.defineProperty(this, INACTIVE_SCOPE_ERROR_BRAND, { value: true });
     this.name = "InactiveScopeError";
     this.state = state;
   }

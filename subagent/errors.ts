@@ -1,8 +1,12 @@
+import { hasBrand } from "@seam/host";
+
 /** The stable codes of {@linkcode SubagentError}. */
 export type SubagentErrorCode =
   | "DUPLICATE_PROVIDER"
   | "NO_PROVIDER"
   | "UNSUPPORTED_CAPABILITY";
+
+const SUBAGENT_ERROR_BRAND = Symbol.for("@seam/subagent/SubagentError");
 
 /**
  * An error a caller of the subagent service is expected to catch and branch
@@ -18,6 +22,10 @@ export type SubagentErrorCode =
  * ```
  */
 export class SubagentError extends Error {
+  /** Recognises a SubagentError made by any copy of this package. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return hasBrand(value, SUBAGENT_ERROR_BRAND);
+  }
   /** What went wrong, stable across versions. */
   readonly code: SubagentErrorCode;
   /** Make an error with `code` and a message naming what was wrong. */
@@ -27,16 +35,23 @@ export class SubagentError extends Error {
     options?: ErrorOptions,
   ) {
     super(message, options);
+    Object.defineProperty(this, SUBAGENT_ERROR_BRAND, { value: true });
     this.name = "SubagentError";
     this.code = code;
   }
 }
+
+const OUTPUT_SCHEMA_ERROR_BRAND = Symbol.for("@seam/subagent/OutputSchemaError");
 
 /**
  * Thrown when a requested `outputSchema` is not an object-rooted schema in
  * the supported subset (see `checkOutputSchema`).
  */
 export class OutputSchemaError extends TypeError {
+  /** Recognises a OutputSchemaError made by any copy of this package. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return hasBrand(value, OUTPUT_SCHEMA_ERROR_BRAND);
+  }
   /** Stable code for callers that branch on it. */
   readonly code = "INVALID_OUTPUT_SCHEMA" as const;
   /** Where in the schema the problem sits (`outputSchema.properties.n.type`). */
@@ -44,16 +59,23 @@ export class OutputSchemaError extends TypeError {
   /** Make the error for the schema node at `path`. */
   constructor(path: string, message: string, options?: ErrorOptions) {
     super(message, options);
+    Object.defineProperty(this, OUTPUT_SCHEMA_ERROR_BRAND, { value: true });
     this.name = "OutputSchemaError";
     this.path = path;
   }
 }
+
+const SUBAGENT_DEPTH_ERROR_BRAND = Symbol.for("@seam/subagent/SubagentDepthError");
 
 /**
  * Thrown before a child exists when it would sit deeper than the depth cap
  * allows (`maxDepth`, or a cap inherited from an ancestor).
  */
 export class SubagentDepthError extends RangeError {
+  /** Recognises a SubagentDepthError made by any copy of this package. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return hasBrand(value, SUBAGENT_DEPTH_ERROR_BRAND);
+  }
   /** Stable code for callers that branch on it. */
   readonly code = "MAX_DEPTH_EXCEEDED" as const;
   /** The depth the child would have had. */
@@ -65,6 +87,7 @@ export class SubagentDepthError extends RangeError {
     super(
       `Cannot start subagent: the child would be at depth ${depth}, above the maximum depth ${maxDepth}`,
     );
+    Object.defineProperty(this, SUBAGENT_DEPTH_ERROR_BRAND, { value: true });
     this.name = "SubagentDepthError";
     this.depth = depth;
     this.maxDepth = maxDepth;
