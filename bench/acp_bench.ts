@@ -1,5 +1,6 @@
-// ACP provider cost per run (start → result → dispose through ctx.subagents)
-// against the in-process spawn provider. `deno task bench` reports averages;
+// ACP provider cost per run (start → result → dispose through ctx.subagents),
+// against the test agent and against our own ACP server (scripted model), with
+// the in-process spawn provider as the baseline. `deno task bench` reports averages;
 // `deno run -A bench/acp_medians.ts` reports the medians the targets are about.
 import { runOnce, setupAcpBench } from "./acp_setup.ts";
 
@@ -38,5 +39,27 @@ Deno.bench({
   n: 30,
   async fn() {
     await runOnce(bench, "acp-cold");
+  },
+});
+
+let serverWarmCalls = 0;
+Deno.bench({
+  name: "our ACP server, reuseProcess (warm process, new session per run)",
+  group: "acp",
+  warmup: 5,
+  n: 100,
+  async fn() {
+    await runOnce(bench, "server-warm");
+    if (++serverWarmCalls === 105) await bench.serverWarm.dispose();
+  },
+});
+
+Deno.bench({
+  name: "our ACP server, cold (spawn → result → dispose)",
+  group: "acp",
+  warmup: 2,
+  n: 20,
+  async fn() {
+    await runOnce(bench, "server-cold");
   },
 });

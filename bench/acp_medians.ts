@@ -1,37 +1,50 @@
-// Median per-run cost of the ACP provider against the test agent, in
-// alternating rounds in one process so machine noise hits every variant
-// alike: cold (spawn → initialize → session/new → prompt → result →
-// dispose), reuseProcess (a session per run on one warm process), and the
+// Median per-run cost of the ACP provider, in alternating rounds in one
+// process so machine noise hits every variant alike: against the test agent
+// and against our own ACP server (`providers/acp/serve.ts`, scripted model),
+// each cold (spawn → initialize → session/new → prompt → result → dispose)
+// and with reuseProcess (a session per run on one warm process), and the
 // in-process spawn provider on the scripted model as the baseline.
 // Run: deno run --allow-env --allow-read --allow-run bench/acp_medians.ts
-import { runOnce, setupAcpBench } from "./acp_setup.ts";
+import { type BenchProvider, runOnce, setupAcpBench } from "./acp_setup.ts";
 
 const ROUNDS = 15;
-const PER_ROUND = { "acp-cold": 4, "acp-warm": 20, spawn: 50 } as const;
+const PER_ROUND: Record<BenchProvider, number> = {
+  "acp-cold": 4,
+  "acp-warm": 20,
+  "server-cold": 4,
+  "server-warm": 20,
+  spawn: 50,
+};
+const PROVIDERS = Object.keys(PER_ROUND) as BenchProvider[];
+const COLD: BenchProvider[] = ["acp-cold", "server-cold"];
+
+interface Phases {
+  started: number[];
+  result: number[];
+  dispose: number[];
+}
 
 const bench = await setupAcpBench();
-const samples: Record<keyof typeof PER_ROUND, number[]> = {
-  "acp-cold": [],
-  "acp-warm": [],
-  spawn: [],
-};
-const coldPhases: { started: number[]; result: number[]; dispose: number[] } = {
-  started: [],
-  result: [],
-  dispose: [],
-};
+const samples = Object.fromEntries(PROVIDERS.map((p) => [p, [] as number[]])) as Record<
+  BenchProvider,
+  number[]
+>;
+const phases = Object.fromEntries(
+  COLD.map((p) => [p, { started: [], result: [], dispose: [] } as Phases]),
+) as Record<string, Phases>;
 
 async function round(record: boolean): Promise<void> {
-  for (const provider of Object.keys(PER_ROUND) as (keyof typeof PER_ROUND)[]) {
+  for (const provider of PROVIDERS) {
     for (let i = 0; i < PER_ROUND[provider]; i++) {
       const t0 = performance.now();
       const timing = await runOnce(bench, provider);
       if (!record) continue;
       samples[provider].push(performance.now() - t0);
-      if (provider === "acp-cold") {
-        coldPhases.started.push(timing.started);
-        coldPhases.result.push(timing.result);
-        coldPhases.dispose.push(timing.dispose);
+      const cold = phases[provider];
+      if (cold) {
+        cold.started.push(timing.started);
+        cold.result.push(timing.result);
+        cold.dispose.push(timing.dispose);
       }
     }
   }
@@ -44,22 +57,26 @@ const quantile = (values: number[], q: number) => {
 
 await round(false);
 for (let i = 0; i < ROUNDS; i++) await round(true);
-const label = {
-  "acp-cold": "acp cold (spawn → result → dispose)",
-  "acp-warm": "acp reuseProcess (per run)",
+const label: Record<BenchProvider, string> = {
+  "acp-cold": "test agent, cold (spawn → result → dispose)",
+  "acp-warm": "test agent, reuseProcess (per run)",
+  "server-cold": "our server, cold (spawn → result → dispose)",
+  "server-warm": "our server, reuseProcess (per run)",
   spawn: "spawn in-process (baseline)",
 };
-for (const provider of Object.keys(samples) as (keyof typeof PER_ROUND)[]) {
+for (const provider of PROVIDERS) {
   const values = samples[provider];
   console.log(
-    `${label[provider].padEnd(38)} median ${quantile(values, 0.5).toFixed(2).padStart(7)} ms` +
+    `${label[provider].padEnd(45)} median ${quantile(values, 0.5).toFixed(2).padStart(7)} ms` +
       `   p90 ${quantile(values, 0.9).toFixed(2).padStart(7)} ms   n=${values.length}`,
   );
 }
-console.log(
-  `  cold phases (medians): started ${quantile(coldPhases.started, 0.5).toFixed(2)} ms` +
-    ` (spawn → initialize → session/new), result ${
-      quantile(coldPhases.result, 0.5).toFixed(2)
-    } ms, dispose ${quantile(coldPhases.dispose, 0.5).toFixed(2)} ms`,
-);
+for (const provider of COLD) {
+  const { started, result, dispose } = phases[provider];
+  console.log(
+    `  ${provider} phases (medians): started ${quantile(started, 0.5).toFixed(2)} ms` +
+      ` (spawn → initialize → session/new), result ${quantile(result, 0.5).toFixed(2)} ms,` +
+      ` dispose ${quantile(dispose, 0.5).toFixed(2)} ms`,
+  );
+}
 await bench.close();

@@ -1,7 +1,8 @@
 // Shared by the ACP benchmarks: one start → await result → dispose through
-// `ctx.subagents`, for the ACP provider driving the test agent (a fresh
-// process per run, or one warm process with a session per run) and for the
-// in-process `spawn` provider on the scripted model (the baseline).
+// `ctx.subagents`, for the ACP provider driving the test agent and our own
+// ACP server (`providers/acp/serve.ts` on the scripted model), each with a
+// fresh process per run or one warm process with a session per run, and for
+// the in-process `spawn` provider on the scripted model (the baseline).
 import {
   type AgentRef,
   createHost,
@@ -12,7 +13,7 @@ import {
 import { createSubagentService, type SubagentService } from "@seam/subagent";
 import { type AcpProvider, createAcpProvider } from "@seam/subagent-acp";
 import { createSpawnProvider } from "@seam/subagent-spawn";
-import { testAgentConfig } from "../tests/acp_support.ts";
+import { serverConfig, testAgentConfig } from "../tests/acp_support.ts";
 
 /** Everything a benchmark round needs. */
 export interface AcpBench {
@@ -21,10 +22,17 @@ export interface AcpBench {
   readonly parent: AgentRef;
   readonly cold: AcpProvider;
   readonly warm: AcpProvider;
+  /** Our ACP server, one process per run. */
+  readonly serverCold: AcpProvider;
+  /** Our ACP server, one warm process. */
+  readonly serverWarm: AcpProvider;
   close(): Promise<void>;
 }
 
-/** Register the three providers on one host. */
+/** The providers by name: the test agent's, our server's, and the baseline. */
+export type BenchProvider = "acp-cold" | "acp-warm" | "server-cold" | "server-warm" | "spawn";
+
+/** Register the five providers on one host. */
 export async function setupAcpBench(): Promise<AcpBench> {
   const { logger } = createMemoryLogger();
   const host = createHost({ logger });
@@ -35,8 +43,11 @@ export async function setupAcpBench(): Promise<AcpBench> {
   const warm = createAcpProvider(
     testAgentConfig([], { name: "acp-warm", logger, reuseProcess: true }),
   );
-  service.registerProvider(cold);
-  service.registerProvider(warm);
+  const serverCold = createAcpProvider(serverConfig({ name: "server-cold", logger }, "warn"));
+  const serverWarm = createAcpProvider(
+    serverConfig({ name: "server-warm", logger, reuseProcess: true }, "warn"),
+  );
+  for (const provider of [cold, warm, serverCold, serverWarm]) service.registerProvider(provider);
   const parent = await host.agents.create({ id: "parent", options: { model: "scripted" } });
   return {
     host,
@@ -44,9 +55,13 @@ export async function setupAcpBench(): Promise<AcpBench> {
     parent,
     cold,
     warm,
+    serverCold,
+    serverWarm,
     async close() {
       await cold.dispose();
       await warm.dispose();
+      await serverCold.dispose();
+      await serverWarm.dispose();
       await host.scope.dispose();
     },
   };
@@ -60,10 +75,11 @@ export interface RunTiming {
 }
 
 /** One run through the service; throws unless it completed with the text. */
-export async function runOnce(bench: AcpBench, provider: string): Promise<RunTiming> {
-  const prompt = provider === "spawn"
-    ? "@reply hello from the child"
-    : "complete hello from the child";
+export async function runOnce(bench: AcpBench, provider: BenchProvider): Promise<RunTiming> {
+  // The test agent has its own little language; the others run the scripted model.
+  const prompt = provider.startsWith("acp-")
+    ? "complete hello from the child"
+    : "@reply hello from the child";
   const t0 = performance.now();
   const run = bench.service.start(provider, { prompt, parent: bench.parent });
   let started = 0;

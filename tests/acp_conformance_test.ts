@@ -1,46 +1,78 @@
 // The provider conformance suite over real processes: the ACP provider
-// driving the well-behaved test agent, one process per run and with
-// `reuseProcess`; after every dispose, no process is left in any agent's group.
+// driving the well-behaved test agent, and driving our own ACP server
+// (`providers/acp/serve.ts` on the scripted model), each with one process per
+// run and with `reuseProcess`; after every dispose, no process is left in any
+// agent's group.
 import assert from "node:assert/strict";
-import { type ConformanceBackend, testSubagentProvider } from "@seam/subagent/testing";
-import { createAcpProvider } from "@seam/subagent-acp";
-import { AgentWatch, testAgentConfig } from "./acp_support.ts";
+import {
+  type ConformanceBackend,
+  type ConformancePrompts,
+  testSubagentProvider,
+} from "@seam/subagent/testing";
+import { type AcpProviderConfig, createAcpProvider } from "@seam/subagent-acp";
+import { AgentWatch, serverConfig, testAgentConfig } from "./acp_support.ts";
 
-const PROMPTS = {
+/** The test agent's prompts. */
+const TEST_AGENT_PROMPTS: ConformancePrompts = {
   complete: "complete hello from the child",
   hang: "hang",
   fail: "fail",
   maxTokens: "max-tokens",
 };
 
-function backend(watch: AgentWatch, reuseProcess: boolean): ConformanceBackend {
+/** The scripted model's directives, through our server. */
+const SERVER_PROMPTS: ConformancePrompts = {
+  complete: "@reply hello from the child",
+  hang: "@hang",
+  fail: "@fail boom",
+  maxTokens: "@max-tokens partial words",
+};
+
+function backend(
+  watch: AgentWatch,
+  config: AcpProviderConfig,
+  prompts: ConformancePrompts,
+): ConformanceBackend {
   return {
     createProvider(scope) {
-      const provider = createAcpProvider(
-        testAgentConfig([], { logger: watch.logger, reuseProcess }),
-      );
+      const provider = createAcpProvider({ ...config, logger: watch.logger });
       scope.onDispose(() => provider.dispose());
       return provider;
     },
-    prompts: PROMPTS,
+    prompts,
     expectedOutput: "hello from the child",
     // With reuseProcess the warm process outlives each run by design; it is
     // checked once its provider is disposed (below).
-    ...(reuseProcess ? {} : { liveChildren: async () => (await watch.live()).length }),
+    ...(config.reuseProcess ? {} : { liveChildren: async () => (await watch.live()).length }),
     timeoutMs: 20_000,
   };
 }
 
-Deno.test("createAcpProvider() passes the conformance suite over real processes", async (t) => {
-  const watch = new AgentWatch();
-  await testSubagentProvider(t, backend(watch, false));
-  assert.ok(watch.pids.size > 0, "no agent process was seen");
-  assert.deepEqual(await watch.live(), []);
-});
+const cases: [string, (reuseProcess: boolean) => AcpProviderConfig, ConformancePrompts][] = [
+  ["the test agent", (reuseProcess) => testAgentConfig([], { reuseProcess }), TEST_AGENT_PROMPTS],
+  ["our ACP server", (reuseProcess) => serverConfig({ reuseProcess }), SERVER_PROMPTS],
+];
 
-Deno.test("createAcpProvider() passes the conformance suite with reuseProcess", async (t) => {
-  const watch = new AgentWatch();
-  await testSubagentProvider(t, backend(watch, true));
-  assert.ok(watch.pids.size > 0, "no agent process was seen");
-  assert.deepEqual(await watch.live(), [], "a warm process outlived its provider");
-});
+for (const [agent, config, prompts] of cases) {
+  Deno.test(`createAcpProvider() passes the conformance suite over real processes (${agent})`, async (t) => {
+    const watch = new AgentWatch();
+    await testSubagentProvider(t, backend(watch, config(false), prompts));
+    assert.ok(watch.pids.size > 0, "no agent process was seen");
+    assert.deepEqual(await watch.live(), []);
+  });
+
+  Deno.test(`createAcpProvider() passes the conformance suite with reuseProcess (${agent})`, async (t) => {
+    const watch = new AgentWatch();
+    await testSubagentProvider(t, backend(watch, config(true), prompts));
+    assert.ok(watch.pids.size > 0, "no agent process was seen");
+    assert.deepEqual(await watch.live(), [], "a warm process outlived its provider");
+    if (agent === "our ACP server") {
+      // Every run's session was closed and every cancel honoured: the warm
+      // process was never stopped for ignoring a cancel.
+      assert.deepEqual(
+        watch.messages("warn").filter((m) => /ignored session\/cancel|did not end/.test(m)),
+        [],
+      );
+    }
+  });
+}

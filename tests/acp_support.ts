@@ -1,7 +1,8 @@
-// Shared by the ACP tests and benchmarks: how to run the test agent, and a
-// watcher that learns every agent's pid from its stderr and counts the
-// processes still running in their process groups (with `ps`, independently
-// of the provider's own bookkeeping).
+// Shared by the ACP tests and benchmarks: how to run the test agent and our
+// own ACP server (`providers/acp/serve.ts`), and a watcher that learns every
+// agent's pid from its stderr and counts the processes still running in
+// their process groups (with `ps`, independently of the provider's own
+// bookkeeping).
 import { createLogger, type Logger, type LogRecord } from "@seam/host";
 import type { AcpProviderConfig } from "@seam/subagent-acp";
 
@@ -33,7 +34,44 @@ export function testAgentConfig(
   };
 }
 
-const AGENT_LINE = /^agent stderr: test-agent\[(\d+)\]: (.*)$/;
+/** Our ACP server's entry. */
+export const SERVE_SCRIPT: string = new URL("../providers/acp/serve.ts", import.meta.url).pathname;
+
+/** The workspace config (the server resolves `@seam/*` through it from any cwd). */
+const WORKSPACE_CONFIG: string = new URL("../deno.json", import.meta.url).pathname;
+
+/**
+ * A provider config running our ACP server on the scripted model, logging at
+ * `logLevel` (default `info`: its first line names its pid, for
+ * {@linkcode AgentWatch}).
+ */
+export function serverConfig(
+  extra: Partial<AcpProviderConfig> = {},
+  logLevel: "debug" | "info" | "warn" = "info",
+): AcpProviderConfig {
+  return {
+    command: Deno.execPath(),
+    args: [
+      "run",
+      "--quiet",
+      "--config",
+      WORKSPACE_CONFIG,
+      "--allow-env",
+      SERVE_SCRIPT,
+      "--model",
+      "scripted",
+      "--log-level",
+      logLevel,
+    ],
+    disposeEofGraceMs: 1_000,
+    disposeGraceMs: 1_000,
+    startupTimeoutMs: 20_000,
+    ...extra,
+  };
+}
+
+/** A test agent's stderr line (`test-agent[pid]: …`) or our server's (`seam-acp[pid] level: …`). */
+const AGENT_LINE = /^agent stderr: (?:test-agent\[(\d+)\]: |seam-acp\[(\d+)\] )(.*)$/;
 
 /** Watches agents through the provider's logger. */
 export class AgentWatch {
@@ -54,8 +92,8 @@ export class AgentWatch {
         this.records.push(record);
         const match = AGENT_LINE.exec(record.message);
         if (!match) return;
-        this.pids.add(Number(match[1]));
-        const grandchild = /^grandchild (\d+)$/.exec(match[2]);
+        this.pids.add(Number(match[1] ?? match[2]));
+        const grandchild = /^grandchild (\d+)$/.exec(match[3]);
         if (grandchild) this.grandchildren.add(Number(grandchild[1]));
       },
     });
@@ -65,7 +103,7 @@ export class AgentWatch {
   agentLines(): string[] {
     return this.records.flatMap((r) => {
       const match = AGENT_LINE.exec(r.message);
-      return match ? [match[2]] : [];
+      return match ? [match[3]] : [];
     });
   }
 
@@ -84,7 +122,8 @@ export class AgentWatch {
       .filter((p) =>
         !p.stat.startsWith("Z") && (watched.has(p.pid) || this.pids.has(p.pgid)) &&
         // Guards against a pid reused by an unrelated process meanwhile.
-        (p.args.includes(TEST_AGENT) || p.args.includes(GRANDCHILD_MARK))
+        (p.args.includes(TEST_AGENT) || p.args.includes(SERVE_SCRIPT) ||
+          p.args.includes(GRANDCHILD_MARK))
       )
       .map((p) => p.pid);
   }

@@ -165,3 +165,43 @@ export function fromAcpUpdate(value: unknown): AcpUpdate | undefined {
       return { kind: "other", type, raw };
   }
 }
+
+/**
+ * A prompt a client sent (`session/prompt`'s `prompt`) as our content blocks,
+ * for the server side. Accepts what the server advertises: text, images,
+ * resource links and embedded text resources.
+ *
+ * @throws {TypeError} naming the first block it cannot take (audio, a binary
+ *   embedded resource, a malformed or unknown block).
+ */
+export function fromAcpPrompt(blocks: readonly unknown[]): ContentBlock[] {
+  if (blocks.length === 0) {
+    throw new TypeError("Cannot take the prompt: it holds no content block");
+  }
+  return blocks.map((value, i) => {
+    const where = `prompt[${i}]`;
+    if (!isObject(value)) throw new TypeError(`Cannot take ${where}: not a content block`);
+    if (value.type === "audio") {
+      throw new TypeError(
+        `Cannot take ${where}: audio is not accepted (promptCapabilities.audio is false)`,
+      );
+    }
+    if (value.type === "resource" && isObject(value.resource) && !("text" in value.resource)) {
+      throw new TypeError(
+        `Cannot take ${where}: only text resources can be embedded, not binary ones (blob)`,
+      );
+    }
+    const block = fromAcpBlock(value);
+    if (!block) {
+      throw new TypeError(
+        `Cannot take ${where}: a malformed or unknown ${JSON.stringify(value.type)} block`,
+      );
+    }
+    return block;
+  });
+}
+
+/** One of our content blocks as an ACP content block (every kind has one). */
+export function toAcpBlock(block: ContentBlock): Json {
+  return toAcpPrompt([block], { image: true, embeddedContext: true })[0];
+}

@@ -113,3 +113,39 @@ export interface AcpUpdateInfo {
  * ```
  */
 export const acpUpdate: EventKey<AcpUpdateInfo> = defineEvent<AcpUpdateInfo>("acp/update");
+
+/** Payload of {@linkcode acpPlan}. */
+export interface AcpPlanInfo {
+  /** The agent whose plan it is (a session agent of {@linkcode serveAcpAgent}). */
+  readonly agentId: string;
+  /** Every entry of the plan, in order; it replaces any earlier plan. */
+  readonly entries: readonly AcpPlanEntry[];
+}
+
+/**
+ * `acp/plan`: an agent's current plan, for {@linkcode serveAcpAgent} to send
+ * to its client as a `plan` update. Emit it in a session agent's scope while
+ * it runs a prompt turn (a planning tool does: see
+ * {@linkcode createAcpPlanTool}); a plan emitted between turns is dropped
+ * (ACP sends updates within a turn).
+ *
+ * @example A tool that reports a one-step plan
+ * ```ts
+ * import type { Tool } from "@seam/host";
+ * import { acpPlan } from "@seam/subagent-acp";
+ *
+ * const tool: Tool<{ step: string }> = {
+ *   name: "announce",
+ *   description: "Announce the next step",
+ *   parameters: { type: "object", properties: { step: { type: "string" } }, required: ["step"] },
+ *   execute({ step }, call) {
+ *     call.agent.scope.emit(acpPlan, {
+ *       agentId: call.agent.id,
+ *       entries: [{ content: step, priority: "high", status: "in_progress" }],
+ *     });
+ *     return { content: "announced" };
+ *   },
+ * };
+ * ```
+ */
+export const acpPlan: EventKey<AcpPlanInfo> = defineEvent<AcpPlanInfo>("acp/plan");

@@ -46,5 +46,7 @@
  * @module
  */
 export * from "./events.ts";
+export * from "./plan_tool.ts";
 export * from "./provider.ts";
+export * from "./server.ts";
 export * from "./types.ts";

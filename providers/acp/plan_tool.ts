@@ -1,0 +1,81 @@
+import { deepFreeze, type Tool } from "@seam/host";
+import { acpPlan, type AcpPlanEntry } from "./events.ts";
+
+/** Options of {@linkcode createAcpPlanTool}. */
+export interface AcpPlanToolOptions {
+  /** The tool's name. Default `"update_plan"`. */
+  readonly name?: string;
+  /** What the model reads about it. Default: a short instruction to keep the plan current. */
+  readonly description?: string;
+}
+
+/** The arguments of the plan tool. */
+export interface AcpPlanToolArgs {
+  /** The whole plan, in order (it replaces the previous one). */
+  readonly entries: readonly AcpPlanEntry[];
+}
+
+const DEFAULT_DESCRIPTION =
+  "Show the user your plan for a multi-step task, as a list of steps with a priority and a status. " +
+  "Send the whole plan each time (it replaces the previous one) and update it as steps progress.";
+
+/**
+ * A tool through which a model reports its plan: each call emits
+ * {@linkcode acpPlan} in the calling agent's scope, which
+ * {@linkcode serveAcpAgent} sends to its client as a `plan` update (editors
+ * show it as a checklist). Register it in a session agent's scope (the
+ * server's `setup`), or anywhere above it.
+ *
+ * @param options The tool's name and description.
+ * @returns The tool; its result tells the model the plan was shown.
+ *
+ * @example Give every served session a plan tool
+ * ```ts ignore
+ * import { createAcpPlanTool, serveAcpAgent } from "@seam/subagent-acp";
+ *
+ * serveAcpAgent({
+ *   host,
+ *   streams,
+ *   model: "scripted",
+ *   setup: (agent) => void host.tools.register(agent.scope, createAcpPlanTool()),
+ * });
+ * ```
+ */
+export function createAcpPlanTool(options: AcpPlanToolOptions = {}): Tool<AcpPlanToolArgs> {
+  return {
+    name: options.name ?? "update_plan",
+    description: options.description ?? DEFAULT_DESCRIPTION,
+    parameters: {
+      type: "object",
+      properties: {
+        entries: {
+          type: "array",
+          description: "Every step of the plan, in order.",
+          items: {
+            type: "object",
+            properties: {
+              content: { type: "string", description: "What the step is." },
+              priority: { type: "string", enum: ["high", "medium", "low"] },
+              status: { type: "string", enum: ["pending", "in_progress", "completed"] },
+            },
+            required: ["content", "priority", "status"],
+            additionalProperties: false,
+          },
+        },
+      },
+      required: ["entries"],
+      additionalProperties: false,
+    },
+    execute({ entries }, call) {
+      call.agent.scope.emit(
+        acpPlan,
+        deepFreeze({
+          agentId: call.agent.id,
+          entries: entries.map(({ content, priority, status }) => ({ content, priority, status })),
+        }),
+      );
+      const done = entries.filter((entry) => entry.status === "completed").length;
+      return { content: `Plan shown: ${entries.length} steps, ${done} completed.` };
+    },
+  };
+}
