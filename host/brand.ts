@@ -10,7 +10,7 @@
  *
  * const brand = Symbol.for("example/MyError");
  * class MyError extends Error {
- *   static [Symbol.hasInstance](value: unknown): boolean {
+ *   static override [Symbol.hasInstance](value: unknown): boolean {
  *     return hasBrand(value, brand);
  *   }
  *   constructor(message: string) {
