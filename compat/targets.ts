@@ -89,4 +89,7 @@ export const NODE_TEST_ROOTS: readonly string[] = [
 /** Test files left out of the Node run, each with the Deno-only API it needs. */
 export const NODE_TEST_EXCLUDED: Readonly<Record<string, string>> = {
   "host/openai_model_test.ts": "serves its fake model endpoint with Deno.serve and Deno.listen",
+  "host/brand_test.ts": "loads a second copy of a module by URL query, which a bundle cannot do",
+  "subagent/errors_test.ts":
+    "loads a second copy of a module by URL query, which a bundle cannot do",
 };

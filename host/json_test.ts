@@ -71,13 +71,3 @@ Deno.test("deepFreeze() freezes everything reachable, in place", () => {
   assert.ok(Object.isFrozen(value.a[0]) && Object.isFrozen(value.c.d));
   assert.equal(deepFreeze(5), 5);
 });
-
-Deno.test("JsonCopyError is recognised across copies of the package", async () => {
-  const copy: typeof import("./json.ts") = await import("./json.ts?second-install");
-  assert.notEqual(copy.JsonCopyError, JsonCopyError);
-  assert.throws(
-    () => copy.jsonCopy({ f: () => 1 }),
-    (error: unknown) => error instanceof JsonCopyError,
-  );
-  assert.ok(!(new TypeError("x") instanceof JsonCopyError));
-});
