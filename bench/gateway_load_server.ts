@@ -1,0 +1,186 @@
+// One server of the gateway load benchmark (started by bench/gateway_load.ts):
+//
+//   deno run -A --v8-flags=--expose-gc bench/gateway_load_server.ts <kind> <port>
+//
+// kind: `gateway` (the seam gateway over an echo provider, Deno.serve),
+// `sdk` (the @a2a-js/sdk 1.3 request handler on Express with an echo
+// executor), `hono` (a bare Hono route answering the gateway's JSON).
+// Every kind answers `GET /__rss` with its memory after a full GC, and
+// prints `ready <port>` once it listens (port 0: any free port).
+import express from "express";
+import { Hono } from "hono";
+import { type AgentCard, TaskState } from "@a2a-js/sdk";
+import {
+  AgentEvent,
+  type AgentExecutor,
+  DefaultRequestHandler,
+  InMemoryTaskStore,
+} from "@a2a-js/sdk/server";
+import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
+import { createLogger, createRootScope } from "@seam/host";
+import { createSubagentService, type SubagentProvider } from "@seam/subagent";
+import { createGateway } from "../gateway/mod.ts";
+
+const [kind, portText] = Deno.args;
+const port = Number(portText);
+
+function memory(): { rss: number; heapUsed: number } {
+  (globalThis as { gc?: () => void }).gc?.();
+  const m = Deno.memoryUsage();
+  return { rss: m.rss, heapUsed: m.heapUsed };
+}
+
+const RSS_PATH = "/__rss";
+
+function ready(addr: { port: number }): void {
+  console.log(`ready ${addr.port}`);
+}
+
+/** Completes at once with the prompt as its output. */
+const echo: SubagentProvider = {
+  name: "echo",
+  capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
+  inheritsParentContext: false,
+  start: (request) => ({
+    id: crypto.randomUUID(),
+    started: Promise.resolve(),
+    result: Promise.resolve({ output: request.prompt, stopReason: "completed" as const }),
+    cancel() {},
+    dispose: () => Promise.resolve(),
+  }),
+};
+
+/** The load request's body; the same for every kind. */
+export const LOAD_BODY = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "SendMessage",
+  params: {
+    message: { messageId: "load-1", role: "ROLE_USER", parts: [{ text: "hello from the load" }] },
+  },
+});
+
+function serveGateway(): void {
+  const root = createRootScope({ logger: createLogger({ level: "silent" }) });
+  createSubagentService(root).registerProvider(echo);
+  const gateway = createGateway({ scope: root });
+  Deno.serve({ hostname: "127.0.0.1", port, onListen: ready }, (request) => {
+    if (request.method === "GET" && new URL(request.url).pathname === RSS_PATH) {
+      return Response.json(memory());
+    }
+    return gateway.fetch(request);
+  });
+}
+
+async function serveHono(): Promise<void> {
+  // The ceiling: what the gateway answers, as a constant.
+  const root = createRootScope({ logger: createLogger({ level: "silent" }) });
+  createSubagentService(root).registerProvider(echo);
+  const gateway = createGateway({ scope: root });
+  const sample = await (await gateway.fetch(
+    new Request("http://127.0.0.1/", {
+      method: "POST",
+      headers: { "content-type": "application/json", "a2a-version": "1.0" },
+      body: LOAD_BODY,
+    }),
+  )).json();
+  await gateway.close();
+  await root.dispose();
+  const app = new Hono();
+  app.get(RSS_PATH, (c) => c.json(memory()));
+  app.post("/", (c) => c.json(sample));
+  Deno.serve({ hostname: "127.0.0.1", port, onListen: ready }, app.fetch);
+}
+
+function serveSdk(): void {
+  const card: AgentCard = {
+    name: "sdk echo",
+    description: "The @a2a-js/sdk reference server with an echo executor",
+    supportedInterfaces: [{
+      url: `http://127.0.0.1:${port}/`,
+      protocolBinding: "JSONRPC",
+      tenant: "",
+      protocolVersion: "1.0",
+    }],
+    provider: undefined,
+    version: "1.0.0",
+    capabilities: { streaming: true, pushNotifications: false, extensions: [] },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ["text/plain"],
+    defaultOutputModes: ["text/plain"],
+    skills: [],
+    signatures: [],
+  };
+  // The same lifecycle the gateway publishes for a run: the task, WORKING,
+  // the output artifact, COMPLETED.
+  const executor: AgentExecutor = {
+    execute(context, bus) {
+      const { taskId, contextId } = context;
+      const now = () => new Date().toISOString();
+      const message = context.userMessage;
+      bus.publish(AgentEvent.task({
+        id: taskId,
+        contextId,
+        status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() },
+        artifacts: [],
+        history: [message],
+        metadata: undefined,
+      }));
+      bus.publish(AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: now() },
+        metadata: undefined,
+      }));
+      bus.publish(AgentEvent.artifactUpdate({
+        taskId,
+        contextId,
+        artifact: {
+          artifactId: "output",
+          name: "output",
+          description: "",
+          parts: message.parts,
+          metadata: undefined,
+          extensions: [],
+        },
+        append: false,
+        lastChunk: true,
+        metadata: undefined,
+      }));
+      bus.publish(AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: now() },
+        metadata: undefined,
+      }));
+      bus.finished();
+      return Promise.resolve();
+    },
+    cancelTask: () => Promise.resolve(),
+  };
+  const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
+  const app = express();
+  app.get(RSS_PATH, (_req: unknown, res: { json(body: unknown): void }) => res.json(memory()));
+  app.use(
+    "/.well-known/agent-card.json",
+    agentCardHandler({ agentCardProvider: () => Promise.resolve(card) }),
+  );
+  app.use(
+    "/",
+    jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }),
+  );
+  const server = app.listen(port, "127.0.0.1", () => ready(server.address() as { port: number }));
+}
+
+if (import.meta.main) {
+  // Exit cleanly on SIGTERM, so `--cpu-prof` can write its profile.
+  Deno.addSignalListener("SIGTERM", () => Deno.exit(0));
+  if (kind === "gateway") serveGateway();
+  else if (kind === "hono") await serveHono();
+  else if (kind === "sdk") serveSdk();
+  else {
+    console.error(`unknown kind "${kind}" (gateway, sdk, hono)`);
+    Deno.exit(2);
+  }
+}

@@ -1,0 +1,155 @@
+/** The agent cards: one for the gateway, one per provider. */
+import type { RegisteredSubagentProvider } from "@seam/subagent";
+import {
+  SEAM_EXTENSION_URI,
+  type SeamCardExtensionParams,
+  type SeamProviderDescriptor,
+} from "./types.ts";
+
+/** What the card says about the gateway itself. */
+export interface CardInfo {
+  readonly name: string;
+  readonly description: string;
+  readonly version: string;
+  readonly provider?: { readonly organization: string; readonly url: string };
+  readonly documentationUrl?: string;
+  readonly iconUrl?: string;
+}
+
+/** A card's JSON text and its entity tag. */
+export interface BuiltCard {
+  readonly body: string;
+  readonly etag: string;
+}
+
+const INPUT_MODES = ["text/plain", "application/json", "image/*"];
+const OUTPUT_MODES = ["text/plain", "application/json"];
+
+function describeProvider(provider: RegisteredSubagentProvider): string {
+  const caps = provider.capabilities;
+  const options = [
+    caps.outputSchema && "outputSchema",
+    caps.depthLimit && "maxDepth",
+    caps.toolFilter && "toolFilter",
+    caps.persona && "persona",
+  ].filter(Boolean);
+  return `Delegates a self-contained task to a child agent through the "${provider.name}" provider. ${
+    provider.inheritsParentContext
+      ? "The child sees the delegating parent's completed turns."
+      : "The child starts fresh: state everything it needs in the message."
+  } Start-time options through the seam extension: ${
+    options.length ? options.join(", ") : "none"
+  }.`;
+}
+
+function descriptor(provider: RegisteredSubagentProvider): SeamProviderDescriptor {
+  const c = provider.capabilities;
+  return {
+    capabilities: {
+      outputSchema: c.outputSchema,
+      depthLimit: c.depthLimit,
+      toolFilter: c.toolFilter,
+      persona: c.persona,
+    },
+    inheritsParentContext: provider.inheritsParentContext,
+  };
+}
+
+/**
+ * Build the card served at `{base}/.well-known/agent-card.json` (`only`
+ * undefined: every provider, requests without a tenant go to the default)
+ * or at `{base}/{only}/.well-known/agent-card.json` (one provider, addressed
+ * through the interfaces' `tenant`).
+ */
+export function buildCard(options: {
+  readonly info: CardInfo;
+  readonly base: string;
+  readonly providers: readonly RegisteredSubagentProvider[];
+  readonly defaultProvider: string | undefined;
+  readonly only: RegisteredSubagentProvider | undefined;
+  readonly auth: boolean;
+}): BuiltCard {
+  const { info, base, only } = options;
+  const tenant = only ? { tenant: only.name } : {};
+  const providers: Record<string, SeamProviderDescriptor> = {};
+  for (const p of options.providers) providers[p.name] = descriptor(p);
+  const params: SeamCardExtensionParams = {
+    ...(only || options.defaultProvider ? { provider: only?.name ?? options.defaultProvider } : {}),
+    ...(options.defaultProvider ? { defaultProvider: options.defaultProvider } : {}),
+    providers,
+  };
+  const shown = only ? [only] : options.providers;
+  const card: Record<string, unknown> = {
+    name: only ? `${info.name} · ${only.name}` : info.name,
+    description: only
+      ? `${info.description} This card addresses the "${only.name}" provider.`
+      : info.description,
+    version: info.version,
+    supportedInterfaces: [
+      { url: `${base}/`, protocolBinding: "JSONRPC", protocolVersion: "1.0", ...tenant },
+      { url: base, protocolBinding: "HTTP+JSON", protocolVersion: "1.0", ...tenant },
+    ],
+    capabilities: {
+      streaming: true,
+      pushNotifications: false,
+      extendedAgentCard: false,
+      extensions: [{
+        uri: SEAM_EXTENSION_URI,
+        description:
+          "seam subagent delegation: message.metadata[uri] may carry outputSchema, maxDepth, toolFilter, persona and the caller's depth; params list each provider's capability flags. A field the provider cannot honour is rejected, never ignored.",
+        required: false,
+        params,
+      }],
+    },
+    defaultInputModes: INPUT_MODES,
+    defaultOutputModes: OUTPUT_MODES,
+    skills: shown.map((p) => ({
+      id: p.name,
+      name: p.name,
+      description: describeProvider(p),
+      tags: ["subagent", "delegation", p.name],
+      inputModes: INPUT_MODES,
+      outputModes: OUTPUT_MODES,
+    })),
+  };
+  if (info.provider) card.provider = info.provider;
+  if (info.documentationUrl) card.documentationUrl = info.documentationUrl;
+  if (info.iconUrl) card.iconUrl = info.iconUrl;
+  if (options.auth) {
+    card.securitySchemes = {
+      bearer: {
+        httpAuthSecurityScheme: {
+          scheme: "Bearer",
+          description: "A bearer token issued by the gateway's operator",
+        },
+      },
+    };
+    card.securityRequirements = [{ schemes: { bearer: { list: [] } } }];
+  }
+  const body = JSON.stringify(card);
+  return { body, etag: `W/"${hash(body)}"` };
+}
+
+/** Two FNV-1a passes with different seeds: a stable 64-bit content hash (not a secret). */
+function hash(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
+  }
+  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0") +
+    "-" + text.length.toString(36);
+}
+
+/** Whether an `If-None-Match` header matches `etag` (weak comparison). */
+export function etagMatches(header: string | null, etag: string): boolean {
+  if (!header) return false;
+  const bare = etag.replace(/^W\//, "");
+  for (const candidate of header.split(",")) {
+    const c = candidate.trim();
+    if (c === "*" || c.replace(/^W\//, "") === bare) return true;
+  }
+  return false;
+}

@@ -1,0 +1,74 @@
+/** Reading the seam extension from a message. */
+import { assertSubagentMaxDepth } from "@seam/subagent";
+import { GatewayError } from "./_errors.ts";
+import { type A2AMetadata, SEAM_EXTENSION_URI } from "./types.ts";
+
+const FIELDS = ["outputSchema", "maxDepth", "toolFilter", "persona", "depth"] as const;
+const KNOWN: ReadonlySet<string> = new Set(FIELDS);
+
+/** The seam extension of one message, as accepted. */
+export interface AcceptedExtension {
+  /** Whether the message carried the extension at all. */
+  readonly used: boolean;
+  /** The caller's depth (0 when not given). */
+  readonly depth: number;
+  /** The start-time request fields, each as given (the service checks them). */
+  readonly outputSchema?: unknown;
+  readonly maxDepth?: unknown;
+  readonly toolFilter?: unknown;
+  readonly persona?: unknown;
+}
+
+const UNUSED: AcceptedExtension = Object.freeze({ used: false, depth: 0 });
+
+function invalid(message: string): never {
+  throw new GatewayError("invalidParams", `Invalid params: ${message}`);
+}
+
+/**
+ * Read the seam extension from `message.metadata`. A wrongly placed one (in
+ * the request's metadata), a non-object, an unknown field or a malformed
+ * `depth` is rejected loudly.
+ */
+export function readExtension(
+  messageMetadata: A2AMetadata | undefined,
+  requestMetadata: A2AMetadata | undefined,
+): AcceptedExtension {
+  if (requestMetadata && requestMetadata[SEAM_EXTENSION_URI] !== undefined) {
+    invalid(
+      `the seam extension belongs in message.metadata["${SEAM_EXTENSION_URI}"], not in the request's metadata`,
+    );
+  }
+  const value = messageMetadata?.[SEAM_EXTENSION_URI];
+  if (value === undefined) return UNUSED;
+  const path = `message.metadata["${SEAM_EXTENSION_URI}"]`;
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    invalid(`${path} must be an object`);
+  }
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (!KNOWN.has(key)) {
+      invalid(`${path} has unknown field "${key.slice(0, 60)}" (known: ${FIELDS.join(", ")})`);
+    }
+  }
+  const depth = record.depth;
+  try {
+    assertSubagentMaxDepth(depth, `${path}.depth`);
+  } catch (error) {
+    invalid((error as Error).message);
+  }
+  return {
+    used: true,
+    depth: depth ?? 0,
+    outputSchema: record.outputSchema,
+    maxDepth: record.maxDepth,
+    toolFilter: record.toolFilter,
+    persona: record.persona,
+  };
+}
+
+/** Whether the extension carries any start-time field (anything but `depth`). */
+export function hasStartFields(ext: AcceptedExtension): boolean {
+  return ext.outputSchema !== undefined || ext.maxDepth !== undefined ||
+    ext.toolFilter !== undefined || ext.persona !== undefined;
+}

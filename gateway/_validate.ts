@@ -1,0 +1,312 @@
+/** The shapes of A2A v1.0 requests, checked with zod; unknown fields are dropped. */
+import { z } from "zod";
+import { GatewayError } from "./_errors.ts";
+import type { A2AMetadata, A2APart, A2ATaskState } from "./types.ts";
+
+const metadata = z.record(z.string(), z.unknown());
+
+const part = z.object({
+  text: z.string().optional(),
+  raw: z.string().optional(),
+  url: z.string().optional(),
+  data: z.unknown().optional(),
+  mediaType: z.string().optional(),
+  filename: z.string().optional(),
+  metadata: metadata.optional(),
+}).check((ctx) => {
+  const p = ctx.value;
+  let n = 0;
+  if (p.text !== undefined) n++;
+  if (p.raw !== undefined) n++;
+  if (p.url !== undefined) n++;
+  if (p.data !== undefined && p.data !== null) n++;
+  if (n !== 1) {
+    ctx.issues.push({
+      code: "custom",
+      input: p,
+      message: n === 0
+        ? "a part must hold one of text, raw, url or data (v0.3 `kind`/`file` parts are not v1.0)"
+        : "a part must hold exactly one of text, raw, url or data",
+    });
+  }
+});
+
+const message = z.object({
+  messageId: z.string().min(1, "must be a non-empty string"),
+  role: z.literal(["ROLE_USER", 1], {
+    error: "must be ROLE_USER (a client sends user messages)",
+  }),
+  parts: z.array(part).min(1, "must hold at least one part"),
+  contextId: z.string().optional(),
+  taskId: z.string().optional(),
+  metadata: metadata.optional(),
+  extensions: z.array(z.string()).optional(),
+  referenceTaskIds: z.array(z.string()).optional(),
+});
+
+const historyLength = z.int().min(0);
+
+const sendMessage = z.object({
+  tenant: z.string().optional(),
+  message,
+  configuration: z.object({
+    acceptedOutputModes: z.array(z.string()).optional(),
+    historyLength: historyLength.optional(),
+    returnImmediately: z.boolean().optional(),
+    taskPushNotificationConfig: z.unknown().optional(),
+  }).optional(),
+  metadata: metadata.optional(),
+});
+
+const taskId = z.string().min(1, "must be a non-empty task id");
+
+const getTask = z.object({
+  tenant: z.string().optional(),
+  id: taskId,
+  historyLength: historyLength.optional(),
+});
+
+const idOnly = z.object({
+  tenant: z.string().optional(),
+  id: taskId,
+  metadata: metadata.optional(),
+});
+
+const STATES = [
+  "TASK_STATE_SUBMITTED",
+  "TASK_STATE_WORKING",
+  "TASK_STATE_COMPLETED",
+  "TASK_STATE_FAILED",
+  "TASK_STATE_CANCELED",
+  "TASK_STATE_INPUT_REQUIRED",
+  "TASK_STATE_REJECTED",
+  "TASK_STATE_AUTH_REQUIRED",
+] as const;
+
+const listTasks = z.object({
+  tenant: z.string().optional(),
+  contextId: z.string().optional(),
+  status: z.union([z.enum(["TASK_STATE_UNSPECIFIED", ...STATES]), z.int().min(0).max(8)])
+    .optional(),
+  pageSize: z.int().min(1, "must be between 1 and 100").max(100, "must be between 1 and 100")
+    .optional(),
+  pageToken: z.string().optional(),
+  historyLength: historyLength.optional(),
+  statusTimestampAfter: z.string().optional(),
+  includeArtifacts: z.boolean().optional(),
+});
+
+/** A user message as accepted. */
+export interface ParsedMessage {
+  readonly messageId: string;
+  readonly parts: A2APart[];
+  readonly contextId?: string;
+  readonly taskId?: string;
+  readonly metadata?: A2AMetadata;
+  readonly extensions?: string[];
+  readonly referenceTaskIds?: string[];
+}
+
+/** `SendMessage` / `SendStreamingMessage` params as accepted. */
+export interface SendParams {
+  readonly tenant?: string;
+  readonly message: ParsedMessage;
+  readonly configuration?: {
+    readonly acceptedOutputModes?: string[];
+    readonly historyLength?: number;
+    readonly returnImmediately?: boolean;
+    readonly taskPushNotificationConfig?: unknown;
+  };
+  readonly metadata?: A2AMetadata;
+}
+
+/** `GetTask` params as accepted. */
+export interface GetParams {
+  readonly tenant?: string;
+  readonly id: string;
+  readonly historyLength?: number;
+}
+
+/** `CancelTask` / `SubscribeToTask` params as accepted. */
+export interface IdParams {
+  readonly tenant?: string;
+  readonly id: string;
+}
+
+/** `ListTasks` params as accepted. */
+export interface ListParams {
+  readonly tenant?: string;
+  readonly contextId?: string;
+  readonly state?: A2ATaskState;
+  readonly pageSize: number;
+  readonly pageToken?: string;
+  readonly historyLength?: number;
+  readonly updatedAfter?: number;
+  readonly includeArtifacts: boolean;
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function formatPath(root: string, keys: readonly PropertyKey[]): string {
+  let path = root;
+  for (const key of keys) {
+    if (typeof key === "number") path += `[${key}]`;
+    else {
+      const name = String(key);
+      path += IDENTIFIER.test(name) ? (path ? `.${name}` : name) : `[${JSON.stringify(name)}]`;
+    }
+  }
+  return path || "params";
+}
+
+function parse<T>(schema: z.ZodType, value: unknown, root: string): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data as T;
+  const issues = result.error.issues.slice(0, 5).map((issue) =>
+    `${formatPath(root, issue.path)}: ${issue.message}`
+  );
+  throw new GatewayError("invalidParams", `Invalid params: ${issues.join("; ")}`);
+}
+
+function emptyToUndefined(value: string | undefined): string | undefined {
+  return value === "" ? undefined : value;
+}
+
+function isPlain(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+const SEND_KEYS = new Set(["message", "configuration", "tenant", "metadata"]);
+const MESSAGE_KEYS = new Set(["messageId", "role", "parts", "contextId", "taskId", "metadata"]);
+const CONFIG_KEYS = new Set(["historyLength", "returnImmediately", "acceptedOutputModes"]);
+
+/**
+ * The common, plainly valid `SendMessage` (text parts, no unknown fields)
+ * recognised without zod, for the hot path; anything else answers
+ * `undefined` and goes through the schema, which has the last word and the
+ * error messages. What it accepts, the schema accepts unchanged.
+ */
+function quickSend(value: unknown): SendParams | undefined {
+  if (!isPlain(value)) return undefined;
+  for (const key in value) if (!SEND_KEYS.has(key)) return undefined;
+  if (value.tenant !== undefined && typeof value.tenant !== "string") return undefined;
+  if (value.metadata !== undefined && !isPlain(value.metadata)) return undefined;
+  const message = value.message;
+  if (!isPlain(message)) return undefined;
+  for (const key in message) if (!MESSAGE_KEYS.has(key)) return undefined;
+  if (typeof message.messageId !== "string" || message.messageId === "") return undefined;
+  if (message.role !== "ROLE_USER" && message.role !== 1) return undefined;
+  if (message.contextId !== undefined && typeof message.contextId !== "string") return undefined;
+  if (message.taskId !== undefined && typeof message.taskId !== "string") return undefined;
+  if (message.metadata !== undefined && !isPlain(message.metadata)) return undefined;
+  const parts = message.parts;
+  if (!Array.isArray(parts) || parts.length === 0 || parts.length > 64) return undefined;
+  for (const part of parts) {
+    if (!isPlain(part) || typeof part.text !== "string") return undefined;
+    for (const key in part) if (key !== "text") return undefined;
+  }
+  const config = value.configuration;
+  if (config !== undefined) {
+    if (!isPlain(config)) return undefined;
+    for (const key in config) if (!CONFIG_KEYS.has(key)) return undefined;
+    const h = config.historyLength;
+    if (h !== undefined && !(Number.isSafeInteger(h) && (h as number) >= 0)) return undefined;
+    const r = config.returnImmediately;
+    if (r !== undefined && typeof r !== "boolean") return undefined;
+    const modes = config.acceptedOutputModes;
+    if (modes !== undefined) {
+      if (!Array.isArray(modes)) return undefined;
+      for (const mode of modes) if (typeof mode !== "string") return undefined;
+    }
+  }
+  return value as unknown as SendParams;
+}
+
+/** Check `SendMessage` params. */
+export function parseSendParams(value: unknown): SendParams {
+  const params = (quickSend(value) ??
+    parse<SendParams>(sendMessage, value, "")) as SendParams & {
+      message: { contextId?: string; taskId?: string };
+    };
+  const msg = params.message as { contextId?: string; taskId?: string };
+  if (msg.contextId === "") msg.contextId = undefined;
+  if (msg.taskId === "") msg.taskId = undefined;
+  return params;
+}
+
+/** Check `GetTask` params. */
+export function parseGetParams(value: unknown): GetParams {
+  return parse<GetParams>(getTask, value, "");
+}
+
+/** Check `CancelTask` / `SubscribeToTask` params. */
+export function parseIdParams(value: unknown): IdParams {
+  return parse<IdParams>(idOnly, value, "");
+}
+
+/** Check `ListTasks` params (JSON values, or strings from a query string already converted). */
+export function parseListParams(value: unknown): ListParams {
+  const raw = parse<{
+    tenant?: string;
+    contextId?: string;
+    status?: string | number;
+    pageSize?: number;
+    pageToken?: string;
+    historyLength?: number;
+    statusTimestampAfter?: string;
+    includeArtifacts?: boolean;
+  }>(listTasks, value, "");
+  let state: A2ATaskState | undefined;
+  if (typeof raw.status === "number") state = raw.status === 0 ? undefined : STATES[raw.status - 1];
+  else if (raw.status !== undefined && raw.status !== "TASK_STATE_UNSPECIFIED") {
+    state = raw.status as A2ATaskState;
+  }
+  let updatedAfter: number | undefined;
+  if (raw.statusTimestampAfter) {
+    updatedAfter = Date.parse(raw.statusTimestampAfter);
+    if (Number.isNaN(updatedAfter)) {
+      throw new GatewayError(
+        "invalidParams",
+        `Invalid params: statusTimestampAfter must be an ISO 8601 timestamp, got ${
+          JSON.stringify(raw.statusTimestampAfter.slice(0, 40))
+        }`,
+      );
+    }
+  }
+  return {
+    tenant: raw.tenant,
+    contextId: emptyToUndefined(raw.contextId),
+    state,
+    pageSize: raw.pageSize ?? 50,
+    pageToken: emptyToUndefined(raw.pageToken),
+    historyLength: raw.historyLength,
+    updatedAfter,
+    includeArtifacts: raw.includeArtifacts ?? false,
+  };
+}
+
+/**
+ * Convert the query string of `GET /tasks` to `ListTasks` params: numbers
+ * and booleans from their decimal and lowercase forms; a malformed one is
+ * left as a string so the schema names it.
+ */
+export function listQueryToParams(query: URLSearchParams): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of query) {
+    if (key === "pageSize" || key === "historyLength") {
+      out[key] = /^\d{1,15}$/.test(value) ? Number(value) : value;
+    } else if (key === "includeArtifacts") {
+      out[key] = value === "true" ? true : value === "false" ? false : value;
+    } else if (key === "status" && /^\d$/.test(value)) {
+      out[key] = Number(value);
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+/** `SendMessage` params through the schema only (for tests of the quick path). */
+export function parseSendParamsWithSchema(value: unknown): SendParams {
+  return parse<SendParams>(sendMessage, value, "");
+}

@@ -1,0 +1,1091 @@
+// The gateway through `gateway.fetch(new Request(...))`, no socket: the rules
+// the SDK-client tests over loopback do not reach.
+import assert from "node:assert/strict";
+import { mock } from "node:test";
+import {
+  type AgentRef,
+  type ContentBlock,
+  createMemoryLogger,
+  createRootScope,
+  type Scope,
+} from "@seam/host";
+import {
+  createSubagentService,
+  type DelegationContext,
+  delegationContextKey,
+  type SubagentCapabilities,
+  subagentProgress,
+  type SubagentProvider,
+  type SubagentRequest,
+  type SubagentResultInput,
+  type SubagentRunHandle,
+  type SubagentService,
+} from "@seam/subagent";
+import {
+  createGateway,
+  createMemoryTaskStore,
+  type Gateway,
+  type GatewayOptions,
+  SEAM_EXTENSION_URI,
+} from "./mod.ts";
+
+const ALL: SubagentCapabilities = {
+  outputSchema: true,
+  depthLimit: true,
+  toolFilter: true,
+  persona: true,
+};
+
+/** One run of the controllable provider, with what happened to it. */
+interface ControlledRun {
+  readonly request: SubagentRequest;
+  readonly id: string;
+  ready(): void;
+  fail(error: unknown): void;
+  finish(result: SubagentResultInput): void;
+  reject(error: unknown): void;
+  readonly cancel: ReturnType<typeof mock.fn>;
+  readonly dispose: ReturnType<typeof mock.fn>;
+  readonly sent: ContentBlock[][];
+  readonly resumedWith: ContentBlock[][];
+  /** The delegation context the parent's scope provided at start. */
+  readonly delegation: DelegationContext | undefined;
+}
+
+interface Controlled extends SubagentProvider {
+  readonly runs: ControlledRun[];
+}
+
+/**
+ * A provider whose runs the test drives: readiness and results are settled
+ * by hand. `auto`: become ready and complete with the prompt at once.
+ */
+function controlledProvider(options: {
+  name?: string;
+  capabilities?: Partial<SubagentCapabilities>;
+  auto?: boolean;
+  steer?: boolean;
+  resume?: boolean;
+  cancelEnds?: boolean;
+} = {}): Controlled {
+  const runs: ControlledRun[] = [];
+  let n = 0;
+  const make = (request: SubagentRequest): SubagentRunHandle => {
+    let ready!: () => void;
+    let fail!: (e: unknown) => void;
+    const started = new Promise<void>((res, rej) => {
+      ready = res;
+      fail = rej;
+    });
+    started.catch(() => {});
+    let finish!: (r: SubagentResultInput) => void;
+    let reject!: (e: unknown) => void;
+    const result = new Promise<SubagentResultInput>((res, rej) => {
+      finish = res;
+      reject = rej;
+    });
+    const id = `run-${++n}`;
+    const cancel = mock.fn(() => {
+      if (options.cancelEnds !== false) finish({ output: "", stopReason: "aborted" });
+    });
+    const dispose = mock.fn(() => Promise.resolve());
+    const run: ControlledRun = {
+      request,
+      id,
+      ready,
+      fail,
+      finish,
+      reject,
+      cancel,
+      dispose,
+      sent: [],
+      resumedWith: [],
+      delegation: request.parent.scope.inject(delegationContextKey),
+    };
+    runs.push(run);
+    const handle: SubagentRunHandle = { id, started, result, cancel, dispose };
+    if (options.steer) {
+      (handle as { sendMessage?: unknown }).sendMessage = (content: ContentBlock[]) => {
+        run.sent.push(content);
+        return Promise.resolve();
+      };
+    }
+    if (options.resume) {
+      (handle as { resume?: unknown }).resume = (content: ContentBlock[]) => {
+        run.resumedWith.push(content);
+        return make({ ...request, prompt: content });
+      };
+    }
+    if (options.auto) {
+      ready();
+      finish({ output: request.prompt as ContentBlock[], stopReason: "completed" });
+    }
+    return handle;
+  };
+  return {
+    name: options.name ?? "ctl",
+    capabilities: { ...ALL, ...options.capabilities },
+    inheritsParentContext: false,
+    runs,
+    start: make,
+  };
+}
+
+interface Setup {
+  readonly root: Scope;
+  readonly subagents: SubagentService;
+  readonly gateway: Gateway;
+  readonly errors: () => string[];
+}
+
+async function withSetup(
+  providers: SubagentProvider[],
+  options: Partial<GatewayOptions>,
+  fn: (setup: Setup) => Promise<void>,
+): Promise<void> {
+  const { logger, records } = createMemoryLogger();
+  const root = createRootScope({ logger });
+  const subagents = createSubagentService(root);
+  for (const provider of providers) subagents.registerProvider(provider);
+  const gateway = createGateway({ scope: root, ...options });
+  try {
+    await fn({
+      root,
+      subagents,
+      gateway,
+      errors: () => records.filter((r) => r.level === "error").map((r) => r.message),
+    });
+  } finally {
+    await gateway.close();
+    await root.dispose();
+  }
+}
+
+const BASE = "http://gw.test";
+
+/** Wire JSON as the tests read it: deep property access on the gateway's answers. */
+// deno-lint-ignore no-explicit-any
+type Wire = Record<string, any>;
+
+function rpcRequest(
+  method: string,
+  params: unknown,
+  headers: Record<string, string> = {},
+): Request {
+  return new Request(`${BASE}/`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ jsonrpc: "2.0", id: "req-1", method, params }),
+  });
+}
+
+async function rpc(
+  gateway: Gateway,
+  method: string,
+  params: unknown,
+  headers?: Record<string, string>,
+): Promise<Wire> {
+  const response = await gateway.fetch(rpcRequest(method, params, headers));
+  return await response.json();
+}
+
+function message(text: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }], ...extra };
+}
+
+/** Read every SSE frame of a response (the stream must end). */
+async function frames(response: Response): Promise<Wire[]> {
+  const text = await response.text();
+  return text.split("\n\n").filter((f) => f.startsWith("data: ")).map((f) =>
+    JSON.parse(f.slice(6))
+  );
+}
+
+function describeFrame(frame: Wire): string {
+  const event = frame.result ?? frame;
+  if (event.task) return `task:${event.task.status.state.slice(11)}`;
+  if (event.statusUpdate) return `status:${event.statusUpdate.status.state.slice(11)}`;
+  const a = event.artifactUpdate;
+  return `artifact:${a.append ? "append" : "set"}${a.lastChunk ? ":last" : ""}:${
+    a.artifact.parts.map((p: { text?: string }) => p.text ?? "").join("")
+  }`;
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+Deno.test("createGateway() validates its options", async (t) => {
+  const root = createRootScope({ logger: createMemoryLogger().logger });
+  createSubagentService(root);
+  await t.step("scope must be a Scope", () => {
+    assert.throws(
+      () => createGateway({ scope: {} as Scope }),
+      /options\.scope must be a Scope/,
+    );
+  });
+  await t.step("numbers must be non-negative integers", () => {
+    assert.throws(() => createGateway({ scope: root, bodyLimit: -1 }), RangeError);
+    assert.throws(() => createGateway({ scope: root, cancelTimeoutMs: 1.5 }), RangeError);
+  });
+  await t.step("auth needs tokens or verify, and distinct tokens", () => {
+    assert.throws(() => createGateway({ scope: root, auth: {} }), /tokens, verify, or both/);
+    assert.throws(
+      () => createGateway({ scope: root, auth: { tokens: { a: "same", b: "same" } } }),
+      /another principal has/,
+    );
+    assert.throws(() => createGateway({ scope: root, auth: { tokens: { a: "" } } }), TypeError);
+  });
+  await t.step("publicUrl must be absolute, parent an agent or a function", () => {
+    assert.throws(() => createGateway({ scope: root, publicUrl: "/relative" }), /absolute URL/);
+    assert.throws(
+      () => createGateway({ scope: root, parent: { id: 1 } as unknown as AgentRef }),
+      /options\.parent/,
+    );
+  });
+  await root.dispose();
+});
+
+Deno.test("gateway cards", async (t) => {
+  await withSetup([controlledProvider({ auto: true })], { cardMaxAge: 30 }, async (s) => {
+    const card = () => s.gateway.fetch(new Request(`${BASE}/.well-known/agent-card.json`));
+
+    await t.step(
+      "the card lists interfaces, capabilities, the extension and a skill per provider",
+      async () => {
+        const response = await card();
+        assert.equal(response.headers.get("cache-control"), "public, max-age=30");
+        const body = await response.json();
+        assert.deepEqual(body.supportedInterfaces, [
+          { url: `${BASE}/`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+          { url: BASE, protocolBinding: "HTTP+JSON", protocolVersion: "1.0" },
+        ]);
+        assert.equal(body.capabilities.streaming, true);
+        assert.equal(body.capabilities.pushNotifications, false);
+        const ext = body.capabilities.extensions[0];
+        assert.equal(ext.uri, SEAM_EXTENSION_URI);
+        assert.equal(ext.required, false);
+        assert.deepEqual(ext.params.providers.ctl, {
+          capabilities: ALL,
+          inheritsParentContext: false,
+        });
+        assert.deepEqual(body.skills.map((s: { id: string }) => s.id), ["ctl"]);
+        assert.equal(body.securitySchemes, undefined);
+      },
+    );
+
+    await t.step("If-None-Match with the ETag answers 304", async () => {
+      const first = await card();
+      const etag = first.headers.get("etag")!;
+      await first.body?.cancel();
+      assert.match(etag, /^W\/"/);
+      const again = await s.gateway.fetch(
+        new Request(`${BASE}/.well-known/agent-card.json`, { headers: { "if-none-match": etag } }),
+      );
+      assert.equal(again.status, 304);
+      assert.equal(again.headers.get("etag"), etag);
+      assert.equal(again.body, null);
+    });
+
+    await t.step("skills mirror providers as they come and go; the ETag follows", async () => {
+      const before = (await card()).headers.get("etag");
+      const dispose = s.subagents.registerProvider(
+        controlledProvider({ name: "late", capabilities: { persona: false } }),
+      );
+      const during = await card();
+      const body = await during.json();
+      assert.deepEqual(body.skills.map((s: { id: string }) => s.id), ["ctl", "late"]);
+      assert.equal(
+        body.capabilities.extensions[0].params.providers.late.capabilities.persona,
+        false,
+      );
+      assert.notEqual(during.headers.get("etag"), before);
+      await dispose();
+      const after = await (await card()).json();
+      assert.deepEqual(after.skills.map((s: { id: string }) => s.id), ["ctl"]);
+    });
+
+    await t.step(
+      "a provider's own card carries it as the tenant; an unknown one is 404",
+      async () => {
+        const response = await s.gateway.fetch(
+          new Request(`${BASE}/ctl/.well-known/agent-card.json`),
+        );
+        const body = await response.json();
+        assert.ok(body.supportedInterfaces.every((i: { tenant: string }) => i.tenant === "ctl"));
+        assert.equal(body.capabilities.extensions[0].params.provider, "ctl");
+        const missing = await s.gateway.fetch(
+          new Request(`${BASE}/nobody/.well-known/agent-card.json`),
+        );
+        assert.equal(missing.status, 404);
+        await missing.body?.cancel();
+      },
+    );
+  });
+
+  await t.step("publicUrl replaces the request's origin in the card", async () => {
+    await withSetup([], { publicUrl: "https://agents.example/a2a/" }, async (s) => {
+      const body = await (await s.gateway.fetch(
+        new Request(`${BASE}/.well-known/agent-card.json`),
+      )).json();
+      assert.equal(body.supportedInterfaces[0].url, "https://agents.example/a2a/");
+      assert.equal(body.supportedInterfaces[1].url, "https://agents.example/a2a");
+    });
+  });
+});
+
+Deno.test("JSON-RPC answers malformed requests with the spec's errors", async () => {
+  await withSetup([controlledProvider({ auto: true })], {}, async (s) => {
+    const raw = async (body: string, headers: Record<string, string> = {}) => {
+      const response = await s.gateway.fetch(
+        new Request(`${BASE}/`, {
+          method: "POST",
+          headers: { "content-type": "application/json", ...headers },
+          body,
+        }),
+      );
+      return { status: response.status, body: await response.json() };
+    };
+    const cases: [string, string, number, Record<string, string>?][] = [
+      ["{", "not JSON", -32700],
+      ["", "an empty body", -32700],
+      ["[]", "a batch", -32600],
+      ["7", "not an object", -32600],
+      ['{"jsonrpc":"1.0","id":1,"method":"GetTask"}', "jsonrpc 1.0", -32600],
+      ['{"jsonrpc":"2.0","id":{},"method":"GetTask"}', "an object id", -32600],
+      ['{"jsonrpc":"2.0","id":1.5,"method":"GetTask"}', "a fractional id", -32600],
+      ['{"jsonrpc":"2.0","id":1}', "no method", -32600],
+      ['{"jsonrpc":"2.0","id":1,"method":"GetTask","params":[1]}', "array params", -32602],
+      ['{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{}}', "no task id", -32602],
+      ['{"jsonrpc":"2.0","id":1,"method":"Nope"}', "an unknown method", -32601],
+      ['{"jsonrpc":"2.0","id":1,"method":"message/send"}', "a v0.3 method", -32601],
+      [
+        '{"jsonrpc":"2.0","id":1,"method":"CreateTaskPushNotificationConfig","params":{}}',
+        "push config",
+        -32003,
+      ],
+      ['{"jsonrpc":"2.0","id":1,"method":"GetExtendedAgentCard"}', "extended card", -32004],
+      ['{"jsonrpc":"2.0","id":1,"method":"GetTask"}', "text/plain", -32005, {
+        "content-type": "text/plain",
+      }],
+      ['{"jsonrpc":"2.0","id":1,"method":"GetTask"}', "version 0.3", -32009, {
+        "a2a-version": "0.3",
+      }],
+    ];
+    for (const [body, label, code, headers] of cases) {
+      const answer = await raw(body, headers);
+      assert.equal(answer.status, 200, label);
+      assert.equal(answer.body.jsonrpc, "2.0", label);
+      assert.equal(answer.body.error.code, code, label);
+      assert.ok(answer.body.error.message.length > 10, label);
+    }
+    const query = await s.gateway.fetch(
+      new Request(`${BASE}/?from=fast-path`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "GetTask", params: { id: "q" } }),
+      }),
+    );
+    assert.equal((await query.json()).error.code, -32001, "a query string keeps the root path");
+    const hinted = await raw('{"jsonrpc":"2.0","id":"x","method":"message/send"}');
+    assert.equal(hinted.body.id, "x", "the id is echoed");
+    assert.match(hinted.body.error.message, /use SendMessage/);
+    const withInfo = await raw('{"jsonrpc":"2.0","id":2,"method":"GetTask","params":{"id":"q"}}');
+    assert.deepEqual(withInfo.body.error.data[0], {
+      "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+      reason: "TASK_NOT_FOUND",
+      domain: "a2a-protocol.org",
+      metadata: { taskId: "q" },
+    });
+    assert.deepEqual(s.errors(), []);
+  });
+});
+
+Deno.test("HTTP+JSON routes, statuses and error bodies", async (t) => {
+  await withSetup([controlledProvider({ auto: true })], {}, async (s) => {
+    const call = async (method: string, path: string, init: RequestInit = {}) => {
+      const response = await s.gateway.fetch(new Request(`${BASE}${path}`, { method, ...init }));
+      return { response, body: await response.json() };
+    };
+    const json = { "content-type": "application/json" };
+
+    await t.step("POST /message:send and /{tenant}/message:send answer {task}", async () => {
+      for (const path of ["/message:send", "/ctl/message:send"]) {
+        const { response, body } = await call("POST", path, {
+          headers: json,
+          body: JSON.stringify({ message: message("hello") }),
+        });
+        assert.equal(response.status, 200);
+        assert.equal(body.task.status.state, "TASK_STATE_COMPLETED");
+        const got = await call("GET", `/tasks/${body.task.id}?historyLength=1`);
+        assert.equal(got.body.history.length, 1);
+      }
+    });
+
+    await t.step("unknown routes are 404, wrong methods 405 with Allow", async () => {
+      const missing = await call("GET", "/nothing/here/at/all");
+      assert.equal(missing.response.status, 404);
+      assert.equal(missing.body.error.status, "NOT_FOUND");
+      const wrong = await call("GET", "/message:send");
+      assert.equal(wrong.response.status, 405);
+      assert.equal(wrong.response.headers.get("allow"), "POST");
+    });
+
+    await t.step("push configs and the extended card answer 'not supported'", async () => {
+      const push = await call("POST", "/tasks/x/pushNotificationConfigs", {
+        headers: json,
+        body: "{}",
+      });
+      assert.equal(push.response.status, 400);
+      assert.equal(push.body.error.details[0].reason, "PUSH_NOTIFICATION_NOT_SUPPORTED");
+      const card = await call("GET", "/extendedAgentCard");
+      assert.equal(card.response.status, 400);
+      assert.equal(card.body.error.details[0].reason, "UNSUPPORTED_OPERATION");
+    });
+
+    await t.step("bad input: content type, JSON, shapes, query values", async () => {
+      const type = await call("POST", "/message:send", {
+        headers: { "content-type": "text/plain" },
+        body: "{}",
+      });
+      assert.equal(type.response.status, 400);
+      assert.equal(type.body.error.details[0].reason, "CONTENT_TYPE_NOT_SUPPORTED");
+      const parse = await call("POST", "/message:send", { headers: json, body: "{" });
+      assert.equal(parse.response.status, 400);
+      const shape = await call("POST", "/message:send", {
+        headers: json,
+        body: JSON.stringify({ message: { messageId: "m", role: "ROLE_AGENT", parts: [] } }),
+      });
+      assert.equal(shape.response.status, 400);
+      assert.match(shape.body.error.message, /message\.role/);
+      assert.match(shape.body.error.message, /message\.parts/);
+      const page = await call("GET", "/tasks?pageSize=500");
+      assert.equal(page.response.status, 400);
+      assert.match(page.body.error.message, /pageSize/);
+      const token = await call("GET", "/tasks?pageToken=zzz");
+      assert.equal(token.response.status, 400);
+    });
+  });
+});
+
+Deno.test("the body limit answers 413, declared or streamed", async () => {
+  await withSetup([controlledProvider({ auto: true })], { bodyLimit: 1_000 }, async (s) => {
+    const big = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "SendMessage",
+      params: { message: message("x".repeat(2_000)) },
+    });
+    const declared = await s.gateway.fetch(
+      new Request(`${BASE}/`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: big,
+      }),
+    );
+    assert.equal(declared.status, 413);
+    assert.equal((await declared.json()).error.code, -32600);
+    const bytes = new TextEncoder().encode(big);
+    const streamed = await s.gateway.fetch(
+      new Request(`${BASE}/message:send`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: new ReadableStream({
+          start(controller) {
+            for (let i = 0; i < bytes.length; i += 256) controller.enqueue(bytes.slice(i, i + 256));
+            controller.close();
+          },
+        }),
+      }),
+    );
+    assert.equal(streamed.status, 413);
+    assert.equal((await streamed.json()).error.status, "RESOURCE_EXHAUSTED");
+    const small = await rpc(s.gateway, "SendMessage", { message: message("ok") });
+    assert.equal(small.result.task.status.state, "TASK_STATE_COMPLETED");
+  });
+});
+
+Deno.test("CORS is off by default and configurable", async () => {
+  const preflight = () =>
+    new Request(`${BASE}/`, {
+      method: "OPTIONS",
+      headers: {
+        origin: "https://app.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "content-type,a2a-version",
+      },
+    });
+  await withSetup([], {}, async (s) => {
+    const card = await s.gateway.fetch(
+      new Request(`${BASE}/.well-known/agent-card.json`, {
+        headers: { origin: "https://app.example" },
+      }),
+    );
+    assert.equal(card.headers.get("access-control-allow-origin"), null);
+    await card.body?.cancel();
+    const response = await s.gateway.fetch(preflight());
+    assert.equal(response.headers.get("access-control-allow-origin"), null);
+    await response.body?.cancel();
+  });
+  await withSetup([], { cors: { origin: ["https://app.example"], maxAge: 600 } }, async (s) => {
+    const response = await s.gateway.fetch(preflight());
+    assert.equal(response.status, 204);
+    assert.equal(response.headers.get("access-control-allow-origin"), "https://app.example");
+    assert.match(response.headers.get("access-control-allow-headers") ?? "", /A2A-Version/i);
+    const card = await s.gateway.fetch(
+      new Request(`${BASE}/.well-known/agent-card.json`, {
+        headers: { origin: "https://app.example" },
+      }),
+    );
+    assert.equal(card.headers.get("access-control-allow-origin"), "https://app.example");
+    await card.body?.cancel();
+    const call = await s.gateway.fetch(
+      rpcRequest("GetTask", { id: "x" }, { origin: "https://app.example" }),
+    );
+    assert.equal(call.headers.get("access-control-allow-origin"), "https://app.example");
+    assert.equal((await call.json()).error.code, -32001);
+    const other = await s.gateway.fetch(
+      rpcRequest("GetTask", { id: "x" }, { origin: "https://evil.example" }),
+    );
+    assert.equal(other.headers.get("access-control-allow-origin"), null);
+    await other.body?.cancel();
+  });
+});
+
+Deno.test("a run's lifecycle maps to the task's states, in order", async (t) => {
+  const provider = controlledProvider();
+  await withSetup([provider], {}, async (s) => {
+    await t.step("SUBMITTED until started, WORKING after, the result at the end", async () => {
+      const response = await s.gateway.fetch(
+        rpcRequest("SendStreamingMessage", { message: message("go") }),
+      );
+      const run = provider.runs.at(-1)!;
+      const reading = frames(response);
+      await tick();
+      run.ready();
+      await tick();
+      run.finish({ output: [{ type: "text", text: "out" }], stopReason: "refusal" });
+      assert.deepEqual((await reading).map(describeFrame), [
+        "task:SUBMITTED",
+        "status:WORKING",
+        "artifact:set:last:out",
+        "status:REJECTED",
+      ]);
+      assert.equal(run.dispose.mock.callCount(), 1);
+    });
+
+    await t.step("a result before readiness still goes WORKING first", async () => {
+      const response = await s.gateway.fetch(
+        rpcRequest("SendStreamingMessage", { message: message("go") }),
+      );
+      const run = provider.runs.at(-1)!;
+      run.finish({ output: "done", stopReason: "completed" });
+      await tick();
+      run.ready();
+      assert.deepEqual((await frames(response)).map(describeFrame), [
+        "task:SUBMITTED",
+        "status:WORKING",
+        "artifact:set:last:done",
+        "status:COMPLETED",
+      ]);
+    });
+
+    await t.step("readiness that fails ends the task by its result, never WORKING", async () => {
+      const response = await s.gateway.fetch(
+        rpcRequest("SendStreamingMessage", { message: message("go") }),
+      );
+      const run = provider.runs.at(-1)!;
+      run.fail(new Error("no child"));
+      run.finish({ output: "could not start", stopReason: "error" });
+      const seen = (await frames(response)).map(describeFrame);
+      assert.deepEqual(seen, [
+        "task:SUBMITTED",
+        "artifact:set:last:could not start",
+        "status:FAILED",
+      ]);
+      assert.equal(run.dispose.mock.callCount(), 1);
+    });
+
+    await t.step(
+      "a rejected result (contract fault) ends FAILED with the error, disposed",
+      async () => {
+        const pending = rpc(s.gateway, "SendMessage", { message: message("go") });
+        await tick();
+        const run = provider.runs.at(-1)!;
+        run.ready();
+        run.reject(new TypeError("broken provider"));
+        const { result } = await pending;
+        assert.equal(result.task.status.state, "TASK_STATE_FAILED");
+        const meta = result.task.metadata[SEAM_EXTENSION_URI];
+        assert.equal(meta.stopReason, undefined);
+        assert.match(meta.error, /broken provider/);
+        assert.equal(run.dispose.mock.callCount(), 1);
+      },
+    );
+  });
+});
+
+Deno.test("every run is disposed when its task ends, on every path", async (t) => {
+  await t.step("start refused: no run exists, nothing is left behind", async () => {
+    const provider = controlledProvider({ capabilities: { persona: false } });
+    await withSetup([provider], {}, async (s) => {
+      const answer = await rpc(s.gateway, "SendMessage", {
+        message: message("go", { metadata: { [SEAM_EXTENSION_URI]: { persona: "p" } } }),
+      });
+      assert.equal(answer.error.code, -32004);
+      assert.equal(answer.error.data[0].metadata.seamCode, "UNSUPPORTED_CAPABILITY");
+      assert.equal(provider.runs.length, 0);
+      assert.equal(s.gateway.liveTasks, 0);
+    });
+  });
+
+  await t.step(
+    "cancel that the child never confirms: torn down after cancelTimeoutMs",
+    async () => {
+      const provider = controlledProvider({ cancelEnds: false });
+      await withSetup([provider], { cancelTimeoutMs: 20 }, async (s) => {
+        const sent = await rpc(s.gateway, "SendMessage", {
+          message: message("go"),
+          configuration: { returnImmediately: true },
+        });
+        const run = provider.runs[0];
+        run.ready();
+        const canceled = await rpc(s.gateway, "CancelTask", { id: sent.result.task.id });
+        assert.equal(canceled.result.status.state, "TASK_STATE_CANCELED");
+        assert.match(canceled.result.status.message.parts[0].text, /did not confirm/);
+        assert.equal(run.cancel.mock.callCount(), 1);
+        await tick();
+        assert.equal(run.dispose.mock.callCount(), 1);
+        // Its late result changes nothing.
+        run.finish({ output: "late", stopReason: "completed" });
+        await tick();
+        const got = await rpc(s.gateway, "GetTask", { id: sent.result.task.id });
+        assert.equal(got.result.status.state, "TASK_STATE_CANCELED");
+      });
+    },
+  );
+
+  await t.step("close(): live tasks end CANCELED, streams close, runs are disposed", async () => {
+    const provider = controlledProvider({ cancelEnds: false });
+    const { logger } = createMemoryLogger();
+    const root = createRootScope({ logger });
+    createSubagentService(root).registerProvider(provider);
+    const gateway = createGateway({ scope: root });
+    const stream = await gateway.fetch(
+      rpcRequest("SendStreamingMessage", { message: message("go") }),
+    );
+    const reading = frames(stream);
+    const blocking = rpc(gateway, "SendMessage", { message: message("go too") });
+    await tick();
+    provider.runs.forEach((run) => run.ready());
+    await gateway.close();
+    assert.deepEqual((await reading).map(describeFrame).at(-1), "status:CANCELED");
+    assert.equal((await blocking).result.task.status.state, "TASK_STATE_CANCELED");
+    assert.ok(provider.runs.every((run) => run.dispose.mock.callCount() === 1));
+    assert.ok(provider.runs.every((run) => run.cancel.mock.callCount() === 1));
+    const after = await gateway.fetch(rpcRequest("GetTask", { id: "x" }));
+    assert.equal(after.status, 503);
+    await after.body?.cancel();
+    await root.dispose();
+  });
+
+  await t.step("disposing the owning scope closes the gateway", async () => {
+    const provider = controlledProvider({ cancelEnds: false });
+    const root = createRootScope({ logger: createMemoryLogger().logger });
+    createSubagentService(root).registerProvider(provider);
+    const gateway = createGateway({ scope: root });
+    const blocking = rpc(gateway, "SendMessage", { message: message("go") });
+    await tick();
+    await root.dispose();
+    assert.equal((await blocking).result.task.status.state, "TASK_STATE_CANCELED");
+    assert.equal(provider.runs[0].dispose.mock.callCount(), 1);
+    await gateway.close();
+  });
+});
+
+Deno.test("streamed text becomes artifact updates; a grandchild's is left out", async () => {
+  const provider = controlledProvider();
+  await withSetup([provider], {}, async (s) => {
+    const response = await s.gateway.fetch(
+      rpcRequest("SendStreamingMessage", { message: message("go") }),
+    );
+    const reading = frames(response);
+    const run = provider.runs[0];
+    const scope = run.request.parent.scope;
+    run.ready();
+    await tick();
+    scope.emit(subagentProgress, { runId: run.id, kind: "text", text: "Hel" });
+    scope.emit(subagentProgress, { runId: "grandchild", kind: "text", text: "zzz" });
+    scope.emit(subagentProgress, { runId: run.id, kind: "tool-call", name: "t" });
+    scope.emit(subagentProgress, { runId: run.id, kind: "text", text: "lo" });
+    run.finish({ output: "Hello", stopReason: "completed" });
+    assert.deepEqual((await reading).map(describeFrame), [
+      "task:SUBMITTED",
+      "status:WORKING",
+      "artifact:set:Hel",
+      "artifact:append:lo",
+      "artifact:set:last:Hello",
+      "status:COMPLETED",
+    ]);
+  });
+});
+
+Deno.test("a factory's parent outside the gateway's scope still streams its run's text", async () => {
+  const provider = controlledProvider();
+  const elsewhere = createRootScope({ logger: createMemoryLogger().logger });
+  await withSetup([provider], { parent: () => ({ id: "far", scope: elsewhere }) }, async (s) => {
+    const response = await s.gateway.fetch(
+      rpcRequest("SendStreamingMessage", { message: message("go") }),
+    );
+    const reading = frames(response);
+    const run = provider.runs[0];
+    run.ready();
+    await tick();
+    assert.equal(run.request.parent.scope, elsewhere);
+    elsewhere.emit(subagentProgress, { runId: run.id, kind: "text", text: "far away" });
+    run.finish({ output: "done", stopReason: "completed" });
+    assert.ok((await reading).map(describeFrame).includes("artifact:set:far away"));
+    assert.equal(
+      elsewhere.hasListeners(subagentProgress),
+      false,
+      "its listener went with the task",
+    );
+  });
+  await elsewhere.dispose();
+});
+
+Deno.test("GetTask of a live task shows the text streamed so far", async () => {
+  const provider = controlledProvider();
+  await withSetup([provider], {}, async (s) => {
+    const sent = await rpc(s.gateway, "SendMessage", {
+      message: message("go"),
+      configuration: { returnImmediately: true },
+    });
+    const run = provider.runs[0];
+    run.ready();
+    run.request.parent.scope.emit(subagentProgress, { runId: run.id, kind: "text", text: "par" });
+    run.request.parent.scope.emit(subagentProgress, { runId: run.id, kind: "text", text: "tial" });
+    const got = await rpc(s.gateway, "GetTask", { id: sent.result.task.id });
+    assert.equal(got.result.status.state, "TASK_STATE_WORKING");
+    assert.deepEqual(got.result.artifacts[0].parts, [{ text: "partial" }]);
+    run.finish({ output: "", stopReason: "aborted" });
+  });
+});
+
+Deno.test("a follow-up on a live task steers its run", async (t) => {
+  await t.step("with sendMessage: the content reaches the running child", async () => {
+    const provider = controlledProvider({ steer: true });
+    await withSetup([provider], {}, async (s) => {
+      const sent = await rpc(s.gateway, "SendMessage", {
+        message: message("first"),
+        configuration: { returnImmediately: true },
+      });
+      const task = sent.result.task;
+      const run = provider.runs[0];
+      run.ready();
+      const steering = rpc(s.gateway, "SendMessage", {
+        message: message("second", { taskId: task.id }),
+        configuration: { returnImmediately: true },
+      });
+      const steered = await steering;
+      assert.equal(steered.result.task.id, task.id);
+      assert.deepEqual(run.sent, [[{ type: "text", text: "second" }]]);
+      assert.equal(provider.runs.length, 1, "no new run");
+      run.finish({ output: "both", stopReason: "completed" });
+      await tick();
+      const got = await rpc(s.gateway, "GetTask", { id: task.id });
+      const texts = (history: { parts: { text: string }[] }[]) =>
+        history.map((m) => m.parts[0].text);
+      assert.deepEqual(texts(got.result.history), ["first", "second"]);
+      const last = await rpc(s.gateway, "GetTask", { id: task.id, historyLength: 1 });
+      assert.deepEqual(texts(last.result.history), ["second"]);
+    });
+  });
+
+  await t.step(
+    "refusals: no sendMessage, a finished task, a mismatched context, start fields",
+    async () => {
+      const provider = controlledProvider();
+      await withSetup([provider], {}, async (s) => {
+        const sent = await rpc(s.gateway, "SendMessage", {
+          message: message("first"),
+          configuration: { returnImmediately: true },
+        });
+        const task = sent.result.task;
+        provider.runs[0].ready();
+        const noSteer = await rpc(s.gateway, "SendMessage", {
+          message: message("more", { taskId: task.id }),
+        });
+        assert.equal(noSteer.error.code, -32004);
+        assert.match(noSteer.error.message, /cannot steer/);
+        const mismatch = await rpc(s.gateway, "SendMessage", {
+          message: message("more", { taskId: task.id, contextId: "other" }),
+        });
+        assert.equal(mismatch.error.code, -32602);
+        const startFields = await rpc(s.gateway, "SendMessage", {
+          message: message("more", {
+            taskId: task.id,
+            metadata: { [SEAM_EXTENSION_URI]: { persona: "p" } },
+          }),
+        });
+        assert.equal(startFields.error.code, -32602);
+        provider.runs[0].finish({ output: "x", stopReason: "completed" });
+        await tick();
+        const finished = await rpc(s.gateway, "SendMessage", {
+          message: message("more", { taskId: task.id }),
+        });
+        assert.equal(finished.error.code, -32004);
+        assert.match(finished.error.message, new RegExp(`contextId "${task.contextId}"`));
+        const unknown = await rpc(s.gateway, "SendMessage", {
+          message: message("more", { taskId: "nope" }),
+        });
+        assert.equal(unknown.error.code, -32001);
+      });
+    },
+  );
+});
+
+Deno.test("a message in a finished task's context resumes its run", async (t) => {
+  await t.step(
+    "the kept run resumes; the chain is disposed when the context is dropped",
+    async () => {
+      const provider = controlledProvider({ auto: true, resume: true });
+      await withSetup([provider], { maxResumableRuns: 1 }, async (s) => {
+        const first = await rpc(s.gateway, "SendMessage", { message: message("one") });
+        const contextId = first.result.task.contextId;
+        assert.equal(provider.runs[0].dispose.mock.callCount(), 0, "kept for a follow-up");
+        const second = await rpc(s.gateway, "SendMessage", {
+          message: message("two", { contextId }),
+        });
+        assert.equal(second.result.task.contextId, contextId);
+        assert.notEqual(second.result.task.id, first.result.task.id);
+        assert.equal(
+          second.result.task.metadata[SEAM_EXTENSION_URI].resumedFrom,
+          first.result.task.id,
+        );
+        assert.deepEqual(provider.runs[0].resumedWith, [[{ type: "text", text: "two" }]]);
+        assert.deepEqual(second.result.task.artifacts[0].parts, [{ text: "two" }]);
+        // Another context takes the only slot: the first chain is disposed, newest run first.
+        await rpc(s.gateway, "SendMessage", { message: message("three") });
+        await tick();
+        assert.equal(provider.runs[0].dispose.mock.callCount(), 1);
+        assert.equal(provider.runs[1].dispose.mock.callCount(), 1);
+        assert.equal(provider.runs[2].dispose.mock.callCount(), 0);
+      });
+      assert.equal(provider.runs[2].dispose.mock.callCount(), 1, "close() disposes the kept runs");
+    },
+  );
+
+  await t.step(
+    "with maxResumableRuns 0 every run is disposed at once; a context starts afresh",
+    async () => {
+      const provider = controlledProvider({ auto: true, resume: true });
+      await withSetup([provider], { maxResumableRuns: 0 }, async (s) => {
+        const first = await rpc(s.gateway, "SendMessage", { message: message("one") });
+        await tick();
+        assert.equal(provider.runs[0].dispose.mock.callCount(), 1);
+        const contextId = first.result.task.contextId;
+        const second = await rpc(s.gateway, "SendMessage", {
+          message: message("two", { contextId }),
+        });
+        assert.equal(second.result.task.metadata[SEAM_EXTENSION_URI].resumedFrom, undefined);
+        assert.deepEqual(provider.runs[0].resumedWith, []);
+      });
+    },
+  );
+
+  await t.step("another principal's context is never resumed", async () => {
+    const provider = controlledProvider({ auto: true, resume: true });
+    await withSetup([provider], { auth: { tokens: { a: "token-a", b: "token-b" } } }, async (s) => {
+      const first = await rpc(s.gateway, "SendMessage", { message: message("one") }, {
+        authorization: "Bearer token-a",
+      });
+      const contextId = first.result.task.contextId;
+      const other = await rpc(
+        s.gateway,
+        "SendMessage",
+        { message: message("two", { contextId }) },
+        {
+          authorization: "Bearer token-b",
+        },
+      );
+      assert.equal(other.result.task.metadata[SEAM_EXTENSION_URI].resumedFrom, undefined);
+      assert.deepEqual(provider.runs[0].resumedWith, []);
+    });
+  });
+});
+
+Deno.test("the caller's depth reaches the providers as a DelegationContext", async (t) => {
+  await t.step("default parent: the task scope provides depth and maxDepth", async () => {
+    const provider = controlledProvider({ auto: true });
+    await withSetup([provider], {}, async (s) => {
+      await rpc(s.gateway, "SendMessage", {
+        message: message("go", { metadata: { [SEAM_EXTENSION_URI]: { depth: 3, maxDepth: 7 } } }),
+      });
+      const request = provider.runs[0].request;
+      assert.deepEqual({ ...provider.runs[0].delegation }, { depth: 3, maxDepth: 7 });
+      assert.equal(request.maxDepth, 7);
+      assert.equal(request.parent.id, "a2a-gateway");
+    });
+  });
+
+  await t.step("a parent factory gets the task's context and its agent is the parent", async () => {
+    const provider = controlledProvider({ auto: true });
+    const seen: Record<string, unknown>[] = [];
+    await withSetup([provider], {
+      auth: { tokens: { alice: "token-alice" } },
+      parent: (context) => {
+        seen.push({ ...context, scope: context.scope.active });
+        return { id: `parent-of-${context.taskId}`, scope: context.scope.child("agent") };
+      },
+    }, async (s) => {
+      const answer = await rpc(s.gateway, "SendMessage", {
+        message: message("go", { metadata: { [SEAM_EXTENSION_URI]: { depth: 2 } } }),
+      }, { authorization: "Bearer token-alice" });
+      const task = answer.result.task;
+      assert.deepEqual(seen, [{
+        taskId: task.id,
+        contextId: task.contextId,
+        provider: "ctl",
+        principal: "alice",
+        depth: 2,
+        scope: true,
+      }]);
+      assert.equal(provider.runs[0].request.parent.id, `parent-of-${task.id}`);
+      assert.equal(provider.runs[0].delegation?.depth, 2);
+    });
+  });
+});
+
+Deno.test("content: raw images pass, other raw bytes and output modes are refused", async () => {
+  const provider = controlledProvider({ auto: true });
+  await withSetup([provider], {}, async (s) => {
+    const image = await rpc(s.gateway, "SendMessage", {
+      message: {
+        messageId: "m",
+        role: "ROLE_USER",
+        parts: [{ raw: "iVBORw0KGgo=", mediaType: "image/png" }, {
+          url: "https://x/y",
+          mediaType: "text/html",
+        }, {
+          data: { a: 1 },
+        }],
+      },
+    });
+    assert.equal(image.result.task.status.state, "TASK_STATE_COMPLETED");
+    assert.deepEqual(provider.runs[0].request.prompt, [
+      { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" },
+      { type: "resource", uri: "https://x/y", mediaType: "text/html" },
+      { type: "text", text: '{"a":1}' },
+    ]);
+    assert.deepEqual(image.result.task.artifacts[0].parts[0], {
+      raw: "iVBORw0KGgo=",
+      mediaType: "image/png",
+    });
+    const pdf = await rpc(s.gateway, "SendMessage", {
+      message: {
+        messageId: "m",
+        role: "ROLE_USER",
+        parts: [{ raw: "AAAA", mediaType: "application/pdf" }],
+      },
+    });
+    assert.equal(pdf.error.code, -32005);
+    const modes = await rpc(s.gateway, "SendMessage", {
+      message: message("x"),
+      configuration: { acceptedOutputModes: ["image/png"] },
+    });
+    assert.equal(modes.error.code, -32005);
+    const push = await rpc(s.gateway, "SendMessage", {
+      message: message("x"),
+      configuration: { taskPushNotificationConfig: { url: "https://hook" } },
+    });
+    assert.equal(push.error.code, -32003);
+    assert.equal(provider.runs.length, 1);
+  });
+});
+
+Deno.test("auth: bearer tokens exactly, verify() as a fallback, 401 with a challenge", async () => {
+  const provider = controlledProvider({ auto: true });
+  await withSetup([provider], {
+    auth: {
+      tokens: { alice: "s3cret-token" },
+      verify: (token) => token === "from-verify" ? "carol" : undefined,
+    },
+  }, async (s) => {
+    for (
+      const header of [
+        undefined,
+        "Bearer",
+        "Basic s3cret-token",
+        "Bearer s3cret-toke",
+        "Bearer s3cret-token2",
+      ]
+    ) {
+      const response = await s.gateway.fetch(
+        rpcRequest("GetTask", { id: "x" }, header ? { authorization: header } : {}),
+      );
+      assert.equal(response.status, 401, String(header));
+      assert.match(response.headers.get("www-authenticate") ?? "", /^Bearer realm="a2a"/);
+      await response.body?.cancel();
+    }
+    const ok = await rpc(s.gateway, "SendMessage", { message: message("hi") }, {
+      authorization: "bearer s3cret-token",
+    });
+    assert.equal(ok.result.task.status.state, "TASK_STATE_COMPLETED");
+    const carol = await rpc(s.gateway, "ListTasks", {}, { authorization: "Bearer from-verify" });
+    assert.deepEqual(carol.result.tasks, [], "carol sees none of alice's tasks");
+    const rest = await s.gateway.fetch(new Request(`${BASE}/tasks`));
+    assert.equal(rest.status, 401);
+    assert.equal((await rest.json()).error.status, "UNAUTHENTICATED");
+  });
+});
+
+Deno.test("ctx.waitUntil keeps a task that outlives its response alive", async () => {
+  const provider = controlledProvider();
+  await withSetup([provider], {}, async (s) => {
+    const handed: Promise<unknown>[] = [];
+    const response = await s.gateway.fetch(
+      rpcRequest("SendMessage", {
+        message: message("go"),
+        configuration: { returnImmediately: true },
+      }),
+      undefined,
+      { waitUntil: (p: Promise<unknown>) => handed.push(p), passThroughOnException() {} },
+    );
+    await response.body?.cancel();
+    assert.equal(handed.length, 1);
+    let settled = false;
+    handed[0].then(() => settled = true);
+    await tick();
+    assert.equal(settled, false);
+    provider.runs[0].ready();
+    provider.runs[0].finish({ output: "done", stopReason: "completed" });
+    await handed[0];
+  });
+});
+
+Deno.test("eviction keeps live tasks", async () => {
+  const provider = controlledProvider();
+  const store = createMemoryTaskStore({ maxTerminalTasks: 2 });
+  await withSetup([provider], { taskStore: store }, async (s) => {
+    const live = await rpc(s.gateway, "SendMessage", {
+      message: message("long"),
+      configuration: { returnImmediately: true },
+    });
+    provider.runs[0].ready();
+    const done: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const pending = rpc(s.gateway, "SendMessage", { message: message(`n${i}`) });
+      await tick();
+      provider.runs.at(-1)!.ready();
+      provider.runs.at(-1)!.finish({ output: `r${i}`, stopReason: "completed" });
+      done.push((await pending).result.task.id);
+    }
+    assert.equal(store.size, 3, "two terminal tasks and the live one");
+    const old = await rpc(s.gateway, "GetTask", { id: done[0] });
+    assert.equal(old.error.code, -32001);
+    const recent = await rpc(s.gateway, "GetTask", { id: done[4] });
+    assert.equal(recent.result.status.state, "TASK_STATE_COMPLETED");
+    const listed = await rpc(s.gateway, "ListTasks", { status: "TASK_STATE_WORKING" });
+    assert.deepEqual(listed.result.tasks.map((t: { id: string }) => t.id), [live.result.task.id]);
+    provider.runs[0].finish({ output: "finally", stopReason: "completed" });
+  });
+});

@@ -1,0 +1,232 @@
+import type { A2ATask, A2ATaskState } from "./types.ts";
+
+/**
+ * A task as a {@linkcode TaskStore} keeps it: the A2A task plus who may see
+ * it and where it runs. The gateway calls `put` again with the same record
+ * whenever the task changes state; treat the record as a snapshot to copy
+ * (a persistent store) or keep by reference (an in-memory one).
+ */
+export interface StoredTask {
+  /** The A2A task. */
+  readonly task: A2ATask;
+  /** The principal that created it (`undefined` when auth is off); only it may see the task. */
+  readonly owner: string | undefined;
+  /** The provider it runs on. */
+  readonly provider: string;
+  /** When it last changed state, in milliseconds since the epoch. */
+  readonly updatedAt: number;
+}
+
+/** What {@linkcode TaskStore.list} selects. Every given field must match. */
+export interface TaskListQuery {
+  /** Only tasks of this principal (`undefined` matches tasks created without auth). */
+  readonly owner: string | undefined;
+  /** Only tasks of this provider. */
+  readonly provider?: string;
+  /** Only tasks of this context. */
+  readonly contextId?: string;
+  /** Only tasks in this state. */
+  readonly state?: A2ATaskState;
+  /** Only tasks updated strictly after this time (ms since the epoch). */
+  readonly updatedAfter?: number;
+  /** Only tasks strictly after this cursor in the order (newest `updatedAt` first, then `id` descending). */
+  readonly after?: { readonly updatedAt: number; readonly id: string };
+  /** At most this many tasks. */
+  readonly limit: number;
+}
+
+/** One page of {@linkcode TaskStore.list}. */
+export interface TaskListPage {
+  /** The tasks, newest `updatedAt` first (ties: `id` descending). */
+  readonly tasks: readonly StoredTask[];
+  /** How many tasks match the query without `after` and `limit`. */
+  readonly total: number;
+}
+
+/**
+ * Where the gateway keeps tasks. Methods may answer synchronously or with a
+ * promise. A store must never drop a task that is not terminal (submitted or
+ * working): a live task has a running child behind it.
+ */
+export interface TaskStore {
+  /** The task with this id, if kept. */
+  get(id: string): StoredTask | undefined | Promise<StoredTask | undefined>;
+  /** Keep (or update) a task. */
+  put(record: StoredTask): void | Promise<void>;
+  /** Tasks matching `query`, newest first. */
+  list(query: TaskListQuery): TaskListPage | Promise<TaskListPage>;
+}
+
+/** Options of {@linkcode createMemoryTaskStore}. */
+export interface MemoryTaskStoreOptions {
+  /** How many terminal tasks to keep; the oldest are evicted first. Default 5,000. */
+  readonly maxTerminalTasks?: number;
+  /** How long a terminal task is kept after it ended, in ms. Default one hour. */
+  readonly terminalTtlMs?: number;
+  /** The clock, for tests. Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+/** The in-memory {@linkcode TaskStore}: synchronous, with a view of its size. */
+export interface MemoryTaskStore extends TaskStore {
+  /** The task with this id, if kept. */
+  get(id: string): StoredTask | undefined;
+  /** Keep (or update) a task, then evict what is over the bounds. */
+  put(record: StoredTask): void;
+  /** Tasks matching `query`, newest first. */
+  list(query: TaskListQuery): TaskListPage;
+  /** How many tasks it holds (live and terminal). */
+  readonly size: number;
+}
+
+const TERMINAL: ReadonlySet<string> = new Set([
+  "TASK_STATE_COMPLETED",
+  "TASK_STATE_FAILED",
+  "TASK_STATE_CANCELED",
+  "TASK_STATE_REJECTED",
+]);
+
+/** Whether a task in `state` has ended (completed, failed, canceled or rejected). */
+export function isTerminalState(state: A2ATaskState): boolean {
+  return TERMINAL.has(state);
+}
+
+function checkPositive(value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+    throw new RangeError(
+      `Cannot create the memory task store: ${name} must be a non-negative finite number, got ${value}`,
+    );
+  }
+  return value;
+}
+
+/**
+ * A bounded in-memory {@linkcode TaskStore}: it keeps every live task, and
+ * terminal tasks until there are more than `maxTerminalTasks` of them (the
+ * oldest go first) or they ended more than `terminalTtlMs` ago. It needs no
+ * timer: eviction happens as tasks are put, got and listed.
+ *
+ * @example Terminal tasks are evicted, live ones never
+ * ```ts
+ * import { createMemoryTaskStore, type StoredTask } from "@seam/gateway";
+ * import assert from "node:assert/strict";
+ *
+ * const store = createMemoryTaskStore({ maxTerminalTasks: 1 });
+ * const record = (id: string, done: boolean): StoredTask => ({
+ *   task: {
+ *     id,
+ *     contextId: "c",
+ *     status: { state: done ? "TASK_STATE_COMPLETED" : "TASK_STATE_WORKING" },
+ *   },
+ *   owner: undefined,
+ *   provider: "echo",
+ *   updatedAt: Date.now(),
+ * });
+ * store.put(record("live", false));
+ * store.put(record("old", true));
+ * store.put(record("new", true));
+ * assert.equal(store.get("old"), undefined);
+ * assert.ok(store.get("new"));
+ * assert.ok(store.get("live"));
+ * ```
+ */
+export function createMemoryTaskStore(options: MemoryTaskStoreOptions = {}): MemoryTaskStore {
+  const maxTerminal = checkPositive(options.maxTerminalTasks, "maxTerminalTasks", 5_000);
+  const ttl = checkPositive(options.terminalTtlMs, "terminalTtlMs", 3_600_000);
+  const now = options.now ?? Date.now;
+  const tasks = new Map<string, StoredTask>();
+  // Terminal tasks in the order they ended: a queue (a Map used as a queue
+  // slows down as deleted slots pile up at its front). `ended` holds each
+  // terminal task's current entry; an entry no longer there is stale.
+  const ended = new Map<string, Mark>();
+  let queue: Mark[] = [];
+  let head = 0;
+
+  const evict = (): void => {
+    const cutoff = now() - ttl;
+    while (head < queue.length) {
+      const entry = queue[head];
+      if (ended.get(entry.id) !== entry) {
+        head++; // stale: the task was put again since
+        continue;
+      }
+      if (ended.size <= maxTerminal && entry.at > cutoff) break;
+      head++;
+      ended.delete(entry.id);
+      tasks.delete(entry.id);
+    }
+    if (head > 1024 && head * 2 > queue.length) {
+      queue = queue.slice(head);
+      head = 0;
+    }
+  };
+
+  const store: MemoryTaskStore = {
+    get size() {
+      return tasks.size;
+    },
+    get(id) {
+      const mark = ended.get(id);
+      if (mark !== undefined && mark.at <= now() - ttl) {
+        evict();
+        return undefined;
+      }
+      return tasks.get(id);
+    },
+    put(record) {
+      const id = record.task.id;
+      tasks.set(id, record);
+      if (TERMINAL.has(record.task.status.state)) {
+        const mark: Mark = { id, at: now() };
+        ended.set(id, mark);
+        queue.push(mark);
+        evict();
+      } else {
+        ended.delete(id);
+      }
+    },
+    list(query) {
+      evict();
+      const matches: StoredTask[] = [];
+      for (const record of tasks.values()) {
+        if (record.owner !== query.owner) continue;
+        if (query.provider !== undefined && record.provider !== query.provider) continue;
+        if (query.contextId !== undefined && record.task.contextId !== query.contextId) continue;
+        if (query.state !== undefined && record.task.status.state !== query.state) continue;
+        if (query.updatedAfter !== undefined && record.updatedAt <= query.updatedAfter) continue;
+        matches.push(record);
+      }
+      matches.sort(compareNewestFirst);
+      let start = 0;
+      const after = query.after;
+      if (after) {
+        while (
+          start < matches.length &&
+          compareNewestFirst(matches[start], {
+              updatedAt: after.updatedAt,
+              task: { id: after.id },
+            }) <=
+            0
+        ) start++;
+      }
+      return { tasks: matches.slice(start, start + query.limit), total: matches.length };
+    },
+  };
+  return store;
+}
+
+/** A terminal task's place in the eviction queue. */
+interface Mark {
+  readonly id: string;
+  readonly at: number;
+}
+
+/** Newest `updatedAt` first, then `id` descending. */
+function compareNewestFirst(
+  a: { readonly updatedAt: number; readonly task: { readonly id: string } },
+  b: { readonly updatedAt: number; readonly task: { readonly id: string } },
+): number {
+  if (a.updatedAt !== b.updatedAt) return b.updatedAt - a.updatedAt;
+  return a.task.id < b.task.id ? 1 : a.task.id > b.task.id ? -1 : 0;
+}
