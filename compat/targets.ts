@@ -29,7 +29,7 @@ export const NEUTRAL_ENTRIES: readonly string[] = [
   "@seam/subagent-spawn",
   "@seam/subagent-fork",
   "@seam/tool-subagent",
-  // "@seam/gateway",        // when gateway/ lands (the app module, not ./serve)
+  "@seam/gateway", // the app module, not ./serve
 ];
 
 /**
@@ -43,9 +43,8 @@ export const EDGE_ENTRIES: readonly string[] = [
   "@seam/subagent-spawn",
   "@seam/subagent-fork",
   "@seam/tool-subagent",
-  // When gateway/ lands: its app module, and the README's deploy entry as printed.
-  // "@seam/gateway",
-  // "README.md#One entry for every host",
+  "@seam/gateway",
+  "README.md#One entry for every host",
 ];
 
 /**
@@ -54,8 +53,7 @@ export const EDGE_ENTRIES: readonly string[] = [
  * must serve with no permission but the network.
  */
 export const SERVE_ENTRIES: Readonly<Record<string, string>> = {
-  // When gateway/ lands: the README's deploy entry as printed (and the gateway's own, if any).
-  // "README.md#One entry for every host": "/.well-known/agent-card.json",
+  "README.md#One entry for every host": "/.well-known/agent-card.json",
 };
 
 /**
