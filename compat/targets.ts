@@ -30,6 +30,7 @@ export const NEUTRAL_ENTRIES: readonly string[] = [
   "@seam/subagent-fork",
   "@seam/tool-subagent",
   "@seam/gateway", // the app module, not ./serve
+  "@seam/subagent-a2a",
 ];
 
 /**
@@ -44,6 +45,7 @@ export const EDGE_ENTRIES: readonly string[] = [
   "@seam/subagent-fork",
   "@seam/tool-subagent",
   "@seam/gateway",
+  "@seam/subagent-a2a",
   "README.md#One entry for every host",
 ];
 

@@ -1,0 +1,164 @@
+// Signals, deadlines and error classification. Every timer and listener made
+// here is released on every path, so nothing outlives the call it bounds.
+
+/** Thrown when a request's deadline passes first. */
+export class TimedOut extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TimedOut";
+  }
+}
+
+/** A problem with what the remote agent sent (a malformed or unexpected event). */
+export class RemoteProtocolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "RemoteProtocolError";
+  }
+}
+
+const A2A_ERROR_BRAND = Symbol.for("@a2a-js/sdk.A2AError");
+
+/** Whether `error` is an A2A error the remote answered with (an SDK `A2AError`). */
+export function isA2AError(error: unknown): error is Error {
+  return typeof error === "object" && error !== null && A2A_ERROR_BRAND in error;
+}
+
+const NETWORK_ERROR_NAMES = new Set([
+  "TypeError",
+  "Http",
+  "ConnectionReset",
+  "ConnectionAborted",
+  "ConnectionRefused",
+  "BrokenPipe",
+  "UnexpectedEof",
+  "Interrupted",
+  "BadResource",
+]);
+
+/** Whether `error` looks like a failed connection or a broken body (not an answer). */
+export function isNetworkError(error: unknown): boolean {
+  return error instanceof Error && NETWORK_ERROR_NAMES.has(error.name) && !isA2AError(error);
+}
+
+/** The message of anything thrown. */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = error.cause instanceof Error && !error.message.includes(error.cause.message)
+      ? ` (${error.cause.message})`
+      : "";
+    return `${error.message}${cause}`;
+  }
+  return String(error);
+}
+
+/**
+ * A signal linked to `parent` (it aborts when `parent` does) that also
+ * aborts with {@linkcode TimedOut} after `ms`, until {@linkcode Deadline.disarm}.
+ * {@linkcode Deadline.release} drops the timer and the link.
+ */
+export class Deadline {
+  readonly #controller = new AbortController();
+  readonly #parent: AbortSignal | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timedOut = false;
+  readonly #onAbort = (): void => this.#controller.abort(this.#parent!.reason);
+
+  constructor(parent: AbortSignal | undefined, ms: number, message: () => string) {
+    this.#parent = parent;
+    if (parent?.aborted) {
+      this.#controller.abort(parent.reason);
+      return;
+    }
+    parent?.addEventListener("abort", this.#onAbort, { once: true });
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#timedOut = true;
+      this.#controller.abort(new TimedOut(message()));
+    }, ms);
+  }
+
+  /** Aborts on the parent's abort or the deadline. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** Whether the deadline passed. */
+  get timedOut(): boolean {
+    return this.#timedOut;
+  }
+
+  /** Stop the clock (the parent link stays). */
+  disarm(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** Stop the clock and drop the link to the parent. */
+  release(): void {
+    this.disarm();
+    this.#parent?.removeEventListener("abort", this.#onAbort);
+  }
+}
+
+/**
+ * Make `fetchImpl` honour `init.signal` all the way: the call itself and
+ * the response body (an in-process handler's body may not). A response that
+ * arrives after the abort has its body cancelled.
+ */
+export function guardFetch(fetchImpl: typeof fetch): typeof fetch {
+  return (input, init) => {
+    const signal = init?.signal ?? undefined;
+    let pending: Promise<Response>;
+    try {
+      pending = Promise.resolve(fetchImpl(input, init));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (!signal) return pending;
+    if (signal.aborted) {
+      pending.then((late) => late.body?.cancel().catch(() => {}), () => {});
+      return Promise.reject(signal.reason);
+    }
+    return new Promise<Response>((resolve, reject) => {
+      const onAbort = () => {
+        pending.then((late) => late.body?.cancel().catch(() => {}), () => {});
+        reject(signal.reason);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      pending.then((response) => {
+        signal.removeEventListener("abort", onAbort);
+        if (signal.aborted) {
+          response.body?.cancel().catch(() => {});
+          return;
+        }
+        if (!response.body) return resolve(response);
+        const body = response.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>(), {
+          signal,
+        });
+        resolve(
+          new Response(body, {
+            status: response.status,
+            statusText: response.statusText,
+            headers: response.headers,
+          }),
+        );
+      }, (error) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      });
+    });
+  };
+}
+
+/** `fetchImpl` with `Authorization: Bearer <token>` on every request that has none. */
+export function bearerFetch(fetchImpl: typeof fetch, token: string): typeof fetch {
+  const value = `Bearer ${token}`;
+  return (input, init) => {
+    const headers = new Headers(
+      init?.headers ?? (input instanceof Request ? input.headers : undefined),
+    );
+    if (!headers.has("authorization")) headers.set("authorization", value);
+    return fetchImpl(input, { ...init, headers });
+  };
+}

@@ -1,0 +1,92 @@
+// The seam A2A extension, seen from the client side: what a seam gateway's
+// card declares, what a message carries, what a task's metadata reports.
+// The URI is the gateway's (`@seam/gateway` SEAM_EXTENSION_URI); this package
+// does not import the gateway (providers sit below it).
+import type { JsonValue } from "@seam/host";
+import type { SubagentCapabilities, SubagentStopReason } from "@seam/subagent";
+import { SUBAGENT_STOP_REASONS } from "@seam/subagent";
+
+/** The seam extension's URI, as a seam gateway declares it in its card. */
+export const SEAM_EXTENSION_URI = "https://jsr.io/@seam/gateway/extensions/subagent/v1";
+
+/** One provider of a seam gateway, as its card describes it. */
+export interface SeamRemoteProvider {
+  readonly name: string;
+  readonly capabilities: SubagentCapabilities;
+  readonly inheritsParentContext: boolean;
+}
+
+/** What the card of a seam gateway says: its providers and the one a bare request reaches. */
+export interface SeamCard {
+  readonly provider: string | undefined;
+  readonly providers: ReadonlyMap<string, SeamRemoteProvider>;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * The seam extension of a card (its `capabilities.extensions` entry with
+ * {@linkcode SEAM_EXTENSION_URI}), or `undefined` when the card declares none.
+ *
+ * @throws {Error} when the entry is there but its `params` are malformed.
+ */
+export function readSeamCard(card: Record<string, unknown>): SeamCard | undefined {
+  const capabilities = card.capabilities;
+  if (!isRecord(capabilities) || !Array.isArray(capabilities.extensions)) return undefined;
+  const entry = capabilities.extensions.find((e) => isRecord(e) && e.uri === SEAM_EXTENSION_URI);
+  if (!entry) return undefined;
+  const params = (entry as Record<string, unknown>).params;
+  if (!isRecord(params) || !isRecord(params.providers)) {
+    throw new Error("its seam extension has no params.providers object");
+  }
+  const providers = new Map<string, SeamRemoteProvider>();
+  for (const [name, value] of Object.entries(params.providers)) {
+    const caps = isRecord(value) && isRecord(value.capabilities) ? value.capabilities : undefined;
+    if (!caps) {
+      throw new Error(`its seam extension describes provider "${name}" without capabilities`);
+    }
+    providers.set(name, {
+      name,
+      capabilities: Object.freeze({
+        outputSchema: caps.outputSchema === true,
+        depthLimit: caps.depthLimit === true,
+        toolFilter: caps.toolFilter === true,
+        persona: caps.persona === true,
+      }),
+      inheritsParentContext: (value as Record<string, unknown>).inheritsParentContext === true,
+    });
+  }
+  const provider = typeof params.provider === "string"
+    ? params.provider
+    : typeof params.defaultProvider === "string"
+    ? params.defaultProvider
+    : undefined;
+  return { provider, providers };
+}
+
+/** What the gateway reports under the extension in a task's metadata. */
+export interface SeamTaskReport {
+  readonly stopReason?: SubagentStopReason;
+  readonly error?: string;
+  readonly resumedFrom?: string;
+}
+
+/** The seam report in a task's (or status update's) metadata, if any. */
+export function readSeamReport(
+  metadata: { readonly [key: string]: unknown } | undefined,
+): SeamTaskReport | undefined {
+  const value = metadata?.[SEAM_EXTENSION_URI];
+  if (!isRecord(value)) return undefined;
+  const report: { stopReason?: SubagentStopReason; error?: string; resumedFrom?: string } = {};
+  if (SUBAGENT_STOP_REASONS.includes(value.stopReason as SubagentStopReason)) {
+    report.stopReason = value.stopReason as SubagentStopReason;
+  }
+  if (typeof value.error === "string") report.error = value.error;
+  if (typeof value.resumedFrom === "string") report.resumedFrom = value.resumedFrom;
+  return report;
+}
+
+/** The seam extension a message carries (`message.metadata[SEAM_EXTENSION_URI]`). */
+export type SeamMessageFields = { [field: string]: JsonValue };

@@ -1,0 +1,431 @@
+import { hostKey } from "@seam/host";
+import {
+  delegationContextKey,
+  type SubagentCapabilities,
+  SubagentDepthError,
+  type SubagentRequest,
+  type SubagentRunHandle,
+  tighterDepthCap,
+} from "@seam/subagent";
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+} from "@a2a-js/sdk/client";
+import { bearerFetch, Deadline, guardFetch, messageOf } from "./_async.ts";
+import {
+  readSeamCard,
+  SEAM_EXTENSION_URI,
+  type SeamCard,
+  type SeamMessageFields,
+  type SeamRemoteProvider,
+} from "./_extension.ts";
+import { A2ARun, type RemoteContext } from "./_run.ts";
+import type { A2ABinding, A2AProvider, A2AProviderOptions, A2ARemoteInfo } from "./types.ts";
+
+const NO_CAPABILITIES: SubagentCapabilities = Object.freeze({
+  outputSchema: false,
+  depthLimit: false,
+  toolFilter: false,
+  persona: false,
+});
+
+const OPTION_KEYS = new Set([
+  "url",
+  "card",
+  "name",
+  "provider",
+  "binding",
+  "token",
+  "fetch",
+  "timeoutMs",
+  "reconnect",
+  "pollIntervalMs",
+  "resume",
+  "sendMessage",
+  "logger",
+]);
+
+function bad(message: string): never {
+  throw new TypeError(`Cannot create A2A provider: ${message}`);
+}
+
+function checkMs(value: unknown, name: string, fallback: number, min = 0): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
+    throw new RangeError(
+      `Cannot create A2A provider: ${name} must be an integer ≥ ${min}, got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** The card's URL for `url`: itself when its path ends in `.json`, else its well-known card. */
+function cardUrlOf(url: string | URL): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    bad(`options.url must be an absolute URL, got ${JSON.stringify(String(url))}`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    bad(`options.url must be an http(s) URL, got "${parsed.protocol}"`);
+  }
+  if (parsed.pathname.endsWith(".json")) return parsed.href;
+  parsed.pathname = `${parsed.pathname.replace(/\/+$/, "")}/.well-known/agent-card.json`;
+  return parsed.href;
+}
+
+async function fetchCard(
+  url: string,
+  fetchImpl: typeof fetch,
+  timeoutMs: number,
+): Promise<Record<string, unknown>> {
+  const deadline = new Deadline(
+    undefined,
+    timeoutMs,
+    () => `the agent card at ${url} did not arrive within ${timeoutMs} ms (timeoutMs)`,
+  );
+  try {
+    const response = await fetchImpl(url, {
+      headers: { accept: "application/json", "a2a-version": "1.0" },
+      signal: deadline.signal,
+    });
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => {});
+      throw new Error(`the agent card at ${url} answered HTTP ${response.status}`);
+    }
+    const text = await response.text();
+    let card: unknown;
+    try {
+      card = JSON.parse(text);
+    } catch {
+      throw new Error(`the agent card at ${url} is not JSON`);
+    }
+    if (!isRecord(card)) throw new Error(`the agent card at ${url} is not a JSON object`);
+    return card;
+  } catch (error) {
+    const why = deadline.timedOut ? deadline.signal.reason : error;
+    throw new Error(`Cannot create A2A provider: ${messageOf(why)}`, { cause: error });
+  } finally {
+    deadline.release();
+  }
+}
+
+/**
+ * Create a provider whose children run on a remote A2A v1.0 agent: another
+ * seam gateway (which makes the gateway a remote provider), or anyone's A2A
+ * agent (the `@a2a-js/sdk` servers, Google ADK, LangGraph, …; v0.3 agents
+ * through the SDK client's compatibility layer).
+ *
+ * Discovery happens here, once: the agent card is read (or given), the
+ * binding chosen (JSON-RPC or HTTP+JSON; `binding` picks one when both are
+ * offered), and the capabilities fixed, so `start` stays synchronous.
+ *
+ * Capabilities: a seam gateway's card declares, in its seam extension, each
+ * provider's four flags and `inheritsParentContext`; the provider declares
+ * those of the remote provider it addresses, and forwards `outputSchema`,
+ * `maxDepth`, `toolFilter` and `persona` in the extension of the message.
+ * Any other agent: no start-time capability, `inheritsParentContext: false`.
+ *
+ * Depth: the caller's depth (its host agent's `subagentDepth`, else the
+ * scope's `DelegationContext`) and the tighter of `request.maxDepth` and an
+ * inherited cap travel to a seam gateway, so a cap set at the top holds
+ * through every hop; a start that would exceed a cap throws
+ * `SubagentDepthError` before any request. `agentOptions.model` does not
+ * travel: the remote agent runs on its own model.
+ *
+ * A run sends `SendStreamingMessage` (or `SendMessage` and polls `GetTask`
+ * when the card says the agent does not stream). `started` fulfils when the
+ * remote task exists; streamed text is emitted as `subagent/progress`
+ * (kind `text`) in the parent's scope while someone listens. The task's end
+ * maps to the result: the exact `stopReason` a seam gateway reports in the
+ * task's metadata, otherwise `COMPLETED` → `completed`, `CANCELED` →
+ * `aborted`, `FAILED` → `error`, `REJECTED` → `refusal`, and `INPUT_REQUIRED`
+ * / `AUTH_REQUIRED` → `error` with a note saying what the agent needs (the
+ * task is left open: `resume(answer)` continues it; disposing the run
+ * cancels it). The output is the task's artifacts (text → text blocks,
+ * images → image blocks, URLs → resource blocks), or the agent's status
+ * message when there are none; with an `outputSchema`, the last `data` part
+ * is the `structured` value (a completed task without one, or with one that
+ * does not match, ends `error`). Elsewhere a `data` part is its JSON text.
+ *
+ * Failures (refused connection, an HTTP error, a malformed event, no answer
+ * within `timeoutMs`, a stream that ends early and cannot be re-attached)
+ * end the run `error` with the partial output and a note saying what
+ * happened; `result` never rejects for them. A dropped stream is re-attached
+ * with `SubscribeToTask` (`reconnect`: bounded retries with backoff).
+ * `cancel` ends the run `aborted` at once and sends `CancelTask`; `dispose`
+ * closes the stream, cancels a task that is still live and waits for that
+ * answer (bounded by `timeoutMs`). `resume` sends a follow-up message in the
+ * task's context as a new run; `sendMessage` (seam gateways by default)
+ * sends a message to the running task.
+ *
+ * Runtime-neutral: `fetch` and web streams only.
+ *
+ * @param options Where the agent is and how to talk to it.
+ * @returns The provider, once the agent card was read. Register it with
+ *   `ctx.subagents.registerProvider`, and dispose it when done.
+ * @throws {TypeError | RangeError} for a bad option, naming it.
+ * @throws {Error} when the card cannot be read or offers nothing this client
+ *   speaks, or `provider` names no provider of the gateway.
+ *
+ * @example Delegate to a seam gateway through its fetch handler (no socket)
+ * ```ts
+ * import { createHost, createMemoryLogger, createScriptedModel } from "@seam/host";
+ * import { createSubagentService } from "@seam/subagent";
+ * import { createSpawnProvider } from "@seam/subagent-spawn";
+ * import { createGateway } from "@seam/gateway";
+ * import { createA2AProvider } from "@seam/subagent-a2a";
+ * import assert from "node:assert/strict";
+ *
+ * // The remote side: a gateway in front of spawn, on the scripted model.
+ * const remote = createHost({ logger: createMemoryLogger().logger });
+ * remote.models.register(remote.scope, "scripted", createScriptedModel());
+ * createSubagentService(remote.scope).registerProvider(createSpawnProvider());
+ * const gateway = createGateway({ scope: remote.scope, agentOptions: { model: "scripted" } });
+ *
+ * // The local side: the gateway as a provider.
+ * const local = createHost({ logger: createMemoryLogger().logger });
+ * const subagents = createSubagentService(local.scope);
+ * const a2a = await createA2AProvider({
+ *   url: "http://gateway.example",
+ *   fetch: (input, init) => gateway.fetch(new Request(input, init)),
+ * });
+ * assert.equal(a2a.capabilities.persona, true); // spawn's flags, from the card
+ * subagents.registerProvider(a2a);
+ *
+ * const run = subagents.start("a2a", {
+ *   prompt: "@reply hello over A2A",
+ *   parent: { id: "main", scope: local.scope },
+ * });
+ * try {
+ *   const result = await run.result;
+ *   assert.equal(result.stopReason, "completed");
+ *   assert.deepEqual(result.output, [{ type: "text", text: "hello over A2A" }]);
+ * } finally {
+ *   await run.dispose();
+ * }
+ * await a2a.dispose();
+ * await local.scope.dispose();
+ * await gateway.close();
+ * await remote.scope.dispose();
+ * ```
+ */
+export async function createA2AProvider(options: A2AProviderOptions): Promise<A2AProvider> {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    bad("options must be an object");
+  }
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.has(key)) {
+      bad(`unknown option "${key}" (known: ${[...OPTION_KEYS].join(", ")})`);
+    }
+  }
+  const {
+    url,
+    card,
+    name = "a2a",
+    provider: wanted,
+    binding,
+    token,
+    fetch: customFetch,
+    reconnect,
+    resume = true,
+    sendMessage,
+    logger,
+  } = options;
+  if ((url === undefined) === (card === undefined)) {
+    bad("give exactly one of options.url and options.card");
+  }
+  if (card !== undefined && !isRecord(card)) bad("options.card must be an agent card object");
+  if (typeof name !== "string" || name === "") bad("options.name must be a non-empty string");
+  if (wanted !== undefined && (typeof wanted !== "string" || wanted === "")) {
+    bad("options.provider must be a non-empty string");
+  }
+  if (binding !== undefined && binding !== "JSONRPC" && binding !== "HTTP+JSON") {
+    bad(`options.binding must be "JSONRPC" or "HTTP+JSON", got ${JSON.stringify(binding)}`);
+  }
+  if (token !== undefined && (typeof token !== "string" || token === "" || /\s/.test(token))) {
+    bad("options.token must be a non-empty string without whitespace");
+  }
+  if (customFetch !== undefined && typeof customFetch !== "function") {
+    bad("options.fetch must be a function");
+  }
+  if (typeof resume !== "boolean") bad("options.resume must be a boolean");
+  if (sendMessage !== undefined && typeof sendMessage !== "boolean") {
+    bad("options.sendMessage must be a boolean");
+  }
+  if (
+    logger !== undefined &&
+    (logger === null || typeof (logger as { warn?: unknown }).warn !== "function")
+  ) {
+    bad("options.logger must be a Logger");
+  }
+  const timeoutMs = checkMs(options.timeoutMs, "options.timeoutMs", 30_000, 1);
+  const pollIntervalMs = checkMs(options.pollIntervalMs, "options.pollIntervalMs", 500, 1);
+  if (reconnect !== undefined && reconnect !== false && !isRecord(reconnect)) {
+    bad("options.reconnect must be a policy object or false");
+  }
+  const policy = reconnect === false ? undefined : reconnect;
+  const retries = reconnect === false
+    ? 0
+    : checkMs(policy?.retries, "options.reconnect.retries", 3);
+  const delayMs = checkMs(policy?.delayMs, "options.reconnect.delayMs", 200);
+  const maxDelayMs = checkMs(policy?.maxDelayMs, "options.reconnect.maxDelayMs", 5_000);
+
+  const baseFetch: typeof fetch = customFetch
+    ? guardFetch(customFetch)
+    : (input, init) => fetch(input, init);
+  const fetchImpl = token ? bearerFetch(baseFetch, token) : baseFetch;
+
+  const cardUrl = url === undefined ? undefined : cardUrlOf(url);
+  const where = cardUrl ? `at ${cardUrl}` : `"${String(card?.name ?? "(unnamed)")}"`;
+  const raw: Record<string, unknown> = cardUrl
+    ? await fetchCard(cardUrl, fetchImpl, timeoutMs)
+    : JSON.parse(JSON.stringify(card)) as Record<string, unknown>;
+
+  let seamCard: SeamCard | undefined;
+  try {
+    seamCard = readSeamCard(raw);
+  } catch (error) {
+    throw new Error(`Cannot create A2A provider: the agent card ${where}: ${messageOf(error)}`);
+  }
+  let seam: SeamRemoteProvider | undefined;
+  if (seamCard) {
+    const addressed = wanted ?? seamCard.provider;
+    const known = [...seamCard.providers.keys()].join(", ") || "none";
+    if (addressed === undefined) {
+      throw new Error(
+        `Cannot create A2A provider: the seam gateway ${where} has no provider to address (registered: ${known})`,
+      );
+    }
+    seam = seamCard.providers.get(addressed);
+    if (!seam) {
+      throw new Error(
+        `Cannot create A2A provider: the seam gateway ${where} has no provider "${addressed}" (registered: ${known})`,
+      );
+    }
+  } else if (wanted !== undefined) {
+    bad(
+      `options.provider ("${wanted}") addresses a provider of a seam gateway, but the agent ${where} declares no seam extension`,
+    );
+  }
+
+  const legacyCompat = { enabled: true };
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [
+        new JsonRpcTransportFactory({ fetchImpl, legacyCompat }),
+        new RestTransportFactory({ fetchImpl, legacyCompat }),
+      ],
+      ...(binding ? { preferredTransports: [binding] } : {}),
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl, legacyCompat }),
+    }),
+  );
+  let client;
+  try {
+    client = await factory.createFromAgentCard(raw as never);
+  } catch (error) {
+    throw new Error(
+      `Cannot create A2A provider: the agent card ${where} is not usable (it needs a JSONRPC or HTTP+JSON interface of A2A 1.0 or 0.3): ${
+        messageOf(error)
+      }`,
+      { cause: error },
+    );
+  }
+  const capabilities = raw.capabilities;
+  const streaming = isRecord(capabilities) && capabilities.streaming === true;
+
+  const remote: RemoteContext = {
+    client,
+    providerName: name,
+    tenant: seam?.name ?? "",
+    seam,
+    streaming,
+    timeoutMs,
+    pollIntervalMs,
+    reconnect: { retries, delayMs, maxDelayMs },
+    serviceParameters: seam ? { "A2A-Extensions": SEAM_EXTENSION_URI } : undefined,
+    logger,
+    offerResume: resume,
+    offerSendMessage: sendMessage ?? seam !== undefined,
+    refreshOnEnd: client.transport.protocolName === "HTTP+JSON" &&
+      client.protocolVersion.startsWith("0."),
+    live: new Set(),
+  };
+  const info: A2ARemoteInfo = Object.freeze({
+    cardUrl,
+    name: typeof raw.name === "string" ? raw.name : "",
+    binding: client.transport.protocolName as A2ABinding,
+    protocolVersion: client.protocolVersion,
+    streaming,
+    seam: seam !== undefined,
+    provider: seam?.name,
+  });
+
+  let disposal: Promise<void> | undefined;
+  const provider: A2AProvider = {
+    name,
+    capabilities: seam?.capabilities ?? NO_CAPABILITIES,
+    inheritsParentContext: seam?.inheritsParentContext ?? false,
+    remote: info,
+    start(request: SubagentRequest): SubagentRunHandle {
+      if (disposal) {
+        throw new TypeError(`Cannot start an A2A run: provider "${name}" was disposed`);
+      }
+      return startRun(remote, request);
+    },
+    dispose(): Promise<void> {
+      return disposal ??= Promise.all([...remote.live].map((run) => run.dispose())).then(
+        () => {},
+      );
+    },
+  };
+  return provider;
+}
+
+/** Plan a run (depth first: a start above a cap throws before any request) and start it. */
+function startRun(remote: RemoteContext, request: SubagentRequest): SubagentRunHandle {
+  const parent = request.parent;
+  const scope = parent?.scope;
+  if (!scope || typeof scope.inject !== "function") {
+    throw new TypeError("Cannot start an A2A run: request.parent.scope must be a Scope");
+  }
+  if (!Array.isArray(request.prompt) || request.prompt.length === 0) {
+    throw new TypeError(
+      "Cannot start an A2A run: request.prompt must be a non-empty list of blocks",
+    );
+  }
+  const inherited = scope.inject(delegationContextKey);
+  const agent = scope.inject(hostKey)?.agents.get(parent.id);
+  const depth = agent?.options.subagentDepth ?? inherited?.depth ?? 0;
+  const cap = tighterDepthCap(request.maxDepth, inherited?.maxDepth);
+  if (cap !== undefined && depth + 1 > cap) throw new SubagentDepthError(depth + 1, cap);
+  let extension: SeamMessageFields | undefined;
+  const seam = remote.seam;
+  if (seam) {
+    extension = { depth };
+    if (cap !== undefined && seam.capabilities.depthLimit) extension.maxDepth = cap;
+    if (request.outputSchema !== undefined) extension.outputSchema = request.outputSchema;
+    if (request.toolFilter !== undefined) {
+      extension.toolFilter = request.toolFilter as unknown as SeamMessageFields;
+    }
+    if (request.persona !== undefined) extension.persona = request.persona;
+  }
+  const run = new A2ARun(remote, {
+    prompt: request.prompt,
+    parent,
+    ...(request.signal ? { signal: request.signal } : {}),
+    ...(request.outputSchema ? { outputSchema: request.outputSchema } : {}),
+    depth,
+    extension,
+    resumed: false,
+  });
+  return run.handle;
+}

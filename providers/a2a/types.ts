@@ -1,0 +1,133 @@
+import type { Logger } from "@seam/host";
+import type { SubagentProvider } from "@seam/subagent";
+
+/** An A2A protocol binding this provider speaks. */
+export type A2ABinding = "JSONRPC" | "HTTP+JSON";
+
+/**
+ * An agent card as JSON (the A2A v1.0 shape, or a v0.3 card). Only the
+ * fields the provider reads are typed; anything else is carried along.
+ */
+export interface A2AAgentCard {
+  /** The agent's name. */
+  readonly name?: string;
+  /** The interfaces it serves (v1.0): `{url, protocolBinding, protocolVersion, tenant?}`. */
+  readonly supportedInterfaces?: readonly {
+    readonly url: string;
+    readonly protocolBinding: string;
+    readonly protocolVersion?: string;
+    readonly tenant?: string;
+  }[];
+  /** What it can do: `streaming`, `extensions` (a seam gateway declares its own here). */
+  readonly capabilities?: {
+    readonly streaming?: boolean;
+    readonly extensions?: readonly {
+      readonly uri: string;
+      readonly params?: { readonly [key: string]: unknown };
+      readonly [field: string]: unknown;
+    }[];
+    readonly [field: string]: unknown;
+  };
+  /** Any other card field (`description`, `skills`, a v0.3 card's `url`, …). */
+  readonly [field: string]: unknown;
+}
+
+/**
+ * How a dropped event stream is re-attached (`SubscribeToTask`, or `GetTask`
+ * polling for an agent that does not stream): up to `retries` attempts in a
+ * row, waiting `delayMs`, then twice as long each time, at most `maxDelayMs`.
+ * An attempt that brings news of the task resets the count.
+ */
+export interface A2AReconnectPolicy {
+  /** Attempts in a row before the run ends `error`. Default 3. */
+  readonly retries?: number;
+  /** The first wait, in ms. Default 200. */
+  readonly delayMs?: number;
+  /** The longest wait, in ms. Default 5,000. */
+  readonly maxDelayMs?: number;
+}
+
+/** Options of {@linkcode createA2AProvider}. Give `url` or `card`. */
+export interface A2AProviderOptions {
+  /**
+   * Where the agent card is: its URL (a path ending in `.json`), or the
+   * agent's base URL, the card then being read from
+   * `{url}/.well-known/agent-card.json` (for a seam gateway,
+   * `https://host/{provider}` reads that provider's card).
+   */
+  readonly url?: string | URL;
+  /** The agent card itself (JSON, as served); no discovery request is made. */
+  readonly card?: A2AAgentCard;
+  /** The name the provider registers under. Default `"a2a"`. */
+  readonly name?: string;
+  /**
+   * For a seam gateway: the remote provider to address (a skill id of its
+   * card; sent as the request's `tenant`). Default: the provider the card
+   * addresses (a provider's own card), else the gateway's default. Other
+   * agents have no providers to address: giving it is an error.
+   */
+  readonly provider?: string;
+  /** The binding to prefer when the card offers both. Default: the card's own order. */
+  readonly binding?: A2ABinding;
+  /** A bearer token sent as `Authorization: Bearer <token>` with every request. */
+  readonly token?: string;
+  /**
+   * The `fetch` every request goes through (auth, proxies, or a handler
+   * called in-process: `(input, init) => gateway.fetch(new Request(input, init))`).
+   * Default: the global `fetch`.
+   */
+  readonly fetch?: typeof fetch;
+  /**
+   * How long any one request may take to answer, in ms: discovery, a
+   * unary call (`GetTask`, `CancelTask`, a steering message), and a stream
+   * until its first event (an open stream may then stay quiet as long as
+   * the task runs). Default 30,000.
+   */
+  readonly timeoutMs?: number;
+  /** How a dropped stream is re-attached; `false`: never (the run ends `error`). */
+  readonly reconnect?: A2AReconnectPolicy | false;
+  /** How often a task is polled (`GetTask`) when the agent does not stream, in ms. Default 500. */
+  readonly pollIntervalMs?: number;
+  /**
+   * Whether runs offer `resume` (a follow-up message in the task's context).
+   * Default `true`: any A2A agent takes a message in an existing context.
+   */
+  readonly resume?: boolean;
+  /**
+   * Whether runs offer `sendMessage` (a message to the running task).
+   * Default: `true` for a seam gateway (which steers a running child whose
+   * provider can), `false` for other agents.
+   */
+  readonly sendMessage?: boolean;
+  /** Where diagnostics go. Default: the delegating parent's scope logger. */
+  readonly logger?: Logger;
+}
+
+/** What discovery found out about the remote agent. */
+export interface A2ARemoteInfo {
+  /** The card's URL (`undefined` when the card was given). */
+  readonly cardUrl: string | undefined;
+  /** The agent's name, from its card. */
+  readonly name: string;
+  /** The binding in use. */
+  readonly binding: A2ABinding;
+  /** The protocol version spoken (`"1.0"`, or `"0.3"` through the SDK's compatibility). */
+  readonly protocolVersion: string;
+  /** Whether runs stream (`SendStreamingMessage`) or poll (`SendMessage` + `GetTask`). */
+  readonly streaming: boolean;
+  /** Whether the card declares the seam extension (a seam gateway). */
+  readonly seam: boolean;
+  /** For a seam gateway: the remote provider addressed. */
+  readonly provider: string | undefined;
+}
+
+/**
+ * A provider whose children run on a remote A2A agent. Dispose it when done:
+ * every live run ends `aborted` and its remote task is cancelled.
+ */
+export interface A2AProvider extends SubagentProvider {
+  /** What discovery found out about the remote agent. */
+  readonly remote: A2ARemoteInfo;
+  /** End every live run (`aborted`, remote tasks cancelled) and refuse new ones. Memoized. */
+  dispose(): Promise<void>;
+}
