@@ -377,98 +377,132 @@ function runOn(
   signal: AbortSignal | undefined,
   structured: boolean,
 ): SubagentRunHandle {
-  child.hold();
-  let settle!: (result: SubagentResultInput) => void;
-  let settled = false;
-  const result = new Promise<SubagentResultInput>((resolve) => settle = resolve);
-  const finish = (value: SubagentResultInput) => {
-    if (settled) return;
-    settled = true;
-    settle(value);
-  };
-  let cancelled: string | undefined;
-  let disposal: Promise<void> | undefined;
+  return new InProcessRun(child, prompt, signal, structured);
+}
 
-  const onEnd = (end: TurnEnd) => {
-    if (child.capture) child.capture.open = false;
-    finish(mapTurnEnd(end, child.capture, structured));
-  };
-  const onFailure = (error: unknown) => {
-    if (cancelled !== undefined) return finish({ output: [], stopReason: "aborted" });
-    finish({
-      output: `the child ${child.agent ? "failed" : "could not start"}: ${messageOf(error)}`,
-      stopReason: "error",
+/**
+ * One run on a child. A class, not a bag of closures: thousands of runs a
+ * second each allocate only their own state (the service binds the methods).
+ */
+class InProcessRun implements SubagentRunHandle {
+  readonly id: string;
+  readonly started: Promise<void>;
+  readonly result: Promise<SubagentResultInput>;
+  #child: Child;
+  #structured: boolean;
+  #settle!: (result: SubagentResultInput) => void;
+  #settled = false;
+  #cancelled: string | undefined;
+  #disposal: Promise<void> | undefined;
+  #signal: AbortSignal | undefined;
+  #onAbort: (() => void) | undefined;
+
+  constructor(
+    child: Child,
+    prompt: readonly ContentBlock[],
+    signal: AbortSignal | undefined,
+    structured: boolean,
+  ) {
+    child.hold();
+    this.id = child.id;
+    this.#child = child;
+    this.#structured = structured;
+    this.result = new Promise<SubagentResultInput>((resolve) => this.#settle = resolve);
+    this.started = child.created.then((agent) => {
+      if (this.#cancelled !== undefined) {
+        throw new Error(`cancelled before the child started: ${this.#cancelled}`);
+      }
+      // One text block travels as its string: the agent's cheapest path.
+      agent.send(
+        prompt.length === 1 && prompt[0].type === "text"
+          ? prompt[0].text
+          : prompt as ContentBlock[],
+      );
+      agent.whenIdle().then((end) => this.#onEnd(end), (error) => this.#onFailure(error));
     });
-  };
-  const started = child.created.then((agent) => {
-    if (cancelled !== undefined) {
-      throw new Error(`cancelled before the child started: ${cancelled}`);
-    }
-    // One text block travels as its string: the agent's cheapest path.
-    agent.send(
-      prompt.length === 1 && prompt[0].type === "text" ? prompt[0].text : prompt as ContentBlock[],
-    );
-    agent.whenIdle().then(onEnd, onFailure);
-  });
-  started.catch(onFailure);
-
-  const cancel = (reason?: string): void => {
-    if (settled || cancelled !== undefined) return;
-    cancelled = reason ?? "cancelled";
-    if (child.agent) child.agent.cancel(cancelled);
-    else child.abortCreation(cancelled);
-  };
-  let unbind = (): void => {};
-  if (signal) {
-    if (signal.aborted) cancel("aborted");
-    else {
-      const onAbort = () => cancel("aborted");
-      signal.addEventListener("abort", onAbort, { once: true });
-      unbind = () => signal.removeEventListener("abort", onAbort);
+    this.started.catch((error) => this.#onFailure(error));
+    if (signal) {
+      if (signal.aborted) this.cancel("aborted");
+      else {
+        this.#signal = signal;
+        this.#onAbort = () => this.cancel("aborted");
+        signal.addEventListener("abort", this.#onAbort, { once: true });
+      }
     }
   }
-  if (signal) result.then(() => unbind());
 
-  const handle: SubagentRunHandle = {
-    id: child.id,
-    started,
-    result,
-    cancel,
-    dispose(): Promise<void> {
-      if (disposal) return disposal;
-      unbind();
-      cancel("disposed");
-      // The child is torn down only when no resumed run still holds it.
-      const released = child.release();
-      if (settled) return disposal = released;
-      return disposal = released.then(() => finish({ output: [], stopReason: "aborted" }));
-    },
-    sendMessage(content: ContentInput): Promise<void> {
-      return started.then(() => {
-        if (settled) {
-          throw new TypeError(
-            `Cannot send a message to run "${child.id}": it has finished; use resume()`,
-          );
-        }
-        child.agent!.send(content);
-      });
-    },
-    resume(content: ContentInput): SubagentRunHandle {
-      if (!settled || !child.agent || disposal !== undefined) {
+  #finish(value: SubagentResultInput): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#unbind();
+    this.#settle(value);
+  }
+
+  #unbind(): void {
+    if (this.#onAbort) this.#signal!.removeEventListener("abort", this.#onAbort);
+    this.#onAbort = undefined;
+  }
+
+  #onEnd(end: TurnEnd): void {
+    const capture = this.#child.capture;
+    if (capture) capture.open = false;
+    this.#finish(mapTurnEnd(end, capture, this.#structured));
+  }
+
+  #onFailure(error: unknown): void {
+    if (this.#cancelled !== undefined) return this.#finish({ output: [], stopReason: "aborted" });
+    this.#finish({
+      output: `the child ${this.#child.agent ? "failed" : "could not start"}: ${messageOf(error)}`,
+      stopReason: "error",
+    });
+  }
+
+  cancel(reason?: string): void {
+    if (this.#settled || this.#cancelled !== undefined) return;
+    const why = this.#cancelled = reason ?? "cancelled";
+    const child = this.#child;
+    if (child.agent) child.agent.cancel(why);
+    else child.abortCreation(why);
+  }
+
+  dispose(): Promise<void> {
+    if (this.#disposal) return this.#disposal;
+    this.#unbind();
+    this.cancel("disposed");
+    // The child is torn down only when no resumed run still holds it.
+    const released = this.#child.release();
+    if (this.#settled) return this.#disposal = released;
+    return this.#disposal = released.then(() =>
+      this.#finish({ output: [], stopReason: "aborted" })
+    );
+  }
+
+  sendMessage(content: ContentInput): Promise<void> {
+    return this.started.then(() => {
+      if (this.#settled) {
         throw new TypeError(
-          `Cannot resume run "${child.id}": ${
-            disposal !== undefined ? "it was disposed" : "it has not finished"
-          }`,
+          `Cannot send a message to run "${this.id}": it has finished; use resume()`,
         );
       }
-      const blocks = typeof content === "string"
-        ? [{ type: "text" as const, text: content }]
-        : content;
-      // A resumed turn is plain: the structured answer was the first run's.
-      return runOn(child, blocks, undefined, false);
-    },
-  };
-  return handle;
+      this.#child.agent!.send(content);
+    });
+  }
+
+  resume(content: ContentInput): SubagentRunHandle {
+    const child = this.#child;
+    if (!this.#settled || !child.agent || this.#disposal !== undefined) {
+      throw new TypeError(
+        `Cannot resume run "${this.id}": ${
+          this.#disposal !== undefined ? "it was disposed" : "it has not finished"
+        }`,
+      );
+    }
+    const blocks = typeof content === "string"
+      ? [{ type: "text" as const, text: content }]
+      : content;
+    // A resumed turn is plain: the structured answer was the first run's.
+    return runOn(child, blocks, undefined, false);
+  }
 }
 
 /**
