@@ -1,6 +1,5 @@
 import {
   type ContentBlock,
-  deepFreeze,
   describe,
   frozenJsonCopy,
   InactiveScopeError,
@@ -60,9 +59,12 @@ export function acceptContent(
   value: unknown,
   path: string,
 ): readonly ContentBlock[] {
-  const copy = frozenJsonCopy(value, path);
-  const blocks = parseContent(copy, path);
-  return typeof copy === "string" ? deepFreeze(blocks) : blocks;
+  if (typeof value === "string") {
+    // The common case, built frozen: one text block.
+    if (value === "") parseContent(value, path);
+    return Object.freeze([Object.freeze({ type: "text" as const, text: value })]);
+  }
+  return parseContent(frozenJsonCopy(value, path), path);
 }
 
 /**

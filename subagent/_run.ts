@@ -211,11 +211,6 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
     );
   }
   const dispose = memoizeDispose(handle, rawDispose as Fn, name);
-  const rollback = () => {
-    dispose().catch((error) =>
-      logger.error(`Rolling back a malformed run of "${name}" failed`, error)
-    );
-  };
 
   let id: string;
   let started: Promise<void>;
@@ -272,7 +267,10 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
     rawResume = resumeValue as Fn | undefined;
     started = Promise.resolve(startedValue).then(noop);
   } catch (error) {
-    rollback();
+    // Roll back before the fault escapes: the child must not outlive it.
+    dispose().catch((disposeError) =>
+      logger.error(`Rolling back a malformed run of "${name}" failed`, disposeError)
+    );
     throw error;
   }
 
@@ -325,13 +323,16 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
       unbindSignal = () => signal.removeEventListener("abort", onAbort);
     }
   }
-  const settled = () => {
+  if (signal) {
+    const settled = () => {
+      unbindSignal();
+      unbindSignal = noop;
+    };
+    result.then(settled, settled);
+  }
+  const wrappedDispose = (): Promise<void> => {
     unbindSignal();
     unbindSignal = noop;
-  };
-  if (signal) result.then(settled, settled);
-  const wrappedDispose = (): Promise<void> => {
-    settled();
     const disposal = dispose();
     // Drops the parent scope's link; it joins the same memoized disposal.
     release();
