@@ -10,13 +10,13 @@ import {
   agentTextDelta,
   agentToolCallStart,
   createHost,
-  createOpenAICompatibleModel,
   createScriptedModel,
-  DEEPSEEK_BASE_URL,
   delay,
+  type EnvModel,
   type Logger,
   type ModelAdapter,
   type ModelEvent,
+  modelFromEnv as hostModelFromEnv,
   type ModelRequest,
   silentLogger,
   textOf,
@@ -32,14 +32,7 @@ import { createSpawnProvider } from "@seam/subagent-spawn";
 import { installSubagentTool } from "@seam/tool-subagent";
 
 /** A real model for the demo: an adapter and the model id agents run on. */
-export interface DemoModel {
-  /** The model id (sent to the server). */
-  readonly id: string;
-  /** The adapter serving it. */
-  readonly adapter: ModelAdapter;
-  /** How the header names it. */
-  readonly label: string;
-}
+export type DemoModel = EnvModel;
 
 /** Options of {@linkcode runDemo}. */
 export interface DemoOptions {
@@ -146,43 +139,8 @@ function scriptedTurns(thinkMs: number): { context: string; task: string } {
   };
 }
 
-/**
- * The real model configured by the environment, or `undefined` for the
- * scripted one:
- *
- * - `DEEPSEEK_API_KEY`: DeepSeek's API, model `SEAM_MODEL` (default
- *   `deepseek-chat`);
- * - otherwise `OPENAI_API_KEY`: any OpenAI-compatible API at
- *   `OPENAI_BASE_URL` (default `https://api.openai.com/v1`), model
- *   `SEAM_MODEL` (default `gpt-4o-mini`).
- */
-export function modelFromEnv(
-  env: (name: string) => string | undefined,
-  options: { readonly fetch?: (input: Request) => Promise<Response> } = {},
-): DemoModel | undefined {
-  const deepseek = env("DEEPSEEK_API_KEY");
-  const openai = env("OPENAI_API_KEY");
-  let apiKey: string;
-  let baseUrl: string;
-  let id: string;
-  if (deepseek) {
-    apiKey = deepseek;
-    baseUrl = DEEPSEEK_BASE_URL;
-    id = env("SEAM_MODEL") || "deepseek-chat";
-  } else if (openai) {
-    apiKey = openai;
-    baseUrl = env("OPENAI_BASE_URL") || "https://api.openai.com/v1";
-    id = env("SEAM_MODEL") || "gpt-4o-mini";
-  } else {
-    return undefined;
-  }
-  const adapter = createOpenAICompatibleModel({
-    apiKey,
-    baseUrl,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-  });
-  return { id, adapter, label: `${id} at ${baseUrl}` };
-}
+/** The real model configured by the environment (see `modelFromEnv` in `@seam/host`). */
+export const modelFromEnv = hostModelFromEnv;
 
 /** Stream the scripted model's words at a readable pace. */
 function paced(inner: ModelAdapter, wordMs: number): ModelAdapter {

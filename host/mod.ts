@@ -42,6 +42,7 @@ export * from "./scope.ts";
 export * from "./agent.ts";
 export * from "./host.ts";
 export * from "./model.ts";
+export * from "./model_env.ts";
 export * from "./openai_model.ts";
 export * from "./prompts.ts";
 export * from "./scripted_model.ts";

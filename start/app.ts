@@ -1,0 +1,39 @@
+/**
+ * The embedded default the gateway serves with `deno task start`: a host
+ * with the `spawn` and `fork` providers on the scripted model, or on a real
+ * OpenAI-compatible model when the environment names one (see
+ * `modelFromEnv` in `@seam/host`). Runtime-neutral: the entry reads the
+ * environment and serves.
+ *
+ * @module
+ */
+import { createHost, createScriptedModel, type Host, type Logger, modelFromEnv } from "@seam/host";
+import { createSubagentService, type SubagentService } from "@seam/subagent";
+import { createForkProvider } from "@seam/subagent-fork";
+import { createSpawnProvider } from "@seam/subagent-spawn";
+
+/** The default world: its host, service, delegating parent agent and model. */
+export interface StartWorld {
+  readonly host: Host;
+  readonly subagents: SubagentService;
+  /** The agent remote callers delegate as (a fork child starts from its completed turns). */
+  readonly parent: Awaited<ReturnType<Host["agents"]["create"]>>;
+  /** `scripted`, or the real model's label. */
+  readonly modelLabel: string;
+}
+
+/** Build the default world; `env` reads one environment variable. */
+export async function createStartWorld(
+  env: (name: string) => string | undefined,
+  logger?: Logger,
+): Promise<StartWorld> {
+  const host = createHost(logger ? { logger } : {});
+  const real = modelFromEnv(env);
+  const model = real?.id ?? "scripted";
+  host.models.register(host.scope, model, real?.adapter ?? createScriptedModel());
+  const subagents = createSubagentService(host.scope);
+  subagents.registerProvider(createSpawnProvider());
+  subagents.registerProvider(createForkProvider());
+  const parent = await host.agents.create({ id: "a2a-gateway", options: { model } });
+  return { host, subagents, parent, modelLabel: real?.label ?? "scripted" };
+}

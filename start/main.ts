@@ -1,0 +1,30 @@
+/**
+ * `deno task start`: serve the gateway on `127.0.0.1:8787` (`HOST`, `PORT`
+ * override) with `spawn` and `fork` on the scripted model, or on a real
+ * model when `DEEPSEEK_API_KEY` or `OPENAI_API_KEY` (+ `OPENAI_BASE_URL`,
+ * `SEAM_MODEL`) is set. Prints the card URL and a request to paste. Ctrl-C
+ * stops it (live tasks are cancelled, every child disposed).
+ *
+ * @module
+ */
+import { createLogger } from "@seam/host";
+import { serveGateway } from "@seam/gateway/serve";
+import { createStartWorld } from "./app.ts";
+
+if (import.meta.main) {
+  const env = (name: string) => Deno.env.get(name);
+  const world = await createStartWorld(env, createLogger({ level: "warn" }));
+  const controller = new AbortController();
+  const served = serveGateway(
+    { scope: world.host.scope, parent: world.parent },
+    { signal: controller.signal },
+  );
+  console.log(`model: ${world.modelLabel}; providers: ${world.subagents.list().join(", ")}`);
+  const stop = () => controller.abort();
+  Deno.addSignalListener("SIGINT", stop);
+  Deno.addSignalListener("SIGTERM", stop);
+  await served.finished;
+  Deno.removeSignalListener("SIGINT", stop);
+  Deno.removeSignalListener("SIGTERM", stop);
+  await world.host.scope.dispose();
+}

@@ -1,0 +1,86 @@
+import assert from "node:assert/strict";
+
+const decoder = new TextDecoder();
+
+/** Start `deno task start`'s entry on a free port; resolve its base URL from the banner. */
+async function startGateway(): Promise<
+  { url: string; process: Deno.ChildProcess; output: string[] }
+> {
+  const process = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-net=127.0.0.1",
+      "--allow-env",
+      new URL("./main.ts", import.meta.url).pathname,
+    ],
+    env: { PORT: "0", HOST: "127.0.0.1", DEEPSEEK_API_KEY: "", OPENAI_API_KEY: "" },
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const output: string[] = [];
+  const reader = process.stdout.getReader();
+  let buffer = "";
+  while (!buffer.includes("providers:")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the gateway exited early: ${buffer}`);
+    buffer += decoder.decode(value);
+  }
+  reader.releaseLock();
+  // Keep draining so the child never blocks on a full pipe.
+  process.stdout.pipeTo(
+    new WritableStream({ write: (chunk) => void output.push(decoder.decode(chunk)) }),
+  );
+  output.push(buffer);
+  const url = buffer.match(/listening on (http:\/\/\S+)/)![1];
+  return { url, process, output };
+}
+
+function send(url: string, text: string, tenant?: string) {
+  return fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "SendMessage",
+      params: {
+        ...(tenant ? { tenant } : {}),
+        message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }] },
+      },
+    }),
+  }).then((response) => response.json());
+}
+
+Deno.test("deno task start serves spawn and fork and answers the banner's request", async () => {
+  const { url, process, output } = await startGateway();
+  try {
+    const banner = output.join("");
+    assert.match(banner, /agent card: http:\/\/127\.0\.0\.1:\d+\/\.well-known\/agent-card\.json/);
+    assert.match(banner, /model: scripted; providers: spawn, fork/);
+    const card = await (await fetch(`${url}/.well-known/agent-card.json`)).json();
+    assert.deepEqual(card.skills.map((skill: { id: string }) => skill.id).sort(), [
+      "fork",
+      "spawn",
+    ]);
+    // The request the banner prints (and the README shows).
+    const curl = banner.match(/-d '(.+)'/)![1];
+    const bannerBody = JSON.parse(curl);
+    const answer = await (await fetch(`${url}/`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+      body: JSON.stringify(bannerBody),
+    })).json();
+    assert.equal(answer.result.task.status.state, "TASK_STATE_COMPLETED");
+    assert.equal(answer.result.task.artifacts[0].parts[0].text, "Hello!");
+    const forked = await send(`${url}/`, "@reply from the fork", "fork");
+    assert.equal(forked.result.task.status.state, "TASK_STATE_COMPLETED");
+    assert.equal(forked.result.task.artifacts[0].parts[0].text, "from the fork");
+    const extension =
+      forked.result.task.metadata["https://jsr.io/@seam/gateway/extensions/subagent/v1"];
+    assert.equal(extension.provider, "fork");
+  } finally {
+    process.kill("SIGTERM");
+    const status = await process.status;
+    assert.equal(status.success, true, "a clean exit on SIGTERM");
+  }
+});
