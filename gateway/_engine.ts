@@ -503,7 +503,7 @@ export function createEngine(options: EngineOptions): Engine {
   };
   const staticParent = typeof options.parent === "function" ? undefined : options.parent;
   const sharedScope: Scope = staticParent?.scope ?? options.scope;
-  const sharedParent: AgentRef = { id: staticParent?.id ?? options.parentId, scope: sharedScope };
+  const sharedParent: AgentRef = staticParent ?? { id: options.parentId, scope: sharedScope };
   const attach = (parent: AgentRef): (() => void) | undefined => {
     if (!options.progress) return undefined;
     try {
@@ -840,6 +840,13 @@ export function createEngine(options: EngineOptions): Engine {
 
   const snapshot: Engine["snapshot"] = (record, historyLength, includeArtifacts = true) => {
     const t = record.task;
+    // The task as kept is already its wire form when nothing is cut or added
+    // (it is serialized at once, never mutated by the caller).
+    if (
+      includeArtifacts &&
+      (historyLength === undefined || historyLength >= (t.history?.length ?? 0)) &&
+      !live.get(t.id)?.streamed
+    ) return t;
     const out: A2ATask = { id: t.id, contextId: t.contextId, status: t.status };
     if (includeArtifacts) {
       const running = live.get(t.id);

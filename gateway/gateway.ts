@@ -37,7 +37,7 @@ import {
   type SendParams,
 } from "./_validate.ts";
 import { createMemoryTaskStore, type TaskStore } from "./task_store.ts";
-import { SEAM_EXTENSION_URI } from "./types.ts";
+import { type A2ATask, SEAM_EXTENSION_URI } from "./types.ts";
 
 /** What a {@linkcode GatewayParentFactory} learns about the task it makes a parent for. */
 export interface GatewayTaskContext {
@@ -72,12 +72,15 @@ export type GatewayParentFactory = (
 ) => AgentRef | Promise<AgentRef>;
 
 /**
- * A source of streamed text: called for each task before its run starts
- * (providers relay progress only when someone listens at start), with the
- * delegating parent and `emit(runId, text)`. The gateway keeps the text of
- * the task's own run (a grandchild's is dropped) and sends each piece as an
- * artifact update (`append: true` after the first). Returns how to stop
- * listening (called when the task ends).
+ * A source of streamed text: attached to a delegating parent's scope with
+ * `emit(runId, text)`, it reports the text the runs started under that
+ * parent stream. The gateway attaches it once to its own parent (the default
+ * parent or the `parent` agent) for its lifetime, and once per task whose
+ * parent a factory made outside that scope, before the run starts
+ * (providers relay progress only when someone listens at start). Text is
+ * routed by run id, so a grandchild's text (its own run id) reaches no task;
+ * each piece becomes an artifact update (`append: true` after the first).
+ * Returns how to stop listening.
  */
 export type GatewayProgress = (
   parent: AgentRef,
@@ -170,10 +173,12 @@ export interface GatewayOptions {
   /** The service to serve; default: the one provided to `scope` (`getSubagentService`). */
   readonly subagents?: SubagentService;
   /**
-   * The delegating parent. An agent: each task runs under a scope nested in
-   * its scope. A factory: called per task (see {@linkcode GatewayTaskContext}).
-   * Default: an agent `"a2a-gateway"` whose per-task scopes nest in the
-   * gateway's.
+   * The delegating parent. An agent: runs start with it as their parent
+   * (forks see its conversation). A factory: called per task with a scope of
+   * the task's own (see {@linkcode GatewayTaskContext}). Default: a parent
+   * `"a2a-gateway"` in the gateway's scope. When a caller states its `depth`
+   * or a `maxDepth`, the task runs under a scope of its own, nested in the
+   * parent's, that provides the caller's `DelegationContext`.
    */
   readonly parent?: AgentRef | GatewayParentFactory;
   /**
@@ -314,6 +319,14 @@ interface StreamSpec {
   readonly first: Record<string, unknown>;
   readonly attach: (subscriber: Subscriber) => () => void;
   readonly headers?: Record<string, string>;
+}
+
+/**
+ * A copy of the task as it is now, for a stream's first frame, which is
+ * written a little later (a live task changes in place meanwhile).
+ */
+function frozenView(task: A2ATask): A2ATask {
+  return structuredClone(task);
 }
 
 /** Whether `url`'s path is `/` (no query string either way matters). */
@@ -598,7 +611,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     let buffered: ReturnType<typeof bufferFor> | undefined;
     try {
       const sent = await engine.send(params, principal, (live) => {
-        first = { task: engine.snapshot(live.record, params.configuration?.historyLength) };
+        first = {
+          task: frozenView(engine.snapshot(live.record, params.configuration?.historyLength)),
+        };
         buffered = bufferFor(live);
       });
       waitUntil(ctx, sent.live);
@@ -639,7 +654,10 @@ export function createGateway(options: GatewayOptions): Gateway {
         }; there is nothing to subscribe to (use GetTask)`,
       );
     }
-    return { first: { task: engine.snapshot(live.record) }, attach: bufferFor(live).attach };
+    return {
+      first: { task: frozenView(engine.snapshot(live.record)) },
+      attach: bufferFor(live).attach,
+    };
   };
 
   // ---- JSON-RPC ----

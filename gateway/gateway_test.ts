@@ -623,6 +623,25 @@ Deno.test("a run's lifecycle maps to the task's states, in order", async (t) => 
   });
 });
 
+Deno.test("a run that ends at once still streams its task as submitted first", async () => {
+  const provider = controlledProvider({ auto: true });
+  await withSetup([provider], {}, async (s) => {
+    const response = await s.gateway.fetch(
+      rpcRequest("SendStreamingMessage", { message: message("instant") }),
+    );
+    const all = await frames(response);
+    assert.deepEqual(all.map(describeFrame), [
+      "task:SUBMITTED",
+      "status:WORKING",
+      "artifact:set:last:instant",
+      "status:COMPLETED",
+    ]);
+    const first = all[0].result.task;
+    assert.equal(first.metadata[SEAM_EXTENSION_URI].stopReason, undefined);
+    assert.equal(first.artifacts, undefined);
+  });
+});
+
 Deno.test("every run is disposed when its task ends, on every path", async (t) => {
   await t.step("start refused: no run exists, nothing is left behind", async () => {
     const provider = controlledProvider({ capabilities: { persona: false } });

@@ -190,7 +190,9 @@ function plan(
     ? host.agents.get(parentId)
     : undefined;
   const inherited: DelegationContext | undefined = parentScope.inject(delegationContextKey);
-  const parentDepth = parentAgent?.options.subagentDepth ?? inherited?.depth ?? 0;
+  // The deeper of the two: a gateway serving a remote caller runs its tasks
+  // under a host agent's id with the caller's depth in the scope's context.
+  const parentDepth = Math.max(parentAgent?.options.subagentDepth ?? 0, inherited?.depth ?? 0);
   const depth = parentDepth + 1;
   const cap = tighterDepthCap(maxDepth, inherited?.maxDepth);
   if (cap !== undefined && depth > cap) throw new SubagentDepthError(depth, cap);

@@ -12,6 +12,7 @@ import {
 } from "@seam/host";
 import {
   createSubagentService,
+  delegationContextKey,
   OutputSchemaError,
   SubagentDepthError,
   subagentProgress,
@@ -527,5 +528,28 @@ Deno.test("createInProcessProvider() relays the child's progress to the parent's
     "child text it",
   ]);
   await first.dispose();
+  await w.dispose();
+});
+
+Deno.test("createInProcessProvider() takes the deeper of the agent's and the scope's depth", async () => {
+  const w = await world();
+  // A gateway serving a remote caller at depth 2 runs the task under the
+  // parent agent's id, in a scope that carries the caller's place.
+  const taskScope = w.parent.scope.child("task");
+  taskScope.provide(delegationContextKey, { depth: 2, maxDepth: 3 });
+  const run = w.subagents.start("spawn", {
+    prompt: "@reply hi",
+    parent: { id: w.parent.id, scope: taskScope },
+  });
+  await run.started;
+  assert.equal(w.host.agents.get(run.id)!.options.subagentDepth, 3);
+  await run.dispose();
+  const deeper = { depth: 3, maxDepth: 3 };
+  const capped = w.parent.scope.child("capped");
+  capped.provide(delegationContextKey, deeper);
+  assert.throws(
+    () => w.subagents.start("spawn", { prompt: "x", parent: { id: w.parent.id, scope: capped } }),
+    SubagentDepthError,
+  );
   await w.dispose();
 });

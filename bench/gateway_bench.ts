@@ -1,0 +1,63 @@
+// The gateway's cost per request in process, no socket: `gateway.fetch` on
+// a JSON-RPC `SendMessage` (an echo provider that completes at once) against
+// a bare Hono route that reads the same body and answers the same JSON.
+import { Hono } from "hono";
+import { createLogger, createRootScope } from "@seam/host";
+import { createSubagentService, type SubagentProvider } from "@seam/subagent";
+import { createGateway } from "../gateway/mod.ts";
+
+const BODY = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "SendMessage",
+  params: {
+    message: { messageId: "bench-1", role: "ROLE_USER", parts: [{ text: "hello from the bench" }] },
+  },
+});
+const HEADERS = {
+  "content-type": "application/json",
+  "a2a-version": "1.0",
+  "content-length": String(new TextEncoder().encode(BODY).length),
+};
+const request = () =>
+  new Request("http://127.0.0.1/", { method: "POST", headers: HEADERS, body: BODY });
+
+const echo: SubagentProvider = {
+  name: "echo",
+  capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
+  inheritsParentContext: false,
+  start: (req) => ({
+    id: crypto.randomUUID(),
+    started: Promise.resolve(),
+    result: Promise.resolve({ output: req.prompt, stopReason: "completed" as const }),
+    cancel() {},
+    dispose: () => Promise.resolve(),
+  }),
+};
+
+const root = createRootScope({ logger: createLogger({ level: "silent" }) });
+createSubagentService(root).registerProvider(echo);
+const gateway = createGateway({ scope: root });
+const sample = await (await gateway.fetch(request())).json();
+const app = new Hono();
+app.post("/", async (c) => {
+  await c.req.raw.text();
+  return c.json(sample);
+});
+
+Deno.bench({
+  name: "bare Hono route (reads the body, answers the same JSON)",
+  group: "SendMessage in process",
+  baseline: true,
+  async fn() {
+    await (await app.fetch(request())).text();
+  },
+});
+
+Deno.bench({
+  name: "gateway.fetch SendMessage (blocking, echo provider)",
+  group: "SendMessage in process",
+  async fn() {
+    await (await gateway.fetch(request())).text();
+  },
+});
