@@ -156,19 +156,22 @@ function messagesOf(events: readonly SessionEvent[]): ModelMessage[] {
         break;
       }
       case "tool-result":
-        messages.push(
-          Object.freeze({
-            role: "tool",
-            callId: event.callId,
-            name: event.name,
-            content: event.content,
-            isError: event.isError,
-          }),
-        );
+        messages.push(toolMessage(event));
         break;
     }
   }
   return messages;
+}
+
+/** The model's view of a tool result. */
+function toolMessage(event: Extract<SessionEvent, { type: "tool-result" }>): ModelMessage {
+  return Object.freeze({
+    role: "tool",
+    callId: event.callId,
+    name: event.name,
+    content: event.content,
+    isError: event.isError,
+  });
 }
 
 /** One agent. Built unpublished; the registry publishes it after setup. */
@@ -305,15 +308,7 @@ class AgentImpl implements Agent {
         this.#messages.push(Object.freeze({ role: "user", content: event.content }));
         break;
       case "tool-result":
-        this.#messages.push(
-          Object.freeze({
-            role: "tool",
-            callId: event.callId,
-            name: event.name,
-            content: event.content,
-            isError: event.isError,
-          }),
-        );
+        this.#messages.push(toolMessage(event));
         break;
       case "turn-end":
         this.session.closed = list.length;
