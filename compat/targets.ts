@@ -83,13 +83,15 @@ export const NODE_TEST_ROOTS: readonly string[] = [
   "tests/conformance_in_process_test.ts",
   "tests/conformance_reference_test.ts",
   "tool",
-  // "gateway",              // when gateway/ lands (its tests go through app.request())
+  "gateway",
 ];
 
 /** Test files left out of the Node run, each with the Deno-only API it needs. */
 export const NODE_TEST_EXCLUDED: Readonly<Record<string, string>> = {
   "host/openai_model_test.ts": "serves its fake model endpoint with Deno.serve and Deno.listen",
   "host/brand_test.ts": "loads a second copy of a module by URL query, which a bundle cannot do",
+  "gateway/serve_test.ts":
+    "serves the gateway on loopback with Deno.serve (serve.ts is Deno's entry)",
   "subagent/errors_test.ts":
     "loads a second copy of a module by URL query, which a bundle cannot do",
 };

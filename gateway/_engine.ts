@@ -24,7 +24,12 @@ import {
 } from "@seam/subagent";
 import { acceptsOutput, blocksToParts, partsToBlocks } from "./_convert.ts";
 import { GatewayError } from "./_errors.ts";
-import { type AcceptedExtension, hasStartFields, readExtension } from "./_extension.ts";
+import {
+  type AcceptedExtension,
+  hasStartFields,
+  readExtension,
+  withoutMaxDepth,
+} from "./_extension.ts";
 import type { ListParams, SendParams } from "./_validate.ts";
 import { isTerminalState, type StoredTask, type TaskStore } from "./task_store.ts";
 import {
@@ -62,6 +67,8 @@ export type Subscriber = (event: Record<string, unknown>, final: boolean) => voi
 interface Chain {
   readonly runs: SubagentRun[];
   readonly scopes: Scope[];
+  /** The depth cap the first run started under (resumed runs keep it), if any. */
+  readonly maxDepth: number | undefined;
 }
 
 /** A task as stored: mutable here, a {@linkcode StoredTask} to the store. */
@@ -645,6 +652,34 @@ export function createEngine(options: EngineOptions): Engine {
     return { live: task, extension: ext.used };
   };
 
+  /**
+   * A `maxDepth` on a message that continues a kept run: the run keeps the cap
+   * it started under, so the one asked for must be that cap or a looser one
+   * (then the kept cap already holds it); a tighter cap, or one on a run that
+   * started uncapped, could not hold and is refused.
+   */
+  const checkContinuationCap = (
+    ext: AcceptedExtension,
+    kept: number | undefined,
+    contextId: string,
+  ): void => {
+    try {
+      subagents.assertSubagentMaxDepth(ext.maxDepth, "maxDepth");
+    } catch (error) {
+      throw startError(error);
+    }
+    const asked = ext.maxDepth as number;
+    if (kept === undefined || kept > asked) {
+      throw new GatewayError(
+        "invalidParams",
+        `Invalid params: context "${contextId}" continues a finished run that started ${
+          kept === undefined ? "with no depth cap" : `with maxDepth ${kept}`
+        }; a continuation keeps that cap, so its maxDepth (${asked}) may repeat it or be looser, never tighter (use a new contextId to start under a tighter cap)`,
+      );
+    }
+    if (ext.depth + 1 > asked) throw startError(new SubagentDepthError(ext.depth + 1, asked));
+  };
+
   const send: Engine["send"] = async (params, principal, onLive) => {
     assertOpen();
     const ext = readExtension(
@@ -682,11 +717,14 @@ export function createEngine(options: EngineOptions): Engine {
       ? undefined
       : resumables.get(params.message.contextId);
     if (previous && previous.owner === principal && previous.provider === provider) {
-      if (hasStartFields(ext)) {
+      if (hasStartFields(withoutMaxDepth(ext))) {
         throw new GatewayError(
           "invalidParams",
-          `Invalid params: context "${contextId}" continues a finished run with its original settings; the seam extension's start-time fields cannot change them (omit them, or use a new contextId)`,
+          `Invalid params: context "${contextId}" continues a finished run with its original settings; the seam extension's start-time fields (outputSchema, toolFilter, persona) cannot change them (omit them, or use a new contextId)`,
         );
+      }
+      if (ext.maxDepth !== undefined) {
+        checkContinuationCap(ext, previous.chain.maxDepth, contextId);
       }
       resumables.delete(contextId);
       stopProgress = listenFor(previous.parent);
@@ -730,7 +768,7 @@ export function createEngine(options: EngineOptions): Engine {
         } catch (error) {
           throw startError(error);
         }
-        chain = { runs: [run], scopes: [] };
+        chain = { runs: [run], scopes: [], maxDepth: undefined };
       } else {
         let scope: Scope;
         try {
@@ -769,7 +807,7 @@ export function createEngine(options: EngineOptions): Engine {
           track(scope.dispose(), "Disposing a task scope");
           throw startError(error);
         }
-        chain = { runs: [run], scopes: [scope] };
+        chain = { runs: [run], scopes: [scope], maxDepth: cap };
       }
     }
 

@@ -67,6 +67,11 @@ export function readExtension(
   };
 }
 
+/** The extension without its `maxDepth` (which a continuation may repeat). */
+export function withoutMaxDepth(ext: AcceptedExtension): AcceptedExtension {
+  return { ...ext, maxDepth: undefined };
+}
+
 /** Whether the extension carries any start-time field (anything but `depth`). */
 export function hasStartFields(ext: AcceptedExtension): boolean {
   return ext.outputSchema !== undefined || ext.maxDepth !== undefined ||

@@ -355,6 +355,19 @@ function isRootPath(url: string): boolean {
  * request fields and the caller's depth in `message.metadata`; see
  * {@linkcode SeamMessageExtension}.
  *
+ * Follow-ups: a message with the `taskId` of a running task steers its run
+ * (`run.sendMessage`; only `depth` may ride along). A message with the
+ * `contextId` of a finished task whose run is kept resumes that run with its
+ * original settings; besides `depth` it may carry `maxDepth`, which must
+ * repeat the cap the run started under or be looser (a tighter one, or one on
+ * a run that started uncapped, is `-32602`, since the resumed run could not
+ * honour it), and the other start-time fields are `-32602`. When no run is
+ * kept for that context (pushed out by `maxResumableRuns`, another
+ * principal's, not resumable, or the gateway restarted), the message starts a
+ * fresh run with every field it carries, `maxDepth` included. So a caller
+ * that sends its cap with every message (as `@seam/subagent-a2a` does) keeps
+ * it whichever way the gateway answers.
+ *
  * @example Serve the gateway and send it a message over JSON-RPC
  * ```ts
  * import { createRootScope } from "@seam/host";

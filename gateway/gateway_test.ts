@@ -213,6 +213,21 @@ function describeFrame(frame: Wire): string {
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
+/**
+ * GetTask until the task is in a terminal state (a bounded poll): for a test
+ * that reads a finished task, an explicit condition rather than a guess at how
+ * many turns of the event loop the end takes (which differs across runtimes).
+ */
+async function untilEnded(gateway: Gateway, id: string): Promise<Wire> {
+  for (let i = 0; i < 200; i++) {
+    const got = await rpc(gateway, "GetTask", { id });
+    const state: string = got.result.status.state;
+    if (/COMPLETED|FAILED|CANCELED|REJECTED/.test(state)) return got;
+    await tick();
+  }
+  throw new Error(`Task "${id}" did not end`);
+}
+
 Deno.test("createGateway() validates its options", async (t) => {
   const root = createRootScope({ logger: createMemoryLogger().logger });
   createSubagentService(root);
@@ -494,7 +509,9 @@ Deno.test("the body limit answers 413, declared or streamed", async () => {
             controller.close();
           },
         }),
-      }),
+        // A stream body needs `duplex: "half"` under Node (undici) and browsers; Deno ignores it.
+        duplex: "half",
+      } as RequestInit),
     );
     assert.equal(streamed.status, 413);
     assert.equal((await streamed.json()).error.status, "RESOURCE_EXHAUSTED");
@@ -809,8 +826,9 @@ Deno.test("a follow-up on a live task steers its run", async (t) => {
       assert.deepEqual(run.sent, [[{ type: "text", text: "second" }]]);
       assert.equal(provider.runs.length, 1, "no new run");
       run.finish({ output: "both", stopReason: "completed" });
-      await tick();
-      const got = await rpc(s.gateway, "GetTask", { id: task.id });
+      const got = await untilEnded(s.gateway, task.id);
+      assert.equal(got.result.status.state, "TASK_STATE_COMPLETED");
+      assert.deepEqual(got.result.artifacts[0].parts, [{ text: "both" }]);
       const texts = (history: { parts: { text: string }[] }[]) =>
         history.map((m) => m.parts[0].text);
       assert.deepEqual(texts(got.result.history), ["first", "second"]);
@@ -910,6 +928,80 @@ Deno.test("a message in a finished task's context resumes its run", async (t) =>
       });
     },
   );
+
+  await t.step("a depth cap holds across a continuation, kept run or fresh", async () => {
+    const provider = controlledProvider({ auto: true, resume: true });
+    await withSetup([provider], { maxResumableRuns: 1 }, async (s) => {
+      const ext = (fields: Record<string, unknown>) => ({
+        metadata: { [SEAM_EXTENSION_URI]: fields },
+      });
+      const first = await rpc(s.gateway, "SendMessage", {
+        message: message("one", ext({ depth: 1, maxDepth: 3 })),
+      });
+      const contextId = first.result.task.contextId;
+      // The same cap (or a looser one) is accepted: the kept run's cap holds it.
+      const same = await rpc(s.gateway, "SendMessage", {
+        message: message("two", { contextId, ...ext({ depth: 1, maxDepth: 3 }) }),
+      });
+      assert.equal(same.error, undefined, JSON.stringify(same.error));
+      assert.equal(same.result.task.metadata[SEAM_EXTENSION_URI].resumedFrom, first.result.task.id);
+      const looser = await rpc(s.gateway, "SendMessage", {
+        message: message("three", { contextId, ...ext({ depth: 1, maxDepth: 5 }) }),
+      });
+      assert.equal(
+        looser.result.task.metadata[SEAM_EXTENSION_URI].resumedFrom,
+        same.result.task.id,
+      );
+      // A tighter cap could not hold on the resumed run: refused, the run still kept.
+      const tighter = await rpc(s.gateway, "SendMessage", {
+        message: message("four", { contextId, ...ext({ depth: 1, maxDepth: 2 }) }),
+      });
+      assert.equal(tighter.error.code, -32602);
+      assert.match(tighter.error.message, /started with maxDepth 3.*never tighter/);
+      const stillKept = await rpc(s.gateway, "SendMessage", {
+        message: message("five", { contextId, ...ext({ depth: 1, maxDepth: 3 }) }),
+      });
+      assert.equal(
+        stillKept.result.task.metadata[SEAM_EXTENSION_URI].resumedFrom,
+        looser.result.task.id,
+      );
+      // Other start-time fields are still refused on a continuation.
+      const persona = await rpc(s.gateway, "SendMessage", {
+        message: message("six", { contextId, ...ext({ maxDepth: 3, persona: "p" }) }),
+      });
+      assert.equal(persona.error.code, -32602);
+      assert.match(persona.error.message, /outputSchema, toolFilter, persona/);
+      // Another context takes the only slot; the first context's follow-up starts
+      // afresh under the cap it carries.
+      await rpc(s.gateway, "SendMessage", { message: message("elsewhere") });
+      const runs = provider.runs.length;
+      const fresh = await rpc(s.gateway, "SendMessage", {
+        message: message("seven", { contextId, ...ext({ depth: 1, maxDepth: 3 }) }),
+      });
+      assert.equal(fresh.result.task.metadata[SEAM_EXTENSION_URI].resumedFrom, undefined);
+      assert.equal(provider.runs.length, runs + 1);
+      const run = provider.runs[runs];
+      assert.equal(run.request.maxDepth, 3);
+      assert.deepEqual({ ...run.delegation }, { depth: 1, maxDepth: 3 });
+    });
+  });
+
+  await t.step("a continuation on a run that started uncapped cannot add a cap", async () => {
+    const provider = controlledProvider({ auto: true, resume: true });
+    await withSetup([provider], {}, async (s) => {
+      const first = await rpc(s.gateway, "SendMessage", { message: message("one") });
+      const contextId = first.result.task.contextId;
+      const capped = await rpc(s.gateway, "SendMessage", {
+        message: message("two", {
+          contextId,
+          metadata: { [SEAM_EXTENSION_URI]: { maxDepth: 4 } },
+        }),
+      });
+      assert.equal(capped.error.code, -32602);
+      assert.match(capped.error.message, /started with no depth cap/);
+      assert.deepEqual(provider.runs[0].resumedWith, []);
+    });
+  });
 
   await t.step("another principal's context is never resumed", async () => {
     const provider = controlledProvider({ auto: true, resume: true });

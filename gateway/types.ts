@@ -113,11 +113,22 @@ export const SEAM_EXTENSION_URI = "https://jsr.io/@seam/gateway/extensions/subag
  * `message.metadata` when it starts a task. Every field is optional; an
  * unknown field is rejected, and a field the addressed provider cannot honour
  * is rejected (`UnsupportedOperationError`, -32004), never ignored.
+ *
+ * On a follow-up: a message steering a running task (`taskId`) carries only
+ * `depth`. A message continuing a finished task's context (`contextId`, no
+ * `taskId`) carries `depth` and may carry `maxDepth`: when the gateway keeps
+ * that context's run, the cap must equal the run's own or be looser (the run
+ * keeps its settings; a tighter cap is refused, `-32602`), and when it does
+ * not, the message starts a fresh run under that cap. Send the cap with a
+ * continuation, so it holds even when the gateway starts afresh.
  */
 export interface SeamMessageExtension {
   /** Ask for a structured result (an object-rooted JSON Schema); it arrives as a `data` part. */
   readonly outputSchema?: { readonly [keyword: string]: JsonValue };
-  /** Absolute cap on the child's depth. The child's depth is the caller's `depth` + 1. */
+  /**
+   * Absolute cap on the child's depth. The child's depth is the caller's
+   * `depth` + 1. Also allowed on a continuation (see above).
+   */
   readonly maxDepth?: number;
   /** Restrict the child's tools. */
   readonly toolFilter?: { readonly allow?: readonly string[]; readonly deny?: readonly string[] };

@@ -353,3 +353,73 @@ Deno.test("A2A provider: resume on a gateway that kept no run ends error and can
     await remote.close();
   }
 });
+
+/** A provider that honours a depth cap, records each start's cap, and can resume. */
+function cappedProvider(): SubagentProvider & { readonly caps: (number | undefined)[] } {
+  const caps: (number | undefined)[] = [];
+  const start: SubagentProvider["start"] = (request) => {
+    caps.push(request.maxDepth);
+    const text = (request.prompt as ContentBlock[]).map((b) => b.type === "text" ? b.text : "")
+      .join("");
+    return {
+      id: `capped-${crypto.randomUUID()}`,
+      started: Promise.resolve(),
+      result: Promise.resolve({ output: text, stopReason: "completed" as const }),
+      cancel() {},
+      dispose: () => Promise.resolve(),
+      resume: (content) =>
+        start({
+          ...request,
+          prompt: typeof content === "string" ? [{ type: "text", text: content }] : content,
+        }),
+    };
+  };
+  return {
+    name: "capped",
+    capabilities: { ...NO_CAPS, depthLimit: true },
+    inheritsParentContext: false,
+    caps,
+    start,
+  };
+}
+
+Deno.test("A2A provider: resume carries the depth cap, so it holds kept run or fresh", async (t) => {
+  for (const kept of [true, false]) {
+    await t.step(
+      kept ? "the gateway resumes its kept run" : "the gateway starts afresh",
+      async () => {
+        const capped = cappedProvider();
+        const remote = startSpawnGateway("fetch", {
+          maxResumableRuns: kept ? 8 : 0,
+          setup: (_host, subagents) => subagents.registerProvider(capped),
+        });
+        const { root, subagents, parent } = local();
+        try {
+          const { bodies, fetch } = recordBodies(remote);
+          const a2a = await createA2AProvider({ url: remote.url, fetch, provider: "capped" });
+          subagents.registerProvider(a2a);
+          const first = subagents.start("a2a", { prompt: "first", parent, maxDepth: 4 });
+          assert.equal((await first.result).stopReason, "completed");
+          const second = first.resume!("second");
+          const result = await second.result;
+          assert.deepEqual(seamExtensionOf(bodies.at(-1)!), { depth: 0, maxDepth: 4 });
+          if (kept) {
+            assert.equal(result.stopReason, "completed", textOf(result.output));
+            assert.equal(textOf(result.output), "second");
+            assert.deepEqual(capped.caps, [4, 4], "one start and its resume, under the cap");
+          } else {
+            // The provider refuses a fresh run as a continuation, but that run was capped too.
+            assert.equal(result.stopReason, "error");
+            assert.deepEqual(capped.caps, [4, 4], "the fresh run started under the cap");
+          }
+          await second.dispose();
+          await first.dispose();
+          await a2a.dispose();
+        } finally {
+          await root.dispose();
+          await remote.close();
+        }
+      },
+    );
+  }
+});

@@ -755,8 +755,17 @@ export class A2ARun {
       prompt: toBlocks(content),
       parent: plan.parent,
       depth: plan.depth,
-      // A continuation keeps the first run's settings; only the caller's depth travels.
-      extension: this.#remote.seam ? { depth: plan.depth } : undefined,
+      // A continuation keeps the first run's settings: the caller's depth travels, and
+      // so does the depth cap on a context continuation, so a seam gateway that kept
+      // no run for the context (and starts a fresh one) still applies it.
+      extension: this.#remote.seam
+        ? {
+          depth: plan.depth,
+          ...(continueTask === undefined && plan.extension?.maxDepth !== undefined
+            ? { maxDepth: plan.extension.maxDepth }
+            : {}),
+        }
+        : undefined,
       contextId: this.#contextId,
       taskId: continueTask,
       resumed: true,

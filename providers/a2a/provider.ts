@@ -164,7 +164,9 @@ async function fetchCard(
  * `cancel` ends the run `aborted` at once and sends `CancelTask`; `dispose`
  * closes the stream, cancels a task that is still live and waits for that
  * answer (bounded by `timeoutMs`). `resume` sends a follow-up message in the
- * task's context as a new run; `sendMessage` (seam gateways by default)
+ * task's context as a new run (to a seam gateway with the caller's depth and
+ * the depth cap the first run was sent, so the cap holds even where the
+ * gateway kept no run to continue); `sendMessage` (seam gateways by default)
  * sends a message to the running task.
  *
  * Runtime-neutral: `fetch` and web streams only.
