@@ -1,3 +1,4 @@
+import { formatPath as formatJsonPath } from "@seam/host";
 /** The shapes of A2A v1.0 requests, checked with zod; unknown fields are dropped. */
 import { z } from "zod";
 import { GatewayError } from "./_errors.ts";
@@ -145,18 +146,8 @@ export interface ListParams {
   readonly includeArtifacts: boolean;
 }
 
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-
 function formatPath(root: string, keys: readonly PropertyKey[]): string {
-  let path = root;
-  for (const key of keys) {
-    if (typeof key === "number") path += `[${key}]`;
-    else {
-      const name = String(key);
-      path += IDENTIFIER.test(name) ? (path ? `.${name}` : name) : `[${JSON.stringify(name)}]`;
-    }
-  }
-  return path || "params";
+  return formatJsonPath(root, keys) || "params";
 }
 
 function parse<T>(schema: z.ZodType, value: unknown, root: string): T {

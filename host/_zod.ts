@@ -1,3 +1,4 @@
+import { formatPath } from "./path.ts";
 import { toJSONSchema } from "zod";
 import type { JsonSchemaIssue } from "./json_schema.ts";
 import type { JsonValue } from "./json.ts";
@@ -45,18 +46,4 @@ export function zodValidate(
   }));
   if (issues.length === 0) issues.push({ path, message: "is invalid" });
   return { ok: false, issues };
-}
-
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-
-function formatPath(root: string, keys: readonly PropertyKey[]): string {
-  let path = root;
-  for (const key of keys) {
-    if (typeof key === "number") path += `[${key}]`;
-    else {
-      const name = String(key);
-      path += IDENTIFIER.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`;
-    }
-  }
-  return path;
 }

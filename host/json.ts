@@ -1,5 +1,5 @@
 import { hasBrand } from "./brand.ts";
-import { childPath } from "./_path.ts";
+import { formatPath } from "./path.ts";
 
 /** A value JSON represents without loss. */
 export type JsonValue =
@@ -91,11 +91,7 @@ interface CopyState {
 }
 
 function fail(state: CopyState, reason: string): never {
-  let path = state.root;
-  for (const key of state.keys) {
-    path = typeof key === "number" ? `${path}[${key}]` : childPath(path, key);
-  }
-  throw new JsonCopyError(path, reason);
+  throw new JsonCopyError(formatPath(state.root, state.keys), reason);
 }
 
 function copy(value: unknown, state: CopyState): JsonValue {

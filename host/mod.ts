@@ -38,6 +38,7 @@ export * from "./delay.ts";
 export * from "./json.ts";
 export * from "./json_schema.ts";
 export * from "./logger.ts";
+export * from "./path.ts";
 export * from "./scope.ts";
 export * from "./agent.ts";
 export * from "./host.ts";
