@@ -680,14 +680,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     try {
       if (closing) throw new GatewayError("internal", "The gateway is closed", { httpStatus: 503 });
       const principal = tokens ? await authenticate(request) : undefined;
-      assertJsonContentType(request);
-      const text = await readBody(request, bodyLimit);
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        throw new GatewayError("parse", "Parse error: the request body is not valid JSON");
-      }
+      const body = await readJsonBody(request, bodyLimit);
       if (Array.isArray(body)) {
         throw new GatewayError(
           "invalidRequest",
@@ -851,14 +844,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       const principal = tokens ? await authenticate(request) : undefined;
       assertVersion(request, url);
       const readJson = async (): Promise<Record<string, unknown>> => {
-        assertJsonContentType(request);
-        const text = await readBody(request, bodyLimit);
-        let body: unknown;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          throw new GatewayError("parse", "Parse error: the request body is not valid JSON");
-        }
+        const body = await readJsonBody(request, bodyLimit);
         if (body === null || typeof body !== "object" || Array.isArray(body)) {
           throw new GatewayError("invalidParams", "Invalid params: the body must be a JSON object");
         }
@@ -965,4 +951,15 @@ export function createGateway(options: GatewayOptions): Gateway {
       return engine.liveCount;
     },
   };
+}
+
+/** A JSON body (content type checked, size limited), or a -32700 parse error. */
+async function readJsonBody(request: Request, bodyLimit: number): Promise<unknown> {
+  assertJsonContentType(request);
+  const text = await readBody(request, bodyLimit);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new GatewayError("parse", "Parse error: the request body is not valid JSON");
+  }
 }
