@@ -3,7 +3,8 @@
 // and against our own ACP server (`providers/acp/serve.ts`, scripted model),
 // each cold (spawn → initialize → session/new → prompt → result → dispose)
 // and with reuseProcess (a session per run on one warm process), and the
-// in-process spawn provider on the scripted model as the baseline.
+// in-process spawn provider on the scripted model as the baseline; and our
+// server bundled into one module (`deno bundle`), cold.
 // Run: deno run --allow-env --allow-read --allow-run bench/acp_medians.ts
 import { type BenchProvider, runOnce, setupAcpBench } from "./acp_setup.ts";
 
@@ -13,10 +14,11 @@ const PER_ROUND: Record<BenchProvider, number> = {
   "acp-warm": 20,
   "server-cold": 4,
   "server-warm": 20,
+  "bundle-cold": 4,
   spawn: 50,
 };
 const PROVIDERS = Object.keys(PER_ROUND) as BenchProvider[];
-const COLD: BenchProvider[] = ["acp-cold", "server-cold"];
+const COLD: BenchProvider[] = ["acp-cold", "server-cold", "bundle-cold"];
 
 interface Phases {
   started: number[];
@@ -62,6 +64,7 @@ const label: Record<BenchProvider, string> = {
   "acp-warm": "test agent, reuseProcess (per run)",
   "server-cold": "our server, cold (spawn → result → dispose)",
   "server-warm": "our server, reuseProcess (per run)",
+  "bundle-cold": "our server bundled, cold",
   spawn: "spawn in-process (baseline)",
 };
 for (const provider of PROVIDERS) {

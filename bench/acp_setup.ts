@@ -13,7 +13,12 @@ import {
 import { createSubagentService, type SubagentService } from "@seam/subagent";
 import { type AcpProvider, createAcpProvider } from "@seam/subagent-acp";
 import { createSpawnProvider } from "@seam/subagent-spawn";
-import { serverConfig, testAgentConfig } from "../tests/acp_support.ts";
+import {
+  bundledServerConfig,
+  bundleServer,
+  serverConfig,
+  testAgentConfig,
+} from "../tests/acp_support.ts";
 
 /** Everything a benchmark round needs. */
 export interface AcpBench {
@@ -26,13 +31,21 @@ export interface AcpBench {
   readonly serverCold: AcpProvider;
   /** Our ACP server, one warm process. */
   readonly serverWarm: AcpProvider;
+  /** Our ACP server bundled into one module (`deno bundle`), one process per run. */
+  readonly bundleCold: AcpProvider;
   close(): Promise<void>;
 }
 
 /** The providers by name: the test agent's, our server's, and the baseline. */
-export type BenchProvider = "acp-cold" | "acp-warm" | "server-cold" | "server-warm" | "spawn";
+export type BenchProvider =
+  | "acp-cold"
+  | "acp-warm"
+  | "server-cold"
+  | "server-warm"
+  | "bundle-cold"
+  | "spawn";
 
-/** Register the five providers on one host. */
+/** Register the six providers on one host (bundling the server first). */
 export async function setupAcpBench(): Promise<AcpBench> {
   const { logger } = createMemoryLogger();
   const host = createHost({ logger });
@@ -47,7 +60,13 @@ export async function setupAcpBench(): Promise<AcpBench> {
   const serverWarm = createAcpProvider(
     serverConfig({ name: "server-warm", logger, reuseProcess: true }, "warn"),
   );
-  for (const provider of [cold, warm, serverCold, serverWarm]) service.registerProvider(provider);
+  const bundle = await bundleServer();
+  const bundleCold = createAcpProvider(
+    bundledServerConfig(bundle.path, { name: "bundle-cold", logger }, "warn"),
+  );
+  for (const provider of [cold, warm, serverCold, serverWarm, bundleCold]) {
+    service.registerProvider(provider);
+  }
   const parent = await host.agents.create({ id: "parent", options: { model: "scripted" } });
   return {
     host,
@@ -57,12 +76,15 @@ export async function setupAcpBench(): Promise<AcpBench> {
     warm,
     serverCold,
     serverWarm,
+    bundleCold,
     async close() {
       await cold.dispose();
       await warm.dispose();
       await serverCold.dispose();
       await serverWarm.dispose();
+      await bundleCold.dispose();
       await host.scope.dispose();
+      await bundle.remove();
     },
   };
 }

@@ -8,7 +8,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { createMemoryLogger, createRootScope, textOf } from "@seam/host";
 import { createSubagentService, type SubagentRun } from "@seam/subagent";
 import { acpUpdate, type AcpUpdateInfo, createAcpProvider } from "@seam/subagent-acp";
-import { AgentWatch, serverConfig } from "./acp_support.ts";
+import { AgentWatch, bundledServerConfig, bundleServer, serverConfig } from "./acp_support.ts";
 
 const TIMEOUT_MS = 20_000;
 
@@ -215,6 +215,34 @@ Deno.test("createAcpProvider() against our server maps every turn end", async (t
   assert.deepEqual(await watch.live(), [], "processes were left behind");
   // Every process left on stdin EOF, without a signal.
   assert.deepEqual(watch.messages("info").filter((m) => /SIGTERM/.test(m)), []);
+});
+
+Deno.test("serve.ts bundled into one module (deno bundle) serves runs, one process each", async () => {
+  const bundle = await bundleServer();
+  const watch = new AgentWatch();
+  const root = createRootScope({ logger: createMemoryLogger().logger });
+  const service = createSubagentService(root);
+  const provider = createAcpProvider(bundledServerConfig(bundle.path, { logger: watch.logger }));
+  service.registerProvider(provider);
+  const parent = { id: "parent", scope: root.child("parent") };
+  try {
+    for (const text of ["first", "second"]) {
+      const run = service.start(provider.name, { prompt: `@reply ${text}`, parent });
+      try {
+        const result = await within(run.result, `the ${text} run`);
+        assert.equal(result.stopReason, "completed");
+        assert.equal(textOf(result.output), text);
+      } finally {
+        await run.dispose();
+      }
+    }
+  } finally {
+    await provider.dispose();
+    await root.dispose();
+    await bundle.remove();
+  }
+  assert.equal(watch.pids.size, 2, "each cold run starts its own server process");
+  assert.deepEqual(await watch.live(), [], "processes were left behind");
 });
 
 Deno.test("serve.ts serves an OpenAI-compatible model when OPENAI_API_KEY is set", async () => {

@@ -40,6 +40,11 @@ export const SERVE_SCRIPT: string = new URL("../providers/acp/serve.ts", import.
 /** The workspace config (the server resolves `@seam/*` through it from any cwd). */
 const WORKSPACE_CONFIG: string = new URL("../deno.json", import.meta.url).pathname;
 
+/** The server's flags: the scripted model, and logs at `logLevel`. */
+function serverFlags(logLevel: string): string[] {
+  return ["--model", "scripted", "--log-level", logLevel];
+}
+
 /**
  * A provider config running our ACP server on the scripted model, logging at
  * `logLevel` (default `info`: its first line names its pid, for
@@ -58,15 +63,65 @@ export function serverConfig(
       WORKSPACE_CONFIG,
       "--allow-env",
       SERVE_SCRIPT,
-      "--model",
-      "scripted",
-      "--log-level",
-      logLevel,
+      ...serverFlags(logLevel),
     ],
     disposeEofGraceMs: 1_000,
     disposeGraceMs: 1_000,
     startupTimeoutMs: 20_000,
     ...extra,
+  };
+}
+
+/** Names every bundle's directory (so {@linkcode AgentWatch} recognises its processes). */
+const BUNDLE_DIR_PREFIX = "seam-acp-bundle-";
+
+/** Where bundles are written (the test and bench tasks may write there and nowhere else). */
+const BUNDLE_ROOT: string = new URL("./.out/", import.meta.url).pathname;
+
+/**
+ * Bundle our ACP server (`deno bundle` of `serve.ts`, one minified module)
+ * into a fresh directory under `tests/.out/`: the deployment README.md
+ * recommends when a process is started per run. `remove` deletes the
+ * directory.
+ */
+export async function bundleServer(): Promise<{ path: string; remove(): Promise<void> }> {
+  await Deno.mkdir(BUNDLE_ROOT, { recursive: true });
+  const dir = await Deno.makeTempDir({ dir: BUNDLE_ROOT, prefix: BUNDLE_DIR_PREFIX });
+  const path = `${dir}/seam-acp.js`;
+  const { success, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "bundle",
+      "--quiet",
+      "--config",
+      WORKSPACE_CONFIG,
+      "--platform",
+      "deno",
+      "--minify",
+      "-o",
+      path,
+      SERVE_SCRIPT,
+    ],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  const remove = () => Deno.remove(dir, { recursive: true });
+  if (!success) {
+    await remove();
+    throw new Error(`deno bundle failed: ${new TextDecoder().decode(stderr)}`);
+  }
+  return { path, remove };
+}
+
+/** Like {@linkcode serverConfig}, for the bundle at `path` ({@linkcode bundleServer}). */
+export function bundledServerConfig(
+  path: string,
+  extra: Partial<AcpProviderConfig> = {},
+  logLevel: "debug" | "info" | "warn" = "info",
+): AcpProviderConfig {
+  return {
+    ...serverConfig(extra, logLevel),
+    // One self-contained module: no workspace config, lockfile or npm resolution to load.
+    args: ["run", "--quiet", "--no-config", "--allow-env", path, ...serverFlags(logLevel)],
   };
 }
 
@@ -123,6 +178,7 @@ export class AgentWatch {
         !p.stat.startsWith("Z") && (watched.has(p.pid) || this.pids.has(p.pgid)) &&
         // Guards against a pid reused by an unrelated process meanwhile.
         (p.args.includes(TEST_AGENT) || p.args.includes(SERVE_SCRIPT) ||
+          p.args.includes(BUNDLE_DIR_PREFIX) ||
           p.args.includes(GRANDCHILD_MARK))
       )
       .map((p) => p.pid);
