@@ -30,6 +30,7 @@
  *
  * @module
  */
+import "./_zod_jitless.ts";
 import { createHost, createLogger, type LogRecord } from "@seam/host";
 import { parseServeArgs, SERVE_ENV, USAGE, UsageError } from "./_serve_config.ts";
 import { createAcpPlanTool } from "./plan_tool.ts";
