@@ -2,6 +2,7 @@
 // against the test agent and against our own ACP server (scripted model), with
 // the in-process spawn provider as the baseline. `deno task bench` reports averages;
 // `deno run -A bench/acp_medians.ts` reports the medians the targets are about.
+// Our server is also measured bundled into one module (`deno bundle`), cold.
 import { runOnce, setupAcpBench } from "./acp_setup.ts";
 
 const bench = await setupAcpBench();
@@ -61,5 +62,18 @@ Deno.bench({
   n: 20,
   async fn() {
     await runOnce(bench, "server-cold");
+  },
+});
+
+let bundleColdCalls = 0;
+Deno.bench({
+  name: "our ACP server bundled (deno bundle), cold",
+  group: "acp",
+  warmup: 2,
+  n: 20,
+  async fn() {
+    await runOnce(bench, "bundle-cold");
+    // The last case: its last run closes everything (and removes the bundle).
+    if (++bundleColdCalls === 22) await bench.close();
   },
 });
