@@ -351,30 +351,35 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
     cancel,
     dispose: wrappedDispose,
   };
-  if (rawSend) {
-    const send = rawSend;
-    run.sendMessage = (content: ContentInput): Promise<void> => {
-      try {
-        const blocks = acceptContent(content, "content");
-        return Promise.resolve(Reflect.apply(send, handle, [blocks])).then(
-          noop,
-        );
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    };
-  }
-  if (rawResume) {
-    const resume = rawResume;
-    run.resume = (content: ContentInput): SubagentRun => {
-      const blocks = acceptContent(content, "content");
-      return wrapRun(Reflect.apply(resume, handle, [blocks]), {
-        ...context,
-        prompt: blocks,
-      });
-    };
-  }
+  // Built outside this function: closures made here would share its context
+  // (and everything it holds) for as long as the run object lives.
+  if (rawSend) run.sendMessage = sendMessageOf(handle, rawSend);
+  if (rawResume) run.resume = resumeOf(handle, rawResume, context);
   return Object.freeze(run);
+}
+
+/** `run.sendMessage`: the content checked and copied, then the provider's. */
+function sendMessageOf(handle: object, send: Fn): (content: ContentInput) => Promise<void> {
+  return (content) => {
+    try {
+      const blocks = acceptContent(content, "content");
+      return Promise.resolve(Reflect.apply(send, handle, [blocks])).then(noop);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+}
+
+/** `run.resume`: the content checked and copied, the new run wrapped like this one. */
+function resumeOf(
+  handle: object,
+  resume: Fn,
+  context: RunContext,
+): (content: ContentInput) => SubagentRun {
+  return (content) => {
+    const blocks = acceptContent(content, "content");
+    return wrapRun(Reflect.apply(resume, handle, [blocks]), { ...context, prompt: blocks });
+  };
 }
 
 /**
