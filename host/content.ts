@@ -93,42 +93,57 @@ export function parseContent(
   if (value.length === 0 && !options.allowEmpty) {
     throw new TypeError(`Invalid ${path}: must hold at least one content block`);
   }
-  value.forEach((block, i) => checkBlock(block, `${path}[${i}]`));
+  for (let i = 0; i < value.length; i++) checkBlock(value[i], path, i);
   return value as ContentBlock[];
 }
 
-function checkBlock(block: unknown, path: string): void {
+// The path of a block is built only for an error: content is checked on every
+// run, and valid content is the rule.
+function checkBlock(block: unknown, list: string, index: number): void {
   if (block === null || typeof block !== "object" || Array.isArray(block)) {
-    throw new TypeError(`Invalid ${path}: expected a content block object, got ${describe(block)}`);
+    throw new TypeError(
+      `Invalid ${list}[${index}]: expected a content block object, got ${describe(block)}`,
+    );
   }
   const record = block as Record<string, unknown>;
   const type = record.type;
   if (type !== "text" && type !== "image" && type !== "resource") {
     throw new TypeError(
-      `Invalid ${path}.type: expected "text", "image" or "resource", got ${describe(type)}`,
+      `Invalid ${list}[${index}].type: expected "text", "image" or "resource", got ${
+        describe(type)
+      }`,
     );
   }
   const allowed = BLOCK_FIELDS[type];
   for (const key of Object.keys(record)) {
     if (!allowed.includes(key)) {
-      throw new TypeError(`Invalid ${path}: unknown field "${key}" on a ${type} block`);
+      throw new TypeError(`Invalid ${list}[${index}]: unknown field "${key}" on a ${type} block`);
     }
   }
-  const requireString = (key: string, optional = false) => {
-    const field = record[key];
-    if (field === undefined && optional) return;
-    if (typeof field !== "string") {
-      throw new TypeError(`Invalid ${path}.${key}: expected a string, got ${describe(field)}`);
-    }
-  };
-  if (type === "text") requireString("text");
+  if (type === "text") requireString(record, "text", false, list, index);
   else if (type === "image") {
-    requireString("mediaType");
-    requireString("data");
+    requireString(record, "mediaType", false, list, index);
+    requireString(record, "data", false, list, index);
   } else {
-    requireString("uri");
-    requireString("mediaType", true);
-    requireString("text", true);
+    requireString(record, "uri", false, list, index);
+    requireString(record, "mediaType", true, list, index);
+    requireString(record, "text", true, list, index);
+  }
+}
+
+function requireString(
+  record: Record<string, unknown>,
+  key: string,
+  optional: boolean,
+  list: string,
+  index: number,
+): void {
+  const field = record[key];
+  if (field === undefined && optional) return;
+  if (typeof field !== "string") {
+    throw new TypeError(
+      `Invalid ${list}[${index}].${key}: expected a string, got ${describe(field)}`,
+    );
   }
 }
 

@@ -28,14 +28,6 @@ const REQUEST_FIELDS = new Set([
   "persona",
 ]);
 
-/** The request fields gated by a capability, in the order they are checked. */
-const GATED: readonly [keyof SubagentRequest, keyof SubagentCapabilities][] = [
-  ["outputSchema", "outputSchema"],
-  ["maxDepth", "depthLimit"],
-  ["toolFilter", "toolFilter"],
-  ["persona", "persona"],
-];
-
 /** The accepted request plus what the service keeps for itself. */
 export interface AcceptedRequest {
   /** The frozen snapshot handed to the provider. */
@@ -48,6 +40,17 @@ export interface AcceptedRequest {
 
 function invalid(message: string): never {
   throw new TypeError(`Cannot start subagent: ${message}`);
+}
+
+function unsupported(
+  provider: RegisteredSubagentProvider,
+  field: keyof SubagentRequest,
+  capability: keyof SubagentCapabilities,
+): never {
+  throw new SubagentError(
+    "UNSUPPORTED_CAPABILITY",
+    `Cannot start subagent: provider "${provider.name}" does not support request.${field} (capabilities.${capability} is false)`,
+  );
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -86,19 +89,23 @@ export function acceptRequest(
       );
     }
   }
-  const raw: Record<string, unknown> = {};
-  for (const field of REQUEST_FIELDS) raw[field] = input[field];
-
-  for (const [field, capability] of GATED) {
-    if (raw[field] !== undefined && !provider.capabilities[capability]) {
-      throw new SubagentError(
-        "UNSUPPORTED_CAPABILITY",
-        `Cannot start subagent: provider "${provider.name}" does not support request.${field} (capabilities.${capability} is false)`,
-      );
-    }
+  // Each field read once, in this order; then capabilities, then values.
+  const { prompt, parent, signal, agentOptions, outputSchema, maxDepth, toolFilter, persona } =
+    input as Partial<Record<keyof SubagentRequest, unknown>>;
+  const capabilities = provider.capabilities;
+  if (outputSchema !== undefined && !capabilities.outputSchema) {
+    unsupported(provider, "outputSchema", "outputSchema");
+  }
+  if (maxDepth !== undefined && !capabilities.depthLimit) {
+    unsupported(provider, "maxDepth", "depthLimit");
+  }
+  if (toolFilter !== undefined && !capabilities.toolFilter) {
+    unsupported(provider, "toolFilter", "toolFilter");
+  }
+  if (persona !== undefined && !capabilities.persona) {
+    unsupported(provider, "persona", "persona");
   }
 
-  const parent = raw.parent;
   if (!isRecord(parent)) {
     invalid(`request.parent must be an agent, got ${describe(parent)}`);
   }
@@ -124,38 +131,37 @@ export function acceptRequest(
       parentScope.state,
     );
   }
-  const signal = raw.signal;
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     invalid(`request.signal must be an AbortSignal, got ${describe(signal)}`);
   }
 
   const request: Record<string, unknown> = {
-    prompt: acceptContent(raw.prompt, "request.prompt"),
+    prompt: acceptContent(prompt, "request.prompt"),
     parent,
   };
   if (signal !== undefined) request.signal = signal;
-  if (raw.agentOptions !== undefined) {
-    request.agentOptions = acceptAgentOptions(raw.agentOptions);
+  if (agentOptions !== undefined) {
+    request.agentOptions = acceptAgentOptions(agentOptions);
   }
-  if (raw.outputSchema !== undefined) {
-    const schema = frozenJsonCopy(raw.outputSchema, "request.outputSchema");
+  if (outputSchema !== undefined) {
+    const schema = frozenJsonCopy(outputSchema, "request.outputSchema");
     checkOutputSchema(schema, "request.outputSchema");
     request.outputSchema = schema;
   }
-  if (raw.maxDepth !== undefined) {
-    assertSubagentMaxDepth(raw.maxDepth, "request.maxDepth");
-    request.maxDepth = raw.maxDepth;
+  if (maxDepth !== undefined) {
+    assertSubagentMaxDepth(maxDepth, "request.maxDepth");
+    request.maxDepth = maxDepth;
   }
-  if (raw.toolFilter !== undefined) {
-    request.toolFilter = acceptToolFilter(raw.toolFilter, "request.toolFilter");
+  if (toolFilter !== undefined) {
+    request.toolFilter = acceptToolFilter(toolFilter, "request.toolFilter");
   }
-  if (raw.persona !== undefined) {
-    if (typeof raw.persona !== "string" || raw.persona.trim() === "") {
+  if (persona !== undefined) {
+    if (typeof persona !== "string" || persona.trim() === "") {
       invalid(
-        `request.persona must be a non-empty string, got ${describe(raw.persona)}`,
+        `request.persona must be a non-empty string, got ${describe(persona)}`,
       );
     }
-    request.persona = raw.persona;
+    request.persona = persona;
   }
   return {
     request: Object.freeze(request) as unknown as SubagentRequest,

@@ -548,14 +548,20 @@ function mapTurnEnd(
   capture: Capture | undefined,
   structured: boolean,
 ): SubagentResultInput {
-  const output = end.output as ContentBlock[];
+  const blocks = end.output as ContentBlock[];
+  // One text block travels as its string: the service checks and copies a
+  // string for nothing, where a list costs a copy per block.
+  const output: ContentInput =
+    blocks.length === 1 && blocks[0].type === "text" && blocks[0].text !== ""
+      ? blocks[0].text
+      : blocks;
   switch (end.reason) {
     case "completed":
       if (structured) {
         if (!capture?.committed) {
           return {
             output: [
-              ...output,
+              ...blocks,
               {
                 type: "text",
                 text: "\n[the child finished without submitting a structured result]",
@@ -575,7 +581,7 @@ function mapTurnEnd(
       return { output, stopReason: "refusal" };
     default:
       return {
-        output: end.error ? [...output, { type: "text", text: `[error] ${end.error}` }] : output,
+        output: end.error ? [...blocks, { type: "text", text: `[error] ${end.error}` }] : output,
         stopReason: "error",
       };
   }
