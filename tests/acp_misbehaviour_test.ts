@@ -3,13 +3,20 @@
 // left in the agent's process group (grandchildren included).
 import assert from "node:assert/strict";
 import { type AgentRef, createMemoryLogger, createRootScope, type Scope, textOf } from "@seam/host";
-import { createSubagentService, type SubagentRun, type SubagentService } from "@seam/subagent";
+import {
+  createSubagentService,
+  subagentProgress,
+  type SubagentRun,
+  type SubagentService,
+} from "@seam/subagent";
 import { type AcpProviderConfig, createAcpProvider } from "@seam/subagent-acp";
-import { AgentWatch, TEST_AGENT, testAgentConfig, timed } from "./acp_support.ts";
+import { AgentWatch, processTable, TEST_AGENT, testAgentConfig, timed } from "./acp_support.ts";
 
 const GRACE = 400;
 /** Slack for a loaded 2-core machine on top of any contracted wait. */
 const SLACK = 4_000;
+/** The longest any test here may take before it fails as hung. */
+const BOUND_MS = 30_000;
 
 interface Harness {
   readonly watch: AgentWatch;
@@ -37,18 +44,27 @@ async function withAgent(
   service.registerProvider(provider);
   const parent = { id: "parent", scope: root.child("parent") };
   const runs: SubagentRun[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // A regression must fail the test, not hang the suite.
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the test took over ${BOUND_MS} ms`)), BOUND_MS);
+  });
   try {
-    await body({
-      watch,
-      service,
-      parent,
-      start(prompt) {
-        const run = service.start("acp", { prompt, parent });
-        runs.push(run);
-        return run;
-      },
-    });
+    await Promise.race([
+      bound,
+      body({
+        watch,
+        service,
+        parent,
+        start(prompt) {
+          const run = service.start("acp", { prompt, parent });
+          runs.push(run);
+          return run;
+        },
+      }),
+    ]);
   } finally {
+    clearTimeout(timer);
     for (const run of runs) await run.dispose();
     await provider.dispose();
     await root.dispose();
@@ -253,6 +269,116 @@ Deno.test("createAcpProvider() ends error when the agent speaks another protocol
     assert.equal(result.stopReason, "error");
     assert.match(lastText(result.output), /protocol version 2; this client speaks version 1/);
   }));
+
+Deno.test("createAcpProvider() maps the agent's own stop reasons, keeping partial output", () =>
+  withAgent([], {}, async (h) => {
+    for (
+      const [verb, stopReason] of [
+        ["self-cancel", "aborted"],
+        ["max-turn-requests", "error"],
+        ["odd-stop", "error"],
+      ] as const
+    ) {
+      const result = await h.start(verb).result;
+      assert.equal(result.stopReason, stopReason, verb);
+      assert.equal(textOf(result.output.slice(0, 1)), "partial", verb);
+    }
+  }));
+
+Deno.test("createAcpProvider() runs the agent in a process group of its own", () =>
+  withAgent([], {}, async (h) => {
+    const run = h.start("hang");
+    await run.started;
+    const [pid] = h.watch.pids;
+    const row = (await processTable()).find((p) => p.pid === pid);
+    assert.ok(row, `agent ${pid} is not running`);
+    assert.equal(row.pgid, pid, "the agent leads its own process group");
+    assert.notEqual(row.pgid, (await processTable()).find((p) => p.pid === Deno.pid)?.pgid);
+    run.cancel();
+    assert.equal((await run.result).stopReason, "aborted");
+  }));
+
+Deno.test("createAcpProvider() shows the agent's updates while the run is live", () =>
+  withAgent([], {}, async (h) => {
+    const seen: string[] = [];
+    const off = h.parent.scope.on(subagentProgress, (info) => {
+      if (info.kind === "text" && info.text) seen.push(info.text);
+    });
+    const run = h.start("hang");
+    let settled = false;
+    run.result.then(() => settled = true);
+    await until(() => seen.includes("working"), "the first chunk");
+    assert.equal(settled, false, "the chunk arrived only after the run ended");
+    run.cancel();
+    assert.equal((await run.result).stopReason, "aborted");
+    await off();
+  }));
+
+Deno.test("createAcpProvider() ends error when the agent dies between initialize and session/new", () =>
+  withAgent(["--exit-on-session-new"], {}, async (h) => {
+    const run = h.start("complete never");
+    const ms = await timed(async () => {
+      await assert.rejects(run.started, /exited with code 4/);
+      const result = await run.result;
+      assert.equal(result.stopReason, "error");
+      assert.match(lastText(result.output), /during session\/new: .*exited with code 4/);
+      assert.match(lastText(result.output), /exiting on session\/new on purpose/);
+    });
+    assert.ok(ms < SLACK, `the run took ${ms} ms`);
+  }));
+
+Deno.test("createAcpProvider() ends error at once for a command that prints only non-JSON", () =>
+  withAgent(["--garbage-only"], {}, async (h) => {
+    const run = h.start("complete never");
+    const ms = await timed(async () => {
+      const result = await run.result;
+      assert.equal(result.stopReason, "error");
+      assert.match(
+        lastText(result.output),
+        /does not speak ACP: its first 101 lines on stdout were not JSON-RPC messages \(the first: "line 0 of some other program"\)/,
+      );
+    });
+    // Long before the default 30 s startup timeout.
+    assert.ok(ms < SLACK, `the run took ${ms} ms`);
+  }));
+
+Deno.test("createAcpProvider() names the non-JSON an agent printed when it never answers", () =>
+  withAgent(["--garbage", "--no-initialize"], { startupTimeoutMs: 1_500 }, async (h) => {
+    const result = await h.start("complete never").result;
+    assert.equal(result.stopReason, "error");
+    assert.match(
+      lastText(result.output),
+      /initialize within 1500 ms \(startupTimeoutMs\); it printed 1 line on stdout that is not JSON-RPC \(the first: "banner: test agent starting"\)/,
+    );
+  }));
+
+Deno.test("createAcpProvider() with reuseProcess stops a stubborn agent and its grandchild on dispose", async () => {
+  const watch = new AgentWatch();
+  const root = createRootScope({ logger: createMemoryLogger().logger });
+  const service = createSubagentService(root);
+  const provider = createAcpProvider(
+    testAgentConfig(["--ignore-eof", "--trap-sigterm", "--grandchild"], {
+      logger: watch.logger,
+      disposeEofGraceMs: GRACE,
+      disposeGraceMs: GRACE,
+      reuseProcess: true,
+    }),
+  );
+  service.registerProvider(provider);
+  const parent = { id: "parent", scope: root.child("parent") };
+  const runs = [0, 1].map(() => service.start("acp", { prompt: "complete hi", parent }));
+  try {
+    for (const run of runs) assert.equal((await run.result).stopReason, "completed");
+    await until(() => watch.grandchildren.size === 1, "the grandchild");
+    assert.equal(watch.pids.size, 1, "both runs shared one process");
+  } finally {
+    for (const run of runs) await run.dispose();
+    const ms = await timed(() => provider.dispose());
+    assert.ok(ms < 2 * GRACE + SLACK, `dispose took ${ms} ms`);
+    await root.dispose();
+  }
+  assert.deepEqual(await watch.live(), [], "processes were left behind");
+});
 
 for (const launcher of ["auto", "direct"] as const) {
   Deno.test(`createAcpProvider() ends error naming a missing binary (launcher "${launcher}")`, async () => {

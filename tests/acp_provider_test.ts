@@ -9,7 +9,13 @@ import {
   createRootScope,
   textOf,
 } from "@seam/host";
-import { createSubagentService, type SubagentRun, type SubagentService } from "@seam/subagent";
+import {
+  createSubagentService,
+  subagentProgress,
+  type SubagentProgressInfo,
+  type SubagentRun,
+  type SubagentService,
+} from "@seam/subagent";
 import {
   type AcpPermissionRequest,
   type AcpProvider,
@@ -122,6 +128,23 @@ Deno.test("createAcpProvider() emits acp/update on the parent's scope while the 
     );
     assert.equal(usage.type, "usage_update");
     assert.deepEqual(usage.raw, { sessionUpdate: "usage_update", used: 10, size: 1000 });
+  }));
+
+Deno.test("createAcpProvider() emits subagent/progress for the updates that show progress", () =>
+  withAgent([], {}, async (h) => {
+    const seen: SubagentProgressInfo[] = [];
+    h.parent.scope.on(subagentProgress, (info) => void seen.push(info));
+    const run = h.start("progress a b");
+    assert.equal((await run.result).stopReason, "completed");
+    assert.ok(seen.every((info) => info.runId === run.id && Object.isFrozen(info)));
+    assert.deepEqual(seen.map(({ runId: _, ...rest }) => rest), [
+      { kind: "thought", text: "thinking about it" },
+      { kind: "plan", text: "[in_progress] answer" },
+      { kind: "tool-call", callId: "call-1", name: "Look something up" },
+      { kind: "tool-result", callId: "call-1", text: "found" },
+      { kind: "text", text: "a " },
+      { kind: "text", text: "b" },
+    ]);
   }));
 
 Deno.test("createAcpProvider() routes updates sent before the session/new answer", () =>
@@ -298,17 +321,23 @@ Deno.test("createAcpProvider() resumes after a cancel once the agent ended the t
 
 Deno.test("createAcpProvider() withholds secret-looking variables from the agent", async () => {
   Deno.env.set("SEAM_ACP_TEST_TOKEN", "secret");
+  Deno.env.set("SEAM_ACP_TEST_CLIENT_SECRET", "secret");
+  Deno.env.set("seam_acp_test_key", "secret");
   Deno.env.set("SEAM_ACP_TEST_API_KEY", "secret");
   Deno.env.set("SEAM_ACP_TEST_PLAIN", "plain");
   try {
     await withAgent([], { env: { SEAM_ACP_TEST_API_KEY: "given" } }, async (h) => {
       const reply = async (name: string) => textOf((await h.start(`env ${name}`).result).output);
       assert.equal(await reply("SEAM_ACP_TEST_TOKEN"), "(unset)");
+      assert.equal(await reply("SEAM_ACP_TEST_CLIENT_SECRET"), "(unset)");
+      assert.equal(await reply("seam_acp_test_key"), "(unset)", "any case");
       assert.equal(await reply("SEAM_ACP_TEST_API_KEY"), "given");
       assert.equal(await reply("SEAM_ACP_TEST_PLAIN"), "plain");
     });
   } finally {
     Deno.env.delete("SEAM_ACP_TEST_TOKEN");
+    Deno.env.delete("SEAM_ACP_TEST_CLIENT_SECRET");
+    Deno.env.delete("seam_acp_test_key");
     Deno.env.delete("SEAM_ACP_TEST_API_KEY");
     Deno.env.delete("SEAM_ACP_TEST_PLAIN");
   }

@@ -68,6 +68,13 @@ const CANCELLED: PermissionOutcome = Object.freeze({ outcome: "cancelled" });
 /** How long to wait for the other half (exit or stdout EOF) when one is seen. */
 const DRAIN_MS = 250;
 const EARLY_UPDATES_MAX = 256;
+/**
+ * Lines that are not JSON-RPC tolerated before the agent's first message (a
+ * banner, a stray debug print); more, and it is not speaking ACP at all.
+ */
+const GARBAGE_BEFORE_PROTOCOL = 100;
+/** Garbage lines logged one by one; the rest are only counted. */
+const GARBAGE_LOGGED = 20;
 const CLIENT_VERSION = "0.1.0";
 
 const encoder = new TextEncoder();
@@ -108,6 +115,10 @@ export class AgentConnection {
   #gone: Promise<void> | undefined;
   #holders = 0;
   #disposal: Promise<void> | undefined;
+  /** Whether a JSON-RPC message came from the agent yet. */
+  #spoke = false;
+  #garbageLines = 0;
+  #firstGarbage: string | undefined;
 
   constructor(config: ConnectionConfig) {
     this.#config = config;
@@ -115,10 +126,7 @@ export class AgentConnection {
     this.#creatingIdle.resolve();
     const framer = new LineFramer(config.maxMessageBytes, {
       message: (message) => this.#onMessage(message),
-      garbage: (line) =>
-        this.#logger.warn(
-          `Ignored a line on the ACP agent's stdout that is not a JSON-RPC message: ${line}`,
-        ),
+      garbage: (line) => this.#onGarbage(line),
     });
     try {
       this.#proc = spawnAgentProcess({
@@ -345,7 +353,43 @@ export class AgentConnection {
     })();
   }
 
+  #onGarbage(line: string): void {
+    const count = ++this.#garbageLines;
+    this.#firstGarbage ??= line;
+    if (count <= GARBAGE_LOGGED) {
+      this.#logger.warn(
+        `Ignored a line on the ACP agent's stdout that is not a JSON-RPC message: ${line}`,
+      );
+    } else if (count === GARBAGE_LOGGED + 1) {
+      this.#logger.warn("The ACP agent keeps printing lines that are not JSON-RPC: counting them");
+    }
+    if (!this.#spoke && count > GARBAGE_BEFORE_PROTOCOL) {
+      this.#fail(
+        new Error(
+          `the command does not speak ACP: its first ${count} lines on stdout were not JSON-RPC messages (the first: ${
+            JSON.stringify(this.#firstGarbage)
+          })`,
+        ),
+      );
+    }
+  }
+
+  /** `; …` naming the garbage the agent printed before any message, or "". */
+  #garbageNote(): string {
+    if (this.#spoke || this.#garbageLines === 0) return "";
+    const lines = this.#garbageLines === 1 ? "1 line" : `${this.#garbageLines} lines`;
+    return `; it printed ${lines} on stdout that ${
+      this.#garbageLines === 1 ? "is" : "are"
+    } not JSON-RPC (the first: ${JSON.stringify(this.#firstGarbage)})`;
+  }
+
+  /** What to add to a startup timeout's message: the garbage seen, if any. */
+  get startupNote(): string {
+    return this.#garbageNote();
+  }
+
   #onMessage(message: Json): void {
+    this.#spoke = true;
     if (message.method === "session/update" && !("id" in message)) {
       const params = message.params;
       if (!isObject(params) || typeof params.sessionId !== "string") {
@@ -411,7 +455,8 @@ export class AgentConnection {
         ? `the ACP agent process ${describeExit(status)}`
         : "the ACP agent closed its stdout";
       const tail = proc.stderrTail();
-      this.#fail(new Error(tail ? `${what}; its last stderr lines:\n${tail}` : what));
+      const told = what + this.#garbageNote();
+      this.#fail(new Error(tail ? `${told}; its last stderr lines:\n${tail}` : told));
     })();
   }
 

@@ -1,9 +1,15 @@
 // A run is one prompt turn on an ACP session: the handle a provider returns
 // from `start` and `resume`.
 import { type AgentRef, type ContentBlock, type ContentInput, deepFreeze } from "@seam/host";
-import type { SubagentResultInput, SubagentRunHandle, SubagentStopReason } from "@seam/subagent";
+import {
+  subagentProgress,
+  type SubagentResultInput,
+  type SubagentRunHandle,
+  type SubagentStopReason,
+} from "@seam/subagent";
 import { Aborted, race, settledWithin, TimedOut } from "./_async.ts";
 import { fromAcpUpdate, toAcpPrompt } from "./_content.ts";
+import { toProgress } from "./_progress.ts";
 import type { PermissionOutcome, PermissionParams } from "./_connection.ts";
 import { CANCELLED, toOutcome } from "./_permission.ts";
 import type { AcpSession } from "./_session.ts";
@@ -106,8 +112,11 @@ export class AcpRun implements SubagentRunHandle {
         const at = performance.now() + startupTimeoutMs;
         const late = (what: string) => ({
           at,
-          message:
-            `the ACP agent did not answer ${what} within ${startupTimeoutMs} ms (startupTimeoutMs)`,
+          // Read when the time is up: by then the agent may have printed garbage.
+          get message() {
+            return `the ACP agent did not answer ${what} within ${startupTimeoutMs} ms (startupTimeoutMs)` +
+              connection.startupNote;
+          },
         });
         await race(connection.ready, signal, late("initialize"));
         phase = "session/new";
@@ -253,6 +262,13 @@ export class AcpRun implements SubagentRunHandle {
 
   #emit(update: AcpUpdate): void {
     const scope = this.#request.parent.scope;
+    // A message chunk between turns is not this run's: no progress for it.
+    if (
+      scope.hasListeners(subagentProgress) && (update.kind !== "message" || this.#prompting)
+    ) {
+      const progress = toProgress(update);
+      if (progress) scope.emit(subagentProgress, deepFreeze({ runId: this.id, ...progress }));
+    }
     if (!scope.hasListeners(acpUpdate)) return;
     scope.emit(
       acpUpdate,

@@ -23,9 +23,13 @@ const CAPABILITIES: SubagentCapabilities = Object.freeze({
  * logger), sends `initialize` and awaits its answer, opens a session
  * (`session/new`; `started` fulfils then) and sends the prompt
  * (`session/prompt`). The output is the agent's `agent_message_chunk`s;
- * thoughts, tool calls and plans are progress, emitted as
- * {@linkcode acpUpdate} (`"acp/update"`) on the parent's scope while the run
- * is live. Stop reasons map `end_turn` → `completed`, `max_tokens` →
+ * thoughts, tool calls and plans are progress. While the run is live, every
+ * update is emitted as {@linkcode acpUpdate} (`"acp/update"`, ACP's own
+ * terms) on the parent's scope, and those that show progress also as
+ * `subagent/progress` (text, thought, tool call, tool result, plan), the
+ * event the gateway and the demo stream from. The agent's stdout may carry
+ * the odd non-JSON line (logged and skipped); a command whose first 100
+ * lines are all non-JSON is not an ACP agent, and the run ends `error`. Stop reasons map `end_turn` → `completed`, `max_tokens` →
  * `max-tokens`, `refusal` → `refusal`, `cancelled` → `aborted`, anything else
  * → `error`. A failure (the binary cannot be spawned, the agent dies, never
  * answers, breaks the protocol) ends the run `error` with the partial output

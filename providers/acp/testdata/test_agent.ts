@@ -14,6 +14,8 @@
  * - `max-tokens`: one chunk, then `max_tokens`.
  * - `refuse`: `refusal`.
  * - `max-turn-requests`: one chunk, then `max_turn_requests`.
+ * - `self-cancel`: one chunk, then `cancelled` although nobody cancelled.
+ * - `odd-stop`: one chunk, then a stop reason ACP does not define.
  * - `crash`: one chunk, then exits with code 7 mid-turn.
  * - `permission`: asks for permission, replies with the outcome, `end_turn`.
  * - `garbage <text>`: prints non-JSON lines on stdout, then as `complete`.
@@ -32,7 +34,9 @@
  * `--bad-session-new` (answers without a session id), `--bad-updates`
  * (malformed `session/update`s before the chunks of `complete`),
  * `--no-close` (does not advertise `session/close`), `--no-images`,
- * `--protocol-version=<n>`.
+ * `--protocol-version=<n>`, `--exit-on-session-new` (answers `initialize`,
+ * then exits with code 4 when `session/new` arrives), `--garbage-only`
+ * (prints non-JSON lines and nothing else, never answering).
  *
  * @module
  */
@@ -178,6 +182,12 @@ async function prompt(id: unknown, params: Json): Promise<void> {
     case "max-turn-requests":
       chunk(sid, "partial");
       return stop("max_turn_requests");
+    case "self-cancel":
+      chunk(sid, "partial");
+      return stop("cancelled");
+    case "odd-stop":
+      chunk(sid, "partial");
+      return stop("went_fishing");
     case "crash":
       chunk(sid, "partial before the crash");
       log("crashing mid-turn on purpose");
@@ -237,6 +247,7 @@ async function prompt(id: unknown, params: Json): Promise<void> {
 }
 
 function handle(message: Json): void {
+  if (flag("garbage-only")) return;
   const { id, method } = message;
   const params = (message.params ?? {}) as Json;
   if (method === undefined) {
@@ -269,6 +280,10 @@ function handle(message: Json): void {
       return;
     case "session/new": {
       if (flag("no-session-new")) return log("not answering session/new");
+      if (flag("exit-on-session-new")) {
+        log("exiting on session/new on purpose");
+        Deno.exit(4);
+      }
       if (flag("bad-session-new")) return send({ id, result: { session: "no id here" } });
       const sessionId = `sess-${++sessionCounter}`;
       sessions.set(sessionId, { id: sessionId, cwd: String(params.cwd), prompts: 0 });
@@ -327,6 +342,11 @@ if (flag("grandchild")) {
   log(`grandchild ${grandchild.pid}`);
 }
 if (flag("garbage")) writeAll(encoder.encode("banner: test agent starting\n"));
+if (flag("garbage-only")) {
+  // A program that is not an ACP agent at all: it talks, but never JSON-RPC.
+  for (let i = 0; i < 500; i++) writeAll(encoder.encode(`line ${i} of some other program\n`));
+  setInterval(() => {}, 1000);
+}
 
 const decoder = new TextDecoder();
 let buffered = "";
