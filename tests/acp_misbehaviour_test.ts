@@ -262,6 +262,16 @@ Deno.test("createAcpProvider() ends error on an oversized message", () =>
     assert.match(lastText(result.output), /larger than 65536 bytes/);
   }));
 
+Deno.test("createAcpProvider() ends error when initialize is answered with a non-object", () =>
+  withAgent(["--bad-initialize"], {}, async (h) => {
+    const result = await h.start("complete never").result;
+    assert.equal(result.stopReason, "error");
+    assert.match(
+      lastText(result.output),
+      /during initialize: the ACP agent answered initialize with "ready, I guess", not an object/,
+    );
+  }));
+
 Deno.test("createAcpProvider() ends error when the agent speaks another protocol version", () =>
   withAgent(["--protocol-version=2"], {}, async (h) => {
     const run = h.start("complete never");

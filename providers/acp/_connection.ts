@@ -227,9 +227,14 @@ export class AgentConnection {
       throw new Error(describeFailure("initialize", error), { cause: error });
     }
     if (!isObject(response) || response.protocolVersion !== acp.PROTOCOL_VERSION) {
-      const version = isObject(response) ? JSON.stringify(response.protocolVersion) : "nothing";
       const error = new Error(
-        `the ACP agent answered initialize with protocol version ${version}; this client speaks version ${acp.PROTOCOL_VERSION}`,
+        isObject(response)
+          ? `the ACP agent answered initialize with protocol version ${
+            JSON.stringify(response.protocolVersion)
+          }; this client speaks version ${acp.PROTOCOL_VERSION}`
+          : `the ACP agent answered initialize with ${
+            JSON.stringify(response)?.slice(0, 200)
+          }, not an object`,
       );
       this.#fail(error);
       throw error;

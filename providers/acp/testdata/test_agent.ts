@@ -36,7 +36,8 @@
  * `--no-close` (does not advertise `session/close`), `--no-images`,
  * `--protocol-version=<n>`, `--exit-on-session-new` (answers `initialize`,
  * then exits with code 4 when `session/new` arrives), `--garbage-only`
- * (prints non-JSON lines and nothing else, never answering).
+ * (prints non-JSON lines and nothing else, never answering),
+ * `--bad-initialize` (answers `initialize` with a string result).
  *
  * @module
  */
@@ -260,6 +261,7 @@ function handle(message: Json): void {
   switch (method) {
     case "initialize":
       if (flag("no-initialize")) return log("not answering initialize");
+      if (flag("bad-initialize")) return send({ id, result: "ready, I guess" });
       send({
         id,
         result: {
