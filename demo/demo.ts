@@ -24,6 +24,7 @@ import {
 import {
   createSubagentService,
   subagentEnd,
+  subagentProgress,
   subagentStart,
   type SubagentStopReason,
 } from "@seam/subagent";
@@ -268,9 +269,14 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
       `${stamp()} ▶ ${node.id} started "${node.label}" (${node.provider}, depth ${node.depth}, under ${parent.id})`,
     );
   });
+  // The root agent's own text; every child's comes as `subagent/progress`,
+  // which every provider emits (in-process, ACP, A2A alike).
   host.scope.on(agentTextDelta, (info) => {
-    const node = nodes.get(info.agentId);
-    if (node && node.status === "running") node.text += info.text;
+    if (info.agentId === root.id && root.status === "running") root.text += info.text;
+  });
+  host.scope.on(subagentProgress, (info) => {
+    const node = nodes.get(info.runId);
+    if (info.kind === "text" && node && node.status === "running") node.text += info.text ?? "";
   });
   host.scope.on(subagentEnd, (info) => {
     const node = nodes.get(info.id);
