@@ -272,6 +272,16 @@ Deno.test("createAcpProvider() ends error when initialize is answered with a non
     );
   }));
 
+Deno.test("createAcpProvider() ends error when the agent answers a request never sent", () =>
+  withAgent(["--stray-response"], {}, async (h) => {
+    const result = await h.start("complete never").result;
+    assert.equal(result.stopReason, "error");
+    assert.match(
+      lastText(result.output),
+      /the ACP agent answered a request this client never sent \(id 4242\)/,
+    );
+  }));
+
 Deno.test("createAcpProvider() ends error when the agent speaks another protocol version", () =>
   withAgent(["--protocol-version=2"], {}, async (h) => {
     const run = h.start("complete never");

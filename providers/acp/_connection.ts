@@ -117,6 +117,8 @@ export class AgentConnection {
   #disposal: Promise<void> | undefined;
   /** Whether a JSON-RPC message came from the agent yet. */
   #spoke = false;
+  /** Ids of the requests sent and not yet answered; `true` once cancelled (`$/cancel_request`). */
+  #outstanding = new Map<string | number, boolean>();
   #garbageLines = 0;
   #firstGarbage: string | undefined;
 
@@ -411,6 +413,35 @@ export class AgentConnection {
       }
       return;
     }
+    if (!("method" in message)) {
+      // A response: screen it here, so the SDK never meets one it cannot
+      // place (it would only print to the console and drop it).
+      const id = message.id as string | number;
+      const cancelled = this.#outstanding.get(id);
+      if (cancelled === undefined) {
+        this.#fail(
+          new Error(
+            "id" in message
+              ? `the ACP agent answered a request this client never sent (id ${
+                JSON.stringify(message.id)
+              })${
+                isObject(message.error) && typeof message.error.message === "string"
+                  ? `: ${message.error.message}`
+                  : ""
+              }`
+              : `the ACP agent sent a message that is neither a request, a notification nor a response: ${
+                JSON.stringify(message).slice(0, 200)
+              }`,
+          ),
+        );
+        return;
+      }
+      this.#outstanding.delete(id);
+      if (cancelled) {
+        this.#logger.debug(`Dropped the agent's late answer to cancelled request ${id}`);
+        return;
+      }
+    }
     try {
       this.#toSdk?.enqueue(message as acp.AnyMessage);
     } catch {
@@ -435,6 +466,14 @@ export class AgentConnection {
 
   async #write(message: acp.AnyMessage): Promise<void> {
     if (this.#failure) throw this.#failure;
+    const sent = message as Json;
+    if (typeof sent.method === "string") {
+      if ("id" in sent) this.#outstanding.set(sent.id as string | number, false);
+      else if (sent.method === "$/cancel_request" && isObject(sent.params)) {
+        const id = sent.params.requestId as string | number;
+        if (this.#outstanding.has(id)) this.#outstanding.set(id, true);
+      }
+    }
     try {
       await this.#proc!.write(encoder.encode(JSON.stringify(message) + "\n"));
     } catch (error) {

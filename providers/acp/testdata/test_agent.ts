@@ -37,7 +37,8 @@
  * `--protocol-version=<n>`, `--exit-on-session-new` (answers `initialize`,
  * then exits with code 4 when `session/new` arrives), `--garbage-only`
  * (prints non-JSON lines and nothing else, never answering),
- * `--bad-initialize` (answers `initialize` with a string result).
+ * `--bad-initialize` (answers `initialize` with a string result),
+ * `--stray-response` (answers a request nobody sent before `initialize`).
  *
  * @module
  */
@@ -262,6 +263,7 @@ function handle(message: Json): void {
     case "initialize":
       if (flag("no-initialize")) return log("not answering initialize");
       if (flag("bad-initialize")) return send({ id, result: "ready, I guess" });
+      if (flag("stray-response")) send({ id: 4242, result: {} });
       send({
         id,
         result: {
