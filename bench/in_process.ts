@@ -55,7 +55,7 @@ async function spawnRun(w: World): Promise<void> {
 
 async function throughput(): Promise<void> {
   const w = await world();
-  const BATCH = 2_000;
+  const BATCH = 10_000;
   const rounds = 15;
   const rate = async (fn: (w: World) => Promise<void>) => {
     const t0 = performance.now();
@@ -74,7 +74,7 @@ async function throughput(): Promise<void> {
   }
   const p = median(plain);
   const s = median(spawn);
-  console.log("1. one-turn runs per second (median of 15 alternating batches of 2,000)");
+  console.log("1. one-turn runs per second (median of 15 alternating batches of 10,000)");
   console.log(`   plain agent, no seam   ${p.toFixed(0)} runs/s`);
   console.log(`   spawn via the service  ${s.toFixed(0)} runs/s (target ≥ 20,000)`);
   console.log(`   seam cost              ${(p / s).toFixed(2)}× the plain agent (target ≤ 2×)`);
