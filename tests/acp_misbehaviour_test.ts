@@ -169,6 +169,33 @@ Deno.test("createAcpProvider() ends aborted at once when the agent ignores cance
     await until(() => h.watch.agentLines().some((l) => l.startsWith("session/cancel")), "cancel");
   }));
 
+Deno.test("createAcpProvider() sends a cancel right after started behind the prompt", () =>
+  withAgent([], { reuseProcess: true }, async (h) => {
+    // Five at once on the shared process, so writes queue behind each other.
+    await Promise.all([0, 1, 2, 3, 4].map(async () => {
+      const run = h.start("hang");
+      await run.started;
+      run.cancel();
+      assert.equal((await run.result).stopReason, "aborted");
+    }));
+    // Each prompt reached the agent before its cancel, so every turn ended:
+    // the shared process is free for the next run at once.
+    await until(
+      () => h.watch.agentLines().filter((l) => l.startsWith("session/cancel")).length === 5,
+      "five cancels",
+    );
+    const order = h.watch.agentLines().filter((l) => /^session\/(prompt|cancel) /.test(l));
+    for (const line of order.filter((l) => l.startsWith("session/cancel"))) {
+      const session = line.split(" ")[1];
+      assert.ok(
+        order.indexOf(`session/prompt ${session}`) < order.indexOf(line),
+        `the cancel of ${session} came before its prompt:\n${order.join("\n")}`,
+      );
+    }
+    const next = await h.start("complete still free").result;
+    assert.equal(next.stopReason, "completed");
+  }));
+
 Deno.test("createAcpProvider() ends aborted when the agent answers end_turn after a cancel", () =>
   withAgent(["--end-turn-after-cancel"], {}, async (h) => {
     const run = h.start("hang");

@@ -117,6 +117,8 @@ export class AgentConnection {
   #disposal: Promise<void> | undefined;
   /** Whether a JSON-RPC message came from the agent yet. */
   #spoke = false;
+  /** Per session, the prompt request asked of the SDK and not yet on stdin. */
+  #unsentPrompts = new Map<string, ReturnType<typeof deferred<void>>>();
   /** Ids of the requests sent and not yet answered; `true` once cancelled (`$/cancel_request`). */
   #outstanding = new Map<string | number, boolean>();
   #garbageLines = 0;
@@ -311,6 +313,8 @@ export class AgentConnection {
 
   /** Send `session/prompt`; resolves with the agent's stop reason as sent. */
   async prompt(sessionId: string, prompt: Json[]): Promise<unknown> {
+    const unsent = deferred();
+    this.#unsentPrompts.set(sessionId, unsent);
     let response: Json;
     try {
       response = await this.#client!.agent.request(acp.methods.agent.session.prompt, {
@@ -319,16 +323,32 @@ export class AgentConnection {
       }) as unknown as Json;
     } catch (error) {
       throw new Error(describeFailure("session/prompt", error), { cause: error });
+    } finally {
+      // Never written (the connection failed first): release a waiting cancel.
+      this.#promptWritten(sessionId, unsent);
     }
     return isObject(response) ? response.stopReason : undefined;
   }
 
+  /** The session's prompt request reached stdin (or never will): a cancel may follow. */
+  #promptWritten(sessionId: string, unsent = this.#unsentPrompts.get(sessionId)): void {
+    if (!unsent || this.#unsentPrompts.get(sessionId) !== unsent) return;
+    this.#unsentPrompts.delete(sessionId);
+    unsent.resolve();
+  }
+
   /**
    * Send `session/cancel`. Written straight to stdin (a notification needs
-   * no correlation) so it is ordered before a stdin close that follows.
+   * no correlation) so it is ordered before a stdin close that follows; but
+   * never before the session's prompt, which may still be queued in the SDK
+   * when writes are busy (the agent would ignore the cancel, then run the
+   * whole turn).
    */
   cancel(sessionId: string): void {
-    this.#writeRaw({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } });
+    const message = { jsonrpc: "2.0", method: "session/cancel", params: { sessionId } };
+    const unsent = this.#unsentPrompts.get(sessionId);
+    if (unsent) unsent.promise.then(() => this.#writeRaw(message));
+    else this.#writeRaw(message);
   }
 
   /** Send `session/close` when the agent supports it; rejects on an error answer. */
@@ -475,7 +495,12 @@ export class AgentConnection {
       }
     }
     try {
-      await this.#proc!.write(encoder.encode(JSON.stringify(message) + "\n"));
+      const written = this.#proc!.write(encoder.encode(JSON.stringify(message) + "\n"));
+      // Queued on stdin: a cancel written from now on comes after it.
+      if (sent.method === "session/prompt" && isObject(sent.params)) {
+        this.#promptWritten(String(sent.params.sessionId));
+      }
+      await written;
     } catch (error) {
       // Most likely the agent died: report that rather than a broken pipe.
       await settledWithin(this.#whenGone(), DRAIN_MS * 2);

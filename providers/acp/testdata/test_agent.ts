@@ -125,6 +125,7 @@ async function prompt(id: unknown, params: Json): Promise<void> {
     return;
   }
   session.prompts++;
+  log(`session/prompt ${session.id}`);
   const text = textOfPrompt(params.prompt).trim();
   const [verb = "", ...restWords] = text.split(/\s+/);
   const rest = text.slice(verb.length).trim();
