@@ -299,6 +299,16 @@ Deno.test("createAcpProvider() ends error when initialize is answered with a non
     );
   }));
 
+Deno.test("createAcpProvider() skips JSON lines that are not JSON-RPC, and errors tied to no request", () =>
+  withAgent(["--json-logs", "--null-id-error"], {}, async (h) => {
+    const result = await h.start("complete still fine").result;
+    assert.equal(result.stopReason, "completed");
+    assert.equal(textOf(result.output), "still fine");
+    const warnings = h.watch.messages("warn");
+    assert.ok(warnings.some((m) => m.includes('{"level":30,"msg":"about to send"}')));
+    assert.ok(warnings.some((m) => m.includes("error tied to no request: Parse error (a notice)")));
+  }));
+
 Deno.test("createAcpProvider() ends error when the agent answers a request never sent", () =>
   withAgent(["--stray-response"], {}, async (h) => {
     const result = await h.start("complete never").result;

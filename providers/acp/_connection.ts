@@ -73,6 +73,8 @@ const EARLY_UPDATES_MAX = 256;
  * banner, a stray debug print); more, and it is not speaking ACP at all.
  */
 const GARBAGE_BEFORE_PROTOCOL = 100;
+/** Requests remembered as unanswered at most (see `#outstanding`). */
+const OUTSTANDING_MAX = 4096;
 /** Garbage lines logged one by one; the rest are only counted. */
 const GARBAGE_LOGGED = 20;
 const CLIENT_VERSION = "0.1.0";
@@ -119,8 +121,8 @@ export class AgentConnection {
   #spoke = false;
   /** Per session, the prompt request asked of the SDK and not yet on stdin. */
   #unsentPrompts = new Map<string, ReturnType<typeof deferred<void>>>();
-  /** Ids of the requests sent and not yet answered; `true` once cancelled (`$/cancel_request`). */
-  #outstanding = new Map<string | number, boolean>();
+  /** Ids of the requests sent and not yet answered. */
+  #outstanding = new Set<string | number>();
   #garbageLines = 0;
   #firstGarbage: string | undefined;
 
@@ -416,6 +418,13 @@ export class AgentConnection {
   }
 
   #onMessage(message: Json): void {
+    const isResponse = !("method" in message) && "id" in message &&
+      ("result" in message || "error" in message);
+    if (!("method" in message) && !isResponse) {
+      // An object that is no JSON-RPC message (a structured log line, say).
+      this.#onGarbage(JSON.stringify(message).slice(0, 200));
+      return;
+    }
     this.#spoke = true;
     if (message.method === "session/update" && !("id" in message)) {
       const params = message.params;
@@ -433,32 +442,26 @@ export class AgentConnection {
       }
       return;
     }
-    if (!("method" in message)) {
-      // A response: screen it here, so the SDK never meets one it cannot
-      // place (it would only print to the console and drop it).
-      const id = message.id as string | number;
-      const cancelled = this.#outstanding.get(id);
-      if (cancelled === undefined) {
-        this.#fail(
-          new Error(
-            "id" in message
-              ? `the ACP agent answered a request this client never sent (id ${
-                JSON.stringify(message.id)
-              })${
-                isObject(message.error) && typeof message.error.message === "string"
-                  ? `: ${message.error.message}`
-                  : ""
-              }`
-              : `the ACP agent sent a message that is neither a request, a notification nor a response: ${
-                JSON.stringify(message).slice(0, 200)
-              }`,
-          ),
-        );
+    if (isResponse) {
+      // Screened here, so the SDK never meets an answer it cannot place (it
+      // would print to the console and wait on).
+      const id = message.id;
+      const reason = isObject(message.error) && typeof message.error.message === "string"
+        ? `: ${message.error.message}`
+        : "";
+      if (id === null) {
+        // JSON-RPC's answer to what it could not read: tied to no request.
+        this.#logger.warn(`The ACP agent sent an error tied to no request${reason}`);
         return;
       }
-      this.#outstanding.delete(id);
-      if (cancelled) {
-        this.#logger.debug(`Dropped the agent's late answer to cancelled request ${id}`);
+      if (!this.#outstanding.delete(id as string | number)) {
+        this.#fail(
+          new Error(
+            `the ACP agent answered a request this client never sent (id ${
+              JSON.stringify(id)
+            })${reason}`,
+          ),
+        );
         return;
       }
     }
@@ -487,12 +490,13 @@ export class AgentConnection {
   async #write(message: acp.AnyMessage): Promise<void> {
     if (this.#failure) throw this.#failure;
     const sent = message as Json;
-    if (typeof sent.method === "string") {
-      if ("id" in sent) this.#outstanding.set(sent.id as string | number, false);
-      else if (sent.method === "$/cancel_request" && isObject(sent.params)) {
-        const id = sent.params.requestId as string | number;
-        if (this.#outstanding.has(id)) this.#outstanding.set(id, true);
+    if (typeof sent.method === "string" && "id" in sent) {
+      if (this.#outstanding.size >= OUTSTANDING_MAX) {
+        // Requests the agent never answered (an abandoned session/close):
+        // forget the oldest rather than grow for the life of the process.
+        this.#outstanding.delete(this.#outstanding.values().next().value!);
       }
+      this.#outstanding.add(sent.id as string | number);
     }
     try {
       const written = this.#proc!.write(encoder.encode(JSON.stringify(message) + "\n"));

@@ -38,7 +38,9 @@
  * then exits with code 4 when `session/new` arrives), `--garbage-only`
  * (prints non-JSON lines and nothing else, never answering),
  * `--bad-initialize` (answers `initialize` with a string result),
- * `--stray-response` (answers a request nobody sent before `initialize`).
+ * `--stray-response` (answers a request nobody sent before `initialize`),
+ * `--json-logs` (a JSON log line, no JSON-RPC, before every message),
+ * `--null-id-error` (a JSON-RPC error with `id: null` before `initialize`'s answer).
  *
  * @module
  */
@@ -58,6 +60,7 @@ function writeAll(bytes: Uint8Array): void {
 
 function send(message: Record<string, unknown>): void {
   if (flag("garbage")) writeAll(encoder.encode("this is not json {\n"));
+  if (flag("json-logs")) writeAll(encoder.encode('{"level":30,"msg":"about to send"}\n'));
   writeAll(encoder.encode(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n"));
 }
 
@@ -265,6 +268,9 @@ function handle(message: Json): void {
       if (flag("no-initialize")) return log("not answering initialize");
       if (flag("bad-initialize")) return send({ id, result: "ready, I guess" });
       if (flag("stray-response")) send({ id: 4242, result: {} });
+      if (flag("null-id-error")) {
+        send({ id: null, error: { code: -32700, message: "Parse error (a notice)" } });
+      }
       send({
         id,
         result: {
