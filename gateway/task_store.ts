@@ -105,7 +105,11 @@ function checkPositive(value: number | undefined, name: string, fallback: number
  * A bounded in-memory {@linkcode TaskStore}: it keeps every live task, and
  * terminal tasks until there are more than `maxTerminalTasks` of them (the
  * oldest go first) or they ended more than `terminalTtlMs` ago. It needs no
- * timer: eviction happens as tasks are put, got and listed.
+ * timer: eviction happens as tasks are put, got and listed. A live task is
+ * kept by reference; a terminal one, which no longer changes, as its JSON
+ * text (one string for the garbage collector to move instead of a dozen
+ * objects per task: under load this is what the young generation kept), so
+ * `get` and `list` answer it as a fresh copy.
  *
  * @example Terminal tasks are evicted, live ones never
  * ```ts
@@ -135,7 +139,7 @@ export function createMemoryTaskStore(options: MemoryTaskStoreOptions = {}): Mem
   const maxTerminal = checkPositive(options.maxTerminalTasks, "maxTerminalTasks", 5_000);
   const ttl = checkPositive(options.terminalTtlMs, "terminalTtlMs", 3_600_000);
   const now = options.now ?? Date.now;
-  const tasks = new Map<string, StoredTask>();
+  const tasks = new Map<string, StoredTask | PackedTask>();
   // Terminal tasks in the order they ended: a queue (a Map used as a queue
   // slows down as deleted slots pile up at its front). `ended` holds each
   // terminal task's current entry; an entry no longer there is stale.
@@ -172,45 +176,42 @@ export function createMemoryTaskStore(options: MemoryTaskStoreOptions = {}): Mem
         evict();
         return undefined;
       }
-      return tasks.get(id);
+      return unpack(tasks.get(id));
     },
     put(record) {
       const id = record.task.id;
-      tasks.set(id, record);
       if (TERMINAL.has(record.task.status.state)) {
+        tasks.set(id, new PackedTask(record));
         const mark: Mark = { id, at: now() };
         ended.set(id, mark);
         queue.push(mark);
         evict();
       } else {
+        tasks.set(id, record);
         ended.delete(id);
       }
     },
     list(query) {
       evict();
-      const matches: StoredTask[] = [];
-      for (const record of tasks.values()) {
-        if (record.owner !== query.owner) continue;
-        if (query.provider !== undefined && record.provider !== query.provider) continue;
-        if (query.contextId !== undefined && record.task.contextId !== query.contextId) continue;
-        if (query.state !== undefined && record.task.status.state !== query.state) continue;
-        if (query.updatedAfter !== undefined && record.updatedAt <= query.updatedAfter) continue;
-        matches.push(record);
+      const matches: (StoredTask | PackedTask)[] = [];
+      for (const entry of tasks.values()) {
+        if (entry.owner !== query.owner) continue;
+        if (query.provider !== undefined && entry.provider !== query.provider) continue;
+        if (query.contextId !== undefined && contextOf(entry) !== query.contextId) continue;
+        if (query.state !== undefined && stateOf(entry) !== query.state) continue;
+        if (query.updatedAfter !== undefined && entry.updatedAt <= query.updatedAfter) continue;
+        matches.push(entry);
       }
       matches.sort(compareNewestFirst);
       let start = 0;
       const after = query.after;
       if (after) {
         while (
-          start < matches.length &&
-          compareNewestFirst(matches[start], {
-              updatedAt: after.updatedAt,
-              task: { id: after.id },
-            }) <=
-            0
+          start < matches.length && compareNewestFirst(matches[start], after) <= 0
         ) start++;
       }
-      return { tasks: matches.slice(start, start + query.limit), total: matches.length };
+      const page = matches.slice(start, start + query.limit).map((entry) => unpack(entry)!);
+      return { tasks: page, total: matches.length };
     },
   };
   return store;
@@ -222,11 +223,51 @@ interface Mark {
   readonly at: number;
 }
 
+/** A terminal task as the memory store keeps it: its JSON text and what `list` filters on. */
+class PackedTask {
+  readonly id: string;
+  readonly contextId: string;
+  readonly state: A2ATaskState;
+  readonly owner: string | undefined;
+  readonly provider: string;
+  readonly updatedAt: number;
+  readonly json: string;
+
+  constructor(record: StoredTask) {
+    this.id = record.task.id;
+    this.contextId = record.task.contextId;
+    this.state = record.task.status.state;
+    this.owner = record.owner;
+    this.provider = record.provider;
+    this.updatedAt = record.updatedAt;
+    this.json = JSON.stringify(record.task);
+  }
+}
+
+function unpack(entry: StoredTask | PackedTask | undefined): StoredTask | undefined {
+  if (!(entry instanceof PackedTask)) return entry;
+  return {
+    task: JSON.parse(entry.json),
+    owner: entry.owner,
+    provider: entry.provider,
+    updatedAt: entry.updatedAt,
+  };
+}
+
+const idOf = (entry: StoredTask | PackedTask | { readonly id: string }): string =>
+  "task" in entry ? entry.task.id : entry.id;
+const contextOf = (entry: StoredTask | PackedTask): string =>
+  entry instanceof PackedTask ? entry.contextId : entry.task.contextId;
+const stateOf = (entry: StoredTask | PackedTask): A2ATaskState =>
+  entry instanceof PackedTask ? entry.state : entry.task.status.state;
+
 /** Newest `updatedAt` first, then `id` descending. */
 function compareNewestFirst(
-  a: { readonly updatedAt: number; readonly task: { readonly id: string } },
-  b: { readonly updatedAt: number; readonly task: { readonly id: string } },
+  a: StoredTask | PackedTask,
+  b: StoredTask | PackedTask | { readonly updatedAt: number; readonly id: string },
 ): number {
   if (a.updatedAt !== b.updatedAt) return b.updatedAt - a.updatedAt;
-  return a.task.id < b.task.id ? 1 : a.task.id > b.task.id ? -1 : 0;
+  const x = idOf(a);
+  const y = idOf(b);
+  return x < y ? 1 : x > y ? -1 : 0;
 }

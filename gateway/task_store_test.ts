@@ -96,3 +96,35 @@ Deno.test("createMemoryTaskStore() rejects nonsensical bounds", () => {
   assert.throws(() => createMemoryTaskStore({ maxTerminalTasks: -1 }), RangeError);
   assert.throws(() => createMemoryTaskStore({ terminalTtlMs: Number.NaN }), RangeError);
 });
+
+Deno.test("createMemoryTaskStore() keeps a live task by reference and a terminal one as a copy", () => {
+  const store = createMemoryTaskStore();
+  const live = record("live", "TASK_STATE_WORKING", 1);
+  store.put(live);
+  assert.equal(store.get("live"), live, "the gateway updates a live task in place");
+  const done = record("done", "TASK_STATE_COMPLETED", 2, {
+    owner: "alice",
+    task: {
+      id: "done",
+      contextId: "c9",
+      status: { state: "TASK_STATE_COMPLETED", timestamp: "2026-11-30T00:00:00.000Z" },
+      artifacts: [{ artifactId: "output", name: "output", parts: [{ text: "hi" }] }],
+    },
+  });
+  store.put(done);
+  (done.task.artifacts![0].parts[0] as { text: string }).text = "changed after the end";
+  const got = store.get("done")!;
+  assert.notEqual(got, done);
+  assert.deepEqual(got.task.artifacts, [
+    { artifactId: "output", name: "output", parts: [{ text: "hi" }] },
+  ]);
+  assert.deepEqual([got.owner, got.provider, got.updatedAt], ["alice", "p", 2]);
+  const page = store.list({
+    owner: "alice",
+    contextId: "c9",
+    state: "TASK_STATE_COMPLETED",
+    limit: 5,
+  });
+  assert.deepEqual(page.tasks.map((t) => t.task.id), ["done"]);
+  assert.equal(page.total, 1);
+});
