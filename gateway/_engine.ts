@@ -145,8 +145,6 @@ const EXPLAIN: Record<SubagentStopReason, string> = {
   refusal: "Rejected: the child agent refused the task.",
 };
 
-const noop = (): void => {};
-
 let isoAt = -1;
 let isoText = "";
 
@@ -241,13 +239,21 @@ export function createEngine(options: EngineOptions): Engine {
   const { store, logger } = options;
   const live = new Map<string, LiveTask>();
   const resumables = new Map<string, Resumable>();
-  const disposals = new Set<Promise<void>>();
   let shuttingDown: Promise<void> | undefined;
+  // Disposals under way, counted rather than kept in a set: one per task, so
+  // the count is all shutdown needs (a set churned a table per request).
+  let disposing = 0;
+  let drained: (() => void) | undefined;
+  const settled = (): void => {
+    if (--disposing === 0) drained?.();
+  };
 
   const track = (promise: Promise<unknown>, what: string): void => {
-    const tracked = promise.then(noop, (error) => logger.error(`${what} failed`, error));
-    disposals.add(tracked);
-    tracked.then(() => disposals.delete(tracked));
+    disposing++;
+    promise.then(settled, (error) => {
+      logger.error(`${what} failed`, error);
+      settled();
+    });
   };
 
   const persist = (record: TaskRecord): Promise<void> | undefined => {
@@ -947,7 +953,8 @@ export function createEngine(options: EngineOptions): Engine {
       } catch (error) {
         logger.error("Stopping a progress source failed", error);
       }
-      while (disposals.size > 0) await Promise.all([...disposals]);
+      while (disposing > 0) await new Promise<void>((resolve) => drained = resolve);
+      drained = undefined;
     })();
 
   return {
