@@ -289,16 +289,6 @@ Deno.test("createAcpProvider() ends error on an oversized message", () =>
     assert.match(lastText(result.output), /larger than 65536 bytes/);
   }));
 
-Deno.test("createAcpProvider() ends error when initialize is answered with a non-object", () =>
-  withAgent(["--bad-initialize"], {}, async (h) => {
-    const result = await h.start("complete never").result;
-    assert.equal(result.stopReason, "error");
-    assert.match(
-      lastText(result.output),
-      /during initialize: the ACP agent answered initialize with "ready, I guess", not an object/,
-    );
-  }));
-
 Deno.test("createAcpProvider() skips JSON lines that are not JSON-RPC, and errors tied to no request", () =>
   withAgent(["--json-logs", "--null-id-error"], {}, async (h) => {
     const result = await h.start("complete still fine").result;
@@ -309,23 +299,33 @@ Deno.test("createAcpProvider() skips JSON lines that are not JSON-RPC, and error
     assert.ok(warnings.some((m) => m.includes("error tied to no request: Parse error (a notice)")));
   }));
 
-Deno.test("createAcpProvider() ends error when the agent answers a request never sent", () =>
-  withAgent(["--stray-response"], {}, async (h) => {
-    const result = await h.start("complete never").result;
-    assert.equal(result.stopReason, "error");
-    assert.match(
-      lastText(result.output),
-      /the ACP agent answered a request this client never sent \(id 4242\)/,
-    );
-  }));
+/** Protocol faults before the first prompt: each ends the run `error`, saying what was wrong. */
+const PROTOCOL_FAULTS: readonly [string, string, RegExp][] = [
+  [
+    "speaks another protocol version",
+    "--protocol-version=2",
+    /protocol version 2; this client speaks version 1/,
+  ],
+  [
+    "answers initialize with a non-object",
+    "--bad-initialize",
+    /during initialize: the ACP agent answered initialize with "ready, I guess", not an object/,
+  ],
+  [
+    "answers a request never sent",
+    "--stray-response",
+    /the ACP agent answered a request this client never sent \(id 4242\)/,
+  ],
+];
 
-Deno.test("createAcpProvider() ends error when the agent speaks another protocol version", () =>
-  withAgent(["--protocol-version=2"], {}, async (h) => {
-    const run = h.start("complete never");
-    const result = await run.result;
-    assert.equal(result.stopReason, "error");
-    assert.match(lastText(result.output), /protocol version 2; this client speaks version 1/);
-  }));
+for (const [what, flag, message] of PROTOCOL_FAULTS) {
+  Deno.test(`createAcpProvider() ends error when the agent ${what}`, () =>
+    withAgent([flag], {}, async (h) => {
+      const result = await h.start("complete never").result;
+      assert.equal(result.stopReason, "error");
+      assert.match(lastText(result.output), message);
+    }));
+}
 
 Deno.test("createAcpProvider() maps the agent's own stop reasons, keeping partial output", () =>
   withAgent([], {}, async (h) => {
