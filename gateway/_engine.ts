@@ -251,8 +251,11 @@ export function createEngine(options: EngineOptions): Engine {
   const track = (promise: Promise<unknown>, what: string): void => {
     disposing++;
     promise.then(settled, (error) => {
-      logger.error(`${what} failed`, error);
-      settled();
+      try {
+        logger.error(`${what} failed`, error);
+      } finally {
+        settled();
+      }
     });
   };
 
@@ -647,6 +650,9 @@ export function createEngine(options: EngineOptions): Engine {
     try {
       await send(blocks);
       (t.history ??= []).push(userMessage(params, t.id, t.contextId));
+      // The run may have ended while the message was on its way: the store
+      // then holds the final state already, so it must hear of the message.
+      if (task.terminal) persist(task.record);
     } catch (error) {
       throw new GatewayError(
         "unsupportedOperation",

@@ -48,6 +48,8 @@ interface ControlledRun {
   readonly dispose: ReturnType<typeof mock.fn>;
   readonly sent: ContentBlock[][];
   readonly resumedWith: ContentBlock[][];
+  /** What `sendMessage` awaits once it has the content (default: nothing). */
+  onSend?: () => Promise<void>;
   /** The delegation context the parent's scope provided at start. */
   readonly delegation: DelegationContext | undefined;
 }
@@ -107,7 +109,7 @@ function controlledProvider(options: {
     if (options.steer) {
       (handle as { sendMessage?: unknown }).sendMessage = (content: ContentBlock[]) => {
         run.sent.push(content);
-        return Promise.resolve();
+        return run.onSend?.() ?? Promise.resolve();
       };
     }
     if (options.resume) {
@@ -834,6 +836,33 @@ Deno.test("a follow-up on a live task steers its run", async (t) => {
       assert.deepEqual(texts(got.result.history), ["first", "second"]);
       const last = await rpc(s.gateway, "GetTask", { id: task.id, historyLength: 1 });
       assert.deepEqual(texts(last.result.history), ["second"]);
+    });
+  });
+
+  await t.step("a message taken while the run ends is in the stored history", async () => {
+    const provider = controlledProvider({ steer: true });
+    await withSetup([provider], {}, async (s) => {
+      const sent = await rpc(s.gateway, "SendMessage", {
+        message: message("first"),
+        configuration: { returnImmediately: true },
+      });
+      const task = sent.result.task;
+      const run = provider.runs[0];
+      run.ready();
+      // As over A2A: the child ends while the message's round trip is in flight.
+      run.onSend = async () => {
+        run.finish({ output: "done", stopReason: "completed" });
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      };
+      const steered = await rpc(s.gateway, "SendMessage", {
+        message: message("second", { taskId: task.id }),
+      });
+      const texts = (history: { parts: { text: string }[] }[]) =>
+        history.map((m) => m.parts[0].text);
+      assert.deepEqual(texts(steered.result.task.history), ["first", "second"]);
+      const got = await untilEnded(s.gateway, task.id);
+      assert.equal(got.result.status.state, "TASK_STATE_COMPLETED");
+      assert.deepEqual(texts(got.result.history), ["first", "second"]);
     });
   });
 
