@@ -2,83 +2,29 @@
 // misbehaves, the contracted stop reason, a bounded time, and no process
 // left in the agent's process group (grandchildren included).
 import assert from "node:assert/strict";
-import { type AgentRef, createMemoryLogger, createRootScope, type Scope, textOf } from "@seam/host";
-import {
-  createSubagentService,
-  subagentProgress,
-  type SubagentRun,
-  type SubagentService,
-} from "@seam/subagent";
+import { createMemoryLogger, createRootScope, textOf } from "@seam/host";
+import { createSubagentService, subagentProgress } from "@seam/subagent";
 import { type AcpProviderConfig, createAcpProvider } from "@seam/subagent-acp";
-import { AgentWatch, processTable, TEST_AGENT, testAgentConfig, timed } from "./acp_support.ts";
+import {
+  type AcpHarness,
+  AgentWatch,
+  processTable,
+  TEST_AGENT,
+  timed,
+  until,
+  withAcpAgent,
+} from "./acp_support.ts";
 
 const GRACE = 400;
 /** Slack for a loaded 2-core machine on top of any contracted wait. */
 const SLACK = 4_000;
-/** The longest any test here may take before it fails as hung. */
-const BOUND_MS = 30_000;
-
-interface Harness {
-  readonly watch: AgentWatch;
-  readonly service: SubagentService;
-  readonly parent: AgentRef;
-  start(prompt: string): SubagentRun;
-}
-
-async function withAgent(
+/** The test agent with `flags`, short teardown graces (see {@linkcode withAcpAgent}). */
+const withAgent = (
   flags: readonly string[],
   extra: Partial<AcpProviderConfig>,
-  body: (h: Harness) => Promise<void>,
-): Promise<void> {
-  const watch = new AgentWatch();
-  const root: Scope = createRootScope({ logger: createMemoryLogger().logger });
-  const service = createSubagentService(root);
-  const provider = createAcpProvider(
-    testAgentConfig(flags, {
-      logger: watch.logger,
-      disposeEofGraceMs: GRACE,
-      disposeGraceMs: GRACE,
-      ...extra,
-    }),
-  );
-  service.registerProvider(provider);
-  const parent = { id: "parent", scope: root.child("parent") };
-  const runs: SubagentRun[] = [];
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  // A regression must fail the test, not hang the suite.
-  const bound = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the test took over ${BOUND_MS} ms`)), BOUND_MS);
-  });
-  try {
-    await Promise.race([
-      bound,
-      body({
-        watch,
-        service,
-        parent,
-        start(prompt) {
-          const run = service.start("acp", { prompt, parent });
-          runs.push(run);
-          return run;
-        },
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-    for (const run of runs) await run.dispose();
-    await provider.dispose();
-    await root.dispose();
-  }
-  assert.deepEqual(await watch.live(), [], "processes were left behind");
-}
-
-async function until(condition: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+  body: (h: AcpHarness) => Promise<void>,
+): Promise<void> =>
+  withAcpAgent(flags, { disposeEofGraceMs: GRACE, disposeGraceMs: GRACE, ...extra }, body);
 
 const lastText = (blocks: readonly { type: string; text?: string }[]): string =>
   blocks.at(-1)?.text ?? "";
@@ -409,33 +355,20 @@ Deno.test("createAcpProvider() names the non-JSON an agent printed when it never
     );
   }));
 
-Deno.test("createAcpProvider() with reuseProcess stops a stubborn agent and its grandchild on dispose", async () => {
-  const watch = new AgentWatch();
-  const root = createRootScope({ logger: createMemoryLogger().logger });
-  const service = createSubagentService(root);
-  const provider = createAcpProvider(
-    testAgentConfig(["--ignore-eof", "--trap-sigterm", "--grandchild"], {
-      logger: watch.logger,
-      disposeEofGraceMs: GRACE,
-      disposeGraceMs: GRACE,
-      reuseProcess: true,
-    }),
-  );
-  service.registerProvider(provider);
-  const parent = { id: "parent", scope: root.child("parent") };
-  const runs = [0, 1].map(() => service.start("acp", { prompt: "complete hi", parent }));
-  try {
-    for (const run of runs) assert.equal((await run.result).stopReason, "completed");
-    await until(() => watch.grandchildren.size === 1, "the grandchild");
-    assert.equal(watch.pids.size, 1, "both runs shared one process");
-  } finally {
-    for (const run of runs) await run.dispose();
-    const ms = await timed(() => provider.dispose());
-    assert.ok(ms < 2 * GRACE + SLACK, `dispose took ${ms} ms`);
-    await root.dispose();
-  }
-  assert.deepEqual(await watch.live(), [], "processes were left behind");
-});
+Deno.test("createAcpProvider() with reuseProcess stops a stubborn agent and its grandchild on dispose", () =>
+  withAgent(
+    ["--ignore-eof", "--trap-sigterm", "--grandchild"],
+    { reuseProcess: true },
+    async (h) => {
+      const runs = [h.start("complete hi"), h.start("complete hi")];
+      for (const run of runs) assert.equal((await run.result).stopReason, "completed");
+      await until(() => h.watch.grandchildren.size === 1, "the grandchild");
+      assert.equal(h.watch.pids.size, 1, "both runs shared one process");
+      for (const run of runs) await run.dispose();
+      const ms = await timed(() => h.provider.dispose());
+      assert.ok(ms < 2 * GRACE + SLACK, `dispose took ${ms} ms`);
+    },
+  ));
 
 for (const launcher of ["auto", "direct"] as const) {
   Deno.test(`createAcpProvider() ends error naming a missing binary (launcher "${launcher}")`, async () => {

@@ -2,77 +2,16 @@
 // permission policies, reuseProcess, resume, environment, cwd, prompt
 // conversion and provider disposal. Every test ends with no process left.
 import assert from "node:assert/strict";
-import {
-  type AgentRef,
-  type ContentBlock,
-  createMemoryLogger,
-  createRootScope,
-  textOf,
-} from "@seam/host";
-import {
-  createSubagentService,
-  subagentProgress,
-  type SubagentProgressInfo,
-  type SubagentRun,
-  type SubagentService,
-} from "@seam/subagent";
+import { createMemoryLogger, createRootScope, textOf } from "@seam/host";
+import { createSubagentService, subagentProgress, type SubagentProgressInfo } from "@seam/subagent";
 import {
   type AcpPermissionRequest,
-  type AcpProvider,
   type AcpProviderConfig,
   acpUpdate,
   type AcpUpdateInfo,
   createAcpProvider,
 } from "@seam/subagent-acp";
-import { AgentWatch, testAgentConfig } from "./acp_support.ts";
-
-interface Harness {
-  readonly watch: AgentWatch;
-  readonly provider: AcpProvider;
-  readonly service: SubagentService;
-  readonly parent: AgentRef;
-  start(prompt: string | ContentBlock[]): SubagentRun;
-}
-
-async function withAgent(
-  flags: readonly string[],
-  extra: Partial<AcpProviderConfig>,
-  body: (h: Harness) => Promise<void>,
-): Promise<void> {
-  const watch = new AgentWatch();
-  const root = createRootScope({ logger: createMemoryLogger().logger });
-  const service = createSubagentService(root);
-  const provider = createAcpProvider(testAgentConfig(flags, { logger: watch.logger, ...extra }));
-  service.registerProvider(provider);
-  const parent = { id: "parent", scope: root.child("parent") };
-  const runs: SubagentRun[] = [];
-  try {
-    await body({
-      watch,
-      provider,
-      service,
-      parent,
-      start(prompt) {
-        const run = service.start(provider.name, { prompt, parent });
-        runs.push(run);
-        return run;
-      },
-    });
-  } finally {
-    for (const run of runs) await run.dispose();
-    await provider.dispose();
-    await root.dispose();
-  }
-  assert.deepEqual(await watch.live(), [], "processes were left behind");
-}
-
-async function until(condition: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!condition()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+import { AgentWatch, testAgentConfig, until, withAcpAgent } from "./acp_support.ts";
 
 Deno.test("createAcpProvider() describes itself: no capabilities, no parent context", () => {
   const provider = createAcpProvider({ command: "agent" });
@@ -88,7 +27,7 @@ Deno.test("createAcpProvider() describes itself: no capabilities, no parent cont
 });
 
 Deno.test("createAcpProvider() emits acp/update on the parent's scope while the run is live", () =>
-  withAgent([], {}, async (h) => {
+  withAcpAgent([], {}, async (h) => {
     const seen: AcpUpdateInfo[] = [];
     h.parent.scope.on(acpUpdate, (info) => void seen.push(info));
     const run = h.start("progress a b");
@@ -131,7 +70,7 @@ Deno.test("createAcpProvider() emits acp/update on the parent's scope while the 
   }));
 
 Deno.test("createAcpProvider() emits subagent/progress for the updates that show progress", () =>
-  withAgent([], {}, async (h) => {
+  withAcpAgent([], {}, async (h) => {
     const seen: SubagentProgressInfo[] = [];
     h.parent.scope.on(subagentProgress, (info) => void seen.push(info));
     const run = h.start("progress a b");
@@ -148,7 +87,7 @@ Deno.test("createAcpProvider() emits subagent/progress for the updates that show
   }));
 
 Deno.test("createAcpProvider() routes updates sent before the session/new answer", () =>
-  withAgent(["--updates-before-session"], {}, async (h) => {
+  withAcpAgent(["--updates-before-session"], {}, async (h) => {
     const seen: string[] = [];
     h.parent.scope.on(acpUpdate, ({ update }) => void seen.push(update.type));
     const run = h.start("complete hello");
@@ -172,7 +111,7 @@ Deno.test("createAcpProvider() answers permission requests by policy", async (t)
     await t.step(
       name,
       () =>
-        withAgent([], permission === undefined ? {} : { permission }, async (h) => {
+        withAcpAgent([], permission === undefined ? {} : { permission }, async (h) => {
           const result = await h.start("permission").result;
           assert.equal(result.stopReason, "completed");
           assert.equal(
@@ -186,7 +125,7 @@ Deno.test("createAcpProvider() answers permission requests by policy", async (t)
 
 Deno.test("createAcpProvider() gives a permission function the request", () => {
   const requests: AcpPermissionRequest[] = [];
-  return withAgent([], {
+  return withAcpAgent([], {
     permission: (request) => {
       requests.push(request);
       return "allow";
@@ -214,7 +153,7 @@ Deno.test("createAcpProvider() gives a permission function the request", () => {
 
 Deno.test("createAcpProvider() answers a pending permission request cancelled at cancel", () => {
   let signal: AbortSignal | undefined;
-  return withAgent([], {
+  return withAcpAgent([], {
     permission: (request) => {
       signal = request.signal;
       return new Promise(() => {}); // never decides
@@ -233,7 +172,7 @@ Deno.test("createAcpProvider() answers a pending permission request cancelled at
 });
 
 Deno.test("createAcpProvider() runs sequential sessions on one process with reuseProcess", () =>
-  withAgent([], { reuseProcess: true }, async (h) => {
+  withAcpAgent([], { reuseProcess: true }, async (h) => {
     const replies: string[] = [];
     for (let i = 0; i < 3; i++) {
       const run = h.start("pid");
@@ -248,7 +187,7 @@ Deno.test("createAcpProvider() runs sequential sessions on one process with reus
   }));
 
 Deno.test("createAcpProvider() runs concurrent sessions on one process with reuseProcess", () =>
-  withAgent([], { reuseProcess: true }, async (h) => {
+  withAcpAgent([], { reuseProcess: true }, async (h) => {
     const runs = [h.start("complete one"), h.start("complete two"), h.start("hang")];
     assert.equal(textOf((await runs[0].result).output), "one");
     assert.equal(textOf((await runs[1].result).output), "two");
@@ -259,7 +198,7 @@ Deno.test("createAcpProvider() runs concurrent sessions on one process with reus
   }));
 
 Deno.test("createAcpProvider() stops a shared process whose session ignores cancel", () =>
-  withAgent(["--ignore-cancel"], {
+  withAcpAgent(["--ignore-cancel"], {
     reuseProcess: true,
     disposeEofGraceMs: 300,
     disposeGraceMs: 300,
@@ -280,7 +219,7 @@ Deno.test("createAcpProvider() stops a shared process whose session ignores canc
   }));
 
 Deno.test("createAcpProvider() replaces a shared process that died", () =>
-  withAgent([], { reuseProcess: true }, async (h) => {
+  withAcpAgent([], { reuseProcess: true }, async (h) => {
     const crash = h.start("crash");
     assert.equal((await crash.result).stopReason, "error");
     await crash.dispose();
@@ -290,7 +229,7 @@ Deno.test("createAcpProvider() replaces a shared process that died", () =>
   }));
 
 Deno.test("createAcpProvider() resumes a finished run on the same session", () =>
-  withAgent([], {}, async (h) => {
+  withAcpAgent([], {}, async (h) => {
     const first = h.start("count");
     assert.throws(() => first.resume!("count"), /has not finished/);
     assert.equal(textOf((await first.result).output), "prompts: 1");
@@ -309,7 +248,7 @@ Deno.test("createAcpProvider() resumes a finished run on the same session", () =
   }));
 
 Deno.test("createAcpProvider() resumes after a cancel once the agent ended the turn", () =>
-  withAgent([], {}, async (h) => {
+  withAcpAgent([], {}, async (h) => {
     const first = h.start("hang");
     await first.started;
     first.cancel();
@@ -326,7 +265,7 @@ Deno.test("createAcpProvider() withholds secret-looking variables from the agent
   Deno.env.set("SEAM_ACP_TEST_API_KEY", "secret");
   Deno.env.set("SEAM_ACP_TEST_PLAIN", "plain");
   try {
-    await withAgent([], { env: { SEAM_ACP_TEST_API_KEY: "given" } }, async (h) => {
+    await withAcpAgent([], { env: { SEAM_ACP_TEST_API_KEY: "given" } }, async (h) => {
       const reply = async (name: string) => textOf((await h.start(`env ${name}`).result).output);
       assert.equal(await reply("SEAM_ACP_TEST_TOKEN"), "(unset)");
       assert.equal(await reply("SEAM_ACP_TEST_CLIENT_SECRET"), "(unset)");
@@ -344,12 +283,12 @@ Deno.test("createAcpProvider() withholds secret-looking variables from the agent
 });
 
 Deno.test("createAcpProvider() opens sessions in the configured cwd", () =>
-  withAgent([], { cwd: "/tmp/../tmp" }, async (h) => {
+  withAcpAgent([], { cwd: "/tmp/../tmp" }, async (h) => {
     assert.equal(textOf((await h.start("cwd").result).output), "/tmp");
   }));
 
 Deno.test("createAcpProvider() converts prompt blocks to ACP content", () =>
-  withAgent([], {}, async (h) => {
+  withAcpAgent([], {}, async (h) => {
     const result = await h.start([
       { type: "text", text: "blocks" },
       { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" },
@@ -365,7 +304,7 @@ Deno.test("createAcpProvider() converts prompt blocks to ACP content", () =>
   }));
 
 Deno.test("createAcpProvider() ends error for content the agent does not accept", () =>
-  withAgent(["--no-images"], {}, async (h) => {
+  withAcpAgent(["--no-images"], {}, async (h) => {
     const run = h.start([
       { type: "text", text: "blocks" },
       { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" },

@@ -3,8 +3,18 @@
 // agent's pid from its stderr and counts the processes still running in
 // their process groups (with `ps`, independently of the provider's own
 // bookkeeping).
-import { createLogger, type Logger, type LogRecord } from "@seam/host";
-import type { AcpProviderConfig } from "@seam/subagent-acp";
+import assert from "node:assert/strict";
+import {
+  type AgentRef,
+  type ContentInput,
+  createLogger,
+  createMemoryLogger,
+  createRootScope,
+  type Logger,
+  type LogRecord,
+} from "@seam/host";
+import { createSubagentService, type SubagentRun, type SubagentService } from "@seam/subagent";
+import { type AcpProvider, type AcpProviderConfig, createAcpProvider } from "@seam/subagent-acp";
 
 /** The test agent's path. */
 export const TEST_AGENT: string =
@@ -213,4 +223,72 @@ export async function timed(body: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now();
   await body();
   return performance.now() - t0;
+}
+
+/** What {@linkcode withAcpAgent} hands a test. */
+export interface AcpHarness {
+  readonly watch: AgentWatch;
+  readonly provider: AcpProvider;
+  readonly service: SubagentService;
+  readonly parent: AgentRef;
+  /** Start a run on the provider; every run started so is disposed after the test. */
+  start(prompt: ContentInput): SubagentRun;
+}
+
+/** The longest a {@linkcode withAcpAgent} body may take before the test fails as hung. */
+const BOUND_MS = 30_000;
+
+/**
+ * Run `body` against a provider driving the test agent with `flags`, then
+ * dispose every run, the provider and the scopes, and assert that no
+ * process of any agent seen is left. A body that hangs fails after 30 s.
+ */
+export async function withAcpAgent(
+  flags: readonly string[],
+  extra: Partial<AcpProviderConfig>,
+  body: (h: AcpHarness) => Promise<void>,
+): Promise<void> {
+  const watch = new AgentWatch();
+  const root = createRootScope({ logger: createMemoryLogger().logger });
+  const service = createSubagentService(root);
+  const provider = createAcpProvider(testAgentConfig(flags, { logger: watch.logger, ...extra }));
+  service.registerProvider(provider);
+  const parent = { id: "parent", scope: root.child("parent") };
+  const runs: SubagentRun[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // A regression must fail the test, not hang the suite.
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the test took over ${BOUND_MS} ms`)), BOUND_MS);
+  });
+  try {
+    await Promise.race([
+      bound,
+      body({
+        watch,
+        provider,
+        service,
+        parent,
+        start(prompt) {
+          const run = service.start(provider.name, { prompt, parent });
+          runs.push(run);
+          return run;
+        },
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    for (const run of runs) await run.dispose();
+    await provider.dispose();
+    await root.dispose();
+  }
+  assert.deepEqual(await watch.live(), [], "processes were left behind");
+}
+
+/** Wait until `condition` holds, polling every 10 ms; throws naming `what` after `ms`. */
+export async function until(condition: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
