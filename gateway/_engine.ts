@@ -692,6 +692,24 @@ export function createEngine(options: EngineOptions): Engine {
     if (ext.depth + 1 > asked) throw startError(new SubagentDepthError(ext.depth + 1, asked));
   };
 
+  /** Start a task's run with the seam extension's start-time fields. */
+  const startRun = (
+    provider: string,
+    prompt: ContentBlock[],
+    ext: AcceptedExtension,
+    parent: AgentRef,
+    maxDepth: unknown,
+  ): SubagentRun =>
+    subagents.start(provider, {
+      prompt,
+      parent,
+      agentOptions: options.agentOptions,
+      outputSchema: ext.outputSchema as never,
+      maxDepth: maxDepth as never,
+      toolFilter: ext.toolFilter as never,
+      persona: ext.persona as never,
+    });
+
   const send: Engine["send"] = async (params, principal, onLive) => {
     assertOpen();
     const ext = readExtension(
@@ -769,14 +787,7 @@ export function createEngine(options: EngineOptions): Engine {
       if (!factory && ext.depth === 0 && cap === undefined) {
         parent = sharedParent;
         try {
-          run = subagents.start(provider, {
-            prompt: blocks,
-            parent,
-            agentOptions: options.agentOptions,
-            outputSchema: ext.outputSchema as never,
-            toolFilter: ext.toolFilter as never,
-            persona: ext.persona as never,
-          });
+          run = startRun(provider, blocks, ext, parent, undefined);
         } catch (error) {
           throw startError(error);
         }
@@ -805,15 +816,7 @@ export function createEngine(options: EngineOptions): Engine {
             parent = { id: sharedParent.id, scope };
           }
           stopProgress = listenFor(parent);
-          run = subagents.start(provider, {
-            prompt: blocks,
-            parent,
-            agentOptions: options.agentOptions,
-            outputSchema: ext.outputSchema as never,
-            maxDepth: ext.maxDepth as never,
-            toolFilter: ext.toolFilter as never,
-            persona: ext.persona as never,
-          });
+          run = startRun(provider, blocks, ext, parent, ext.maxDepth);
         } catch (error) {
           stopProgress?.();
           track(scope.dispose(), "Disposing a task scope");
