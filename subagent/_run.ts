@@ -249,22 +249,8 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
       );
     }
     rawCancel = cancelValue as Fn;
-    const sendValue = handle.sendMessage;
-    if (sendValue !== undefined && typeof sendValue !== "function") {
-      throw contractFault(
-        name,
-        `run.sendMessage must be a function or absent, got ${describe(sendValue)}`,
-      );
-    }
-    rawSend = sendValue as Fn | undefined;
-    const resumeValue = handle.resume;
-    if (resumeValue !== undefined && typeof resumeValue !== "function") {
-      throw contractFault(
-        name,
-        `run.resume must be a function or absent, got ${describe(resumeValue)}`,
-      );
-    }
-    rawResume = resumeValue as Fn | undefined;
+    rawSend = optionalMethod(handle, "sendMessage", name);
+    rawResume = optionalMethod(handle, "resume", name);
     started = Promise.resolve(startedValue).then(noop);
   } catch (error) {
     // Roll back before the fault escapes: the child must not outlive it.
@@ -356,6 +342,19 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
   if (rawSend) run.sendMessage = sendMessageOf(handle, rawSend);
   if (rawResume) run.resume = resumeOf(handle, rawResume, context);
   return Object.freeze(run);
+}
+
+/** The handle's optional method `key`, read once; a contract fault if it is not a function. */
+function optionalMethod(
+  handle: Record<string, unknown>,
+  key: string,
+  name: string,
+): Fn | undefined {
+  const value = handle[key];
+  if (value !== undefined && typeof value !== "function") {
+    throw contractFault(name, `run.${key} must be a function or absent, got ${describe(value)}`);
+  }
+  return value as Fn | undefined;
 }
 
 /** `run.sendMessage`: the content checked and copied, then the provider's. */
