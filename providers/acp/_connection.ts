@@ -404,17 +404,12 @@ export class AgentConnection {
   }
 
   /** `; …` naming the garbage the agent printed before any message, or "". */
-  #garbageNote(): string {
+  garbageNote(): string {
     if (this.#spoke || this.#garbageLines === 0) return "";
     const lines = this.#garbageLines === 1 ? "1 line" : `${this.#garbageLines} lines`;
     return `; it printed ${lines} on stdout that ${
       this.#garbageLines === 1 ? "is" : "are"
     } not JSON-RPC (the first: ${JSON.stringify(this.#firstGarbage)})`;
-  }
-
-  /** What to add to a startup timeout's message: the garbage seen, if any. */
-  get startupNote(): string {
-    return this.#garbageNote();
   }
 
   #onMessage(message: Json): void {
@@ -528,7 +523,7 @@ export class AgentConnection {
         ? `the ACP agent process ${describeExit(status)}`
         : "the ACP agent closed its stdout";
       const tail = proc.stderrTail();
-      const told = what + this.#garbageNote();
+      const told = what + this.garbageNote();
       this.#fail(new Error(tail ? `${told}; its last stderr lines:\n${tail}` : told));
     })();
   }

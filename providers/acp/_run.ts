@@ -115,7 +115,7 @@ export class AcpRun implements SubagentRunHandle {
           // Read when the time is up: by then the agent may have printed garbage.
           get message() {
             return `the ACP agent did not answer ${what} within ${startupTimeoutMs} ms (startupTimeoutMs)` +
-              connection.startupNote;
+              connection.garbageNote();
           },
         });
         await race(connection.ready, signal, late("initialize"));
