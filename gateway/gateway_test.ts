@@ -808,17 +808,29 @@ Deno.test("GetTask of a live task shows the text streamed so far", async () => {
   });
 });
 
+/** The texts of a task's history, in order. */
+const historyTexts = (history: { parts: { text: string }[] }[]): string[] =>
+  history.map((m) => m.parts[0].text);
+
+/** Start a task saying "first" on `provider` (one that steers) and make its run ready. */
+async function startSteerable(
+  s: Setup,
+  provider: Controlled,
+): Promise<{ task: { id: string }; run: ControlledRun }> {
+  const sent = await rpc(s.gateway, "SendMessage", {
+    message: message("first"),
+    configuration: { returnImmediately: true },
+  });
+  const run = provider.runs.at(-1)!;
+  run.ready();
+  return { task: sent.result.task, run };
+}
+
 Deno.test("a follow-up on a live task steers its run", async (t) => {
   await t.step("with sendMessage: the content reaches the running child", async () => {
     const provider = controlledProvider({ steer: true });
     await withSetup([provider], {}, async (s) => {
-      const sent = await rpc(s.gateway, "SendMessage", {
-        message: message("first"),
-        configuration: { returnImmediately: true },
-      });
-      const task = sent.result.task;
-      const run = provider.runs[0];
-      run.ready();
+      const { task, run } = await startSteerable(s, provider);
       const steering = rpc(s.gateway, "SendMessage", {
         message: message("second", { taskId: task.id }),
         configuration: { returnImmediately: true },
@@ -831,24 +843,16 @@ Deno.test("a follow-up on a live task steers its run", async (t) => {
       const got = await untilEnded(s.gateway, task.id);
       assert.equal(got.result.status.state, "TASK_STATE_COMPLETED");
       assert.deepEqual(got.result.artifacts[0].parts, [{ text: "both" }]);
-      const texts = (history: { parts: { text: string }[] }[]) =>
-        history.map((m) => m.parts[0].text);
-      assert.deepEqual(texts(got.result.history), ["first", "second"]);
+      assert.deepEqual(historyTexts(got.result.history), ["first", "second"]);
       const last = await rpc(s.gateway, "GetTask", { id: task.id, historyLength: 1 });
-      assert.deepEqual(texts(last.result.history), ["second"]);
+      assert.deepEqual(historyTexts(last.result.history), ["second"]);
     });
   });
 
   await t.step("a message taken while the run ends is in the stored history", async () => {
     const provider = controlledProvider({ steer: true });
     await withSetup([provider], {}, async (s) => {
-      const sent = await rpc(s.gateway, "SendMessage", {
-        message: message("first"),
-        configuration: { returnImmediately: true },
-      });
-      const task = sent.result.task;
-      const run = provider.runs[0];
-      run.ready();
+      const { task, run } = await startSteerable(s, provider);
       // As over A2A: the child ends while the message's round trip is in flight.
       run.onSend = async () => {
         run.finish({ output: "done", stopReason: "completed" });
@@ -857,12 +861,10 @@ Deno.test("a follow-up on a live task steers its run", async (t) => {
       const steered = await rpc(s.gateway, "SendMessage", {
         message: message("second", { taskId: task.id }),
       });
-      const texts = (history: { parts: { text: string }[] }[]) =>
-        history.map((m) => m.parts[0].text);
-      assert.deepEqual(texts(steered.result.task.history), ["first", "second"]);
+      assert.deepEqual(historyTexts(steered.result.task.history), ["first", "second"]);
       const got = await untilEnded(s.gateway, task.id);
       assert.equal(got.result.status.state, "TASK_STATE_COMPLETED");
-      assert.deepEqual(texts(got.result.history), ["first", "second"]);
+      assert.deepEqual(historyTexts(got.result.history), ["first", "second"]);
     });
   });
 
