@@ -8,6 +8,7 @@ import {
   parseContent,
   type Scope,
 } from "@seam/host";
+import { SubagentContractError } from "./errors.ts";
 import { subagentEnd, subagentStart } from "./events.ts";
 import { validateStructuredOutput } from "./output_schema.ts";
 import { acceptContent } from "./_request.ts";
@@ -46,9 +47,10 @@ function contractFault(
   provider: string,
   message: string,
   cause?: unknown,
-): TypeError {
-  return new TypeError(
-    `Subagent provider "${provider}" broke the run contract: ${message}`,
+): SubagentContractError {
+  return new SubagentContractError(
+    provider,
+    message,
     cause === undefined ? undefined : { cause },
   );
 }

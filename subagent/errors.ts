@@ -93,3 +93,40 @@ export class SubagentDepthError extends RangeError {
     this.maxDepth = maxDepth;
   }
 }
+
+const SUBAGENT_CONTRACT_ERROR_BRAND = Symbol.for("@seam/subagent/SubagentContractError");
+
+/**
+ * Thrown (or rejected with) when a provider breaks the run contract: a
+ * malformed handle, a result that is not a result, a structured value nobody
+ * asked for. It is the provider's fault, not the caller's, so a caller maps
+ * it to an internal error rather than to bad input.
+ *
+ * @example
+ * ```ts
+ * import { SubagentContractError } from "@seam/subagent";
+ * import assert from "node:assert/strict";
+ *
+ * const error = new SubagentContractError("echo", "run.id must be a non-empty string");
+ * assert.ok(error instanceof TypeError);
+ * assert.equal(error.provider, "echo");
+ * assert.equal(error.code, "CONTRACT_VIOLATION");
+ * ```
+ */
+export class SubagentContractError extends TypeError {
+  /** Recognises a SubagentContractError made by any copy of this package. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return hasBrand(value, SUBAGENT_CONTRACT_ERROR_BRAND);
+  }
+  /** Stable code for callers that branch on it. */
+  readonly code = "CONTRACT_VIOLATION" as const;
+  /** The provider that broke the contract. */
+  readonly provider: string;
+  /** Make the error for `provider`, saying what it did wrong. */
+  constructor(provider: string, message: string, options?: ErrorOptions) {
+    super(`Subagent provider "${provider}" broke the run contract: ${message}`, options);
+    Object.defineProperty(this, SUBAGENT_CONTRACT_ERROR_BRAND, { value: true });
+    this.name = "SubagentContractError";
+    this.provider = provider;
+  }
+}

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  SubagentContractError,
   subagentEnd,
   type SubagentRunEndInfo,
   type SubagentRunHandle,
@@ -95,7 +96,13 @@ Deno.test("start() rolls back a malformed handle before the fault escapes", asyn
         },
       };
       service.registerProvider(wrapped);
-      assert.throws(() => service.start("bad", { prompt: "x", parent }), pattern);
+      assert.throws(
+        () => service.start("bad", { prompt: "x", parent }),
+        // The provider's own throw passes through; every malformed field is a contract fault.
+        (error: Error) =>
+          pattern.test(error.message) &&
+          (error instanceof SubagentContractError) === (label !== "an id getter that throws"),
+      );
       assert.equal(provider.runs[0].disposes, 1, "rollback disposed the child");
       await root.dispose();
     });
