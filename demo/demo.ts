@@ -281,11 +281,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
   host.scope.on(subagentEnd, (info) => {
     const node = nodes.get(info.id);
     if (!node) return;
-    node.status = info.stopReason ?? "failed";
+    node.status = info.stopReason;
     node.durationMs = info.durationMs;
     const final = info.lastAssistantMessage ? textOf(info.lastAssistantMessage) : "";
     if (final.trim() !== "") node.text = final;
-    if (info.error) node.text = `${node.text} [${info.error}]`.trim();
+    if (info.error) node.text = `${node.text} [${info.error.code}: ${info.error.message}]`.trim();
     log(
       `${stamp()} ${GLYPHS[node.status]} ${node.id} ${node.status} in ${
         seconds(info.durationMs)

@@ -65,19 +65,47 @@ const BLOCK_FIELDS: Record<ContentBlock["type"], readonly string[]> = {
   resource: ["type", "uri", "mediaType", "text"],
 };
 
+/** Options of {@linkcode parseContent}. */
+export interface ParseContentOptions {
+  /** Accept `[]` and `""`. Default false. */
+  readonly allowEmpty?: boolean;
+  /**
+   * When given, a field a block's type does not have is dropped (and
+   * reported here) instead of rejected: for content from a peer whose extra
+   * fields must not cost the whole output. The returned list is then a new
+   * array whose changed blocks are new objects (unfrozen); the others are
+   * the input's own.
+   */
+  readonly onUnknownField?: (block: string, key: string) => void;
+}
+
 /**
  * Check that `value` (already a JSON copy: plain data) is valid content and
  * return it as blocks; a string becomes one text block.
  *
  * @param value The content to check.
  * @param path Its name in error messages (`request.prompt`).
- * @param options `allowEmpty`: accept `[]` and `""` (default false).
+ * @param options See {@linkcode ParseContentOptions}.
  * @throws {TypeError} naming the first offending path.
+ *
+ * @example Drop a peer's unknown block field instead of refusing the content
+ * ```ts
+ * import { parseContent } from "@seam/host";
+ * import assert from "node:assert/strict";
+ *
+ * const dropped: string[] = [];
+ * const blocks = parseContent([{ type: "text", text: "hi", lang: "en" }], "output", {
+ *   onUnknownField: (block, key) => void dropped.push(`${block}.${key}`),
+ * });
+ * assert.deepEqual(blocks, [{ type: "text", text: "hi" }]);
+ * assert.deepEqual(dropped, ["output[0].lang"]);
+ * assert.throws(() => parseContent([{ type: "text", text: "hi", lang: "en" }], "output"), /lang/);
+ * ```
  */
 export function parseContent(
   value: unknown,
   path: string,
-  options: { allowEmpty?: boolean } = {},
+  options: ParseContentOptions = {},
 ): ContentBlock[] {
   if (typeof value === "string") {
     if (value === "" && !options.allowEmpty) {
@@ -93,13 +121,24 @@ export function parseContent(
   if (value.length === 0 && !options.allowEmpty) {
     throw new TypeError(`Invalid ${path}: must hold at least one content block`);
   }
-  for (let i = 0; i < value.length; i++) checkBlock(value[i], path, i);
-  return value as ContentBlock[];
+  const onUnknown = options.onUnknownField;
+  let replaced: unknown[] | undefined;
+  for (let i = 0; i < value.length; i++) {
+    const checked = checkBlock(value[i], path, i, onUnknown);
+    if (checked !== value[i]) (replaced ??= [...value])[i] = checked;
+  }
+  return (replaced ?? value) as ContentBlock[];
 }
 
 // The path of a block is built only for an error: content is checked on every
-// run, and valid content is the rule.
-function checkBlock(block: unknown, list: string, index: number): void {
+// run, and valid content is the rule. Returns the block, or a copy without
+// its unknown fields when `onUnknown` is given.
+function checkBlock(
+  block: unknown,
+  list: string,
+  index: number,
+  onUnknown: ((block: string, key: string) => void) | undefined,
+): unknown {
   if (block === null || typeof block !== "object" || Array.isArray(block)) {
     throw new TypeError(
       `Invalid ${list}[${index}]: expected a content block object, got ${describe(block)}`,
@@ -115,11 +154,20 @@ function checkBlock(block: unknown, list: string, index: number): void {
     );
   }
   const allowed = BLOCK_FIELDS[type];
+  let known: Record<string, unknown> | undefined;
   for (const key of Object.keys(record)) {
     if (!allowed.includes(key)) {
-      throw new TypeError(`Invalid ${list}[${index}]: unknown field "${key}" on a ${type} block`);
+      if (!onUnknown) {
+        throw new TypeError(`Invalid ${list}[${index}]: unknown field "${key}" on a ${type} block`);
+      }
+      onUnknown(`${list}[${index}]`, key);
+      known ??= {};
     }
   }
+  if (known) {
+    for (const key of allowed) if (record[key] !== undefined) known[key] = record[key];
+  }
+  const result = known ?? block;
   if (type === "text") requireString(record, "text", false, list, index);
   else if (type === "image") {
     requireString(record, "mediaType", false, list, index);
@@ -129,6 +177,7 @@ function checkBlock(block: unknown, list: string, index: number): void {
     requireString(record, "mediaType", true, list, index);
     requireString(record, "text", true, list, index);
   }
+  return result;
 }
 
 function requireString(

@@ -1,26 +1,14 @@
-import {
-  type ContentBlock,
-  type ContentInput,
-  deepFreeze,
-  describe,
-  frozenJsonCopy,
-  type JsonValue,
-  parseContent,
-  type Scope,
-} from "@seam/host";
-import { SubagentContractError } from "./errors.ts";
+import { type ContentBlock, type ContentInput, describe, type Scope } from "@seam/host";
 import { subagentEnd, subagentStart } from "./events.ts";
-import { validateStructuredOutput } from "./output_schema.ts";
 import { acceptContent } from "./_request.ts";
-import {
-  type OutputSchema,
-  type RegisteredSubagentProvider,
-  SUBAGENT_STOP_REASONS,
-  type SubagentResult,
-  type SubagentRun,
-  type SubagentRunEndInfo,
-  type SubagentRunInfo,
-  type SubagentStopReason,
+import { contractFault, normalizeResult, type ResultContext } from "./_result.ts";
+import type {
+  OutputSchema,
+  RegisteredSubagentProvider,
+  SubagentResult,
+  SubagentRun,
+  SubagentRunEndInfo,
+  SubagentRunInfo,
 } from "./types.ts";
 
 /** What a run wrapper needs to know about the run it wraps. */
@@ -41,18 +29,6 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (value !== null &&
     (typeof value === "object" || typeof value === "function")) &&
     typeof (value as { then?: unknown }).then === "function";
-}
-
-function contractFault(
-  provider: string,
-  message: string,
-  cause?: unknown,
-): SubagentContractError {
-  return new SubagentContractError(
-    provider,
-    message,
-    cause === undefined ? undefined : { cause },
-  );
 }
 
 /**
@@ -91,86 +67,6 @@ function memoizeDispose(
     }
     return own;
   };
-}
-
-/**
- * Check a provider's terminal data, copy it losslessly and freeze it: one
- * detached value shared by the caller and telemetry.
- */
-function normalizeResult(
-  value: unknown,
-  context: RunContext,
-  id: string,
-): SubagentResult {
-  const name = context.provider.name;
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw contractFault(
-      name,
-      `run "${id}" result must be an object, got ${describe(value)}`,
-    );
-  }
-  const source = value as Record<string, unknown>;
-  const stopReason = source.stopReason;
-  const rawOutput = source.output;
-  const rawStructured = source.structured;
-  if (!SUBAGENT_STOP_REASONS.includes(stopReason as SubagentStopReason)) {
-    throw contractFault(
-      name,
-      `run "${id}" result.stopReason must be one of ${SUBAGENT_STOP_REASONS.join(", ")}, got ${
-        describe(stopReason)
-      }`,
-    );
-  }
-  let output: ContentBlock[];
-  let structured: JsonValue | undefined;
-  try {
-    const copied = frozenJsonCopy(rawOutput, "result.output");
-    output = parseContent(copied, "result.output", { allowEmpty: true });
-    if (typeof copied === "string") deepFreeze(output);
-    if (rawStructured !== undefined) {
-      structured = frozenJsonCopy(rawStructured, "result.structured");
-    }
-  } catch (error) {
-    throw contractFault(name, `run "${id}" ${(error as Error).message}`, error);
-  }
-  if (structured !== undefined) {
-    if (context.outputSchema === undefined) {
-      throw contractFault(
-        name,
-        `run "${id}" returned result.structured but none was requested`,
-      );
-    }
-    if (stopReason !== "completed") {
-      throw contractFault(
-        name,
-        `run "${id}" returned result.structured with stopReason "${stopReason}"`,
-      );
-    }
-  }
-  if (context.outputSchema !== undefined && stopReason === "completed") {
-    if (structured === undefined) {
-      throw contractFault(
-        name,
-        `run "${id}" completed without result.structured although an outputSchema was requested`,
-      );
-    }
-    const issues = validateStructuredOutput(context.outputSchema, structured);
-    if (issues.length > 0) {
-      throw contractFault(
-        name,
-        `run "${id}" result.structured does not match the outputSchema: ${
-          issues.map((issue) => `${issue.path} ${issue.message}`).join("; ")
-        }`,
-      );
-    }
-  }
-  const result: {
-    output: ContentBlock[];
-    stopReason: SubagentStopReason;
-    structured?: JsonValue;
-  } = { output, stopReason: stopReason as SubagentStopReason };
-  if (structured !== undefined) result.structured = structured;
-  return Object.freeze(result) as SubagentResult;
 }
 
 /**
@@ -263,10 +159,15 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
   }
 
   const t0 = Date.now();
+  const resultContext: ResultContext = {
+    provider: name,
+    outputSchema: context.outputSchema,
+    logger,
+  };
   const result: Promise<SubagentResult> = Promise.resolve(rawResult).then(
     (value) => {
       try {
-        return normalizeResult(value, context, id);
+        return normalizeResult(value, resultContext, id);
       } catch (error) {
         // Malformed terminal data rejects only once the child is torn down.
         return dispose().then(
@@ -443,10 +344,15 @@ function observeLifecycle(
         result: value,
         stopReason: value.stopReason,
         lastAssistantMessage: value.output,
+        ...(value.error !== undefined ? { error: value.error } : {}),
       })),
     (error) =>
-      schedule(
-        end({ error: error instanceof Error ? error.message : String(error) }),
-      ),
+      schedule(end({
+        stopReason: "error",
+        error: Object.freeze({
+          code: "PROVIDER_FAULT",
+          message: error instanceof Error ? error.message : String(error),
+        }),
+      })),
   );
 }

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   SubagentContractError,
   subagentEnd,
+  type SubagentResult,
   type SubagentRunEndInfo,
   type SubagentRunHandle,
   type SubagentRunInfo,
@@ -239,6 +240,110 @@ Deno.test("result carries a child-level failure as stopReason, never a rejection
   await root.dispose();
 });
 
+Deno.test("result.error is typed data, checked, copied and frozen", async (t) => {
+  const settle = async (raw: unknown, withSchema = false) => {
+    const { root, service, parent, records } = setup();
+    const provider = manualProvider("p");
+    service.registerProvider(provider);
+    const ends: SubagentRunEndInfo[] = [];
+    parent.scope.on(subagentEnd, (info) => void ends.push(info));
+    const run = service.start("p", {
+      prompt: "x",
+      parent,
+      ...(withSchema ? { outputSchema: { type: "object" } } : {}),
+    });
+    provider.runs[0].started.resolve();
+    provider.runs[0].result.resolve(raw as never);
+    const outcome: { result?: SubagentResult; error?: Error } = await run.result.then(
+      (result) => ({ result }),
+      (error: Error) => ({ error }),
+    );
+    await flush();
+    await run.dispose();
+    await root.dispose();
+    return { ...outcome, ends, records };
+  };
+  await t.step("an error is kept beside the child's own output", async () => {
+    const data = { status: 503, retry: [1, 2] };
+    const raw = {
+      output: "partial words",
+      stopReason: "error",
+      error: { code: "CHILD_FAILED", message: "the model answered 503", data, extra: "dropped" },
+    };
+    const { result, ends } = await settle(raw);
+    assert.deepEqual(result, {
+      output: [{ type: "text", text: "partial words" }],
+      stopReason: "error",
+      error: { code: "CHILD_FAILED", message: "the model answered 503", data },
+    });
+    assert.notEqual(result!.error!.data, data, "detached");
+    assert.ok(Object.isFrozen(result!.error) && Object.isFrozen(result!.error!.data));
+    assert.ok(Object.isFrozen((result!.error!.data as { retry: number[] }).retry));
+    assert.equal(ends[0].error, result!.error, "subagent/end carries the same error");
+    assert.equal(ends[0].stopReason, "error");
+  });
+  await t.step("a provider's own code and a non-error stop reason are accepted", async () => {
+    const error = { code: "RATE_LIMITED_2", message: "slow down" };
+    const { result } = await settle({ output: [], stopReason: "aborted", error });
+    assert.deepEqual(result!.error, error);
+  });
+  await t.step("an error stop reason without an error gets UNSPECIFIED", async () => {
+    const { result, ends } = await settle({ output: "", stopReason: "error" });
+    assert.equal(result!.error!.code, "UNSPECIFIED");
+    assert.match(result!.error!.message, /provider "p" reported an error without saying/);
+    assert.equal(ends[0].error, result!.error);
+  });
+  await t.step("no error on a completed result", async () => {
+    const { result } = await settle({ output: "fine", stopReason: "completed" });
+    assert.ok(!("error" in result!));
+  });
+  const faults: [string, unknown, RegExp][] = [
+    [
+      "an error with completed",
+      { code: "CHILD_FAILED", message: "?" },
+      /with stopReason "completed"/,
+    ],
+    ["an error that is a string", "boom", /result\.error must be an object/],
+    ["a lower-case code", { code: "oops", message: "x" }, /result\.error\.code/],
+    ["an empty message", { code: "CHILD_FAILED", message: "" }, /result\.error\.message/],
+    ["data that is not JSON", { code: "X", message: "x", data: { f() {} } }, /error\.data\.f/],
+  ];
+  for (const [label, error, pattern] of faults) {
+    await t.step(`${label} is a contract fault`, async () => {
+      const stopReason = label === "an error with completed" ? "completed" : "error";
+      const outcome = await settle({ output: "", stopReason, error });
+      assert.match(String(outcome.error), pattern);
+      assert.equal(outcome.ends[0].error?.code, "PROVIDER_FAULT");
+    });
+  }
+  await t.step("an unknown field on an output block is dropped, the output kept", async () => {
+    const raw = {
+      output: [
+        { type: "text", text: "one", annotations: { lang: "en" } },
+        { type: "text", text: "two" },
+        { type: "resource", uri: "file:///a", text: "three", _meta: 1 },
+      ],
+      stopReason: "completed",
+    };
+    const { result, records } = await settle(raw);
+    assert.deepEqual(result!.output, [
+      { type: "text", text: "one" },
+      { type: "text", text: "two" },
+      { type: "resource", uri: "file:///a", text: "three" },
+    ]);
+    assert.ok(result!.output.every((block) => Object.isFrozen(block)));
+    assert.ok(Object.isFrozen(result!.output));
+    const warnings = records.filter((r) => r.level === "warn").map((r) => r.message);
+    assert.equal(warnings.length, 2, warnings.join("\n"));
+    assert.match(warnings[0], /dropped the unknown field "annotations" of result\.output\[0\]/);
+    assert.match(warnings[1], /"_meta" of result\.output\[2\]/);
+  });
+  await t.step("an unknown block type still rejects, naming it", async () => {
+    const raw = { output: [{ type: "audio", data: "" }], stopReason: "completed" };
+    assert.match(String((await settle(raw)).error), /result\.output\[0\]\.type/);
+  });
+});
+
 Deno.test("malformed terminal data rejects only after the child is torn down", async (t) => {
   const schema = { type: "object", required: ["n"], properties: { n: { type: "integer" } } };
   const cases: [string, unknown, boolean, RegExp][] = [
@@ -317,7 +422,10 @@ Deno.test("malformed terminal data rejects only after the child is torn down", a
       assert.equal(ends.length, 1);
       assert.equal(ends[0].lastAssistantMessage, undefined, "no lastAssistantMessage on a fault");
       assert.equal(ends[0].result, undefined);
-      assert.match(ends[0].error!, pattern);
+      assert.equal(ends[0].stopReason, "error", "a fault still carries a stop reason");
+      assert.equal(ends[0].error?.code, "PROVIDER_FAULT");
+      assert.match(ends[0].error!.message, pattern);
+      assert.ok(Object.isFrozen(ends[0].error));
       await run.dispose();
       await root.dispose();
     });
@@ -350,7 +458,8 @@ Deno.test("a rejected provider result passes through as an infrastructure fault"
   provider.runs[0].result.reject(new Error("transport vanished"));
   await assert.rejects(run.result, /transport vanished/);
   await flush();
-  assert.equal(ends[0].error, "transport vanished");
+  assert.deepEqual(ends[0].error, { code: "PROVIDER_FAULT", message: "transport vanished" });
+  assert.equal(ends[0].stopReason, "error");
   assert.equal(ends[0].lastAssistantMessage, undefined);
   await run.dispose();
   await root.dispose();

@@ -99,16 +99,88 @@ export const SUBAGENT_STOP_REASONS: readonly SubagentStopReason[] = Object
   ]);
 
 /**
+ * The well-known codes of a {@linkcode SubagentFailure}. A provider may use
+ * its own code too (upper-case letters, digits and `_`, starting with a
+ * letter, at most 64), but one of these where it fits:
+ *
+ * | code | what went wrong |
+ * |---|---|
+ * | `START_FAILED` | the child could not be created (no agent, no process, no session, the remote refused the first request) |
+ * | `CHILD_FAILED` | the child itself failed: its model or turn errored, an ACP prompt answered an error, a remote task ended `FAILED` |
+ * | `NO_STRUCTURED_RESULT` | an `outputSchema` was requested and the child finished without submitting a structured value |
+ * | `INVALID_STRUCTURED_RESULT` | the child's structured value does not match the `outputSchema` (a remote's; the service checks local ones) |
+ * | `CONNECTION_LOST` | the transport went away mid-run (the process exited, the stream closed and could not be re-attached) |
+ * | `TIMEOUT` | a wait the provider bounds ran out (no answer, no event) |
+ * | `PROTOCOL_ERROR` | the peer sent what its protocol does not allow (malformed messages, answers to requests never sent) |
+ * | `INPUT_REQUIRED` | the child stopped to ask for input it was not given (`resume` may answer it) |
+ * | `AUTH_REQUIRED` | the child stopped to ask for authentication, or the remote refused the credentials |
+ * | `PROVIDER_FAULT` | only in `subagent/end`: the provider broke the run contract or its result rejected |
+ * | `UNSPECIFIED` | the provider said `stopReason: "error"` without saying what went wrong (filled in by the service) |
+ */
+export type SubagentFailureCode =
+  | "START_FAILED"
+  | "CHILD_FAILED"
+  | "NO_STRUCTURED_RESULT"
+  | "INVALID_STRUCTURED_RESULT"
+  | "CONNECTION_LOST"
+  | "TIMEOUT"
+  | "PROTOCOL_ERROR"
+  | "INPUT_REQUIRED"
+  | "AUTH_REQUIRED"
+  | "PROVIDER_FAULT"
+  | "UNSPECIFIED";
+
+/** Every well-known {@linkcode SubagentFailureCode}, in a stable order. */
+export const SUBAGENT_FAILURE_CODES: readonly SubagentFailureCode[] = Object.freeze([
+  "START_FAILED",
+  "CHILD_FAILED",
+  "NO_STRUCTURED_RESULT",
+  "INVALID_STRUCTURED_RESULT",
+  "CONNECTION_LOST",
+  "TIMEOUT",
+  "PROTOCOL_ERROR",
+  "INPUT_REQUIRED",
+  "AUTH_REQUIRED",
+  "PROVIDER_FAULT",
+  "UNSPECIFIED",
+]);
+
+/**
+ * What went wrong in a run, as data: the result's `error`. It is the
+ * provider's (or the service's) diagnosis, never the child's words, which
+ * stay in `output`.
+ */
+export interface SubagentFailure {
+  /**
+   * A stable, machine-readable code: one of {@linkcode SubagentFailureCode}
+   * or the provider's own (`/^[A-Z][A-Z0-9_]{0,63}$/`).
+   */
+  readonly code: SubagentFailureCode | (string & Record<never, never>);
+  /** What happened, for a person (or the parent model) to read. Non-empty. */
+  readonly message: string;
+  /** Details a program may use (a status code, the remote state), as JSON. */
+  readonly data?: JsonValue;
+}
+
+/**
  * How a run ended. A child-level failure (the model failed, the process
- * died) is `stopReason: "error"`, never a rejection.
+ * died) is `stopReason: "error"` with an `error` saying what went wrong,
+ * never a rejection.
  */
 export interface SubagentResult {
-  /** The child's final output. */
+  /** The child's final output: its own words only, never a diagnostic. */
   readonly output: readonly ContentBlock[];
   /** The structured value, when an `outputSchema` was requested and met. */
   readonly structured?: JsonValue;
   /** Why the run ended. */
   readonly stopReason: SubagentStopReason;
+  /**
+   * What went wrong. Always present when `stopReason` is `"error"` (the
+   * service fills in `UNSPECIFIED` when the provider gave none); may be
+   * present for `aborted`, `max-tokens` and `refusal`; never for
+   * `completed`.
+   */
+  readonly error?: SubagentFailure;
 }
 
 /**
@@ -134,14 +206,20 @@ export interface SubagentRunHandle {
   resume?(content: ContentInput): SubagentRunHandle;
 }
 
-/** A provider's result before the service normalizes it. */
+/**
+ * A provider's result before the service normalizes it. Unknown fields of
+ * an output block are dropped (and logged); unknown fields of `error` are
+ * dropped; anything else malformed rejects the result as a contract fault.
+ */
 export interface SubagentResultInput {
-  /** The child's final output, as blocks or text. */
+  /** The child's final output, as blocks or text: its own words only. */
   readonly output: ContentInput;
   /** The structured value, when one was requested. */
   readonly structured?: JsonValue;
   /** Why the run ended. */
   readonly stopReason: SubagentStopReason;
+  /** What went wrong (see {@linkcode SubagentResult.error}); not with `completed`. */
+  readonly error?: SubagentFailure;
 }
 
 /**
@@ -209,12 +287,18 @@ export interface SubagentRunInfo {
 export interface SubagentRunEndInfo extends SubagentRunInfo {
   /** The normalized result, when the run settled validly. */
   readonly result?: SubagentResult;
-  /** The result's stop reason, when it settled validly. */
-  readonly stopReason?: SubagentStopReason;
+  /**
+   * Why the run ended: the result's stop reason, or `"error"` when the
+   * result rejected (an infrastructure or contract fault). Always present.
+   */
+  readonly stopReason: SubagentStopReason;
   /** The child's final output, when the run settled validly. */
   readonly lastAssistantMessage?: readonly ContentBlock[];
-  /** What went wrong, when the result rejected (infrastructure or contract fault). */
-  readonly error?: string;
+  /**
+   * What went wrong: the result's `error` on a valid settle, or
+   * `{code: "PROVIDER_FAULT", message}` when the result rejected.
+   */
+  readonly error?: SubagentFailure;
   /** Milliseconds from `start` to settlement. */
   readonly durationMs: number;
 }

@@ -264,7 +264,11 @@ Deno.test("installSubagentTool() shows the model exactly {description, prompt}",
 Deno.test("installSubagentTool() maps every stop reason", async (t) => {
   const cases: [string, string, RegExp[]][] = [
     ["completed", "@reply all done", [/^all done$/]],
-    ["error", "@fail the disk is full", [/subagent failed/, /the disk is full/]],
+    [
+      "error",
+      "@fail the disk is full",
+      [/^The subagent failed before finishing its task\.\nWhat went wrong \(CHILD_FAILED\): the disk is full$/],
+    ],
     ["max-tokens", "@max-tokens half an ans", [/hit the token limit/, /half an ans/]],
     ["refusal", "@refuse I will not do that", [/declined the task/, /I will not do that/]],
   ];

@@ -9,6 +9,17 @@ const HEADLINES: Readonly<Record<string, string>> = Object.freeze({
   refusal: "The subagent declined the task.",
 });
 
+/** Headlines for the failure codes that say more than the stop reason does. */
+const FAILURE_HEADLINES: Readonly<Record<string, string>> = Object.freeze({
+  START_FAILED: "The subagent could not be started; its task is not done.",
+  NO_STRUCTURED_RESULT:
+    "The subagent finished without submitting the structured result it was asked for.",
+  INVALID_STRUCTURED_RESULT:
+    "The subagent's structured result does not match the schema it was given.",
+  INPUT_REQUIRED: "The subagent stopped to ask for more input; its task is not done.",
+  AUTH_REQUIRED: "The subagent stopped because it needs authentication; its task is not done.",
+});
+
 /**
  * Map a run's result to what the delegating model sees.
  *
@@ -18,7 +29,12 @@ const HEADLINES: Readonly<Record<string, string>> = Object.freeze({
  * - any other stop reason: an error result (`isError: true`) saying what
  *   happened (`aborted` → cancelled, `error` → failed, `max-tokens` → hit
  *   the token limit, `refusal` → declined, anything else → ended
- *   abnormally), followed by the child's partial output, when it has any.
+ *   abnormally; a more precise headline for the failure codes `START_FAILED`,
+ *   `NO_STRUCTURED_RESULT`, `INVALID_STRUCTURED_RESULT`, `INPUT_REQUIRED`
+ *   and `AUTH_REQUIRED`), then the result's `error` as
+ *   `What went wrong (CODE): message` (the message clipped to 2,000
+ *   characters), then the child's partial output, when it has any: the
+ *   child's words and the diagnosis are never mixed.
  *
  * @param result The run's (normalized) result.
  * @returns The tool result for the model.
@@ -40,6 +56,17 @@ const HEADLINES: Readonly<Record<string, string>> = Object.freeze({
  * });
  * assert.equal(cut.isError, true);
  * assert.match(String(cut.content), /token limit[^]*The answer is/);
+ *
+ * const failed = subagentResultToToolResult({
+ *   output: [],
+ *   stopReason: "error",
+ *   error: { code: "CHILD_FAILED", message: "the model answered 503" },
+ * });
+ * assert.equal(
+ *   failed.content,
+ *   "The subagent failed before finishing its task.\n" +
+ *     "What went wrong (CHILD_FAILED): the model answered 503",
+ * );
  * ```
  */
 export function subagentResultToToolResult(result: SubagentResult): ToolResult {
@@ -61,12 +88,29 @@ export function subagentResultToToolResult(result: SubagentResult): ToolResult {
     }
     return { content };
   }
-  const headline = Object.hasOwn(HEADLINES, stopReason)
+  const error = result.error;
+  const code = typeof error?.code === "string" ? error.code : undefined;
+  const headline = code !== undefined && Object.hasOwn(FAILURE_HEADLINES, code)
+    ? FAILURE_HEADLINES[code]
+    : Object.hasOwn(HEADLINES, stopReason)
     ? HEADLINES[stopReason]
     : `The subagent ended abnormally (stop reason ${JSON.stringify(stopReason)}).`;
+  let content = headline;
+  if (code !== undefined && typeof error?.message === "string") {
+    content += `\nWhat went wrong (${code}): ${clip(error.message)}`;
+  }
   const partial = textOf(output).trim();
-  return {
-    content: partial === "" ? headline : `${headline}\n\nIts output before it stopped:\n${partial}`,
-    isError: true,
-  };
+  if (partial !== "") content += `\n\nIts output before it stopped:\n${partial}`;
+  return { content, isError: true };
+}
+
+/** At most this many characters of an error message reach the model. */
+const MAX_ERROR_MESSAGE = 2_000;
+
+function clip(message: string): string {
+  return message.length <= MAX_ERROR_MESSAGE
+    ? message
+    : `${message.slice(0, MAX_ERROR_MESSAGE)}… (${
+      message.length - MAX_ERROR_MESSAGE
+    } more characters)`;
 }

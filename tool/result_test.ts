@@ -60,6 +60,63 @@ Deno.test("subagentResultToToolResult() maps every stop reason", async (t) => {
   }
 });
 
+Deno.test("subagentResultToToolResult() phrases result.error apart from the output", async (t) => {
+  await t.step("the code and message follow the headline, the child's words after", () => {
+    const result = subagentResultToToolResult({
+      output: text("I got halfway"),
+      stopReason: "error",
+      error: { code: "CONNECTION_LOST", message: "the agent process exited (code 1)" },
+    });
+    assert.equal(result.isError, true);
+    assert.equal(
+      result.content,
+      "The subagent failed before finishing its task.\n" +
+        "What went wrong (CONNECTION_LOST): the agent process exited (code 1)\n\n" +
+        "Its output before it stopped:\nI got halfway",
+    );
+  });
+  const headlines: [string, RegExp][] = [
+    ["START_FAILED", /^The subagent could not be started/],
+    ["NO_STRUCTURED_RESULT", /^The subagent finished without submitting the structured result/],
+    ["INVALID_STRUCTURED_RESULT", /^The subagent's structured result does not match/],
+    ["INPUT_REQUIRED", /^The subagent stopped to ask for more input/],
+    ["AUTH_REQUIRED", /^The subagent stopped because it needs authentication/],
+    ["MY_OWN_CODE", /^The subagent failed before finishing its task\.\nWhat went wrong \(MY_OWN/],
+  ];
+  for (const [code, headline] of headlines) {
+    await t.step(`${code} has its headline`, () => {
+      const result = subagentResultToToolResult({
+        output: [],
+        stopReason: "error",
+        error: { code, message: "details" },
+      });
+      assert.match(textOf(result.content), headline);
+      assert.match(textOf(result.content), new RegExp(`\\(${code}\\): details$`));
+    });
+  }
+  await t.step("an error on a cancelled run says why", () => {
+    const result = subagentResultToToolResult({
+      output: [],
+      stopReason: "aborted",
+      error: { code: "TIMEOUT", message: "no answer within 30000 ms" },
+    });
+    assert.match(
+      textOf(result.content),
+      /^The subagent was cancelled[^\n]*\nWhat went wrong \(TIMEOUT\): no answer within 30000 ms$/,
+    );
+  });
+  await t.step("a long message is clipped for the model", () => {
+    const result = subagentResultToToolResult({
+      output: [],
+      stopReason: "error",
+      error: { code: "CHILD_FAILED", message: "x".repeat(5_000) },
+    });
+    const body = textOf(result.content);
+    assert.ok(body.length < 2_200, String(body.length));
+    assert.match(body, /… \(3000 more characters\)$/);
+  });
+});
+
 Deno.test("subagentToolWording() words a fresh and an inheriting child", () => {
   const fresh = subagentToolWording(false);
   const inheriting = subagentToolWording(true);

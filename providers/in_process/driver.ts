@@ -30,7 +30,7 @@ import {
   type SubagentToolFilter,
   tighterDepthCap,
 } from "@seam/subagent";
-import { type Capture, installCapture } from "./_structured.ts";
+import { type Capture, installCapture, STRUCTURED_RESULT_TOOL } from "./_structured.ts";
 
 /** The name of the system-prompt section a request's `persona` replaces for its child. */
 export const PERSONA_SECTION = "persona";
@@ -453,9 +453,14 @@ class InProcessRun implements SubagentRunHandle {
 
   #onFailure(error: unknown): void {
     if (this.#cancelled !== undefined) return this.#finish({ output: [], stopReason: "aborted" });
+    const started = this.#child.agent !== undefined;
     this.#finish({
-      output: `the child ${this.#child.agent ? "failed" : "could not start"}: ${messageOf(error)}`,
+      output: [],
       stopReason: "error",
+      error: {
+        code: started ? "CHILD_FAILED" : "START_FAILED",
+        message: `the child ${started ? "failed" : "could not start"}: ${messageOf(error)}`,
+      },
     });
   }
 
@@ -560,14 +565,13 @@ function mapTurnEnd(
       if (structured) {
         if (!capture?.committed) {
           return {
-            output: [
-              ...blocks,
-              {
-                type: "text",
-                text: "\n[the child finished without submitting a structured result]",
-              },
-            ],
+            output,
             stopReason: "error",
+            error: {
+              code: "NO_STRUCTURED_RESULT",
+              message:
+                `the child finished without submitting a structured result (it never called ${STRUCTURED_RESULT_TOOL} successfully)`,
+            },
           };
         }
         return { output, structured: capture.value as JsonValue, stopReason: "completed" };
@@ -581,8 +585,9 @@ function mapTurnEnd(
       return { output, stopReason: "refusal" };
     default:
       return {
-        output: end.error ? [...blocks, { type: "text", text: `[error] ${end.error}` }] : output,
+        output,
         stopReason: "error",
+        error: { code: "CHILD_FAILED", message: end.error || "the child's turn failed" },
       };
   }
 }

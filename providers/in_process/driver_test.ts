@@ -261,7 +261,9 @@ Deno.test("createInProcessProvider() captures structured output", async (t) => {
     const run = start(w, { prompt: "@reply no structure here", outputSchema: schema });
     const result = await run.result;
     assert.equal(result.stopReason, "error");
-    assert.match(textOf(result.output), /without submitting a structured result/);
+    assert.equal(textOf(result.output), "no structure here", "the output is the child's own words");
+    assert.equal(result.error?.code, "NO_STRUCTURED_RESULT");
+    assert.match(result.error!.message, /without submitting a structured result/);
     await run.dispose();
     await w.dispose();
   });
@@ -552,4 +554,32 @@ Deno.test("createInProcessProvider() takes the deeper of the agent's and the sco
     SubagentDepthError,
   );
   await w.dispose();
+});
+
+Deno.test("createInProcessProvider() reports a failure as result.error, not as output", async (t) => {
+  await t.step("a model failure after a tool step keeps the child's words", async () => {
+    const w = await world();
+    const run = start(w, {
+      prompt: '@call delegate {"prompt": "@reply inner"}\n@fail the model broke',
+    });
+    const result = await run.result;
+    assert.equal(result.stopReason, "error");
+    assert.deepEqual(result.error, { code: "CHILD_FAILED", message: "the model broke" });
+    assert.doesNotMatch(textOf(result.output), /model broke|\[error\]/);
+    await run.dispose();
+    await w.dispose();
+  });
+  await t.step("a child whose creation fails is START_FAILED with empty output", async () => {
+    const w = await world();
+    w.host.agents.create = () => Promise.reject(new Error("no room for agents"));
+    const run = start(w, { prompt: "@reply never" });
+    const result = await run.result;
+    await assert.rejects(run.started, /no room for agents/);
+    assert.equal(result.stopReason, "error");
+    assert.deepEqual(result.output, []);
+    assert.equal(result.error?.code, "START_FAILED");
+    assert.match(result.error!.message, /could not start: no room for agents/);
+    await run.dispose();
+    await w.dispose();
+  });
 });
