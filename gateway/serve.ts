@@ -1,8 +1,10 @@
 /**
  * Serve a gateway with `Deno.serve`: the only part of `@seam/gateway` that
  * touches the runtime. Listens on `HOST`/`PORT` from the environment when
- * set (default `127.0.0.1:8787`) and prints the card URL and a request to
- * paste into a terminal.
+ * set (default `127.0.0.1:8787`: loopback only) and prints the card URL and a
+ * request to paste into a terminal. Serving on any other address without
+ * `auth` prints a warning first (see {@linkcode exposureWarning}): anyone who
+ * reaches that address could run agents on your model keys.
  *
  * @example Serve a host's providers on an ephemeral port, then stop
  * ```ts ignore
@@ -33,6 +35,11 @@ export interface ServeOptions {
   readonly quiet?: boolean;
   /** Where the banner goes. Default `console.log`. */
   readonly log?: (line: string) => void;
+  /**
+   * Where the warning about serving without auth beyond loopback goes
+   * (`quiet` does not silence it). Default `console.error`.
+   */
+  readonly warn?: (line: string) => void;
 }
 
 /** A running gateway server. */
@@ -75,8 +82,38 @@ export function banner(url: string): string[] {
   ];
 }
 
+/** Whether `hostname` names a loopback interface (`127.0.0.0/8`, `::1`, `localhost`). */
+function isLoopback(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/^\[|\]$/g, "");
+  return name === "localhost" || name.endsWith(".localhost") || name === "::1" ||
+    /^127(\.\d{1,3}){3}$/.test(name) || /^::ffff:127(\.\d{1,3}){3}$/.test(name);
+}
+
 /**
- * Create a gateway from `options` and serve it with `Deno.serve`.
+ * The warning {@linkcode serveGateway} prints before it serves a gateway
+ * without `auth` on `hostname`, or `undefined` when there is nothing to warn
+ * about (a loopback address, or auth is on).
+ *
+ * @example
+ * ```ts
+ * import { exposureWarning } from "@seam/gateway/serve";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(exposureWarning("127.0.0.1", false), undefined);
+ * assert.equal(exposureWarning("0.0.0.0", true), undefined);
+ * assert.match(exposureWarning("0.0.0.0", false)!, /WARNING: .* without auth/);
+ * ```
+ */
+export function exposureWarning(hostname: string, auth: boolean): string | undefined {
+  if (auth || isLoopback(hostname)) return undefined;
+  return `WARNING: serving the seam gateway on ${hostname} without auth: anyone who can reach this address can run agents (and spend your model's keys). Pass auth ({ tokens } or { verify }) to createGateway/serveGateway, or serve on 127.0.0.1.`;
+}
+
+/**
+ * Create a gateway from `options` and serve it with `Deno.serve`, on
+ * `127.0.0.1` unless told otherwise. Serving without `options.auth` on any
+ * non-loopback address prints {@linkcode exposureWarning} to `serve.warn`
+ * before it listens.
  *
  * @throws {RangeError} for a port outside 0-65535.
  */
@@ -86,16 +123,24 @@ export function serveGateway(options: GatewayOptions, serve: ServeOptions = {}):
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new RangeError(`Cannot serve the gateway: port must be 0-65535, got ${port}`);
   }
+  const warning = exposureWarning(hostname, options.auth !== undefined);
+  if (warning !== undefined) (serve.warn ?? console.error)(warning);
   const gateway = createGateway(options);
   const controller = new AbortController();
   serve.signal?.addEventListener("abort", () => void shutdown(), { once: true });
-  const server = Deno.serve({
-    hostname,
-    port,
-    signal: controller.signal,
-    onListen: () => {},
-  }, (request) => gateway.fetch(request));
-  const addr = server.addr as Deno.NetAddr;
+  let server: Deno.HttpServer<Deno.NetAddr>;
+  try {
+    server = Deno.serve({
+      hostname,
+      port,
+      signal: controller.signal,
+      onListen: () => {},
+    }, (request) => gateway.fetch(request));
+  } catch (error) {
+    gateway.close().catch(() => {}); // nothing was served: only the gateway to undo
+    throw error;
+  }
+  const addr = server.addr;
   const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
   const url = `http://${host}:${addr.port}`;
   if (!serve.quiet) { for (const line of banner(url)) (serve.log ?? console.log)(line); }

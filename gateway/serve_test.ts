@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createMemoryLogger, createRootScope } from "@seam/host";
 import { createSubagentService } from "@seam/subagent";
-import { banner, serveGateway } from "./serve.ts";
+import { banner, exposureWarning, serveGateway } from "./serve.ts";
 
 Deno.test("serveGateway() serves on loopback, prints the card URL and a request, shuts down", async () => {
   const root = createRootScope({ logger: createMemoryLogger().logger });
@@ -30,4 +30,51 @@ Deno.test("serveGateway() refuses a port outside 0-65535", async () => {
   createSubagentService(root);
   assert.throws(() => serveGateway({ scope: root }, { port: 70_000, quiet: true }), RangeError);
   await root.dispose();
+});
+
+Deno.test("serveGateway() warns loudly before serving without auth beyond loopback", async (t) => {
+  const root = createRootScope({ logger: createMemoryLogger().logger });
+  createSubagentService(root);
+  try {
+    await t.step("no warning on loopback", async () => {
+      const warnings: string[] = [];
+      const served = serveGateway({ scope: root }, {
+        hostname: "127.0.0.1",
+        port: 0,
+        quiet: true,
+        warn: (line) => warnings.push(line),
+      });
+      await served.shutdown();
+      assert.deepEqual(warnings, []);
+    });
+    await t.step("a warning naming the address on any other interface", async () => {
+      const warnings: string[] = [];
+      let served: ReturnType<typeof serveGateway> | undefined;
+      try {
+        // The tests may listen on 127.0.0.1 only: serving is refused, the warning came first.
+        served = serveGateway({ scope: root }, {
+          hostname: "0.0.0.0",
+          port: 0,
+          quiet: true,
+          warn: (line) => warnings.push(line),
+        });
+      } catch (error) {
+        assert.ok(error instanceof Deno.errors.NotCapable, String(error));
+      } finally {
+        await served?.shutdown();
+      }
+      assert.equal(warnings.length, 1);
+      assert.match(warnings[0], /^WARNING: serving the seam gateway on 0\.0\.0\.0 without auth/);
+    });
+    await t.step("exposureWarning(): auth on or a loopback name, no warning", () => {
+      assert.equal(exposureWarning("0.0.0.0", true), undefined);
+      assert.equal(exposureWarning("localhost", false), undefined);
+      assert.equal(exposureWarning("::1", false), undefined);
+      assert.equal(exposureWarning("127.1.2.3", false), undefined);
+      assert.match(exposureWarning("192.0.2.1", false) ?? "", /without auth/);
+      assert.match(exposureWarning("::", false) ?? "", /without auth/);
+    });
+  } finally {
+    await root.dispose();
+  }
 });

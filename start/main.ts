@@ -2,8 +2,10 @@
  * `deno task start`: serve the gateway on `127.0.0.1:8787` (`HOST`, `PORT`
  * override) with `spawn` and `fork` on the scripted model, or on a real
  * model when `DEEPSEEK_API_KEY` or `OPENAI_API_KEY` (+ `OPENAI_BASE_URL`,
- * `SEAM_MODEL`) is set. Prints the card URL and a request to paste. Ctrl-C
- * stops it (live tasks are cancelled, every child disposed).
+ * `SEAM_MODEL`) is set. `SEAM_GATEWAY_TOKEN` turns bearer auth on; serving
+ * on a non-loopback `HOST` without it prints a warning. Prints the card URL
+ * and a request to paste. Ctrl-C stops it (live tasks are cancelled, every
+ * child disposed).
  *
  * @module
  */
@@ -15,8 +17,13 @@ if (import.meta.main) {
   const env = (name: string) => Deno.env.get(name);
   const world = await createStartWorld(env, createLogger({ level: "warn" }));
   const controller = new AbortController();
+  const token = env("SEAM_GATEWAY_TOKEN");
   const served = serveGateway(
-    { scope: world.host.scope, parent: world.parent },
+    {
+      scope: world.host.scope,
+      parent: world.parent,
+      ...(token ? { auth: { tokens: { operator: token } } } : {}),
+    },
     { signal: controller.signal },
   );
   console.log(`model: ${world.modelLabel}; providers: ${world.subagents.list().join(", ")}`);

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 const decoder = new TextDecoder();
 
 /** Start `deno task start`'s entry on a free port; resolve its base URL from the banner. */
-async function startGateway(): Promise<
+async function startGateway(extraEnv: Record<string, string> = {}): Promise<
   { url: string; process: Deno.ChildProcess; output: string[] }
 > {
   const process = new Deno.Command(Deno.execPath(), {
@@ -13,7 +13,14 @@ async function startGateway(): Promise<
       "--allow-env",
       new URL("./main.ts", import.meta.url).pathname,
     ],
-    env: { PORT: "0", HOST: "127.0.0.1", DEEPSEEK_API_KEY: "", OPENAI_API_KEY: "" },
+    env: {
+      PORT: "0",
+      HOST: "127.0.0.1",
+      DEEPSEEK_API_KEY: "",
+      OPENAI_API_KEY: "",
+      SEAM_GATEWAY_TOKEN: "",
+      ...extraEnv,
+    },
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
@@ -83,4 +90,61 @@ Deno.test("deno task start serves spawn and fork and answers the banner's reques
     const status = await process.status;
     assert.equal(status.success, true, "a clean exit on SIGTERM");
   }
+});
+
+Deno.test("deno task start turns bearer auth on with SEAM_GATEWAY_TOKEN", async () => {
+  const { url, process } = await startGateway({ SEAM_GATEWAY_TOKEN: "s3cret-token" });
+  try {
+    const refused = await fetch(`${url}/`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+      body: "{}",
+    });
+    await refused.body?.cancel();
+    assert.equal(refused.status, 401);
+    const answer = await (await fetch(`${url}/`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "A2A-Version": "1.0",
+        authorization: "Bearer s3cret-token",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "SendMessage",
+        params: {
+          message: { messageId: "m-1", role: "ROLE_USER", parts: [{ text: "@reply ok" }] },
+        },
+      }),
+    })).json();
+    assert.equal(answer.result.task.status.state, "TASK_STATE_COMPLETED");
+  } finally {
+    process.kill("SIGTERM");
+    await process.status;
+  }
+});
+
+Deno.test("deno task start warns on stderr before serving without auth beyond loopback", async () => {
+  // Listening is allowed on 127.0.0.1 only, so the bind to 0.0.0.0 is refused after the warning.
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-net=127.0.0.1",
+      "--allow-env",
+      new URL("./main.ts", import.meta.url).pathname,
+    ],
+    env: {
+      PORT: "0",
+      HOST: "0.0.0.0",
+      DEEPSEEK_API_KEY: "",
+      OPENAI_API_KEY: "",
+      SEAM_GATEWAY_TOKEN: "",
+    },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stderr = decoder.decode(output.stderr);
+  assert.match(stderr, /WARNING: serving the seam gateway on 0\.0\.0\.0 without auth/);
+  assert.equal(output.success, false);
 });
