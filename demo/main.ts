@@ -25,6 +25,8 @@ if (import.meta.main) {
   const model = Deno.args.includes("--scripted")
     ? undefined
     : modelFromEnv((name) => Deno.env.get(name));
+  // Say where the key goes before anything is sent.
+  if (model) write(`model: ${model.label}\n\n`);
   const controller = new AbortController();
   const onInterrupt = () => controller.abort();
   Deno.addSignalListener("SIGINT", onInterrupt);

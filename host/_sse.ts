@@ -2,9 +2,13 @@
  * The `data` of each server-sent event of `body`, in order (multi-line data
  * joined with `\n`; comments and other fields ignored; an event cut off by
  * the end of the stream is dropped). Releases the body when the consumer
- * stops early.
+ * stops early. `onChunk` is called for each chunk read (an idle timer's
+ * heartbeat: comments count, so a server's keep-alives keep it alive).
  */
-export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+export async function* sseData(
+  body: ReadableStream<Uint8Array>,
+  onChunk?: () => void,
+): AsyncGenerator<string> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
@@ -13,6 +17,7 @@ export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator
   try {
     for (;;) {
       const { done, value } = await reader.read();
+      onChunk?.();
       if (done) {
         finished = true;
         buffer += decoder.decode();

@@ -1,5 +1,5 @@
 import type { ModelAdapter } from "./model.ts";
-import { createOpenAICompatibleModel, DEEPSEEK_BASE_URL } from "./openai_model.ts";
+import { createOpenAICompatibleModel, DEEPSEEK_BASE_URL, OPENAI_BASE_URL } from "./openai_model.ts";
 
 /** A real model chosen by the environment: an adapter and the model id agents run on. */
 export interface EnvModel {
@@ -57,7 +57,7 @@ export function modelFromEnv(
     id = env("SEAM_MODEL") || "deepseek-chat";
   } else if (openai) {
     apiKey = openai;
-    baseUrl = env("OPENAI_BASE_URL") || "https://api.openai.com/v1";
+    baseUrl = env("OPENAI_BASE_URL") || OPENAI_BASE_URL;
     id = env("SEAM_MODEL") || "gpt-4o-mini";
   } else {
     return undefined;

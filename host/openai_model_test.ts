@@ -7,6 +7,8 @@ import {
   type ModelAdapter,
   type ModelEvent,
   type ModelRequest,
+  OPENAI_BASE_URL,
+  OPENAI_COMPATIBLE_PRESETS,
 } from "./mod.ts";
 
 interface Seen {
@@ -293,7 +295,7 @@ Deno.test("createOpenAICompatibleModel() says what the server answered when it f
   await t.step("HTTP 500 with a long body is cut to an excerpt", async () => {
     await withServer(() => new Response("boom ".repeat(500), { status: 500 }), async (baseUrl) => {
       await assert.rejects(
-        collect(createOpenAICompatibleModel({ baseUrl }), request()),
+        collect(createOpenAICompatibleModel({ baseUrl, retries: 0 }), request()),
         (error: unknown) =>
           error instanceof Error && /HTTP 500/.test(error.message) && error.message.length < 800 &&
           error.message.endsWith("…"),
@@ -462,16 +464,210 @@ Deno.test("createOpenAICompatibleModel() drives an agent through a tool round tr
   );
 });
 
-Deno.test("createOpenAICompatibleModel() defaults to DeepSeek and rejects a bad base URL", async () => {
-  assert.equal(DEEPSEEK_BASE_URL, "https://api.deepseek.com");
-  const urls: string[] = [];
-  const model = createOpenAICompatibleModel({
-    fetch: (input) => {
-      urls.push(input.url);
-      return Promise.resolve(new Response("nope", { status: 503 }));
-    },
+Deno.test("createOpenAICompatibleModel() goes only where it is told, and checks its options", async (t) => {
+  await t.step("baseUrl or preset is required", () => {
+    assert.throws(
+      () => createOpenAICompatibleModel({ apiKey: "sk-openai" }),
+      (error: unknown) =>
+        error instanceof TypeError && /baseUrl is required/.test(error.message) &&
+        /preset/.test(error.message),
+    );
+    assert.throws(
+      () => createOpenAICompatibleModel(undefined as never),
+      /options must be an object with baseUrl or preset/,
+    );
+    assert.throws(
+      () => createOpenAICompatibleModel({ baseUrl: OPENAI_BASE_URL, preset: "openai" }),
+      /baseUrl or preset, not both/,
+    );
+    assert.throws(
+      () => createOpenAICompatibleModel({ preset: "anthropic" as never }),
+      /unknown preset "anthropic" \(known: openai, deepseek\)/,
+    );
+    assert.throws(() => createOpenAICompatibleModel({ baseUrl: "not a url" }), /invalid baseUrl/);
+    assert.throws(
+      () => createOpenAICompatibleModel({ baseUrl: OPENAI_BASE_URL, timeout: 5 } as never),
+      /unknown option "timeout"/,
+    );
   });
-  await assert.rejects(collect(model, request()), /HTTP 503/);
-  assert.deepEqual(urls, ["https://api.deepseek.com/chat/completions"]);
-  assert.throws(() => createOpenAICompatibleModel({ baseUrl: "not a url" }), /invalid baseUrl/);
+
+  await t.step("each preset says where requests (and the key) go", async () => {
+    assert.deepEqual(OPENAI_COMPATIBLE_PRESETS, {
+      openai: "https://api.openai.com/v1",
+      deepseek: DEEPSEEK_BASE_URL,
+    });
+    for (
+      const [preset, expected] of [
+        ["openai", "https://api.openai.com/v1/chat/completions"],
+        ["deepseek", "https://api.deepseek.com/chat/completions"],
+      ] as const
+    ) {
+      const seen: string[] = [];
+      const model = createOpenAICompatibleModel({
+        preset,
+        apiKey: "sk-1",
+        retries: 0,
+        fetch: (input) => {
+          seen.push(`${input.url} ${input.headers.get("authorization")}`);
+          return Promise.resolve(new Response("nope", { status: 503 }));
+        },
+      });
+      await assert.rejects(collect(model, request()), /HTTP 503/);
+      assert.deepEqual(seen, [`${expected} Bearer sk-1`]);
+    }
+  });
+
+  await t.step("numbers out of range name the option", () => {
+    const base = { baseUrl: OPENAI_BASE_URL };
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ timeoutMs: 0 }, /timeoutMs must be a number of milliseconds from 1/],
+      [{ timeoutMs: Infinity }, /timeoutMs/],
+      [{ timeoutMs: "5" }, /timeoutMs .* got string/],
+      [{ retries: 1.5 }, /retries must be an integer from 0 to 10, got 1\.5/],
+      [{ retries: 11 }, /retries must be an integer from 0 to 10/],
+      [{ retryDelayMs: -1 }, /retryDelayMs/],
+      [{ retryDelayMs: 100, maxRetryDelayMs: 50 }, /maxRetryDelayMs .* from 100/],
+    ];
+    for (const [options, pattern] of cases) {
+      assert.throws(
+        () => createOpenAICompatibleModel({ ...base, ...options }),
+        (error: unknown) => {
+          assert.ok(error instanceof RangeError, String(error));
+          assert.match(error.message, pattern);
+          return true;
+        },
+      );
+    }
+  });
+});
+
+const completion = () => sse([delta({ content: "ok" }, "stop")]);
+
+Deno.test("createOpenAICompatibleModel() retries 429 and 5xx with backoff, within bounds", async (t) => {
+  await t.step("two 5xx, then the answer", async () => {
+    const statuses = [503, 500];
+    await withServer(
+      (_request, index) =>
+        index < statuses.length ? new Response("busy", { status: statuses[index] }) : completion(),
+      async (baseUrl, seen) => {
+        const model = createOpenAICompatibleModel({ baseUrl, retryDelayMs: 1 });
+        const events = await collect(model, request());
+        assert.deepEqual(events[0], { type: "text-delta", text: "ok" });
+        assert.equal(seen.bodies.length, 3);
+        assert.deepEqual(seen.bodies[2], seen.bodies[0], "the same request each time");
+      },
+    );
+  });
+
+  await t.step("a 429 waits the Retry-After it names", async () => {
+    await withServer(
+      (_request, index) =>
+        index === 0
+          ? new Response("slow down", { status: 429, headers: { "retry-after": "0" } })
+          : completion(),
+      async (baseUrl, seen) => {
+        // A 10 s backoff would time the test out: Retry-After: 0 is what it waited.
+        const model = createOpenAICompatibleModel({
+          baseUrl,
+          retryDelayMs: 10_000,
+          maxRetryDelayMs: 20_000,
+        });
+        await collect(model, request());
+        assert.equal(seen.bodies.length, 2);
+      },
+    );
+  });
+
+  await t.step("a Retry-After beyond maxRetryDelayMs fails at once, saying so", async () => {
+    await withServer(
+      () => new Response("quota", { status: 429, headers: { "retry-after": "3600" } }),
+      async (baseUrl, seen) => {
+        const model = createOpenAICompatibleModel({ baseUrl, maxRetryDelayMs: 1000 });
+        await assert.rejects(
+          collect(model, request()),
+          /HTTP 429.*quota.*retry after 3600 s, longer than maxRetryDelayMs 1000/,
+        );
+        assert.equal(seen.bodies.length, 1);
+      },
+    );
+  });
+
+  await t.step("retries run out: the last answer, and how many attempts", async () => {
+    await withServer(() => new Response("down", { status: 502 }), async (baseUrl, seen) => {
+      const model = createOpenAICompatibleModel({ baseUrl, retries: 2, retryDelayMs: 1 });
+      await assert.rejects(collect(model, request()), /HTTP 502.*down \(attempt 3 of 3\)/);
+      assert.equal(seen.bodies.length, 3);
+    });
+  });
+
+  await t.step("other errors are not retried", async () => {
+    await withServer(() => new Response("bad", { status: 400 }), async (baseUrl, seen) => {
+      const model = createOpenAICompatibleModel({ baseUrl, retryDelayMs: 1 });
+      await assert.rejects(collect(model, request()), /HTTP 400/);
+      assert.equal(seen.bodies.length, 1);
+    });
+  });
+
+  await t.step("the caller's signal ends a backoff at once", async () => {
+    await withServer(() => new Response("busy", { status: 503 }), async (baseUrl, seen) => {
+      const controller = new AbortController();
+      const model = createOpenAICompatibleModel({ baseUrl, retryDelayMs: 60_000 });
+      const pending = collect(model, request({ signal: controller.signal }));
+      while (seen.bodies.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+      controller.abort(new Error("user cancelled"));
+      await assert.rejects(pending, /user cancelled/);
+      assert.equal(seen.bodies.length, 1);
+    });
+  });
+});
+
+Deno.test("createOpenAICompatibleModel() times out a server that goes quiet", async (t) => {
+  await t.step("before the response headers", async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => release = resolve);
+    await withServer(async () => {
+      await held; // answer only once the client gave up
+      return new Response("late");
+    }, async (baseUrl) => {
+      const model = createOpenAICompatibleModel({ baseUrl, timeoutMs: 50 });
+      await assert.rejects(collect(model, request()), /did not answer within 50 ms/);
+      release();
+    });
+  });
+
+  await t.step("mid-stream", async () => {
+    await withServer(
+      () => rawSse([`data: ${JSON.stringify(delta({ content: "first" }))}\n\n`], { end: "hang" }),
+      async (baseUrl) => {
+        const events: ModelEvent[] = [];
+        const model = createOpenAICompatibleModel({ baseUrl, timeoutMs: 50 });
+        await assert.rejects(
+          (async () => {
+            for await (const event of model.stream(request())) events.push(event);
+          })(),
+          /The model stream from .* sent nothing for 50 ms/,
+        );
+        assert.deepEqual(events, [{ type: "text-delta", text: "first" }]);
+      },
+    );
+  });
+
+  await t.step("a slow consumer is not the server's fault", async () => {
+    await withServer(
+      () =>
+        rawSse([
+          `data: ${JSON.stringify(delta({ content: "a" }))}\n\n`,
+          `data: ${JSON.stringify(delta({ content: "b" }, "stop"))}\n\ndata: [DONE]\n\n`,
+        ]),
+      async (baseUrl) => {
+        const model = createOpenAICompatibleModel({ baseUrl, timeoutMs: 30 });
+        const texts: string[] = [];
+        for await (const event of model.stream(request())) {
+          if (event.type === "text-delta") texts.push(event.text);
+          await new Promise((resolve) => setTimeout(resolve, 80)); // longer than timeoutMs
+        }
+        assert.deepEqual(texts, ["a", "b"]);
+      },
+    );
+  });
 });
