@@ -3,9 +3,13 @@
 // the in-process spawn provider as the baseline. `deno task bench` reports averages;
 // `deno run -A bench/acp_medians.ts` reports the medians the targets are about.
 // Our server is also measured bundled into one module (`deno bundle`), cold.
+import { atExit } from "./_at_exit.ts";
 import { runOnce, setupAcpBench } from "./acp_setup.ts";
 
 const bench = await setupAcpBench();
+// Nothing is closed inside a case (see _at_exit.ts): the warm processes end
+// with ours (stdin EOF); the bundle's temporary folder is removed here.
+atExit(() => bench.removeBundleSync());
 
 Deno.bench({
   name: "spawn (in-process, scripted model)",
@@ -20,7 +24,6 @@ Deno.bench({
   },
 });
 
-let warmCalls = 0;
 Deno.bench({
   name: "acp, reuseProcess (warm process, new session per run)",
   group: "acp",
@@ -28,8 +31,6 @@ Deno.bench({
   n: 100,
   async fn() {
     await runOnce(bench, "acp-warm");
-    // No hook runs after a benchmark: the warm process goes with its last run.
-    if (++warmCalls === 105) await bench.warm.dispose();
   },
 });
 
@@ -43,7 +44,6 @@ Deno.bench({
   },
 });
 
-let serverWarmCalls = 0;
 Deno.bench({
   name: "our ACP server, reuseProcess (warm process, new session per run)",
   group: "acp",
@@ -51,7 +51,6 @@ Deno.bench({
   n: 100,
   async fn() {
     await runOnce(bench, "server-warm");
-    if (++serverWarmCalls === 105) await bench.serverWarm.dispose();
   },
 });
 
@@ -65,7 +64,6 @@ Deno.bench({
   },
 });
 
-let bundleColdCalls = 0;
 Deno.bench({
   name: "our ACP server bundled (deno bundle), cold",
   group: "acp",
@@ -73,7 +71,5 @@ Deno.bench({
   n: 20,
   async fn() {
     await runOnce(bench, "bundle-cold");
-    // The last case: its last run closes everything (and removes the bundle).
-    if (++bundleColdCalls === 22) await bench.close();
   },
 });

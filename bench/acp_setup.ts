@@ -34,6 +34,8 @@ export interface AcpBench {
   /** Our ACP server bundled into one module (`deno bundle`), one process per run. */
   readonly bundleCold: AcpProvider;
   close(): Promise<void>;
+  /** Remove the bundle's temporary folder at once (for an exit hook, where nothing is awaited). */
+  removeBundleSync(): void;
 }
 
 /** The providers by name: the test agent's, our server's, and the baseline. */
@@ -85,6 +87,9 @@ export async function setupAcpBench(): Promise<AcpBench> {
       await bundleCold.dispose();
       await host.scope.dispose();
       await bundle.remove();
+    },
+    removeBundleSync() {
+      Deno.removeSync(bundle.path.slice(0, bundle.path.lastIndexOf("/")), { recursive: true });
     },
   };
 }
