@@ -1,5 +1,7 @@
-/** The agent cards: one for the gateway, one per provider. */
-import type { RegisteredSubagentProvider } from "@seam/subagent";
+/** The agent cards: one for the gateway, one per provider; built, cached and served. */
+import type { RegisteredSubagentProvider, SubagentService } from "@seam/subagent";
+import { GatewayError } from "./_errors.ts";
+import { restErrorResponse } from "./_http.ts";
 import {
   SEAM_EXTENSION_URI,
   type SeamCardExtensionParams,
@@ -152,4 +154,103 @@ export function etagMatches(header: string | null, etag: string): boolean {
     if (c === "*" || c.replace(/^W\//, "") === bare) return true;
   }
   return false;
+}
+
+/** What the card cache needs. */
+export interface CardCacheOptions {
+  readonly subagents: SubagentService;
+  readonly info: CardInfo;
+  readonly publicUrl: string | undefined;
+  readonly basePath: string;
+  readonly trustedHosts: ReadonlySet<string> | undefined;
+  readonly maxAge: number;
+  readonly auth: boolean;
+  readonly defaultProvider: string | undefined;
+}
+
+/**
+ * The cards as served: built on first request per base URL and provider,
+ * dropped whenever the providers change, answered with an ETag (304 on a
+ * match). A card whose URLs come from the request's own host is cached
+ * privately (`Vary: Host`) unless that host is trusted, so no shared cache
+ * ever serves one client's `Host` to another.
+ */
+export class CardCache {
+  readonly #cards = new Map<string, BuiltCard>();
+  readonly #options: CardCacheOptions;
+
+  constructor(options: CardCacheOptions) {
+    this.#options = options;
+  }
+
+  /** Forget every card (the providers changed). */
+  invalidate(): void {
+    this.#cards.clear();
+  }
+
+  /** The card response for `request`: every provider, or `only` one. */
+  respond(request: Request, only: string | undefined): Response {
+    const { subagents, publicUrl, trustedHosts, maxAge } = this.#options;
+    let origin = publicUrl;
+    let shared = publicUrl !== undefined;
+    if (origin === undefined) {
+      const url = new URL(request.url);
+      origin = url.origin;
+      if (trustedHosts) {
+        if (!trustedHosts.has(url.host.toLowerCase())) {
+          return restErrorResponse(
+            new GatewayError(
+              "invalidRequest",
+              `Misdirected request: host "${
+                url.host.slice(0, 100)
+              }" is not one this gateway answers for (trustedHosts)`,
+              { httpStatus: 421 },
+            ),
+          );
+        }
+        shared = true;
+      }
+    }
+    const base = origin + this.#options.basePath;
+    const key = `${base}\n${only ?? ""}`;
+    let card = this.#cards.get(key);
+    if (!card) {
+      const single = only === undefined ? undefined : subagents.getProvider(only);
+      if (only !== undefined && !single) {
+        return restErrorResponse(
+          new GatewayError("methodNotFound", `Not found: no provider named "${only.slice(0, 64)}"`),
+        );
+      }
+      const providers = [];
+      for (const name of subagents.list()) {
+        const p = subagents.getProvider(name);
+        if (p) providers.push(p);
+      }
+      const fallback = this.#options.defaultProvider ?? subagents.list()[0];
+      card = buildCard({
+        info: this.#options.info,
+        base,
+        providers,
+        defaultProvider: fallback !== undefined && subagents.getProvider(fallback)
+          ? fallback
+          : undefined,
+        only: single,
+        auth: this.#options.auth,
+      });
+      if (this.#cards.size >= 64) this.#cards.clear();
+      this.#cards.set(key, card);
+    }
+    const headers: Record<string, string> = {
+      etag: card.etag,
+      "cache-control": maxAge === 0
+        ? "no-cache"
+        : `${shared ? "public" : "private"}, max-age=${maxAge}`,
+    };
+    if (publicUrl === undefined) headers.vary = "Host";
+    if (etagMatches(request.headers.get("if-none-match"), card.etag)) {
+      return new Response(null, { status: 304, headers });
+    }
+    headers["content-type"] = "application/json";
+    return new Response(card.body, { headers });
+  }
 }

@@ -62,7 +62,7 @@ export class GatewayError {
   readonly kind: ErrorKind;
   readonly message: string;
   readonly metadata: Readonly<Record<string, string>> | undefined;
-  /** Override of the HTTP status (401, 405, 413, 503). */
+  /** Override of the HTTP status (401, 405, 408, 413, 429, 503). */
   readonly httpStatus: number | undefined;
   constructor(
     kind: ErrorKind,
@@ -81,10 +81,12 @@ const DOMAIN = "a2a-protocol.org";
 
 function errorInfo(error: GatewayError): Record<string, unknown>[] {
   const kind: Kind = KINDS[error.kind];
-  if (!kind.reason) return [];
+  // A2A's own reason, else one the error names (TOO_MANY_TASKS, SLOW_CONSUMER, …).
+  const reason = kind.reason ?? error.metadata?.reason;
+  if (!reason) return [];
   const info: Record<string, unknown> = {
     "@type": ERROR_INFO,
-    reason: kind.reason,
+    reason,
     domain: DOMAIN,
   };
   if (error.metadata) info.metadata = error.metadata;
@@ -109,9 +111,20 @@ export function restErrorBody(error: GatewayError): Record<string, unknown> {
   const status = httpStatusOf(error);
   let name: string = KINDS[error.kind].status;
   if (status === 401) name = "UNAUTHENTICATED";
-  else if (status === 413) name = "RESOURCE_EXHAUSTED";
+  else if (status === 413 || status === 429) name = "RESOURCE_EXHAUSTED";
+  else if (status === 408) name = "DEADLINE_EXCEEDED";
   else if (status === 503) name = "UNAVAILABLE";
   return {
     error: { code: status, status: name, message: error.message, details: errorInfo(error) },
   };
+}
+
+/** The error to answer for anything thrown while handling a request: a bug is logged and hidden. */
+export function toGatewayError(
+  error: unknown,
+  logger: { error(message: string, error?: unknown): void },
+): GatewayError {
+  if (error instanceof GatewayError) return error;
+  logger.error("A request failed unexpectedly", error);
+  return new GatewayError("internal", "Internal error");
 }

@@ -269,7 +269,9 @@ Deno.test("gateway cards", async (t) => {
       "the card lists interfaces, capabilities, the extension and a skill per provider",
       async () => {
         const response = await card();
-        assert.equal(response.headers.get("cache-control"), "public, max-age=30");
+        // Its URLs come from the request's Host: never cached for another client.
+        assert.equal(response.headers.get("cache-control"), "private, max-age=30");
+        assert.equal(response.headers.get("vary"), "Host");
         const body = await response.json();
         assert.deepEqual(body.supportedInterfaces, [
           { url: `${BASE}/`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },

@@ -81,5 +81,7 @@
  * @module
  */
 export * from "./gateway.ts";
+export * from "./options.ts";
+export * from "./progress.ts";
 export * from "./task_store.ts";
 export * from "./types.ts";

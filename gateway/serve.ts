@@ -21,7 +21,8 @@
  *
  * @module
  */
-import { createGateway, type Gateway, type GatewayOptions } from "./gateway.ts";
+import { createGateway } from "./gateway.ts";
+import type { Gateway, GatewayOptions } from "./options.ts";
 
 /** Where and how {@linkcode serveGateway} listens. */
 export interface ServeOptions {

@@ -1,0 +1,169 @@
+/** The JSON-RPC 2.0 binding: `POST /` with an A2A method and its params, one table of methods. */
+import { assertOpen, type BindingContext, principalOf } from "./_binding.ts";
+import { discardBody, readJsonBody } from "./_body.ts";
+import { GatewayError, jsonRpcError, toGatewayError } from "./_errors.ts";
+import { assertVersion, json, jsonRpcErrorResponse } from "./_http.ts";
+import { sseResponse, type StreamFraming } from "./_sse.ts";
+import { parseGetParams, parseIdParams, parseListParams, parseSendParams } from "./_validate.ts";
+
+type RpcId = string | number | null;
+
+/** One method: its params (an object) in, a response out. */
+type Method = (
+  context: BindingContext,
+  call: {
+    readonly params: Record<string, unknown>;
+    readonly principal: string | undefined;
+    readonly id: RpcId;
+    readonly ctx: unknown;
+  },
+) => Promise<Response>;
+
+function ok(id: RpcId, result: unknown, headers?: Readonly<Record<string, string>>): Response {
+  return json({ jsonrpc: "2.0", id, result }, 200, headers);
+}
+
+function framing(id: RpcId): StreamFraming {
+  return {
+    event: (event) => JSON.stringify({ jsonrpc: "2.0", id, result: event }),
+    error: (error) => JSON.stringify({ jsonrpc: "2.0", id, error: jsonRpcError(error) }),
+  };
+}
+
+function pushNotSupported(): GatewayError {
+  return new GatewayError(
+    "pushNotSupported",
+    "Push notifications are not supported by this gateway (capabilities.pushNotifications is false); stream or poll instead",
+  );
+}
+
+/** The A2A 1.0 methods. */
+const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
+  ["SendMessage", async ({ operations }, { params, principal, id, ctx }) => {
+    const answer = await operations.send(parseSendParams(params), principal, ctx);
+    return ok(id, answer.result, answer.headers);
+  }],
+  ["SendStreamingMessage", async ({ operations }, { params, principal, id, ctx }) => {
+    const answer = await operations.stream(parseSendParams(params), principal, ctx, framing(id));
+    return sseResponse(answer.body, answer.headers);
+  }],
+  [
+    "GetTask",
+    async ({ operations }, { params, principal, id }) =>
+      ok(id, await operations.get(parseGetParams(params), principal)),
+  ],
+  [
+    "ListTasks",
+    async ({ operations }, { params, principal, id }) =>
+      ok(id, await operations.list(parseListParams(params), principal)),
+  ],
+  [
+    "CancelTask",
+    async ({ operations }, { params, principal, id }) =>
+      ok(id, await operations.cancel(parseIdParams(params), principal)),
+  ],
+  ["SubscribeToTask", async ({ operations }, { params, principal, id }) => {
+    const answer = await operations.subscribe(parseIdParams(params), principal, framing(id));
+    return sseResponse(answer.body, answer.headers);
+  }],
+  ["GetExtendedAgentCard", () => {
+    throw new GatewayError(
+      "unsupportedOperation",
+      "Unsupported operation: this gateway has no extended agent card (capabilities.extendedAgentCard is false)",
+    );
+  }],
+  ...[
+    "CreateTaskPushNotificationConfig",
+    "SetTaskPushNotificationConfig",
+    "GetTaskPushNotificationConfig",
+    "ListTaskPushNotificationConfigs",
+    "ListTaskPushNotificationConfig",
+    "DeleteTaskPushNotificationConfig",
+  ].map((name): [string, Method] => [name, () => Promise.reject(pushNotSupported())]),
+]);
+
+/** A2A 0.3 method names and their 1.0 successors, for the hint in "method not found". */
+const V03_METHODS: ReadonlyMap<string, string> = new Map([
+  ["message/send", "SendMessage"],
+  ["message/stream", "SendStreamingMessage"],
+  ["tasks/get", "GetTask"],
+  ["tasks/cancel", "CancelTask"],
+  ["tasks/resubscribe", "SubscribeToTask"],
+  ["tasks/pushNotificationConfig/set", "CreateTaskPushNotificationConfig"],
+  ["tasks/pushNotificationConfig/get", "GetTaskPushNotificationConfig"],
+  ["tasks/pushNotificationConfig/list", "ListTaskPushNotificationConfigs"],
+  ["tasks/pushNotificationConfig/delete", "DeleteTaskPushNotificationConfig"],
+  ["agent/getAuthenticatedExtendedCard", "GetExtendedAgentCard"],
+]);
+
+function methodNotFound(method: string): GatewayError {
+  const v1 = V03_METHODS.get(method);
+  return new GatewayError(
+    "methodNotFound",
+    v1
+      ? `Method not found: "${method}" is an A2A 0.3 method; this gateway speaks A2A 1.0 (use ${v1} with A2A-Version: 1.0)`
+      : `Method not found: "${
+        method.slice(0, 80)
+      }" (known: SendMessage, SendStreamingMessage, GetTask, ListTasks, CancelTask, SubscribeToTask)`,
+  );
+}
+
+/** Answer one JSON-RPC request. */
+export async function handleJsonRpc(
+  context: BindingContext,
+  request: Request,
+  ctx: unknown,
+): Promise<Response> {
+  let id: RpcId = null;
+  try {
+    assertOpen(context);
+    const principal = await principalOf(context, request);
+    const body = await readJsonBody(request, context.body);
+    if (Array.isArray(body)) {
+      throw new GatewayError("invalidRequest", "Invalid request: batch requests are not supported");
+    }
+    if (body === null || typeof body !== "object") {
+      throw new GatewayError(
+        "invalidRequest",
+        "Invalid request: expected a JSON-RPC request object",
+      );
+    }
+    const envelope = body as Record<string, unknown>;
+    const rawId = envelope.id;
+    if (typeof rawId === "string" || (typeof rawId === "number" && Number.isSafeInteger(rawId))) {
+      id = rawId;
+    } else if (rawId !== undefined && rawId !== null) {
+      throw new GatewayError(
+        "invalidRequest",
+        "Invalid request: id must be a string, an integer or null",
+      );
+    }
+    if (envelope.jsonrpc !== "2.0") {
+      throw new GatewayError("invalidRequest", 'Invalid request: jsonrpc must be "2.0"');
+    }
+    const method = envelope.method;
+    if (typeof method !== "string" || method === "") {
+      throw new GatewayError(
+        "invalidRequest",
+        "Invalid request: method must be a non-empty string",
+      );
+    }
+    assertVersion(request, undefined);
+    let params = envelope.params;
+    if (params === undefined || params === null) params = {};
+    else if (typeof params !== "object" || Array.isArray(params)) {
+      throw new GatewayError("invalidParams", "Invalid params: params must be an object");
+    }
+    const handler = METHODS.get(method);
+    if (!handler) throw methodNotFound(method);
+    return await handler(context, {
+      params: params as Record<string, unknown>,
+      principal,
+      id,
+      ctx,
+    });
+  } catch (error) {
+    discardBody(request);
+    return jsonRpcErrorResponse(id, toGatewayError(error, context.logger));
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * What outlives a task: the disposals still under way (shutdown waits for
+ * them) and the finished runs kept for a follow-up message in their context,
+ * keyed by who may continue them.
+ */
+import type { AgentRef, Logger, Scope } from "@seam/host";
+import type { SubagentRun } from "@seam/subagent";
+
+/** Runs and scopes that live and die together (a run and the runs resumed from it). */
+export interface RunChain {
+  readonly runs: SubagentRun[];
+  readonly scopes: Scope[];
+  /** The depth cap the first run started under (resumed runs keep it), if any. */
+  readonly maxDepth: number | undefined;
+}
+
+/**
+ * Disposals under way, counted rather than kept in a set: one per task, so
+ * the count is all shutdown needs (a set churned a table per request).
+ */
+export class Disposals {
+  #pending = 0;
+  #drained: (() => void) | undefined;
+  readonly #logger: Logger;
+
+  constructor(logger: Logger) {
+    this.#logger = logger;
+  }
+
+  /** Count `promise` until it settles; a rejection is logged as `what` failing. */
+  track(promise: Promise<unknown>, what: string): void {
+    this.#pending++;
+    promise.then(() => this.#settled(), (error) => {
+      try {
+        this.#logger.error(`${what} failed`, error);
+      } finally {
+        this.#settled();
+      }
+    });
+  }
+
+  /** Dispose a chain's runs (newest first), then its scopes. */
+  disposeChain(chain: RunChain): void {
+    if (chain.runs.length === 1 && chain.scopes.length <= 1) {
+      const [run] = chain.runs;
+      const [scope] = chain.scopes;
+      let done = run.dispose();
+      if (scope) {
+        done = done.then(() => scope.dispose(), (error) => {
+          this.#logger.error(`Disposing run "${run.id}" failed`, error);
+          return scope.dispose();
+        });
+      }
+      this.track(done, "Disposing a task's run");
+      return;
+    }
+    this.track(
+      (async () => {
+        for (let i = chain.runs.length - 1; i >= 0; i--) {
+          try {
+            await chain.runs[i].dispose();
+          } catch (error) {
+            this.#logger.error(`Disposing run "${chain.runs[i].id}" failed`, error);
+          }
+        }
+        for (const scope of chain.scopes) await scope.dispose();
+      })(),
+      "Disposing a task's runs",
+    );
+  }
+
+  /** Settles once nothing is under way. */
+  async drained(): Promise<void> {
+    while (this.#pending > 0) await new Promise<void>((resolve) => this.#drained = resolve);
+    this.#drained = undefined;
+  }
+
+  #settled(): void {
+    if (--this.#pending === 0) this.#drained?.();
+  }
+}
+
+/** A finished run kept for a follow-up in its context. */
+export interface KeptRun {
+  readonly owner: string | undefined;
+  readonly provider: string;
+  readonly contextId: string;
+  readonly taskId: string;
+  readonly run: SubagentRun & { resume: NonNullable<SubagentRun["resume"]> };
+  readonly parent: AgentRef;
+  readonly chain: RunChain;
+}
+
+/**
+ * The finished runs that can `resume`, at most `capacity`, least recently
+ * finished pushed out (and disposed) first. A run is keyed by (principal,
+ * provider, contextId): one principal can never continue, replace or push
+ * out by key another's conversation.
+ */
+export class KeptRuns {
+  readonly #runs = new Map<string, KeptRun>();
+  readonly #capacity: number;
+  readonly #disposals: Disposals;
+
+  constructor(capacity: number, disposals: Disposals) {
+    this.#capacity = capacity;
+    this.#disposals = disposals;
+  }
+
+  /** Whether runs are kept at all. */
+  get enabled(): boolean {
+    return this.#capacity > 0;
+  }
+
+  /** Keep `entry`, disposing one it replaces and the oldest beyond capacity. */
+  keep(entry: KeptRun): void {
+    const key = keyOf(entry.owner, entry.provider, entry.contextId);
+    const previous = this.#runs.get(key);
+    if (previous) {
+      this.#runs.delete(key);
+      this.#disposals.disposeChain(previous.chain);
+    }
+    this.#runs.set(key, entry);
+    while (this.#runs.size > this.#capacity) {
+      const [oldest, value] = this.#runs.entries().next().value as [string, KeptRun];
+      this.#runs.delete(oldest);
+      this.#disposals.disposeChain(value.chain);
+    }
+  }
+
+  /** Take the run kept for this principal's context on this provider, if any. */
+  take(owner: string | undefined, provider: string, contextId: string): KeptRun | undefined {
+    const key = keyOf(owner, provider, contextId);
+    const entry = this.#runs.get(key);
+    if (entry) this.#runs.delete(key);
+    return entry;
+  }
+
+  /** Put back a run taken for a resume that failed to start. */
+  restore(entry: KeptRun): void {
+    this.#runs.set(keyOf(entry.owner, entry.provider, entry.contextId), entry);
+  }
+
+  /** Dispose every kept run. */
+  clear(): void {
+    for (const entry of this.#runs.values()) this.#disposals.disposeChain(entry.chain);
+    this.#runs.clear();
+  }
+}
+
+function keyOf(owner: string | undefined, provider: string, contextId: string): string {
+  return JSON.stringify([owner ?? null, provider, contextId]);
+}

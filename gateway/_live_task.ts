@@ -1,0 +1,407 @@
+/**
+ * A task whose run has not ended: the state machine SUBMITTED → WORKING →
+ * terminal, the text streamed so far, the subscribers hearing it, and the
+ * requests that end it early (a client's cancel, the deadline, shutdown).
+ */
+import type { AgentRef, Logger } from "@seam/host";
+import type { SubagentResult, SubagentRun, SubagentStopReason } from "@seam/subagent";
+import { blocksToParts } from "./_convert.ts";
+import { GatewayError } from "./_errors.ts";
+import type { RunChain } from "./_kept_runs.ts";
+import { type StreamEvent, type StreamFraming, TaskSubscriber } from "./_sse.ts";
+import {
+  agentMessage,
+  isoNow,
+  OUTPUT_ARTIFACT,
+  streamedArtifact,
+  type TaskRecord,
+} from "./_task_view.ts";
+import { isTerminalState } from "./task_store.ts";
+import {
+  type A2AArtifact,
+  type A2AMessage,
+  type A2ATaskState,
+  SEAM_EXTENSION_URI,
+} from "./types.ts";
+
+/** What the engine does for a task: store it, settle its runs, forget it once stored. */
+export interface LiveTaskHooks {
+  readonly logger: Logger;
+  /** Store the record; a promise when the store answers later (never rejects). */
+  persist(record: TaskRecord): Promise<void> | undefined;
+  /**
+   * The task ended: by its run's `result`, or without one (a fault, or ended
+   * early without the run's confirmation). The chain is the engine's to
+   * dispose or keep.
+   */
+  settled(task: LiveTask, result: SubagentResult | undefined): void;
+  /** The task's final state was stored: forget it. */
+  stored(task: LiveTask): void;
+}
+
+/** Why a task is being ended early, with the timer that tears its child down if it hangs. */
+interface EarlyEnd {
+  readonly cause: "client" | "deadline" | "shutdown";
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+/** Where a task's run is. */
+export type TaskPhase = "submitted" | "working" | "ended";
+
+const STATE_OF: Record<SubagentStopReason, A2ATaskState> = {
+  completed: "TASK_STATE_COMPLETED",
+  aborted: "TASK_STATE_CANCELED",
+  error: "TASK_STATE_FAILED",
+  "max-tokens": "TASK_STATE_FAILED",
+  refusal: "TASK_STATE_REJECTED",
+};
+
+const EXPLAIN: Record<SubagentStopReason, string> = {
+  completed: "Completed.",
+  aborted: "Canceled: the run was cancelled before it finished.",
+  error: "Failed: the child agent ended with an error.",
+  "max-tokens":
+    "Failed: the child stopped at the token limit (stopReason max-tokens); its partial output is in the artifact.",
+  refusal: "Rejected: the child agent refused the task.",
+};
+
+/** Limits that hold per task. */
+export interface LiveTaskLimits {
+  readonly maxSubscribers: number;
+  readonly maxBufferedBytes: number;
+  readonly maxSteeringMessages: number;
+  /** 0: none. */
+  readonly deadlineMs: number;
+  /** How long a cancelled run may take to confirm before the task ends without it. */
+  readonly cancelGraceMs: number;
+}
+
+/** A task whose run has not ended yet (see the module doc). */
+export class LiveTask {
+  readonly record: TaskRecord;
+  readonly run: SubagentRun;
+  readonly parent: AgentRef;
+  readonly chain: RunChain;
+  /** Fulfils once the task ended and its final state was stored. */
+  readonly done: Promise<void>;
+  #phase: TaskPhase = "submitted";
+  #streamed: string[] | undefined;
+  #subscribers: Set<TaskSubscriber> | undefined;
+  #earlyEnd: EarlyEnd | undefined;
+  #deadline: ReturnType<typeof setTimeout> | undefined;
+  #steered = 0;
+  #stopProgress: (() => void) | undefined;
+  #resolveDone!: () => void;
+  readonly #hooks: LiveTaskHooks;
+  readonly #limits: LiveTaskLimits;
+
+  constructor(
+    record: TaskRecord,
+    start: { run: SubagentRun; parent: AgentRef; chain: RunChain },
+    hooks: LiveTaskHooks,
+    limits: LiveTaskLimits,
+  ) {
+    this.record = record;
+    this.run = start.run;
+    this.parent = start.parent;
+    this.chain = start.chain;
+    this.#hooks = hooks;
+    this.#limits = limits;
+    this.done = new Promise<void>((resolve) => this.#resolveDone = resolve);
+    if (limits.deadlineMs > 0) {
+      this.#deadline = setTimeout(() => {
+        this.#deadline = undefined;
+        this.endEarly("deadline", `the task's deadline (${limits.deadlineMs} ms) passed`);
+      }, limits.deadlineMs);
+    }
+  }
+
+  /** Where the run is. */
+  get phase(): TaskPhase {
+    return this.#phase;
+  }
+
+  /** The text streamed so far, while no final artifact replaced it. */
+  get streamed(): readonly string[] | undefined {
+    return this.#streamed;
+  }
+
+  /** Stop the task's progress listener when it ends. */
+  set stopProgress(stop: (() => void) | undefined) {
+    this.#stopProgress = stop;
+  }
+
+  /** Follow the run: WORKING once the child exists, the terminal state from its result. */
+  observe(): void {
+    const { run } = this;
+    let ready = false;
+    const startedSettled = run.started.then(() => {
+      ready = true;
+      this.markWorking();
+    }, () => {
+      ready = true;
+    });
+    // A result may settle before readiness reaches us: end only once
+    // readiness settled, so WORKING always precedes the terminal state.
+    const ending = (result: SubagentResult | undefined, error?: unknown): void => {
+      try {
+        this.finish(result, error);
+      } catch (failure) {
+        this.#hooks.logger.error("Ending a task failed", failure);
+      }
+    };
+    run.result.then(
+      (result) => ready ? ending(result) : startedSettled.then(() => ending(result)),
+      (error) =>
+        ready ? ending(undefined, error) : startedSettled.then(() => ending(undefined, error)),
+    );
+  }
+
+  /** SUBMITTED → WORKING (once). */
+  markWorking(): void {
+    if (this.#phase === "submitted") {
+      this.#phase = "working";
+      this.#setState("TASK_STATE_WORKING");
+    }
+  }
+
+  /** A piece of streamed text: an artifact update (the task is WORKING before the first). */
+  appendText(text: string): void {
+    if (this.#phase === "ended" || typeof text !== "string" || text === "") return;
+    this.markWorking();
+    const first = this.#streamed === undefined;
+    (this.#streamed ??= []).push(text);
+    if (!this.#subscribers) return;
+    const t = this.record.task;
+    this.#broadcast({
+      artifactUpdate: {
+        taskId: t.id,
+        contextId: t.contextId,
+        artifact: { artifactId: OUTPUT_ARTIFACT, name: OUTPUT_ARTIFACT, parts: [{ text }] },
+        append: !first,
+        lastChunk: false,
+      },
+    }, false);
+  }
+
+  /**
+   * A new subscriber, its first frame (`first`, written now) already in its
+   * stream.
+   *
+   * @throws {GatewayError} beyond the subscriber cap.
+   */
+  subscribe(framing: StreamFraming, first: StreamEvent): TaskSubscriber {
+    const subscribers = this.#subscribers ??= new Set();
+    if (subscribers.size >= this.#limits.maxSubscribers) {
+      throw new GatewayError(
+        "invalidRequest",
+        `Too many subscribers: task "${this.record.task.id}" has ${subscribers.size} streams open (the limit is ${this.#limits.maxSubscribers}); poll it with GetTask instead`,
+        { httpStatus: 429, metadata: { reason: "TOO_MANY_SUBSCRIBERS" } },
+      );
+    }
+    const subscriber = new TaskSubscriber(framing, this.#limits.maxBufferedBytes);
+    subscriber.deliver(first, false);
+    if (subscriber.open) {
+      subscribers.add(subscriber);
+      subscriber.onClose = () => subscribers.delete(subscriber);
+    }
+    return subscriber;
+  }
+
+  /**
+   * Count a steering message against the cap.
+   *
+   * @throws {GatewayError} beyond it.
+   */
+  admitSteering(): void {
+    if (this.#steered >= this.#limits.maxSteeringMessages) {
+      throw new GatewayError(
+        "invalidRequest",
+        `Too many messages: task "${this.record.task.id}" took ${this.#steered} follow-up messages (the limit is ${this.#limits.maxSteeringMessages})`,
+        { httpStatus: 429, metadata: { reason: "TOO_MANY_MESSAGES" } },
+      );
+    }
+    this.#steered++;
+  }
+
+  /** Take back a steering message the run did not take. */
+  releaseSteering(): void {
+    this.#steered--;
+  }
+
+  /** Whether a client asked to cancel. */
+  get cancelRequested(): boolean {
+    return this.#earlyEnd?.cause === "client";
+  }
+
+  /**
+   * End the task early: cancel its run with `reason`; unless the run ends
+   * within the cancel grace (none at shutdown), the task ends without it.
+   * The first request wins.
+   */
+  endEarly(cause: EarlyEnd["cause"], reason: string): void {
+    if (this.#phase === "ended" || this.#earlyEnd) return;
+    const early: EarlyEnd = { cause, timer: undefined };
+    this.#earlyEnd = early;
+    try {
+      this.run.cancel(reason);
+    } catch (error) {
+      this.#hooks.logger.error(`Cancelling run "${this.run.id}" failed`, error);
+    }
+    // Cancelling may have ended the run synchronously.
+    if ((this.#phase as TaskPhase) === "ended") return;
+    const grace = this.#limits.cancelGraceMs;
+    const force = () => {
+      early.timer = undefined;
+      this.forceEnd(
+        cause === "client"
+          ? `Canceled by the client; the child did not confirm within ${grace} ms and was torn down.`
+          : cause === "deadline"
+          ? `Failed: ${reason}; the child did not stop within ${grace} ms and was torn down.`
+          : "Canceled: the gateway shut down.",
+      );
+    };
+    if (cause === "shutdown") force();
+    else early.timer = setTimeout(force, grace);
+  }
+
+  /** End the task now, whatever its run does; `why` is the status message. */
+  forceEnd(why: string): boolean {
+    if (this.#phase === "ended") return false;
+    const failed = this.#earlyEnd?.cause === "deadline";
+    this.#seam().stopReason = failed ? "error" : "aborted";
+    if (this.#streamed) {
+      this.record.task.artifacts = [streamedArtifact(this.#streamed)];
+      this.#streamed = undefined;
+    }
+    this.#end(
+      failed ? "TASK_STATE_FAILED" : "TASK_STATE_CANCELED",
+      agentMessage(this.record.task, [{ text: why }]),
+      undefined,
+    );
+    return true;
+  }
+
+  /** End the task by its run's result (or the fault that rejected it). */
+  finish(result: SubagentResult | undefined, error?: unknown): boolean {
+    if (this.#phase === "ended") return false;
+    const t = this.record.task;
+    const meta = this.#seam();
+    let state: A2ATaskState;
+    let parts: A2AMessage["parts"] = [];
+    let explanation: string | undefined;
+    if (result) {
+      meta.stopReason = result.stopReason;
+      state = STATE_OF[result.stopReason];
+      parts = blocksToParts(result.output, result.structured);
+      if (result.stopReason !== "completed") explanation = EXPLAIN[result.stopReason];
+      if (result.stopReason === "aborted" && this.#earlyEnd) {
+        const cause = this.#earlyEnd.cause;
+        if (cause === "client") explanation = "Canceled by the client.";
+        else if (cause === "shutdown") explanation = "Canceled: the gateway shut down.";
+        else {
+          meta.stopReason = "error";
+          state = "TASK_STATE_FAILED";
+          explanation =
+            `Failed: the task's deadline (${this.#limits.deadlineMs} ms) passed; the run was stopped.`;
+        }
+      }
+    } else {
+      const message = error instanceof Error ? error.message : String(error);
+      meta.error = message;
+      state = "TASK_STATE_FAILED";
+      explanation = `Failed: the run broke down (${message})`;
+    }
+    if (parts.length > 0) {
+      const artifact: A2AArtifact = { artifactId: OUTPUT_ARTIFACT, name: OUTPUT_ARTIFACT, parts };
+      t.artifacts = [artifact];
+      this.#streamed = undefined;
+      if (this.#subscribers) {
+        this.#broadcast({
+          artifactUpdate: {
+            taskId: t.id,
+            contextId: t.contextId,
+            artifact,
+            append: false,
+            lastChunk: true,
+          },
+        }, false);
+      }
+    } else if (this.#streamed) {
+      t.artifacts = [streamedArtifact(this.#streamed)];
+      this.#streamed = undefined;
+    }
+    this.#end(
+      state,
+      explanation === undefined ? undefined : agentMessage(t, [{ text: explanation }]),
+      result,
+    );
+    return true;
+  }
+
+  #seam(): Record<string, unknown> {
+    return (this.record.task.metadata as Record<string, Record<string, unknown>>)[
+      SEAM_EXTENSION_URI
+    ];
+  }
+
+  #end(
+    state: A2ATaskState,
+    message: A2AMessage | undefined,
+    result: SubagentResult | undefined,
+  ): void {
+    this.#phase = "ended";
+    if (this.#deadline !== undefined) clearTimeout(this.#deadline);
+    this.#deadline = undefined;
+    if (this.#earlyEnd?.timer !== undefined) clearTimeout(this.#earlyEnd.timer);
+    if (this.#stopProgress) {
+      try {
+        this.#stopProgress();
+      } catch (error) {
+        this.#hooks.logger.error("Stopping a progress source failed", error);
+      }
+      this.#stopProgress = undefined;
+    }
+    const stored = this.#setState(state, message);
+    this.#hooks.settled(this, result);
+    const finish = () => {
+      this.#hooks.stored(this);
+      this.#resolveDone();
+    };
+    if (stored) stored.then(finish);
+    else finish();
+  }
+
+  #setState(state: A2ATaskState, message?: A2AMessage): Promise<void> | undefined {
+    const record = this.record;
+    const now = Date.now();
+    const status: TaskRecord["task"]["status"] = { state, timestamp: isoNow(now) };
+    if (message) status.message = message;
+    record.task.status = status;
+    record.updatedAt = now;
+    const stored = this.#hooks.persist(record);
+    if (this.#subscribers) {
+      this.#broadcast({
+        statusUpdate: {
+          taskId: record.task.id,
+          contextId: record.task.contextId,
+          status,
+          metadata: record.task.metadata,
+        },
+      }, isTerminalState(state));
+    }
+    return stored;
+  }
+
+  #broadcast(event: StreamEvent, final: boolean): void {
+    const subscribers = this.#subscribers!;
+    for (const subscriber of subscribers) {
+      try {
+        subscriber.deliver(event, final);
+      } catch (error) {
+        this.#hooks.logger.error("A task subscriber threw", error);
+      }
+    }
+    if (final) subscribers.clear();
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The A2A operations, neutral to bindings: each takes checked params and the
+ * caller's principal and answers a result (or a stream body) for the binding
+ * to frame.
+ */
+import type { Logger } from "@seam/host";
+import type { Engine } from "./_engine.ts";
+import { GatewayError } from "./_errors.ts";
+import type { LiveTask } from "./_live_task.ts";
+import type { StreamFraming, TaskSubscriber } from "./_sse.ts";
+import type { GetParams, IdParams, ListParams, SendParams } from "./_validate.ts";
+import { type A2ATask, SEAM_EXTENSION_URI } from "./types.ts";
+
+/** Headers a response carries when the request used the seam extension. */
+export const EXTENSION_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "a2a-extensions": SEAM_EXTENSION_URI,
+});
+
+/** A result to answer, with the headers it needs. */
+export interface Answer {
+  readonly result: unknown;
+  readonly headers: Readonly<Record<string, string>> | undefined;
+}
+
+/** A stream to answer: the subscriber's SSE body. */
+export interface StreamAnswer {
+  readonly body: ReadableStream<Uint8Array>;
+  readonly headers: Readonly<Record<string, string>> | undefined;
+}
+
+/** The operations behind both bindings. */
+export class Operations {
+  readonly #engine: Engine;
+  readonly #logger: Logger;
+
+  constructor(engine: Engine, logger: Logger) {
+    this.#engine = engine;
+    this.#logger = logger;
+  }
+
+  /** `SendMessage`: the task once it ended, or at once with `returnImmediately`. */
+  async send(params: SendParams, principal: string | undefined, ctx: unknown): Promise<Answer> {
+    const sent = await this.#engine.send(params, principal);
+    const live = sent.live;
+    if (params.configuration?.returnImmediately) this.#waitUntil(ctx, live);
+    else await live.done;
+    return {
+      result: { task: this.#engine.view(live.record, params.configuration?.historyLength) },
+      headers: sent.extension ? EXTENSION_HEADERS : undefined,
+    };
+  }
+
+  /** `SendStreamingMessage`: the task, then its updates, as they happen. */
+  async stream(
+    params: SendParams,
+    principal: string | undefined,
+    ctx: unknown,
+    framing: StreamFraming,
+  ): Promise<StreamAnswer> {
+    let subscriber: TaskSubscriber | undefined;
+    const sent = await this.#engine.send(params, principal, (live) => {
+      subscriber = live.subscribe(framing, {
+        task: this.#engine.view(live.record, params.configuration?.historyLength),
+      });
+    });
+    this.#waitUntil(ctx, sent.live);
+    return {
+      body: subscriber!.body,
+      headers: sent.extension ? EXTENSION_HEADERS : undefined,
+    };
+  }
+
+  /** `GetTask`. */
+  async get(params: GetParams, principal: string | undefined): Promise<A2ATask> {
+    const found = await this.#engine.find(params.id, principal, params.tenant);
+    return this.#engine.view(found.record, params.historyLength);
+  }
+
+  /** `CancelTask`. */
+  cancel(params: IdParams, principal: string | undefined): Promise<A2ATask> {
+    return this.#engine.cancel(params.id, principal, params.tenant);
+  }
+
+  /** `ListTasks`. */
+  list(params: ListParams, principal: string | undefined): Promise<Record<string, unknown>> {
+    return this.#engine.list(params, principal);
+  }
+
+  /** `SubscribeToTask`: a live task's current state, then its updates. */
+  async subscribe(
+    params: IdParams,
+    principal: string | undefined,
+    framing: StreamFraming,
+  ): Promise<StreamAnswer> {
+    const found = await this.#engine.find(params.id, principal, params.tenant);
+    const live = found.live;
+    if (!live) {
+      const t = found.record.task;
+      throw new GatewayError(
+        "unsupportedOperation",
+        `Unsupported operation: task "${t.id}" is ${
+          t.status.state.slice(11).toLowerCase()
+        }; there is nothing to subscribe to (use GetTask)`,
+      );
+    }
+    const subscriber = live.subscribe(framing, { task: this.#engine.view(live.record) });
+    return { body: subscriber.body, headers: undefined };
+  }
+
+  /** Hand a task that outlives its response to an edge runtime's `ctx.waitUntil`. */
+  #waitUntil(ctx: unknown, live: LiveTask): void {
+    const w = (ctx as { waitUntil?: unknown } | undefined)?.waitUntil;
+    if (typeof w === "function") {
+      try {
+        w.call(ctx, live.done);
+      } catch (error) {
+        this.#logger.warn("ctx.waitUntil threw", error);
+      }
+    }
+  }
+}

@@ -1,0 +1,149 @@
+/** The gateway's options checked once, with their defaults. */
+import type { AgentRef, Scope } from "@seam/host";
+import { getSubagentService, type SubagentService } from "@seam/subagent";
+import type { CardInfo } from "./_card.ts";
+import type { LiveTaskLimits } from "./_live_task.ts";
+import { subagentProgressSource } from "./progress.ts";
+import { createMemoryTaskStore, type TaskStore } from "./task_store.ts";
+import type { GatewayOptions, GatewayProgress } from "./options.ts";
+import type { BodyLimits } from "./_body.ts";
+
+/** Every option resolved: what the parts of the gateway are built from. */
+export interface GatewaySettings {
+  readonly scope: Scope;
+  readonly subagents: SubagentService;
+  readonly store: TaskStore;
+  readonly info: CardInfo;
+  readonly publicUrl: string | undefined;
+  readonly basePath: string;
+  readonly trustedHosts: ReadonlySet<string> | undefined;
+  readonly cardMaxAge: number;
+  readonly body: BodyLimits;
+  readonly progress: GatewayProgress | undefined;
+  readonly maxResumableRuns: number;
+  readonly maxLiveTasks: number;
+  readonly maxLiveTasksPerPrincipal: number;
+  readonly task: LiveTaskLimits;
+}
+
+function count(value: unknown, name: string, fallback: number, min = 0): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
+    throw new RangeError(
+      `Cannot create gateway: ${name} must be ${
+        min === 0 ? "a non-negative integer" : `an integer of at least ${min}`
+      }, got ${typeof value === "number" ? value : JSON.stringify(value) ?? String(value)}`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Check `options` and fill in the defaults.
+ *
+ * @throws {TypeError | RangeError} naming the option that is wrong.
+ */
+export function resolveOptions(options: GatewayOptions): GatewaySettings {
+  if (options === null || typeof options !== "object") {
+    throw new TypeError("Cannot create gateway: options must be an object");
+  }
+  const scope = options.scope;
+  if (!scope || typeof scope.child !== "function" || typeof scope.on !== "function") {
+    throw new TypeError("Cannot create gateway: options.scope must be a Scope");
+  }
+  const publicUrl = options.publicUrl?.replace(/\/+$/, "");
+  if (publicUrl !== undefined) {
+    try {
+      new URL(publicUrl);
+    } catch {
+      throw new TypeError(
+        `Cannot create gateway: publicUrl must be an absolute URL, got "${options.publicUrl}"`,
+      );
+    }
+  }
+  if (options.parent !== undefined && typeof options.parent !== "function") {
+    const p = options.parent as Partial<AgentRef>;
+    if (typeof p.id !== "string" || !p.scope || typeof p.scope.child !== "function") {
+      throw new TypeError(
+        "Cannot create gateway: options.parent must be an agent ({id, scope}) or a function",
+      );
+    }
+  }
+  const basePath = checkBasePath(options.basePath);
+  let trustedHosts: ReadonlySet<string> | undefined;
+  if (options.trustedHosts !== undefined) {
+    if (
+      !Array.isArray(options.trustedHosts) ||
+      options.trustedHosts.some((h) => typeof h !== "string" || h === "")
+    ) {
+      throw new TypeError(
+        "Cannot create gateway: trustedHosts must be a list of host names (with the port when not the default)",
+      );
+    }
+    trustedHosts = new Set(options.trustedHosts.map((h) => h.toLowerCase()));
+  }
+  const limits = options.limits ?? {};
+  if (limits === null || typeof limits !== "object") {
+    throw new TypeError("Cannot create gateway: limits must be an object");
+  }
+  const cancelGraceMs = count(options.cancelTimeoutMs, "cancelTimeoutMs", 5_000);
+  return {
+    scope,
+    subagents: options.subagents ?? getSubagentService(scope),
+    store: options.taskStore ?? createMemoryTaskStore(),
+    info: {
+      name: options.card?.name ?? "seam gateway",
+      description: options.card?.description ??
+        "Delegates self-contained tasks to child agents through the seam subagent providers listed as skills.",
+      version: options.card?.version ?? "0.1.0",
+      provider: options.card?.provider,
+      documentationUrl: options.card?.documentationUrl,
+      iconUrl: options.card?.iconUrl,
+    },
+    publicUrl,
+    basePath,
+    trustedHosts,
+    cardMaxAge: count(options.cardMaxAge, "cardMaxAge", 60),
+    body: {
+      maxBytes: count(options.bodyLimit, "bodyLimit", 1 << 20),
+      timeoutMs: count(limits.bodyTimeoutMs, "limits.bodyTimeoutMs", 30_000, 1),
+      maxDepth: count(limits.maxJsonDepth, "limits.maxJsonDepth", 64, 2),
+    },
+    progress: options.progress === false ? undefined : options.progress ?? subagentProgressSource,
+    maxResumableRuns: count(options.maxResumableRuns, "maxResumableRuns", 64),
+    maxLiveTasks: count(limits.maxLiveTasks, "limits.maxLiveTasks", 10_000, 1),
+    maxLiveTasksPerPrincipal: count(
+      limits.maxLiveTasksPerPrincipal,
+      "limits.maxLiveTasksPerPrincipal",
+      1_000,
+      1,
+    ),
+    task: {
+      maxSubscribers: count(limits.maxSubscribersPerTask, "limits.maxSubscribersPerTask", 16, 1),
+      maxBufferedBytes: count(
+        limits.maxStreamBufferBytes,
+        "limits.maxStreamBufferBytes",
+        1 << 20,
+        1_024,
+      ),
+      maxSteeringMessages: count(limits.maxSteeringMessages, "limits.maxSteeringMessages", 100),
+      deadlineMs: count(limits.taskTimeoutMs, "limits.taskTimeoutMs", 0),
+      cancelGraceMs,
+    },
+  };
+}
+
+function checkBasePath(value: unknown): string {
+  if (value === undefined || value === "" || value === "/") return "";
+  if (
+    typeof value !== "string" || !value.startsWith("/") || /[?#\s]/.test(value) ||
+    value.includes("//")
+  ) {
+    throw new TypeError(
+      `Cannot create gateway: basePath must be a path like "/a2a" (a leading slash, no query), got ${
+        JSON.stringify(value)
+      }`,
+    );
+  }
+  return value.replace(/\/+$/, "");
+}

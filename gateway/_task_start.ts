@@ -1,0 +1,257 @@
+/**
+ * The ways a task starts its run: a fresh run under a scope of the task's
+ * own (with the default parent, the `parent` agent, or a factory's parent),
+ * or the resumption of a kept run in the same context; one depth-cap check
+ * for both.
+ */
+import type { AgentRef, ContentBlock, Logger, Scope } from "@seam/host";
+import {
+  delegationContextKey,
+  type SubagentAgentOptions,
+  SubagentDepthError,
+  type SubagentRun,
+  type SubagentService,
+} from "@seam/subagent";
+import { GatewayError } from "./_errors.ts";
+import { type AcceptedExtension, hasStartFields, withoutMaxDepth } from "./_extension.ts";
+import type { KeptRun, KeptRuns, RunChain } from "./_kept_runs.ts";
+import type { Disposals } from "./_kept_runs.ts";
+import { startError } from "./_start_error.ts";
+
+/** What a parent factory learns about the task it makes a parent for. */
+export interface ParentContext {
+  readonly taskId: string;
+  readonly contextId: string;
+  readonly provider: string;
+  readonly principal: string | undefined;
+  readonly depth: number;
+  readonly scope: Scope;
+}
+
+/** Makes the delegating parent of one task. */
+export type ParentFactory = (context: ParentContext) => AgentRef | Promise<AgentRef>;
+
+/** Hears streamed text in a parent's scope, tagged with the run it belongs to; returns how to stop. */
+export type ProgressSource = (
+  parent: AgentRef,
+  emit: (runId: string, text: string) => void,
+) => (() => void) | void;
+
+/** Where a task's streamed text goes: to `sink`, for the run `runId` only. */
+export class ProgressRoute {
+  runId: string | undefined;
+  sink: ((text: string) => void) | undefined;
+  /** The listener a progress source calls. */
+  readonly emit = (runId: string, text: string): void => {
+    if (runId === this.runId) this.sink?.(text);
+  };
+}
+
+/** What one task asks to start. */
+export interface StartPlan {
+  readonly provider: string;
+  readonly prompt: ContentBlock[];
+  readonly ext: AcceptedExtension;
+  readonly principal: string | undefined;
+  readonly taskId: string;
+  readonly contextId: string;
+  /** Whether the message named its context (it may continue a kept run). */
+  readonly continuing: boolean;
+}
+
+/** A run started for a task. */
+export interface StartedRun {
+  readonly run: SubagentRun;
+  readonly parent: AgentRef;
+  readonly chain: RunChain;
+  /** The task whose run this one resumed. */
+  readonly resumedFrom: string | undefined;
+  /** Where its streamed text is routed (set the sink once the task exists). */
+  readonly route: ProgressRoute;
+  readonly stopProgress: (() => void) | undefined;
+}
+
+/** What the starter needs from the gateway. */
+export interface TaskStarterOptions {
+  readonly subagents: SubagentService;
+  readonly logger: Logger;
+  /** Where task scopes live when the parent is not a static agent. */
+  readonly scope: Scope;
+  readonly parent: AgentRef | ParentFactory | undefined;
+  /** The parent id runs get when no `parent` is given. */
+  readonly parentId: string;
+  readonly progress: ProgressSource | undefined;
+  readonly agentOptions: SubagentAgentOptions | undefined;
+  readonly kept: KeptRuns;
+  readonly disposals: Disposals;
+  /** Throws once the gateway is shutting down. */
+  readonly assertOpen: () => void;
+}
+
+/**
+ * Starts tasks' runs. Every fresh run gets a scope of the task's own: it
+ * holds the caller's `DelegationContext` and the task's progress listener,
+ * so streamed text is routed by the task (an identity the gateway owns), not
+ * by a provider's run id alone, which providers may repeat.
+ */
+export class TaskStarter {
+  readonly #options: TaskStarterOptions;
+  readonly #factory: ParentFactory | undefined;
+  readonly #parentId: string;
+  readonly #taskScopes: Scope;
+
+  constructor(options: TaskStarterOptions) {
+    this.#options = options;
+    const parent = options.parent;
+    this.#factory = typeof parent === "function" ? parent : undefined;
+    const staticParent = typeof parent === "function" ? undefined : parent;
+    this.#parentId = staticParent?.id ?? options.parentId;
+    this.#taskScopes = staticParent?.scope ?? options.scope;
+  }
+
+  /** Start the run of a new task: resume the context's kept run, or start afresh. */
+  start(plan: StartPlan): Promise<StartedRun> | StartedRun {
+    const kept = plan.continuing
+      ? this.#options.kept.take(plan.principal, plan.provider, plan.contextId)
+      : undefined;
+    return kept ? this.#resume(kept, plan) : this.#fresh(plan);
+  }
+
+  #resume(kept: KeptRun, plan: StartPlan): StartedRun {
+    const { ext, contextId } = plan;
+    let route: ProgressRoute | undefined;
+    let stopProgress: (() => void) | undefined;
+    try {
+      if (hasStartFields(withoutMaxDepth(ext))) {
+        throw new GatewayError(
+          "invalidParams",
+          `Invalid params: context "${contextId}" continues a finished run with its original settings; the seam extension's start-time fields (outputSchema, toolFilter, persona) cannot change them (omit them, or use a new contextId)`,
+        );
+      }
+      assertDepthCap(this.#options.subagents, ext, kept, contextId);
+      route = new ProgressRoute();
+      stopProgress = this.#listen(kept.parent, route);
+      const run = kept.run.resume(plan.prompt);
+      route.runId = run.id;
+      kept.chain.runs.push(run);
+      return {
+        run,
+        parent: kept.parent,
+        chain: kept.chain,
+        resumedFrom: kept.taskId,
+        route,
+        stopProgress,
+      };
+    } catch (error) {
+      stopProgress?.();
+      this.#options.kept.restore(kept);
+      throw startError(error);
+    }
+  }
+
+  async #fresh(plan: StartPlan): Promise<StartedRun> {
+    const { subagents } = this.#options;
+    const { ext, provider } = plan;
+    if (ext.maxDepth !== undefined && subagents.getProvider(provider)?.capabilities.depthLimit) {
+      assertDepthCap(subagents, ext, undefined, plan.contextId);
+    }
+    const cap = typeof ext.maxDepth === "number" ? ext.maxDepth : undefined;
+    let scope: Scope;
+    try {
+      scope = this.#taskScopes.child("a2a-task");
+    } catch (error) {
+      throw startError(error);
+    }
+    let stopProgress: (() => void) | undefined;
+    try {
+      // Where the remote caller sits in its delegation chain, for the providers below.
+      scope.provide(delegationContextKey, Object.freeze({ depth: ext.depth, maxDepth: cap }));
+      let parent: AgentRef;
+      if (this.#factory) {
+        parent = await this.#factory({
+          taskId: plan.taskId,
+          contextId: plan.contextId,
+          provider,
+          principal: plan.principal,
+          depth: ext.depth,
+          scope,
+        });
+        this.#options.assertOpen();
+      } else {
+        parent = { id: this.#parentId, scope };
+      }
+      const route = new ProgressRoute();
+      stopProgress = this.#listen(parent, route);
+      const run = subagents.start(provider, {
+        prompt: plan.prompt,
+        parent,
+        agentOptions: this.#options.agentOptions,
+        outputSchema: ext.outputSchema as never,
+        maxDepth: ext.maxDepth as never,
+        toolFilter: ext.toolFilter as never,
+        persona: ext.persona as never,
+      });
+      route.runId = run.id;
+      return {
+        run,
+        parent,
+        chain: { runs: [run], scopes: [scope], maxDepth: cap },
+        resumedFrom: undefined,
+        route,
+        stopProgress,
+      };
+    } catch (error) {
+      stopProgress?.();
+      this.#options.disposals.track(scope.dispose(), "Disposing a task scope");
+      throw startError(error);
+    }
+  }
+
+  /** Attach the progress source to `parent` for one task. */
+  #listen(parent: AgentRef, route: ProgressRoute): (() => void) | undefined {
+    const progress = this.#options.progress;
+    if (!progress) return undefined;
+    try {
+      const stop = progress(parent, route.emit);
+      return typeof stop === "function" ? stop : undefined;
+    } catch (error) {
+      this.#options.logger.error("A progress source failed to attach", error);
+      return undefined;
+    }
+  }
+}
+
+/**
+ * The one depth-cap check, before any child exists. A fresh start: the
+ * child (at the caller's `depth` + 1) must fit under `maxDepth`. A
+ * continuation of a kept run: the run keeps the cap it started under, so the
+ * one asked for must be that cap or a looser one (then the kept cap already
+ * holds it); a tighter cap, or one on a run that started uncapped, could not
+ * hold and is refused.
+ */
+function assertDepthCap(
+  subagents: SubagentService,
+  ext: AcceptedExtension,
+  kept: KeptRun | undefined,
+  contextId: string,
+): void {
+  if (ext.maxDepth === undefined) return;
+  try {
+    subagents.assertSubagentMaxDepth(ext.maxDepth, "maxDepth");
+  } catch (error) {
+    throw startError(error);
+  }
+  const asked = ext.maxDepth as number;
+  if (kept) {
+    const cap = kept.chain.maxDepth;
+    if (cap === undefined || cap > asked) {
+      throw new GatewayError(
+        "invalidParams",
+        `Invalid params: context "${contextId}" continues a finished run that started ${
+          cap === undefined ? "with no depth cap" : `with maxDepth ${cap}`
+        }; a continuation keeps that cap, so its maxDepth (${asked}) may repeat it or be looser, never tighter (use a new contextId to start under a tighter cap)`,
+      );
+    }
+  }
+  if (ext.depth + 1 > asked) throw startError(new SubagentDepthError(ext.depth + 1, asked));
+}

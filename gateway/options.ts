@@ -1,0 +1,216 @@
+/** The options of {@linkcode createGateway}, and the gateway it returns. */
+import type { AgentRef, Scope } from "@seam/host";
+import type { SubagentAgentOptions, SubagentService } from "@seam/subagent";
+import type { TaskStore } from "./task_store.ts";
+
+/** What a {@linkcode GatewayParentFactory} learns about the task it makes a parent for. */
+export interface GatewayTaskContext {
+  /** The new task's id. */
+  readonly taskId: string;
+  /** The task's context id. */
+  readonly contextId: string;
+  /** The provider the task runs on. */
+  readonly provider: string;
+  /** The authenticated principal, or `undefined` when auth is off. */
+  readonly principal: string | undefined;
+  /**
+   * The remote caller's delegation depth from the seam extension (0 when not
+   * given). The parent stands in for that caller: give it this depth, so its
+   * child is at `depth + 1`.
+   */
+  readonly depth: number;
+  /**
+   * A scope owned by the task, disposed once its run is disposed: create
+   * per-task state here. It provides the caller's `DelegationContext`
+   * (`depth`, `maxDepth`) to the providers below.
+   */
+  readonly scope: Scope;
+}
+
+/**
+ * Makes the delegating parent of one task, e.g. a host agent created in
+ * `context.scope` with `subagentDepth: context.depth`.
+ */
+export type GatewayParentFactory = (
+  context: GatewayTaskContext,
+) => AgentRef | Promise<AgentRef>;
+
+/**
+ * A source of streamed text: attached to a delegating parent's scope with
+ * `emit(runId, text)`, it reports the text the runs started under that
+ * parent stream. The gateway attaches it once per task, to the task's own
+ * parent (whose scope is the task's), before the run starts (providers relay
+ * progress only when someone listens at start), and stops it when the task
+ * ends. Only text tagged with the task's run id reaches the task, so a
+ * grandchild's text (its own run id) reaches none, and two tasks whose
+ * provider repeats run ids never hear each other; each piece becomes an
+ * artifact update (`append: true` after the first). Returns how to stop
+ * listening.
+ */
+export type GatewayProgress = (
+  parent: AgentRef,
+  emit: (runId: string, text: string) => void,
+) => (() => void) | void;
+
+/** Bearer-token authentication. Give `tokens`, `verify`, or both (tokens are tried first). */
+export interface GatewayAuthOptions {
+  /** Accepted tokens by principal: `{ alice: "…", bob: "…" }`. Compared in constant time. */
+  readonly tokens?: Readonly<Record<string, string>>;
+  /** Check a token some other way; answer the principal, or `undefined` to refuse it. */
+  readonly verify?: (
+    token: string,
+    request: Request,
+  ) => string | undefined | Promise<string | undefined>;
+}
+
+/** Cross-origin access for browser clients. Off unless given. */
+export interface GatewayCorsOptions {
+  /** Allowed origins: `"*"`, a list, or a function answering the origin to allow (or `undefined`). */
+  readonly origin: string | readonly string[] | ((origin: string) => string | undefined);
+  /** `Access-Control-Max-Age` in seconds. */
+  readonly maxAge?: number;
+  /** Whether to allow credentials. */
+  readonly credentials?: boolean;
+}
+
+/** What the agent card says about the gateway. */
+export interface GatewayCardOptions {
+  /** Default `"seam gateway"`. */
+  readonly name?: string;
+  /** Default: a sentence about delegating to the registered providers. */
+  readonly description?: string;
+  /** Default `"0.1.0"`. */
+  readonly version?: string;
+  /** The organization running the gateway. */
+  readonly provider?: { readonly organization: string; readonly url: string };
+  /** Where the documentation lives. */
+  readonly documentationUrl?: string;
+  /** An icon. */
+  readonly iconUrl?: string;
+}
+
+/** Options of {@linkcode createGateway}. */
+export interface GatewayOptions {
+  /**
+   * The scope the subagent service lives in (or an ancestor of it): the
+   * gateway hears `subagent/provider-added`/`-removed` there and is owned by
+   * it (disposing it closes the gateway).
+   */
+  readonly scope: Scope;
+  /** The service to serve; default: the one provided to `scope` (`getSubagentService`). */
+  readonly subagents?: SubagentService;
+  /**
+   * The delegating parent. An agent: runs start with it as their parent
+   * (forks see its conversation). A factory: called per task with a scope of
+   * the task's own (see {@linkcode GatewayTaskContext}). Default: a parent
+   * `"a2a-gateway"` in the gateway's scope. Every task runs under a scope of
+   * its own, nested in the parent's, that provides the caller's
+   * `DelegationContext` (its `depth` and `maxDepth`).
+   */
+  readonly parent?: AgentRef | GatewayParentFactory;
+  /**
+   * Per-child options passed with every start, e.g. the `model` in-process
+   * children run on when the parent is not a host agent.
+   */
+  readonly agentOptions?: SubagentAgentOptions;
+  /** The provider for requests that name none; default: the first registered. */
+  readonly defaultProvider?: string;
+  /**
+   * The origin the card advertises (no trailing slash; may carry a path a
+   * proxy strips before requests reach the gateway); `basePath` is added to
+   * it. Default: each request's origin, and then the card is cached
+   * privately (`Vary: Host`) unless the host is one of `trustedHosts`.
+   */
+  readonly publicUrl?: string;
+  /**
+   * The path the gateway is mounted at inside a larger app, as requests
+   * arrive (`"/a2a"`: JSON-RPC at `POST /a2a/`, the card at
+   * `/a2a/.well-known/agent-card.json`). Default `""` (the root). A request
+   * outside it answers 404.
+   */
+  readonly basePath?: string;
+  /**
+   * Without `publicUrl`, the hosts (`Host` header, with port when not the
+   * default) whose card may be cached publicly; a card request for any other
+   * host answers 421. Default: none (cards are cached privately, for any host).
+   */
+  readonly trustedHosts?: readonly string[];
+  /** What the card says about the gateway. */
+  readonly card?: GatewayCardOptions;
+  /** `Cache-Control: max-age` of the cards, in seconds. Default 60. */
+  readonly cardMaxAge?: number;
+  /** Bearer-token auth; off unless given. */
+  readonly auth?: GatewayAuthOptions;
+  /** Where tasks are kept; default {@linkcode createMemoryTaskStore}(). */
+  readonly taskStore?: TaskStore;
+  /** CORS; off unless given. */
+  readonly cors?: GatewayCorsOptions;
+  /** The largest request body accepted, in bytes (413 beyond). Default 1 MiB. */
+  readonly bodyLimit?: number;
+  /** Where a run's streamed text comes from; `false` for none. Default {@linkcode subagentProgressSource}. */
+  readonly progress?: GatewayProgress | false;
+  /**
+   * How many finished runs that can `resume` are kept for a follow-up message
+   * in their context (least recently finished disposed first). Default 64; 0
+   * disposes every run as soon as its task ends.
+   */
+  readonly maxResumableRuns?: number;
+  /** How long `CancelTask` waits for the child to confirm before tearing it down, in ms. Default 5,000. */
+  readonly cancelTimeoutMs?: number;
+  /** Bounds against hostile or careless clients; see {@linkcode GatewayLimits} for the defaults. */
+  readonly limits?: GatewayLimits;
+}
+
+/**
+ * What one client may hold or send. Every bound refuses with an error that
+ * names it (HTTP 408, 413 or 429, JSON-RPC -32600 or -32602); nothing
+ * already accepted is lost.
+ */
+export interface GatewayLimits {
+  /** Live tasks overall. Default 10,000. */
+  readonly maxLiveTasks?: number;
+  /** Live tasks per principal (all unauthenticated callers share one). Default 1,000. */
+  readonly maxLiveTasksPerPrincipal?: number;
+  /**
+   * A task's deadline in ms: past it, its run is cancelled and the task
+   * ends `FAILED` with a note. Default 0 (none).
+   */
+  readonly taskTimeoutMs?: number;
+  /** How long a request body may take to arrive, in ms (408 beyond). Default 30,000. */
+  readonly bodyTimeoutMs?: number;
+  /**
+   * How deep any request body may nest objects and arrays (the body is level
+   * 1): metadata, parts, extension fields, schemas and steering messages
+   * included. Default 64.
+   */
+  readonly maxJsonDepth?: number;
+  /** Follow-up messages a live task takes. Default 100. */
+  readonly maxSteeringMessages?: number;
+  /** Open streams per task (`SendStreamingMessage` follow-ups, `SubscribeToTask`). Default 16. */
+  readonly maxSubscribersPerTask?: number;
+  /**
+   * Bytes a stream may hold unread; a client that falls further behind has
+   * its stream closed with an error event (the task goes on). Default 1 MiB.
+   */
+  readonly maxStreamBufferBytes?: number;
+}
+
+/**
+ * An A2A v1.0 endpoint for a subagent service: a fetch handler for any
+ * runtime (`Deno.serve`, `deno serve`, Node, Cloudflare Workers, Supabase).
+ */
+export interface Gateway {
+  /**
+   * Answer one HTTP request. `env` is ignored; when `ctx` has a `waitUntil`
+   * (edge runtimes), tasks that outlive their response are handed to it.
+   */
+  fetch(request: Request, env?: unknown, ctx?: unknown): Promise<Response>;
+  /**
+   * Stop: cancel every live task (each ends `TASK_STATE_CANCELED`, its
+   * streams closed), dispose every run, stop mirroring providers. Later
+   * requests answer 503. Memoized.
+   */
+  close(): Promise<void>;
+  /** How many tasks are running now. */
+  readonly liveTasks: number;
+}
