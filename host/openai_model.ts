@@ -439,7 +439,6 @@ async function* streamCompletion(
   model: string,
   request: ModelRequest,
 ): AsyncGenerator<ModelEvent> {
-  const { url } = config;
   const signal = request.signal;
   signal.throwIfAborted();
   const body: Record<string, unknown> = {
