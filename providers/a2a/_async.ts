@@ -17,6 +17,28 @@ export class RemoteProtocolError extends Error {
   }
 }
 
+/** The remote agent sent more output than one run holds (`maxOutputChars`). */
+export class OutputLimitError extends RemoteProtocolError {
+  constructor(message: string) {
+    super(message);
+    this.name = "OutputLimitError";
+  }
+}
+
+/**
+ * The remote agent's HTTP answer ends the run whatever else it says: an
+ * authentication failure (401, 403) or a redirect that is not followed.
+ */
+export class RemoteHttpError extends Error {
+  /** The HTTP status. */
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.name = "RemoteHttpError";
+    this.status = status;
+  }
+}
+
 const A2A_ERROR_BRAND = Symbol.for("@a2a-js/sdk.A2AError");
 
 /** Whether `error` is an A2A error the remote answered with (an SDK `A2AError`). */
@@ -102,63 +124,31 @@ export class Deadline {
 }
 
 /**
- * Make `fetchImpl` honour `init.signal` all the way: the call itself and
- * the response body (an in-process handler's body may not). A response that
- * arrives after the abort has its body cancelled.
+ * A timer that calls `onFire` once after `ms`, unless re-armed (the count
+ * starts again) or stopped first. Idle until {@linkcode Alarm.arm}.
  */
-export function guardFetch(fetchImpl: typeof fetch): typeof fetch {
-  return (input, init) => {
-    const signal = init?.signal ?? undefined;
-    let pending: Promise<Response>;
-    try {
-      pending = Promise.resolve(fetchImpl(input, init));
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    if (!signal) return pending;
-    if (signal.aborted) {
-      pending.then((late) => late.body?.cancel().catch(() => {}), () => {});
-      return Promise.reject(signal.reason);
-    }
-    return new Promise<Response>((resolve, reject) => {
-      const onAbort = () => {
-        pending.then((late) => late.body?.cancel().catch(() => {}), () => {});
-        reject(signal.reason);
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      pending.then((response) => {
-        signal.removeEventListener("abort", onAbort);
-        if (signal.aborted) {
-          response.body?.cancel().catch(() => {});
-          return;
-        }
-        if (!response.body) return resolve(response);
-        const body = response.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>(), {
-          signal,
-        });
-        resolve(
-          new Response(body, {
-            status: response.status,
-            statusText: response.statusText,
-            headers: response.headers,
-          }),
-        );
-      }, (error) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      });
-    });
-  };
-}
+export class Alarm {
+  readonly #ms: number;
+  readonly #onFire: () => void;
+  #timer: ReturnType<typeof setTimeout> | undefined;
 
-/** `fetchImpl` with `Authorization: Bearer <token>` on every request that has none. */
-export function bearerFetch(fetchImpl: typeof fetch, token: string): typeof fetch {
-  const value = `Bearer ${token}`;
-  return (input, init) => {
-    const headers = new Headers(
-      init?.headers ?? (input instanceof Request ? input.headers : undefined),
-    );
-    if (!headers.has("authorization")) headers.set("authorization", value);
-    return fetchImpl(input, { ...init, headers });
-  };
+  constructor(ms: number, onFire: () => void) {
+    this.#ms = ms;
+    this.#onFire = onFire;
+  }
+
+  /** Start the count (again). */
+  arm(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#onFire();
+    }, this.#ms);
+  }
+
+  /** Stop the count for good (until armed again). */
+  stop(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
 }

@@ -1,5 +1,6 @@
 // One run: a message to the remote agent and the task it starts, followed
-// to its end over a stream (re-attached when it drops) or by polling.
+// to its end over a stream (re-attached when it drops) or by polling. This
+// is the I/O half; what the remote's answers mean is `_task_reader.ts`.
 import {
   type AgentRef,
   type ContentBlock,
@@ -14,43 +15,26 @@ import {
   type SubagentResultInput,
   type SubagentRunHandle,
   type SubagentStopReason,
-  validateStructuredOutput,
 } from "@seam/subagent";
-import type {
-  Artifact,
-  Message,
-  SendMessageRequest,
-  StreamResponse,
-  Task,
-  TaskStatus,
-} from "@a2a-js/sdk";
+import type { SendMessageRequest, StreamResponse } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
 import {
+  Alarm,
   Deadline,
   isA2AError,
   isNetworkError,
   messageOf,
+  RemoteHttpError,
   RemoteProtocolError,
   TimedOut,
 } from "./_async.ts";
 import {
-  readSeamReport,
   SEAM_EXTENSION_URI,
   type SeamMessageFields,
   type SeamRemoteProvider,
-  type SeamTaskReport,
 } from "./_extension.ts";
-import {
-  appendPieces,
-  blocksToParts,
-  isTerminal,
-  partsToPieces,
-  type Piece,
-  stateName,
-  TaskStates,
-  textOfPieces,
-  userMessage,
-} from "./_wire.ts";
+import { type TaskNews, TaskReader } from "./_task_reader.ts";
+import { blocksToParts, type Piece, userMessage } from "./_wire.ts";
 
 /** What every run of one provider shares. */
 export interface RemoteContext {
@@ -62,6 +46,12 @@ export interface RemoteContext {
   readonly seam: SeamRemoteProvider | undefined;
   readonly streaming: boolean;
   readonly timeoutMs: number;
+  /** How long a known task may bring nothing new before the run ends `error`. */
+  readonly idleTimeoutMs: number;
+  /** How long a whole run may take; `undefined`: no bound. */
+  readonly deadlineMs: number | undefined;
+  /** The most output one run holds, in characters. */
+  readonly maxOutputChars: number;
   readonly pollIntervalMs: number;
   readonly reconnect: {
     readonly retries: number;
@@ -99,10 +89,19 @@ export interface RunPlan {
   readonly resumed: boolean;
 }
 
+/**
+ * Where a run is:
+ * - `starting`: the message is out, no task known yet (`started` pending);
+ * - `streaming`: the task is known, its first stream is read;
+ * - `following`: the task is followed after that stream (re-attached) or polled;
+ * - `ending`: the result is settled; the I/O winds down (a task still live is cancelled);
+ * - `ended`: settled and wound down;
+ * - `handed-over`: ended, its interrupted task continued by a `resume` run.
+ */
+type RunState = "starting" | "streaming" | "following" | "ending" | "ended" | "handed-over";
+
 const noop = (): void => {};
 let runCounter = 0;
-
-type Consumed = { readonly ended: boolean; readonly events: number };
 
 /** One run; `handle` is what the provider returns from `start` and `resume`. */
 export class A2ARun {
@@ -112,23 +111,15 @@ export class A2ARun {
   readonly handle: SubagentRunHandle;
   readonly #remote: RemoteContext;
   readonly #plan: RunPlan;
+  readonly #task: TaskReader;
   /** Aborted to stop every request of the drive (a cancel once the task is known, or the end). */
   readonly #io = new AbortController();
-  #phase: string;
-  #taskId: string | undefined;
-  #contextId: string | undefined;
-  #state = 0;
-  #remoteTerminal = false;
-  #interrupted = false;
-  #handedOver = false;
-  #messageOnly = false;
-  #confirmContinuation: boolean;
-  #artifacts = new Map<string, Piece[]>();
-  #statusMessage: Piece[] | undefined;
-  #report: SeamTaskReport | undefined;
+  readonly #idle: Alarm;
+  readonly #deadline: Alarm | undefined;
+  #state: RunState = "starting";
+  /** The request under way, for notes (`SendStreamingMessage`, `GetTask`, …). */
+  #call: string;
   #lastDrop: unknown;
-  #settled = false;
-  #isStarted = false;
   #resolveStarted!: () => void;
   #rejectStarted!: (error: Error) => void;
   #resolveResult!: (result: SubagentResultInput) => void;
@@ -141,9 +132,22 @@ export class A2ARun {
     this.id = `${remote.providerName}-${++runCounter}`;
     this.#remote = remote;
     this.#plan = plan;
-    this.#phase = remote.streaming ? "SendStreamingMessage" : "SendMessage";
-    this.#confirmContinuation = plan.resumed && remote.seam !== undefined &&
-      plan.taskId === undefined;
+    this.#call = remote.streaming ? "SendStreamingMessage" : "SendMessage";
+    this.#task = new TaskReader({
+      resourceUris: remote.seam !== undefined,
+      maxOutputChars: remote.maxOutputChars,
+      ...(plan.resumed && remote.seam !== undefined && plan.taskId === undefined
+        ? { continuing: plan.contextId }
+        : {}),
+    });
+    this.#idle = new Alarm(remote.idleTimeoutMs, () =>
+      this.#expire(
+        `the remote agent brought nothing new for ${remote.idleTimeoutMs} ms (idleTimeoutMs)`,
+      ));
+    this.#deadline = remote.deadlineMs === undefined ? undefined : new Alarm(
+      remote.deadlineMs,
+      () => this.#expire(`the run did not end within ${remote.deadlineMs} ms (deadlineMs)`),
+    );
     this.started = new Promise<void>((resolve, reject) => {
       this.#resolveStarted = resolve;
       this.#rejectStarted = reject;
@@ -159,6 +163,7 @@ export class A2ARun {
       signal.addEventListener("abort", onAbort, { once: true });
       this.#unbindSignal = () => signal.removeEventListener("abort", onAbort);
     }
+    this.#deadline?.arm();
     // One microtask first: a cancel in the same tick as start() sends nothing.
     this.#driving = Promise.resolve().then(() => this.#drive()).catch((error) => {
       this.#logger.error(`A2A run ${this.id} failed unexpectedly`, error);
@@ -180,65 +185,94 @@ export class A2ARun {
     return this.#remote.logger ?? this.#plan.parent.scope.logger;
   }
 
+  /** Whether the result is settled. */
+  get #settled(): boolean {
+    return this.#state === "ending" || this.#state === "ended" || this.#state === "handed-over";
+  }
+
   // ---- the drive ----
 
   async #drive(): Promise<void> {
     if (this.#settled) return;
     const remote = this.#remote;
+    const task = this.#task;
     try {
       if (remote.streaming) {
-        const first = await this.#consume((signal) =>
+        const drained = await this.#consume((signal) =>
           remote.client.sendMessageStream(this.#request(), this.#options(signal))
         );
-        if (!first.ended) {
-          if (this.#taskId === undefined) {
+        if (!drained) {
+          if (task.taskId === undefined) {
             throw this.#lastDrop ??
               new RemoteProtocolError("the stream ended before the remote agent created a task");
           }
           await this.#follow(true);
         }
-        if (remote.refreshOnEnd && this.#remoteTerminal && !this.#settled) {
-          this.#phase = "GetTask";
-          const id = this.#taskId!;
-          const task = await this.#unary((signal) =>
+        if (remote.refreshOnEnd && task.condition === "ended" && !this.#settled) {
+          this.#call = "GetTask";
+          const id = task.taskId!;
+          const snapshot = await this.#unary((signal) =>
             remote.client.getTask(
               { tenant: remote.tenant, id, historyLength: 0 },
               this.#options(signal),
             )
           );
-          this.#artifacts.clear();
-          for (const artifact of task?.artifacts ?? []) {
-            this.#artifacts.set(
-              typeof artifact.artifactId === "string" ? artifact.artifactId : "",
-              partsToPieces(artifact.parts, remote.seam !== undefined),
-            );
-          }
+          task.replaceArtifacts(snapshot?.artifacts);
           this.#finishFromRemote();
         }
       } else {
         const answer = await this.#unary(
           (signal) => remote.client.sendMessage(this.#request(), this.#options(signal)),
         );
-        if (answer && typeof answer === "object" && "messageId" in answer) {
-          this.#applyMessage(answer as Message);
-        } else {
-          this.#applyTask(answer as Task);
-        }
+        this.#take(task.readAnswer(answer as never));
         if (!this.#shouldStop()) await this.#follow(false);
       }
     } catch (error) {
       this.#fail(error); // a no-op once cancel() settled the run
     } finally {
       this.#io.abort(new Error("the run ended"));
-      if (this.#taskId !== undefined && !this.#remoteTerminal && !this.#interrupted) {
-        await this.#cancelRemote();
-      }
+      this.#idle.stop();
+      this.#deadline?.stop();
+      // The drive stops only at an end or a stop, so this settles nothing real;
+      // it keeps the rule "the result always settles" whatever happened above.
+      if (!this.#settled) this.#fail(new Error("the run stopped before its task ended"));
+      if (task.condition === "live") await this.#cancelRemote();
+      if (this.#state === "ending") this.#state = "ended";
     }
   }
 
+  /** Whether reading can stop: the task ended or waits, the agent replied, or the run settled. */
   #shouldStop(): boolean {
-    return this.#remoteTerminal || this.#messageOnly ||
-      (this.#settled && this.#taskId !== undefined);
+    const condition = this.#task.condition;
+    return condition === "ended" || condition === "interrupted" || condition === "reply" ||
+      (this.#settled && condition !== "unknown");
+  }
+
+  /** Act on what one answer or event brought. */
+  #take(news: TaskNews): void {
+    if (news.first && this.#state === "starting") {
+      this.#state = this.#remote.streaming ? "streaming" : "following";
+      this.#resolveStarted();
+    }
+    if (this.#settled) return;
+    if (news.changed) this.#idle.arm();
+    this.#emit(news.text);
+    switch (this.#task.condition) {
+      case "unknown":
+      case "live":
+        return;
+      case "interrupted":
+        // The remote task waits for input (INPUT_REQUIRED) or authentication
+        // (AUTH_REQUIRED). Today the run ends here and resume() answers it on
+        // the same task; an input request to the caller belongs here (issue 15).
+        return this.#finishFromRemote();
+      case "ended":
+        // A stream whose chunks cannot be trusted ends after one more read (see #drive).
+        if (this.#remote.refreshOnEnd && this.#remote.streaming) return;
+        return this.#finishFromRemote();
+      case "reply":
+        return this.#finishFromRemote();
+    }
   }
 
   #request(): SendMessageRequest {
@@ -271,7 +305,7 @@ export class A2ARun {
   }
 
   #timeoutMessage(): string {
-    return `the remote agent did not answer ${this.#phase} within ${this.#remote.timeoutMs} ms (timeoutMs)`;
+    return `the remote agent did not answer ${this.#call} within ${this.#remote.timeoutMs} ms (timeoutMs)`;
   }
 
   /** One request and its answer, bounded by `timeoutMs` and the run's own signal. */
@@ -292,33 +326,34 @@ export class A2ARun {
   }
 
   /**
-   * Read one stream until the run can stop (`ended`) or the stream drops
-   * (ended early, or the connection broke). The first event must come within
-   * `timeoutMs`; an answer that is not a stream throws.
+   * Read one stream until reading can stop (`true`) or the stream drops
+   * (`false`: it ended early, or the connection broke). The first event must
+   * come within `timeoutMs`; after it `idleTimeoutMs` and `deadlineMs` bound
+   * the wait. An answer that is not a stream throws.
    */
   async #consume(
     open: (signal: AbortSignal) => AsyncGenerator<StreamResponse, void, undefined>,
-  ): Promise<Consumed> {
+    events = { count: 0 },
+  ): Promise<boolean> {
     const deadline = new Deadline(
       this.#io.signal,
       this.#remote.timeoutMs,
       () => this.#timeoutMessage(),
     );
-    let events = 0;
     try {
       for await (const event of open(deadline.signal)) {
-        if (events++ === 0) deadline.disarm();
-        this.#onEvent(event);
-        if (this.#shouldStop()) return { ended: true, events };
+        if (events.count++ === 0) deadline.disarm();
+        this.#take(this.#task.read(event));
+        if (this.#shouldStop()) return true;
       }
       this.#lastDrop = undefined;
-      return { ended: false, events };
+      return false;
     } catch (error) {
       if (deadline.timedOut) throw new TimedOut(this.#timeoutMessage());
-      if (this.#io.signal.aborted) return { ended: true, events };
+      if (this.#io.signal.aborted) return true;
       if (isNetworkError(error)) {
         this.#lastDrop = error;
-        return { ended: false, events };
+        return false;
       }
       throw error;
     } finally {
@@ -333,7 +368,8 @@ export class A2ARun {
   async #follow(streaming: boolean): Promise<void> {
     const remote = this.#remote;
     const { retries, delayMs, maxDelayMs } = remote.reconnect;
-    const id = this.#taskId!;
+    const id = this.#task.taskId!;
+    if (this.#state === "streaming") this.#state = "following";
     let failures = streaming ? 1 : 0;
     let last: unknown = this.#lastDrop ?? (streaming ? "the stream ended early" : undefined);
     while (!this.#shouldStop()) {
@@ -350,28 +386,31 @@ export class A2ARun {
       await delay(wait, this.#io.signal);
       try {
         if (streaming) {
-          this.#phase = "SubscribeToTask";
-          const consumed = await this.#consume((signal) =>
-            remote.client.resubscribeTask({ tenant: remote.tenant, id }, this.#options(signal))
+          this.#call = "SubscribeToTask";
+          const events = { count: 0 };
+          const drained = await this.#consume(
+            (signal) =>
+              remote.client.resubscribeTask({ tenant: remote.tenant, id }, this.#options(signal)),
+            events,
           );
-          if (consumed.ended) return;
+          if (drained) return;
           last = this.#lastDrop ?? "the stream ended before the task did";
           // News beyond the first snapshot counts as a recovered connection.
-          failures = consumed.events > 1 ? 1 : failures + 1;
+          failures = events.count > 1 ? 1 : failures + 1;
         } else {
-          this.#phase = "GetTask";
-          const task = await this.#unary((signal) =>
+          this.#call = "GetTask";
+          const snapshot = await this.#unary((signal) =>
             remote.client.getTask(
               { tenant: remote.tenant, id, historyLength: 0 },
               this.#options(signal),
             )
           );
-          this.#applyTask(task);
+          this.#take(this.#task.readTask(snapshot));
           failures = 0;
         }
       } catch (error) {
         if (this.#io.signal.aborted) return;
-        if (error instanceof RemoteProtocolError) throw error;
+        if (error instanceof RemoteProtocolError || error instanceof RemoteHttpError) throw error;
         if (streaming && isA2AError(error)) {
           // It will not stream this task (it ended, or it cannot re-attach): read it instead.
           this.#logger.debug(
@@ -388,144 +427,6 @@ export class A2ARun {
     }
   }
 
-  // ---- events ----
-
-  #onEvent(event: StreamResponse): void {
-    const payload = event?.payload;
-    switch (payload?.$case) {
-      case "task":
-        return this.#applyTask(payload.value);
-      case "message":
-        return this.#applyMessage(payload.value);
-      case "statusUpdate": {
-        const update = payload.value;
-        this.#noteTask(update.taskId, update.contextId);
-        return this.#applyStatus(update.status, update.metadata);
-      }
-      case "artifactUpdate": {
-        const update = payload.value;
-        this.#noteTask(update.taskId, update.contextId);
-        if (!update.artifact) {
-          throw new RemoteProtocolError(
-            "the remote agent sent an artifact update with no artifact",
-          );
-        }
-        return this.#applyArtifact(update.artifact, update.append);
-      }
-      default:
-        throw new RemoteProtocolError(
-          `the remote agent sent an event that is none of task, message, statusUpdate, artifactUpdate: ${
-            JSON.stringify(event)?.slice(0, 200)
-          }`,
-        );
-    }
-  }
-
-  #noteTask(taskId: string | undefined, contextId: string | undefined): void {
-    if (typeof taskId !== "string" || taskId === "") {
-      throw new RemoteProtocolError("the remote agent sent a task event with no task id");
-    }
-    if (this.#taskId === undefined) {
-      this.#taskId = taskId;
-      if (contextId) this.#contextId = contextId;
-      if (!this.#settled && !this.#isStarted) {
-        this.#isStarted = true;
-        this.#resolveStarted();
-      }
-    } else if (taskId !== this.#taskId) {
-      throw new RemoteProtocolError(
-        `the remote agent sent an event of task "${taskId}" on the stream of task "${this.#taskId}"`,
-      );
-    }
-  }
-
-  #applyTask(task: Task): void {
-    if (!task || typeof task !== "object") {
-      throw new RemoteProtocolError("the remote agent answered with neither a task nor a message");
-    }
-    this.#noteTask(task.id, task.contextId);
-    for (const artifact of task.artifacts ?? []) this.#applyArtifact(artifact, false);
-    this.#applyStatus(task.status, task.metadata);
-  }
-
-  #applyMessage(message: Message): void {
-    const pieces = partsToPieces(message?.parts, this.#remote.seam !== undefined);
-    if (message?.taskId) {
-      // An agent message about a task: progress, and its latest word.
-      this.#noteTask(message.taskId, message.contextId);
-      this.#statusMessage = pieces;
-      this.#emit(textOfPieces(pieces));
-      return;
-    }
-    // A direct reply: the run is that message.
-    this.#messageOnly = true;
-    if (message?.contextId) this.#contextId = message.contextId;
-    if (this.#settled) return;
-    if (!this.#isStarted) {
-      this.#isStarted = true;
-      this.#resolveStarted();
-    }
-    this.#artifacts.set("", pieces);
-    this.#state = TaskStates.COMPLETED;
-    this.#finishFromRemote();
-  }
-
-  #applyStatus(status: TaskStatus | undefined, metadata: Task["metadata"]): void {
-    if (!status || typeof status.state !== "number") {
-      throw new RemoteProtocolError("the remote agent sent a task status with no state");
-    }
-    const report = readSeamReport(metadata);
-    if (report) this.#report = report;
-    if (this.#confirmContinuation && report) {
-      this.#confirmContinuation = false;
-      if (report.resumedFrom === undefined) {
-        throw new RemoteProtocolError(
-          `the seam gateway did not continue context "${this.#plan.contextId}": it started a fresh run (it kept no run for a follow-up in that context, or its provider cannot resume); that task was cancelled`,
-        );
-      }
-    }
-    if (status.message) {
-      this.#statusMessage = partsToPieces(status.message.parts, this.#remote.seam !== undefined);
-    }
-    const state = status.state;
-    this.#state = state;
-    switch (state) {
-      case TaskStates.SUBMITTED:
-      case TaskStates.WORKING:
-        return;
-      case TaskStates.COMPLETED:
-      case TaskStates.FAILED:
-      case TaskStates.CANCELED:
-      case TaskStates.REJECTED:
-        this.#remoteTerminal = true;
-        // A stream whose chunks cannot be trusted ends after one more read (see #drive).
-        if (this.#remote.refreshOnEnd && this.#remote.streaming) return;
-        return this.#finishFromRemote();
-      case TaskStates.INPUT_REQUIRED:
-      case TaskStates.AUTH_REQUIRED:
-        this.#interrupted = true;
-        return this.#finishFromRemote();
-      default:
-        throw new RemoteProtocolError(`the remote task entered ${stateName(state)}`);
-    }
-  }
-
-  #applyArtifact(artifact: Artifact, append: boolean): void {
-    const id = typeof artifact.artifactId === "string" ? artifact.artifactId : "";
-    const pieces = partsToPieces(artifact.parts, this.#remote.seam !== undefined);
-    const previous = this.#artifacts.get(id);
-    if (append && previous) {
-      appendPieces(previous, pieces);
-      this.#emit(textOfPieces(pieces));
-      return;
-    }
-    const text = textOfPieces(pieces);
-    const before = previous ? textOfPieces(previous) : "";
-    this.#artifacts.set(id, pieces);
-    // A replacement that extends what was streamed adds only its new end.
-    this.#emit(text.startsWith(before) ? text.slice(before.length) : text);
-  }
-
   #emit(text: string): void {
     if (text === "" || this.#settled) return;
     const scope = this.#plan.parent.scope;
@@ -535,71 +436,10 @@ export class A2ARun {
 
   // ---- endings ----
 
-  #pieces(): Piece[] {
-    const pieces: Piece[] = [];
-    for (const artifact of this.#artifacts.values()) pieces.push(...artifact);
-    return pieces;
-  }
-
   #finishFromRemote(): void {
     if (this.#settled) return;
-    const state = this.#state;
-    const exact = this.#report?.stopReason;
-    let stopReason: SubagentStopReason = exact ?? stopReasonOf(state);
-    const pieces = this.#pieces();
-    const notes: string[] = [];
-    if (exact !== undefined) {
-      // A seam gateway's output is the remote run's output, exactly.
-      if (this.#report?.error) notes.push(`[a2a] the remote run broke down: ${this.#report.error}`);
-    } else {
-      // The agent's word on the state: the output when there is no other,
-      // else a note (for an end other than COMPLETED).
-      const said = this.#statusMessage ? textOfPieces(this.#statusMessage) : "";
-      const usedAsOutput = pieces.length === 0 && this.#statusMessage?.length !== undefined &&
-        this.#statusMessage.length > 0;
-      if (usedAsOutput) pieces.push(...this.#statusMessage!);
-      if (state !== TaskStates.COMPLETED) {
-        if (said !== "" && !usedAsOutput) notes.push(`[a2a] ${stateName(state)}: ${said}`);
-        if (state === TaskStates.INPUT_REQUIRED || state === TaskStates.AUTH_REQUIRED) {
-          notes.push(
-            `[a2a] the remote agent stopped in ${stateName(state)}: it needs ${
-              state === TaskStates.INPUT_REQUIRED ? "more input" : "authentication"
-            } to go on${this.#remote.offerResume ? "; resume() answers it on the same task" : ""}`,
-          );
-        } else {
-          notes.push(`[a2a] the remote task ended in ${stateName(state)}`);
-        }
-      }
-    }
-    let structured: JsonValue | undefined;
-    const schema = this.#plan.outputSchema;
-    if (schema !== undefined && stopReason === "completed") {
-      let index = -1;
-      for (let i = pieces.length - 1; i >= 0 && index < 0; i--) {
-        if (pieces[i].type === "data") index = i;
-      }
-      if (index < 0) {
-        stopReason = "error";
-        notes.push(
-          "[a2a] the remote agent completed without a structured result (no data part), although an outputSchema was requested",
-        );
-      } else {
-        const value = (pieces[index] as { data: JsonValue }).data;
-        const issues = validateStructuredOutput(schema, value);
-        if (issues.length > 0) {
-          stopReason = "error";
-          notes.push(
-            `[a2a] the remote agent's structured result does not match the outputSchema: ${
-              issues.map((issue) => `${issue.path} ${issue.message}`).join("; ")
-            }`,
-          );
-        } else {
-          pieces.splice(index, 1);
-          structured = value;
-        }
-      }
-    }
-    this.#finish(stopReason, pieces, notes, structured);
+    const outcome = this.#task.outcome(this.#plan.outputSchema, this.#remote.offerResume);
+    this.#finish(outcome.stopReason, outcome.pieces, outcome.notes, outcome.structured);
   }
 
   #fail(error: unknown): void {
@@ -607,9 +447,24 @@ export class A2ARun {
       this.#logger.debug(`A2A run ${this.id} (already ended): ${messageOf(error)}`);
       return;
     }
-    const message = `The A2A run failed (${this.#phase}): ${messageOf(error)}`;
+    const message = `The A2A run failed (${this.#call}): ${messageOf(error)}`;
     this.#logger.warn(`A2A run ${this.id}: ${message}`);
-    this.#finish("error", this.#pieces(), [message]);
+    this.#finish("error", this.#task.pieces(), [message]);
+  }
+
+  /** An idle timeout or the deadline: end `error`, and stop the I/O as a cancel does. */
+  #expire(why: string): void {
+    if (this.#settled) return;
+    this.#fail(new TimedOut(why));
+    this.#stopIo("timed out");
+  }
+
+  /**
+   * Stop every request once the task is known (or there is none); until
+   * then keep listening for it (bounded by `timeoutMs`) so it can be cancelled.
+   */
+  #stopIo(why: string): void {
+    if (this.#task.condition !== "unknown") this.#io.abort(new Error(why));
   }
 
   #finish(
@@ -619,13 +474,16 @@ export class A2ARun {
     structured?: JsonValue,
   ): void {
     if (this.#settled) return;
-    this.#settled = true;
+    const wasStarting = this.#state === "starting";
+    this.#state = "ending";
     this.#unbindSignal();
+    this.#idle.stop();
+    this.#deadline?.stop();
     const output: ContentBlock[] = pieces.map((piece) =>
       piece.type === "data" ? { type: "text", text: JSON.stringify(piece.data) } : piece
     );
     for (const note of notes) output.push({ type: "text", text: note });
-    if (!this.#isStarted) {
+    if (wasStarting) {
       this.#rejectStarted(
         new Error(notes[0] ?? `the run ended "${stopReason}" before the remote task existed`),
       );
@@ -639,18 +497,17 @@ export class A2ARun {
   #cancelRemote(): Promise<void> {
     return this.#remoteCancel ??= (async () => {
       const remote = this.#remote;
-      const id = this.#taskId!;
+      const id = this.#task.taskId!;
       const deadline = new Deadline(
         undefined,
         remote.timeoutMs,
         () => `the remote agent did not answer CancelTask within ${remote.timeoutMs} ms`,
       );
       try {
-        const task = await remote.client.cancelTask(
+        await remote.client.cancelTask(
           { tenant: remote.tenant, id, metadata: undefined },
           this.#options(deadline.signal),
         );
-        if (task?.status && isTerminal(task.status.state)) this.#remoteTerminal = true;
       } catch (error) {
         const why = deadline.timedOut ? deadline.signal.reason : error;
         this.#logger.debug(`A2A run ${this.id}: CancelTask "${id}": ${messageOf(why)}`);
@@ -665,12 +522,8 @@ export class A2ARun {
   /** End the run `aborted` at once; the remote task is cancelled in the background. */
   cancel(_reason?: string): void {
     if (this.#settled) return;
-    this.#finish("aborted", this.#pieces(), []);
-    // Until the task's id is known, keep listening for it (bounded by
-    // timeoutMs) so the task can be cancelled; after, stop at once.
-    if (this.#taskId !== undefined || this.#messageOnly) {
-      this.#io.abort(new Error("cancelled"));
-    }
+    this.#finish("aborted", this.#task.pieces(), []);
+    this.#stopIo("cancelled");
   }
 
   /** Cancel if live, wait for the drive to stop, cancel a task still live. Memoized. */
@@ -680,7 +533,10 @@ export class A2ARun {
       this.cancel("disposed");
       try {
         await this.#driving;
-        if (this.#taskId !== undefined && !this.#remoteTerminal && !this.#handedOver) {
+        const condition = this.#task.condition;
+        if (
+          (condition === "live" || condition === "interrupted") && this.#state !== "handed-over"
+        ) {
           await this.#cancelRemote();
         }
         await this.#remoteCancel;
@@ -707,8 +563,8 @@ export class A2ARun {
     const remote = this.#remote;
     const blocks = toBlocks(content);
     const message = userMessage(blocksToParts(blocks), {
-      taskId: this.#taskId,
-      contextId: this.#contextId,
+      taskId: this.#task.taskId,
+      contextId: this.#task.contextId,
       extensions: remote.seam ? [SEAM_EXTENSION_URI] : undefined,
     });
     try {
@@ -737,19 +593,20 @@ export class A2ARun {
 
   /** A follow-up in the task's context (on the same task after INPUT_REQUIRED), as a new run. */
   resume(content: ContentInput): SubagentRunHandle {
+    const task = this.#task;
     const problem = this.#disposal !== undefined
       ? "it was disposed"
       : !this.#settled
       ? "it has not finished"
-      : this.#contextId === undefined
+      : task.contextId === undefined
       ? "it never reached the remote agent (there is no context to continue)"
       : undefined;
     if (problem) throw new TypeError(`Cannot resume run "${this.id}": ${problem}`);
-    const continueTask = this.#interrupted && !this.#handedOver &&
+    const continueTask = task.condition === "interrupted" && this.#state !== "handed-over" &&
         this.#remoteCancel === undefined
-      ? this.#taskId
+      ? task.taskId
       : undefined;
-    if (continueTask !== undefined) this.#handedOver = true;
+    if (continueTask !== undefined) this.#state = "handed-over";
     const plan = this.#plan;
     const run = new A2ARun(this.#remote, {
       prompt: toBlocks(content),
@@ -766,7 +623,7 @@ export class A2ARun {
             : {}),
         }
         : undefined,
-      contextId: this.#contextId,
+      contextId: task.contextId,
       taskId: continueTask,
       resumed: true,
     });
@@ -776,18 +633,4 @@ export class A2ARun {
 
 function toBlocks(content: ContentInput): readonly ContentBlock[] {
   return typeof content === "string" ? [{ type: "text", text: content }] : content;
-}
-
-/** The stop reason of a terminal (or interrupted) A2A state, without the seam extension. */
-export function stopReasonOf(state: number): SubagentStopReason {
-  switch (state) {
-    case TaskStates.COMPLETED:
-      return "completed";
-    case TaskStates.CANCELED:
-      return "aborted";
-    case TaskStates.REJECTED:
-      return "refusal";
-    default:
-      return "error";
-  }
 }

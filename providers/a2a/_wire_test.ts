@@ -11,7 +11,7 @@ import {
   TaskStates,
   textOfPieces,
 } from "./_wire.ts";
-import { stopReasonOf } from "./_run.ts";
+import { stopReasonOf } from "./_task_reader.ts";
 import { readSeamCard, readSeamReport, SEAM_EXTENSION_URI } from "./_extension.ts";
 
 const part = (content: Part["content"], mediaType = "", metadata?: Part["metadata"]): Part => ({

@@ -7,6 +7,7 @@ import {
   type SubagentRunHandle,
   tighterDepthCap,
 } from "@seam/subagent";
+import type { AgentCard } from "@a2a-js/sdk";
 import {
   ClientFactory,
   ClientFactoryOptions,
@@ -14,7 +15,9 @@ import {
   JsonRpcTransportFactory,
   RestTransportFactory,
 } from "@a2a-js/sdk/client";
-import { bearerFetch, Deadline, guardFetch, messageOf } from "./_async.ts";
+import { messageOf } from "./_async.ts";
+import { cardUrlOf, fetchCard, isRecord, screenInterfaces } from "./_card.ts";
+import { bearerFetch, guardFetch, policyFetch } from "./_fetch.ts";
 import {
   readSeamCard,
   SEAM_EXTENSION_URI,
@@ -41,6 +44,11 @@ const OPTION_KEYS = new Set([
   "token",
   "fetch",
   "timeoutMs",
+  "idleTimeoutMs",
+  "deadlineMs",
+  "maxOutputChars",
+  "redirects",
+  "sameOriginInterfaces",
   "reconnect",
   "pollIntervalMs",
   "resume",
@@ -52,70 +60,25 @@ function bad(message: string): never {
   throw new TypeError(`Cannot create A2A provider: ${message}`);
 }
 
-function checkMs(value: unknown, name: string, fallback: number, min = 0): number {
+/** The longest wait a timer takes (2^31 - 1 ms, about 24.8 days). */
+const MAX_WAIT_MS = 2_147_483_647;
+
+function checkInteger(
+  value: unknown,
+  name: string,
+  fallback: number,
+  min = 0,
+  max = MAX_WAIT_MS,
+): number {
   if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > max) {
     throw new RangeError(
-      `Cannot create A2A provider: ${name} must be an integer ≥ ${min}, got ${String(value)}`,
+      `Cannot create A2A provider: ${name} must be an integer from ${min} to ${max}, got ${
+        String(value)
+      }`,
     );
   }
   return value;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-/** The card's URL for `url`: itself when its path ends in `.json`, else its well-known card. */
-function cardUrlOf(url: string | URL): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    bad(`options.url must be an absolute URL, got ${JSON.stringify(String(url))}`);
-  }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    bad(`options.url must be an http(s) URL, got "${parsed.protocol}"`);
-  }
-  if (parsed.pathname.endsWith(".json")) return parsed.href;
-  parsed.pathname = `${parsed.pathname.replace(/\/+$/, "")}/.well-known/agent-card.json`;
-  return parsed.href;
-}
-
-async function fetchCard(
-  url: string,
-  fetchImpl: typeof fetch,
-  timeoutMs: number,
-): Promise<Record<string, unknown>> {
-  const deadline = new Deadline(
-    undefined,
-    timeoutMs,
-    () => `the agent card at ${url} did not arrive within ${timeoutMs} ms (timeoutMs)`,
-  );
-  try {
-    const response = await fetchImpl(url, {
-      headers: { accept: "application/json", "a2a-version": "1.0" },
-      signal: deadline.signal,
-    });
-    if (!response.ok) {
-      await response.body?.cancel().catch(() => {});
-      throw new Error(`the agent card at ${url} answered HTTP ${response.status}`);
-    }
-    const text = await response.text();
-    let card: unknown;
-    try {
-      card = JSON.parse(text);
-    } catch {
-      throw new Error(`the agent card at ${url} is not JSON`);
-    }
-    if (!isRecord(card)) throw new Error(`the agent card at ${url} is not a JSON object`);
-    return card;
-  } catch (error) {
-    const why = deadline.timedOut ? deadline.signal.reason : error;
-    throw new Error(`Cannot create A2A provider: ${messageOf(why)}`, { cause: error });
-  } finally {
-    deadline.release();
-  }
 }
 
 /**
@@ -269,22 +232,44 @@ export async function createA2AProvider(options: A2AProviderOptions): Promise<A2
   ) {
     bad("options.logger must be a Logger");
   }
-  const timeoutMs = checkMs(options.timeoutMs, "options.timeoutMs", 30_000, 1);
-  const pollIntervalMs = checkMs(options.pollIntervalMs, "options.pollIntervalMs", 500, 1);
+  const timeoutMs = checkInteger(options.timeoutMs, "options.timeoutMs", 30_000, 1);
+  const pollIntervalMs = checkInteger(options.pollIntervalMs, "options.pollIntervalMs", 500, 1);
+  const idleTimeoutMs = checkInteger(options.idleTimeoutMs, "options.idleTimeoutMs", 300_000, 1);
+  const deadlineMs = options.deadlineMs === undefined
+    ? undefined
+    : checkInteger(options.deadlineMs, "options.deadlineMs", 0, 1);
+  const maxOutputChars = checkInteger(
+    options.maxOutputChars,
+    "options.maxOutputChars",
+    16_000_000,
+    1,
+    Number.MAX_SAFE_INTEGER / 4,
+  );
+  const { redirects = "refuse", sameOriginInterfaces = false } = options;
+  if (redirects !== "refuse" && redirects !== "same-origin") {
+    bad(`options.redirects must be "refuse" or "same-origin", got ${JSON.stringify(redirects)}`);
+  }
+  if (typeof sameOriginInterfaces !== "boolean") {
+    bad("options.sameOriginInterfaces must be a boolean");
+  }
+  if (sameOriginInterfaces && url === undefined) {
+    bad("options.sameOriginInterfaces needs options.url (a card given as is has no origin)");
+  }
   if (reconnect !== undefined && reconnect !== false && !isRecord(reconnect)) {
     bad("options.reconnect must be a policy object or false");
   }
   const policy = reconnect === false ? undefined : reconnect;
   const retries = reconnect === false
     ? 0
-    : checkMs(policy?.retries, "options.reconnect.retries", 3);
-  const delayMs = checkMs(policy?.delayMs, "options.reconnect.delayMs", 200);
-  const maxDelayMs = checkMs(policy?.maxDelayMs, "options.reconnect.maxDelayMs", 5_000);
+    : checkInteger(policy?.retries, "options.reconnect.retries", 3);
+  const delayMs = checkInteger(policy?.delayMs, "options.reconnect.delayMs", 200);
+  const maxDelayMs = checkInteger(policy?.maxDelayMs, "options.reconnect.maxDelayMs", 5_000);
 
   const baseFetch: typeof fetch = customFetch
     ? guardFetch(customFetch)
     : (input, init) => fetch(input, init);
-  const fetchImpl = token ? bearerFetch(baseFetch, token) : baseFetch;
+  const wireFetch = policyFetch(baseFetch, { redirects, maxBodyBytes: maxOutputChars * 4 });
+  const fetchImpl = token ? bearerFetch(wireFetch, token) : wireFetch;
 
   const cardUrl = url === undefined ? undefined : cardUrlOf(url);
   const where = cardUrl ? `at ${cardUrl}` : `"${String(card?.name ?? "(unnamed)")}"`;
@@ -320,6 +305,7 @@ export async function createA2AProvider(options: A2AProviderOptions): Promise<A2
   }
 
   const legacyCompat = { enabled: true };
+  const resolver = new DefaultAgentCardResolver({ fetchImpl, legacyCompat });
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
       transports: [
@@ -327,19 +313,38 @@ export async function createA2AProvider(options: A2AProviderOptions): Promise<A2
         new RestTransportFactory({ fetchImpl, legacyCompat }),
       ],
       ...(binding ? { preferredTransports: [binding] } : {}),
-      cardResolver: new DefaultAgentCardResolver({ fetchImpl, legacyCompat }),
+      // The card is read, normalized and screened here: the factory takes it as it is.
+      cardResolver: {
+        resolve: () => Promise.reject(new Error("the card is read by createA2AProvider")),
+        normalizeAgentCard: (card) => card as AgentCard,
+      },
     }),
   );
-  let client;
-  try {
-    client = await factory.createFromAgentCard(raw as never);
-  } catch (error) {
+  const unusable: (error: unknown) => never = (error) => {
     throw new Error(
       `Cannot create A2A provider: the agent card ${where} is not usable (it needs a JSONRPC or HTTP+JSON interface of A2A 1.0 or 0.3): ${
         messageOf(error)
       }`,
       { cause: error },
     );
+  };
+  let normalized;
+  try {
+    normalized = resolver.normalizeAgentCard(raw as never);
+  } catch (error) {
+    unusable(error);
+  }
+  // Only http(s) interfaces (and only the card's origin, when asked) reach the SDK's choice.
+  const screened = screenInterfaces(
+    normalized!,
+    where,
+    sameOriginInterfaces ? new URL(cardUrl!).origin : undefined,
+  );
+  let client;
+  try {
+    client = await factory.createFromAgentCard(screened);
+  } catch (error) {
+    unusable(error);
   }
   const capabilities = raw.capabilities;
   const streaming = isRecord(capabilities) && capabilities.streaming === true;
@@ -351,6 +356,9 @@ export async function createA2AProvider(options: A2AProviderOptions): Promise<A2
     seam,
     streaming,
     timeoutMs,
+    idleTimeoutMs,
+    deadlineMs,
+    maxOutputChars,
     pollIntervalMs,
     reconnect: { retries, delayMs, maxDelayMs },
     serviceParameters: seam ? { "A2A-Extensions": SEAM_EXTENSION_URI } : undefined,

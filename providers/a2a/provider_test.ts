@@ -51,7 +51,7 @@ Deno.test("createA2AProvider() refuses bad options, naming them", async () => {
   await assert.rejects(createA2AProvider({ card: CARD, timeoutMs: 0 }), RangeError);
   await assert.rejects(
     createA2AProvider({ card: CARD, reconnect: { retries: -1 } }),
-    /options.reconnect.retries must be an integer ≥ 0/,
+    /options.reconnect.retries must be an integer from 0 to/,
   );
 });
 

@@ -80,10 +80,50 @@ export interface A2AProviderOptions {
   /**
    * How long any one request may take to answer, in ms: discovery, a
    * unary call (`GetTask`, `CancelTask`, a steering message), and a stream
-   * until its first event (an open stream may then stay quiet as long as
-   * the task runs). Default 30,000.
+   * until its first event (after it, `idleTimeoutMs` bounds the wait).
+   * Default 30,000.
    */
   readonly timeoutMs?: number;
+  /**
+   * How long a run's remote task may bring nothing new, in ms, before the
+   * run ends `error` ("brought nothing new for … ms (idleTimeoutMs)") and the
+   * task is cancelled. New is a change of its state, its output or the
+   * agent's last word: `: keep-alive` comments, a repeated `WORKING`, a
+   * `GetTask` poll with the same answer and a re-attached stream that only
+   * repeats what was known do not count. It runs from the task's first
+   * event, across reconnects and polls. Default 300,000 (5 minutes).
+   */
+  readonly idleTimeoutMs?: number;
+  /**
+   * How long a whole run may take, in ms, from `start` to its end, however
+   * lively the remote: past it the run ends `error` ("did not end within …
+   * ms (deadlineMs)") and the task is cancelled. Default: no deadline.
+   */
+  readonly deadlineMs?: number;
+  /**
+   * The most output one run holds, in characters (text, `data` parts as
+   * JSON, file bytes as base64, the agent's last word): an answer or event
+   * that would pass it ends the run `error`, the output taken before kept,
+   * the task cancelled. Any one answer that is not an event stream (a
+   * `GetTask`, a `SendMessage`) may also be at most 4 × this many bytes.
+   * Default 16,000,000.
+   */
+  readonly maxOutputChars?: number;
+  /**
+   * What a redirect (HTTP 301, 302, 303, 307, 308) does: `"refuse"` ends
+   * the request, and so the run (or discovery) with a note naming the status
+   * and the target, so a request and its prompt never go where the card did
+   * not say; `"same-origin"` follows a redirect within the request's own
+   * origin (5 in a row at most) and refuses one elsewhere. Default `"refuse"`.
+   */
+  readonly redirects?: "refuse" | "same-origin";
+  /**
+   * Use only interfaces on the card's own origin (needs `url`). Whatever
+   * this says, an interface URL that is not `http:` or `https:` is never
+   * used; discovery fails, naming each interface left out, when none is left.
+   * Default `false`.
+   */
+  readonly sameOriginInterfaces?: boolean;
   /** How a dropped stream is re-attached; `false`: never (the run ends `error`). */
   readonly reconnect?: A2AReconnectPolicy | false;
   /** How often a task is polled (`GetTask`) when the agent does not stream, in ms. Default 500. */

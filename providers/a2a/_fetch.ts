@@ -1,0 +1,222 @@
+// The fetch every request goes through: a custom fetch held to its signal,
+// the bearer token, and the wire policy (redirects, authentication failures,
+// the size of an answer). Runtime-neutral: fetch and web streams only.
+import { OutputLimitError, RemoteHttpError } from "./_async.ts";
+
+/**
+ * Make `fetchImpl` honour `init.signal` all the way: the call itself and
+ * the response body (an in-process handler's body may not). A response that
+ * arrives after the abort has its body cancelled.
+ */
+export function guardFetch(fetchImpl: typeof fetch): typeof fetch {
+  return (input, init) => {
+    const signal = init?.signal ?? undefined;
+    let pending: Promise<Response>;
+    try {
+      pending = Promise.resolve(fetchImpl(input, init));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (!signal) return pending;
+    if (signal.aborted) {
+      pending.then((late) => late.body?.cancel().catch(() => {}), () => {});
+      return Promise.reject(signal.reason);
+    }
+    return new Promise<Response>((resolve, reject) => {
+      const onAbort = () => {
+        pending.then((late) => late.body?.cancel().catch(() => {}), () => {});
+        reject(signal.reason);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      pending.then((response) => {
+        signal.removeEventListener("abort", onAbort);
+        if (signal.aborted) {
+          response.body?.cancel().catch(() => {});
+          return;
+        }
+        if (!response.body) return resolve(response);
+        const body = response.body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>(), {
+          signal,
+        });
+        resolve(
+          new Response(body, {
+            status: response.status,
+            statusText: response.statusText,
+            headers: response.headers,
+          }),
+        );
+      }, (error) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      });
+    });
+  };
+}
+
+/** `fetchImpl` with `Authorization: Bearer <token>` on every request that has none. */
+export function bearerFetch(fetchImpl: typeof fetch, token: string): typeof fetch {
+  const value = `Bearer ${token}`;
+  return (input, init) => {
+    const headers = new Headers(
+      init?.headers ?? (input instanceof Request ? input.headers : undefined),
+    );
+    if (!headers.has("authorization")) headers.set("authorization", value);
+    return fetchImpl(input, { ...init, headers });
+  };
+}
+
+/** What the provider does with redirects and answers it does not take. */
+export interface WirePolicy {
+  /** `refuse`: a redirect ends the request; `same-origin`: follow those within the origin. */
+  readonly redirects: "refuse" | "same-origin";
+  /** The largest body of an answer that is not an event stream, in bytes. */
+  readonly maxBodyBytes: number;
+}
+
+const MAX_REDIRECTS = 5;
+const REASON_BYTES = 4_096;
+
+function isRedirect(status: number): boolean {
+  return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
+}
+
+function urlOr(location: string, base: string): URL | undefined {
+  try {
+    return new URL(location, base);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A short reason from an error body: a JSON-RPC or google.rpc.Status `error.message`, else its text. */
+async function reasonOf(response: Response): Promise<string> {
+  let text = "";
+  try {
+    const reader = response.body?.getReader();
+    if (reader) {
+      const decoder = new TextDecoder();
+      let bytes = 0;
+      while (bytes < REASON_BYTES) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        bytes += value.byteLength;
+        text += decoder.decode(value, { stream: true });
+      }
+      await reader.cancel().catch(() => {});
+    }
+  } catch {
+    // The reason is a courtesy: a broken body leaves it out.
+  }
+  try {
+    const json = JSON.parse(text) as { error?: { message?: unknown }; message?: unknown };
+    const message = json?.error?.message ?? json?.message;
+    if (typeof message === "string" && message !== "") return message.slice(0, 300);
+  } catch { /* not JSON */ }
+  return text.trim().slice(0, 300);
+}
+
+/** `response` with its body held to `max` bytes (an event stream passes as is). */
+function boundBody(response: Response, max: number): Response {
+  if (!response.body || response.headers.get("content-type")?.startsWith("text/event-stream")) {
+    return response;
+  }
+  const tooLarge = () =>
+    new OutputLimitError(
+      `the remote agent's answer is larger than ${max} bytes (4 × maxOutputChars)`,
+    );
+  const length = Number(response.headers.get("content-length") ?? NaN);
+  if (Number.isSafeInteger(length) && length <= max) return response;
+  if (Number.isSafeInteger(length)) {
+    response.body.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  let seen = 0;
+  const body = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen > max) controller.error(tooLarge());
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+/**
+ * `fetchImpl` under the wire policy: redirects are not followed (or only
+ * within the origin, 5 at most), a 401 or 403 ends the request with a
+ * {@linkcode RemoteHttpError} saying authentication failed and why, and an
+ * answer's body is held to `maxBodyBytes`.
+ */
+export function policyFetch(fetchImpl: typeof fetch, policy: WirePolicy): typeof fetch {
+  return async (input, init) => {
+    let url = input instanceof Request ? input.url : String(input);
+    let method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
+    let next: RequestInit = { ...init, redirect: "manual" };
+    let target: RequestInfo | URL = input;
+    for (let hop = 0;; hop++) {
+      const response = await fetchImpl(target, next);
+      const status = response.status;
+      if (isRedirect(status)) {
+        const location = response.headers.get("location");
+        await response.body?.cancel().catch(() => {});
+        const to = location === null ? undefined : urlOr(location, url);
+        const what = `${method} ${url} answered HTTP ${status}, a redirect ${
+          to ? `to ${to.href}` : location === null ? "with no Location" : "to a malformed Location"
+        }`;
+        if (policy.redirects === "refuse") {
+          throw new RemoteHttpError(
+            status,
+            `${what}; redirects are not followed (options.redirects "same-origin" follows those within the origin)`,
+          );
+        }
+        if (!to || to.origin !== new URL(url).origin) {
+          throw new RemoteHttpError(
+            status,
+            `${what}, outside ${
+              new URL(url).origin
+            }; only same-origin redirects are followed (options.redirects)`,
+          );
+        }
+        if (hop >= MAX_REDIRECTS) {
+          throw new RemoteHttpError(
+            status,
+            `${what}: more than ${MAX_REDIRECTS} redirects in a row`,
+          );
+        }
+        const headers = new Headers(next.headers);
+        // fetch's own rules: a 303, or a 301/302 on a POST, continues as a GET without a body.
+        if (
+          (status === 303 && method !== "HEAD") ||
+          ((status === 301 || status === 302) && method === "POST")
+        ) {
+          method = "GET";
+          headers.delete("content-type");
+          next = { ...next, method, body: undefined, headers };
+        } else if (next.body !== undefined && next.body !== null && typeof next.body !== "string") {
+          throw new RemoteHttpError(status, `${what}: its body cannot be sent again`);
+        }
+        url = to.href;
+        target = to.href;
+        continue;
+      }
+      if (status === 401 || status === 403) {
+        const reason = await reasonOf(response);
+        throw new RemoteHttpError(
+          status,
+          `authentication failed${
+            status === 403 ? " (access denied)" : ""
+          }: ${method} ${url} answered HTTP ${status}${
+            response.statusText ? ` ${response.statusText}` : ""
+          }${reason ? ` (${reason})` : ""}; check options.token or options.fetch`,
+        );
+      }
+      return boundBody(response, policy.maxBodyBytes);
+    }
+  };
+}

@@ -1,0 +1,458 @@
+// The remote task as the run has read it: the pure half of a run. It takes
+// the remote agent's answers and stream events as plain objects (the SDK
+// client's shapes), keeps the task's id, state, artifacts and last word,
+// says what each event brought, and turns the task's end into an outcome.
+// No I/O, no timers: `_run.ts` does the talking.
+import type { JsonValue } from "@seam/host";
+import {
+  type OutputSchema,
+  type SubagentStopReason,
+  validateStructuredOutput,
+} from "@seam/subagent";
+import type { Artifact, Message, StreamResponse, Task, TaskStatus } from "@a2a-js/sdk";
+import { OutputLimitError, RemoteProtocolError } from "./_async.ts";
+import { readSeamReport, type SeamTaskReport } from "./_extension.ts";
+import {
+  appendPieces,
+  partsToPieces,
+  type Piece,
+  stateName,
+  TaskStates,
+  textOfPieces,
+} from "./_wire.ts";
+
+/**
+ * Where the remote task stands:
+ * - `unknown`: no task yet;
+ * - `live`: SUBMITTED or WORKING, its end still to come;
+ * - `interrupted`: INPUT_REQUIRED or AUTH_REQUIRED, waiting for an answer
+ *   (the task stays open on the remote);
+ * - `ended`: COMPLETED, FAILED, CANCELED or REJECTED, for good;
+ * - `reply`: the agent answered with a message and made no task.
+ */
+export type TaskCondition = "unknown" | "live" | "interrupted" | "ended" | "reply";
+
+/** What one answer or event brought. */
+export interface TaskNews {
+  /** New text for `subagent/progress` (`""` for none). */
+  readonly text: string;
+  /** Whether anything changed: the state, the output or the agent's last word. */
+  readonly changed: boolean;
+  /** Whether this made the task (or the reply) known for the first time. */
+  readonly first: boolean;
+}
+
+/** How a run ends from what the remote said: a stop reason, pieces, notes, a structured value. */
+export interface TaskOutcome {
+  readonly stopReason: SubagentStopReason;
+  readonly pieces: Piece[];
+  readonly notes: string[];
+  readonly structured?: JsonValue;
+}
+
+/** What the reader needs to know about the run. */
+export interface TaskReaderOptions {
+  /** Read a text part's `metadata.uri` as a resource (a seam gateway's form). */
+  readonly resourceUris: boolean;
+  /** The most output (text, data, files, the agent's last word) held, in characters. */
+  readonly maxOutputChars: number;
+  /**
+   * A context the remote seam gateway must continue (a resume without a task):
+   * its first report must name the run it resumed.
+   */
+  readonly continuing?: string;
+}
+
+const NO_NEWS: TaskNews = Object.freeze({ text: "", changed: false, first: false });
+const FIRST_NEWS: TaskNews = Object.freeze({ text: "", changed: true, first: true });
+
+function merge(a: TaskNews, b: TaskNews): TaskNews {
+  if (a === NO_NEWS) return b;
+  if (b === NO_NEWS) return a;
+  return { text: a.text + b.text, changed: a.changed || b.changed, first: a.first || b.first };
+}
+
+/** The characters a piece holds. */
+function sizeOf(pieces: readonly Piece[]): number {
+  let size = 0;
+  for (const piece of pieces) {
+    switch (piece.type) {
+      case "text":
+        size += piece.text.length;
+        break;
+      case "image":
+        size += piece.data.length;
+        break;
+      case "resource":
+        size += piece.uri.length + (piece.text?.length ?? 0);
+        break;
+      case "data":
+        size += JSON.stringify(piece.data)?.length ?? 0;
+        break;
+    }
+  }
+  return size;
+}
+
+/** The remote task of one run, read event by event. */
+export class TaskReader {
+  readonly #options: TaskReaderOptions;
+  #condition: TaskCondition = "unknown";
+  #taskId: string | undefined;
+  #contextId: string | undefined;
+  #state = 0;
+  readonly #artifacts = new Map<string, { pieces: Piece[]; size: number }>();
+  #statusMessage: { pieces: Piece[]; size: number } | undefined;
+  #held = 0;
+  #report: SeamTaskReport | undefined;
+  #continuing: string | undefined;
+
+  constructor(options: TaskReaderOptions) {
+    this.#options = options;
+    this.#continuing = options.continuing;
+  }
+
+  /** Where the task stands. */
+  get condition(): TaskCondition {
+    return this.#condition;
+  }
+
+  /** The task's id, once known. */
+  get taskId(): string | undefined {
+    return this.#taskId;
+  }
+
+  /** The task's (or the reply's) context, once known. */
+  get contextId(): string | undefined {
+    return this.#contextId;
+  }
+
+  /** The last state read (the proto number; 0 before any). */
+  get state(): number {
+    return this.#state;
+  }
+
+  /** The output held, in characters. */
+  get held(): number {
+    return this.#held;
+  }
+
+  /** One stream event (`task`, `message`, `statusUpdate` or `artifactUpdate`). */
+  read(event: StreamResponse): TaskNews {
+    const payload = event?.payload;
+    switch (payload?.$case) {
+      case "task":
+        return this.readTask(payload.value);
+      case "message":
+        return this.readMessage(payload.value);
+      case "statusUpdate": {
+        const update = payload.value;
+        const first = this.#noteTask(update?.taskId, update?.contextId) ? FIRST_NEWS : NO_NEWS;
+        return merge(first, this.#readStatus(update.status, update.metadata));
+      }
+      case "artifactUpdate": {
+        const update = payload.value;
+        const first = this.#noteTask(update?.taskId, update?.contextId) ? FIRST_NEWS : NO_NEWS;
+        if (!update.artifact) {
+          throw new RemoteProtocolError(
+            "the remote agent sent an artifact update with no artifact",
+          );
+        }
+        return merge(first, this.#readArtifact(update.artifact, update.append === true));
+      }
+      default:
+        throw new RemoteProtocolError(
+          `the remote agent sent an event that is none of task, message, statusUpdate, artifactUpdate: ${
+            JSON.stringify(event)?.slice(0, 200)
+          }`,
+        );
+    }
+  }
+
+  /** An answer to `SendMessage`: a task or a message. */
+  readAnswer(answer: Task | Message): TaskNews {
+    if (answer && typeof answer === "object" && "messageId" in answer) {
+      return this.readMessage(answer as Message);
+    }
+    return this.readTask(answer as Task);
+  }
+
+  /** A task snapshot (an answer, a `GetTask`, the first event of a stream). */
+  readTask(task: Task): TaskNews {
+    if (!task || typeof task !== "object") {
+      throw new RemoteProtocolError("the remote agent answered with neither a task nor a message");
+    }
+    let news = this.#noteTask(task.id, task.contextId) ? FIRST_NEWS : NO_NEWS;
+    for (const artifact of task.artifacts ?? []) {
+      news = merge(news, this.#readArtifact(artifact, false));
+    }
+    return merge(news, this.#readStatus(task.status, task.metadata));
+  }
+
+  /** A message: about the task (progress, its latest word), or a direct reply (the whole run). */
+  readMessage(message: Message): TaskNews {
+    const pieces = partsToPieces(message?.parts, this.#options.resourceUris);
+    if (message?.taskId) {
+      const first = this.#noteTask(message.taskId, message.contextId);
+      const changed = this.#setStatusMessage(pieces);
+      return { text: textOfPieces(pieces), changed: changed || first, first };
+    }
+    if (this.#condition === "reply") return NO_NEWS;
+    if (this.#condition !== "unknown") {
+      throw new RemoteProtocolError(
+        `the remote agent sent a message with no task id on the stream of task "${this.#taskId}"`,
+      );
+    }
+    const size = sizeOf(pieces);
+    this.#checkRoom(size);
+    this.#artifacts.set("", { pieces, size });
+    this.#held += size;
+    if (message?.contextId) this.#contextId = message.contextId;
+    this.#state = TaskStates.COMPLETED;
+    this.#condition = "reply";
+    return { text: "", changed: true, first: true };
+  }
+
+  /** Replace the artifacts with a final snapshot's (a task read once more at its end). */
+  replaceArtifacts(artifacts: readonly Artifact[] | undefined): void {
+    let held = this.#statusMessage?.size ?? 0;
+    const next = new Map<string, { pieces: Piece[]; size: number }>();
+    for (const artifact of artifacts ?? []) {
+      const pieces = partsToPieces(artifact.parts, this.#options.resourceUris);
+      const size = sizeOf(pieces);
+      held += size;
+      this.#checkRoom(size, held - size);
+      next.set(typeof artifact.artifactId === "string" ? artifact.artifactId : "", {
+        pieces,
+        size,
+      });
+    }
+    this.#artifacts.clear();
+    for (const [id, entry] of next) this.#artifacts.set(id, entry);
+    this.#held = held;
+  }
+
+  /** Every piece of output held, artifacts in order. */
+  pieces(): Piece[] {
+    const pieces: Piece[] = [];
+    for (const artifact of this.#artifacts.values()) pieces.push(...artifact.pieces);
+    return pieces;
+  }
+
+  /**
+   * The outcome of a task that ended here (or stopped for input): the exact
+   * stop reason a seam gateway reports, else the state's; the agent's last
+   * word as the output when there is no other, or as a note; the structured
+   * value for an `outputSchema`. A remote end other than by this run's own
+   * cancel is never `aborted`: a task cancelled over there ends `error`
+   * with the remote's reason.
+   */
+  outcome(schema: OutputSchema | undefined, offerResume: boolean): TaskOutcome {
+    const state = this.#state;
+    const report = this.#report;
+    const exact = report?.stopReason;
+    let stopReason: SubagentStopReason = exact ?? stopReasonOf(state);
+    const pieces = this.pieces();
+    const notes: string[] = [];
+    const said = this.#statusMessage ? textOfPieces(this.#statusMessage.pieces) : "";
+    if (exact !== undefined) {
+      // A seam gateway's output is the remote run's output, exactly.
+      if (report?.error) notes.push(`[a2a] the remote run broke down: ${report.error}`);
+      if (exact === "aborted") {
+        stopReason = "error";
+        notes.push(
+          `[a2a] the remote run was aborted over there, not by this run${said ? `: ${said}` : ""}`,
+        );
+      }
+    } else {
+      // The agent's word on the state: the output when there is no other,
+      // else a note (for an end other than COMPLETED).
+      const usedAsOutput = pieces.length === 0 && this.#statusMessage !== undefined &&
+        this.#statusMessage.pieces.length > 0;
+      if (usedAsOutput) pieces.push(...this.#statusMessage!.pieces);
+      if (state !== TaskStates.COMPLETED) {
+        if (said !== "" && !usedAsOutput) notes.push(`[a2a] ${stateName(state)}: ${said}`);
+        if (state === TaskStates.INPUT_REQUIRED || state === TaskStates.AUTH_REQUIRED) {
+          notes.push(
+            `[a2a] the remote agent stopped in ${stateName(state)}: it needs ${
+              state === TaskStates.INPUT_REQUIRED ? "more input" : "authentication"
+            } to go on${offerResume ? "; resume() answers it on the same task" : ""}`,
+          );
+        } else if (state === TaskStates.CANCELED) {
+          stopReason = "error";
+          notes.push(
+            `[a2a] the remote agent cancelled the task (${stateName(state)}), not this run${
+              said !== "" && usedAsOutput ? `: ${said}` : ""
+            }`,
+          );
+        } else {
+          notes.push(`[a2a] the remote task ended in ${stateName(state)}`);
+        }
+      }
+    }
+    let structured: JsonValue | undefined;
+    if (schema !== undefined && stopReason === "completed") {
+      let index = -1;
+      for (let i = pieces.length - 1; i >= 0 && index < 0; i--) {
+        if (pieces[i].type === "data") index = i;
+      }
+      if (index < 0) {
+        stopReason = "error";
+        notes.push(
+          "[a2a] the remote agent completed without a structured result (no data part), although an outputSchema was requested",
+        );
+      } else {
+        const value = (pieces[index] as { data: JsonValue }).data;
+        const issues = validateStructuredOutput(schema, value);
+        if (issues.length > 0) {
+          stopReason = "error";
+          notes.push(
+            `[a2a] the remote agent's structured result does not match the outputSchema: ${
+              issues.map((issue) => `${issue.path} ${issue.message}`).join("; ")
+            }`,
+          );
+        } else {
+          pieces.splice(index, 1);
+          structured = value;
+        }
+      }
+    }
+    return structured === undefined
+      ? { stopReason, pieces, notes }
+      : { stopReason, pieces, notes, structured };
+  }
+
+  // ---- reading ----
+
+  /** Note the task an event is about; `true` when it is the first news of it. */
+  #noteTask(taskId: string | undefined, contextId: string | undefined): boolean {
+    if (typeof taskId !== "string" || taskId === "") {
+      throw new RemoteProtocolError("the remote agent sent a task event with no task id");
+    }
+    if (this.#condition === "reply") {
+      throw new RemoteProtocolError(
+        `the remote agent sent an event of task "${taskId}" after answering with a message`,
+      );
+    }
+    if (this.#taskId === undefined) {
+      this.#taskId = taskId;
+      if (contextId) this.#contextId = contextId;
+      this.#condition = "live";
+      return true;
+    }
+    if (taskId !== this.#taskId) {
+      throw new RemoteProtocolError(
+        `the remote agent sent an event of task "${taskId}" on the stream of task "${this.#taskId}"`,
+      );
+    }
+    return false;
+  }
+
+  #readStatus(status: TaskStatus | undefined, metadata: Task["metadata"]): TaskNews {
+    if (!status || typeof status.state !== "number") {
+      throw new RemoteProtocolError("the remote agent sent a task status with no state");
+    }
+    const report = readSeamReport(metadata);
+    if (report) this.#report = report;
+    if (this.#continuing !== undefined && report) {
+      const context = this.#continuing;
+      this.#continuing = undefined;
+      if (report.resumedFrom === undefined) {
+        throw new RemoteProtocolError(
+          `the seam gateway did not continue context "${context}": it started a fresh run (it kept no run for a follow-up in that context, or its provider cannot resume); that task was cancelled`,
+        );
+      }
+    }
+    let changed = false;
+    if (status.message) {
+      changed = this.#setStatusMessage(
+        partsToPieces(status.message.parts, this.#options.resourceUris),
+      );
+    }
+    const state = status.state;
+    let condition: TaskCondition;
+    switch (state) {
+      case TaskStates.SUBMITTED:
+      case TaskStates.WORKING:
+        condition = "live";
+        break;
+      case TaskStates.COMPLETED:
+      case TaskStates.FAILED:
+      case TaskStates.CANCELED:
+      case TaskStates.REJECTED:
+        condition = "ended";
+        break;
+      // The task waits for an answer from this side (issue 15 turns this into an input request).
+      case TaskStates.INPUT_REQUIRED:
+      case TaskStates.AUTH_REQUIRED:
+        condition = "interrupted";
+        break;
+      default:
+        throw new RemoteProtocolError(`the remote task entered ${stateName(state)}`);
+    }
+    if (state !== this.#state) changed = true;
+    this.#state = state;
+    this.#condition = condition;
+    return changed ? { text: "", changed, first: false } : NO_NEWS;
+  }
+
+  #readArtifact(artifact: Artifact, append: boolean): TaskNews {
+    const id = typeof artifact.artifactId === "string" ? artifact.artifactId : "";
+    const pieces = partsToPieces(artifact.parts, this.#options.resourceUris);
+    const size = sizeOf(pieces);
+    const previous = this.#artifacts.get(id);
+    if (append && previous) {
+      this.#checkRoom(size);
+      appendPieces(previous.pieces, pieces);
+      previous.size += size;
+      this.#held += size;
+      const text = textOfPieces(pieces);
+      return text === "" && size === 0 ? NO_NEWS : { text, changed: true, first: false };
+    }
+    this.#checkRoom(size, this.#held - (previous?.size ?? 0));
+    const text = textOfPieces(pieces);
+    const before = previous ? textOfPieces(previous.pieces) : "";
+    this.#artifacts.set(id, { pieces, size });
+    this.#held += size - (previous?.size ?? 0);
+    // A replacement that extends what was streamed adds only its new end.
+    const added = text.startsWith(before) ? text.slice(before.length) : text;
+    const changed = previous === undefined || added !== "" || text !== before ||
+      size !== previous.size;
+    return changed ? { text: added, changed, first: false } : NO_NEWS;
+  }
+
+  #setStatusMessage(pieces: Piece[]): boolean {
+    const size = sizeOf(pieces);
+    const previous = this.#statusMessage;
+    this.#checkRoom(size, this.#held - (previous?.size ?? 0));
+    const changed = previous === undefined ||
+      textOfPieces(previous.pieces) !== textOfPieces(pieces) || previous.size !== size;
+    this.#statusMessage = { pieces, size };
+    this.#held += size - (previous?.size ?? 0);
+    return changed;
+  }
+
+  /** Throw, before anything is taken, when `size` more characters would pass the bound. */
+  #checkRoom(size: number, base = this.#held): void {
+    const max = this.#options.maxOutputChars;
+    if (base + size > max) {
+      throw new OutputLimitError(
+        `the remote agent sent more output than this run holds (${max} characters, maxOutputChars); what came before is kept`,
+      );
+    }
+  }
+}
+
+/** The stop reason of a terminal (or interrupted) A2A state, without the seam extension. */
+export function stopReasonOf(state: number): SubagentStopReason {
+  switch (state) {
+    case TaskStates.COMPLETED:
+      return "completed";
+    case TaskStates.CANCELED:
+      return "aborted";
+    case TaskStates.REJECTED:
+      return "refusal";
+    default:
+      return "error";
+  }
+}

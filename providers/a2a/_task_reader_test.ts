@@ -1,0 +1,280 @@
+import assert from "node:assert/strict";
+import type { Artifact, Message, Part, StreamResponse, Task } from "@a2a-js/sdk";
+import { TaskReader } from "./_task_reader.ts";
+import { SEAM_EXTENSION_URI } from "./_extension.ts";
+import { TaskStates } from "./_wire.ts";
+
+// Plain objects in the SDK client's shapes: no server, no client, no timers.
+const text = (value: string): Part => ({
+  content: { $case: "text", value },
+  metadata: undefined,
+  filename: "",
+  mediaType: "",
+});
+const data = (value: unknown): Part => ({
+  content: { $case: "data", value: value as never },
+  metadata: undefined,
+  filename: "",
+  mediaType: "",
+});
+const agentSays = (words: string, taskId = "t"): Message => ({
+  messageId: "m",
+  contextId: "c",
+  taskId,
+  role: 2,
+  parts: [text(words)],
+  metadata: undefined,
+  extensions: [],
+  referenceTaskIds: [],
+});
+const artifact = (parts: Part[], artifactId = "out"): Artifact => ({
+  artifactId,
+  name: "",
+  description: "",
+  parts,
+  metadata: undefined,
+  extensions: [],
+});
+const task = (
+  state: number,
+  fields: { artifacts?: Artifact[]; said?: string; metadata?: Record<string, unknown> } = {},
+): Task => ({
+  id: "t",
+  contextId: "c",
+  status: {
+    state,
+    message: fields.said === undefined ? undefined : agentSays(fields.said),
+    timestamp: undefined,
+  },
+  artifacts: fields.artifacts ?? [],
+  history: [],
+  metadata: fields.metadata,
+});
+const status = (state: number, said?: string, taskId = "t"): StreamResponse => ({
+  payload: {
+    $case: "statusUpdate",
+    value: {
+      taskId,
+      contextId: "c",
+      status: {
+        state,
+        message: said === undefined ? undefined : agentSays(said),
+        timestamp: undefined,
+      },
+      metadata: undefined,
+    },
+  },
+});
+const chunk = (words: string, append: boolean): StreamResponse => ({
+  payload: {
+    $case: "artifactUpdate",
+    value: {
+      taskId: "t",
+      contextId: "c",
+      artifact: artifact([text(words)]),
+      append,
+      lastChunk: false,
+      metadata: undefined,
+    },
+  },
+});
+const snapshot = (value: Task): StreamResponse => ({ payload: { $case: "task", value } });
+
+const reader = (maxOutputChars = 1_000) => new TaskReader({ resourceUris: false, maxOutputChars });
+
+Deno.test("TaskReader.read() follows a task from its first event to its end", () => {
+  const r = reader();
+  assert.equal(r.condition, "unknown");
+  assert.deepEqual(r.read(snapshot(task(TaskStates.SUBMITTED))), {
+    text: "",
+    changed: true,
+    first: true,
+  });
+  assert.equal(r.condition, "live");
+  assert.equal(r.taskId, "t");
+  assert.equal(r.contextId, "c");
+  assert.deepEqual(r.read(status(TaskStates.WORKING)), { text: "", changed: true, first: false });
+  assert.deepEqual(r.read(chunk("Hel", false)), { text: "Hel", changed: true, first: false });
+  assert.deepEqual(r.read(chunk("lo", true)), { text: "lo", changed: true, first: false });
+  assert.equal(r.held, 5);
+  assert.deepEqual(r.read(status(TaskStates.COMPLETED)).changed, true);
+  assert.equal(r.condition, "ended");
+  assert.deepEqual(r.outcome(undefined, true), {
+    stopReason: "completed",
+    pieces: [{ type: "text", text: "Hello" }],
+    notes: [],
+  });
+});
+
+Deno.test("TaskReader says what is new: a repeat is not news", () => {
+  const r = reader();
+  r.read(snapshot(task(TaskStates.WORKING, { artifacts: [artifact([text("one ")])] })));
+  // The same WORKING again, and a snapshot that repeats what was streamed.
+  assert.equal(r.read(status(TaskStates.WORKING)).changed, false);
+  assert.equal(
+    r.readTask(task(TaskStates.WORKING, { artifacts: [artifact([text("one ")])] })).changed,
+    false,
+  );
+  assert.equal(r.read(chunk("", true)).changed, false);
+  // A snapshot that extends what was streamed brings only its new end.
+  assert.deepEqual(
+    r.readTask(task(TaskStates.WORKING, { artifacts: [artifact([text("one two")])] })),
+    { text: "two", changed: true, first: false },
+  );
+  assert.equal(r.read(status(TaskStates.WORKING, "thinking")).changed, true);
+  assert.equal(r.read(status(TaskStates.WORKING, "thinking")).changed, false);
+});
+
+Deno.test("TaskReader.outcome() maps each end", async (t) => {
+  const end = (value: Task, schema?: Record<string, unknown>) => {
+    const r = reader();
+    r.readTask(value);
+    return r.outcome(schema as never, true);
+  };
+  await t.step("FAILED → error, the agent's word as output", () => {
+    assert.deepEqual(end(task(TaskStates.FAILED, { said: "no disk" })), {
+      stopReason: "error",
+      pieces: [{ type: "text", text: "no disk" }],
+      notes: ["[a2a] the remote task ended in TASK_STATE_FAILED"],
+    });
+  });
+  await t.step("REJECTED → refusal", () => {
+    assert.equal(end(task(TaskStates.REJECTED)).stopReason, "refusal");
+  });
+  await t.step("CANCELED over there → error with the remote's reason, not aborted", () => {
+    const outcome = end(task(TaskStates.CANCELED, { said: "Canceled: shutting down" }));
+    assert.equal(outcome.stopReason, "error");
+    assert.match(
+      outcome.notes.join(" "),
+      /cancelled the task .*not this run: Canceled: shutting down/,
+    );
+  });
+  await t.step("a seam gateway's exact aborted (its shutdown) → error with its reason", () => {
+    const outcome = end(
+      task(TaskStates.CANCELED, {
+        said: "Canceled: the gateway shut down.",
+        metadata: { [SEAM_EXTENSION_URI]: { stopReason: "aborted" } },
+      }),
+    );
+    assert.equal(outcome.stopReason, "error");
+    assert.deepEqual(outcome.notes, [
+      "[a2a] the remote run was aborted over there, not by this run: Canceled: the gateway shut down.",
+    ]);
+  });
+  await t.step("a seam gateway's exact stop reason wins over the state", () => {
+    const outcome = end(
+      task(TaskStates.FAILED, {
+        artifacts: [artifact([text("partial")])],
+        metadata: { [SEAM_EXTENSION_URI]: { stopReason: "max-tokens" } },
+      }),
+    );
+    assert.deepEqual(outcome, {
+      stopReason: "max-tokens",
+      pieces: [{ type: "text", text: "partial" }],
+      notes: [],
+    });
+  });
+  await t.step("INPUT_REQUIRED → interrupted, error saying what it needs", () => {
+    const r = reader();
+    r.readTask(task(TaskStates.INPUT_REQUIRED, { said: "Which file?" }));
+    assert.equal(r.condition, "interrupted");
+    const outcome = r.outcome(undefined, true);
+    assert.equal(outcome.stopReason, "error");
+    assert.match(outcome.notes.join(" "), /needs more input to go on; resume\(\) answers it/);
+  });
+  await t.step("an outputSchema takes the last data part, checked", () => {
+    const schema = {
+      type: "object",
+      properties: { n: { type: "number" } },
+      required: ["n"],
+    };
+    assert.deepEqual(
+      end(
+        task(TaskStates.COMPLETED, { artifacts: [artifact([text("x"), data({ n: 1 })])] }),
+        schema,
+      ),
+      {
+        stopReason: "completed",
+        pieces: [{ type: "text", text: "x" }],
+        notes: [],
+        structured: { n: 1 },
+      },
+    );
+    const wrong = end(
+      task(TaskStates.COMPLETED, { artifacts: [artifact([data({ n: "one" })])] }),
+      schema,
+    );
+    assert.equal(wrong.stopReason, "error");
+    assert.match(wrong.notes[0], /does not match the outputSchema/);
+    const none = end(task(TaskStates.COMPLETED, { artifacts: [artifact([text("x")])] }), schema);
+    assert.match(none.notes[0], /without a structured result/);
+  });
+});
+
+Deno.test("TaskReader.readAnswer() takes a direct message as the whole run", () => {
+  const r = reader();
+  const message = { ...agentSays("just this"), taskId: "" };
+  assert.deepEqual(r.readAnswer(message), { text: "", changed: true, first: true });
+  assert.equal(r.condition, "reply");
+  assert.equal(r.taskId, undefined);
+  assert.deepEqual(r.outcome(undefined, true).pieces, [{ type: "text", text: "just this" }]);
+  assert.throws(() => r.read(status(TaskStates.WORKING)), /after answering with a message/);
+});
+
+Deno.test("TaskReader refuses malformed events, naming them", () => {
+  const cases: [StreamResponse, RegExp][] = [
+    [{ payload: undefined }, /none of task, message, statusUpdate, artifactUpdate/],
+    [
+      status(TaskStates.WORKING, undefined, "other"),
+      /event of task "other" on the stream of task "t"/,
+    ],
+    [status(99), /entered an unknown state \(99\)/],
+    [
+      { payload: { $case: "statusUpdate", value: { taskId: "t" } as never } },
+      /status with no state/,
+    ],
+    [{ payload: { $case: "statusUpdate", value: { taskId: "" } as never } }, /no task id/],
+  ];
+  for (const [event, message] of cases) {
+    const r = reader();
+    r.read(snapshot(task(TaskStates.WORKING)));
+    assert.throws(() => r.read(event), message);
+  }
+});
+
+Deno.test("TaskReader holds at most maxOutputChars, keeping what came before", () => {
+  const r = reader(10);
+  r.read(snapshot(task(TaskStates.WORKING)));
+  r.read(chunk("12345678", false));
+  assert.throws(
+    () => r.read(chunk("9ab", true)),
+    /more output than this run holds \(10 characters, maxOutputChars\)/,
+  );
+  assert.deepEqual(r.pieces(), [{ type: "text", text: "12345678" }]);
+  // A replacement counts what it replaces, not on top of it.
+  r.read(chunk("abcdefghij", false));
+  assert.equal(r.held, 10);
+  // The agent's last word counts too.
+  assert.throws(() => r.read(status(TaskStates.WORKING, "!")), /maxOutputChars/);
+  const other = reader(5);
+  assert.throws(
+    () => other.readTask(task(TaskStates.COMPLETED, { artifacts: [artifact([text("123456")])] })),
+    /maxOutputChars/,
+  );
+});
+
+Deno.test("TaskReader checks that a seam gateway continued the context it was asked to", () => {
+  const r = new TaskReader({ resourceUris: true, maxOutputChars: 100, continuing: "ctx-9" });
+  assert.throws(
+    () =>
+      r.readTask(
+        task(TaskStates.WORKING, { metadata: { [SEAM_EXTENSION_URI]: { stopReason: undefined } } }),
+      ),
+    /did not continue context "ctx-9": it started a fresh run/,
+  );
+  const ok = new TaskReader({ resourceUris: true, maxOutputChars: 100, continuing: "ctx-9" });
+  ok.readTask(
+    task(TaskStates.WORKING, { metadata: { [SEAM_EXTENSION_URI]: { resumedFrom: "r1" } } }),
+  );
+  assert.equal(ok.condition, "live");
+});
