@@ -4,193 +4,22 @@
 // task is cancelled where it is still live, and nothing leaks (sanitizers
 // on: every timer cleared, every body consumed or cancelled).
 import assert from "node:assert/strict";
-import { type ContentBlock, createMemoryLogger, createRootScope, textOf } from "@seam/host";
-import { subagentProgress, type SubagentResultInput, type SubagentRunHandle } from "@seam/subagent";
-import { type A2AProvider, createA2AProvider } from "@seam/subagent-a2a";
-import { serveRaw, until } from "./a2a_support.ts";
-
-type Frame = Record<string, unknown>;
-type Send = (result: Frame) => void;
-
-/** What a fake agent does with a streaming request (or a resubscription). */
-type StreamScript = (send: Send, ctx: { request: Request; close(): void }) => void | Promise<void>;
-
-interface FakeAgent {
-  readonly url: string;
-  readonly calls: string[];
-  close(): Promise<void>;
-}
-
-const TASK = "task-1";
-const CONTEXT = "ctx-1";
-
-const task = (state: string, extra: Frame = {}): Frame => ({
-  task: { id: TASK, contextId: CONTEXT, status: { state }, ...extra },
-});
-const status = (state: string, text?: string): Frame => ({
-  statusUpdate: {
-    taskId: TASK,
-    contextId: CONTEXT,
-    status: text === undefined
-      ? { state }
-      : { state, message: { messageId: "s", role: "ROLE_AGENT", parts: [{ text }] } },
-  },
-});
-const words = (text: string, append: boolean): Frame => ({
-  artifactUpdate: {
-    taskId: TASK,
-    contextId: CONTEXT,
-    artifact: { artifactId: "out", parts: [{ text }] },
-    append,
-    lastChunk: false,
-  },
-});
-
-/**
- * A hand-written A2A v1.0 JSON-RPC agent on loopback. `stream` answers
- * SendStreamingMessage, `resubscribe` SubscribeToTask; CancelTask answers a
- * CANCELED task; every method is recorded in `calls`.
- */
-function fakeAgent(options: {
-  stream?: StreamScript;
-  /** Answer SendStreamingMessage with this response instead; `hang()` never answers (until close). */
-  raw?: (request: Request, hang: () => Promise<Response>) => Response | Promise<Response>;
-  resubscribe?: StreamScript | "refuse" | "fail";
-  getTask?: () => Frame;
-}): FakeAgent {
-  const calls: string[] = [];
-  const open: ReadableStreamDefaultController<Uint8Array>[] = [];
-  const hanging: ((response: Response) => void)[] = [];
-  const hang = () => new Promise<Response>((resolve) => hanging.push(resolve));
-  const encoder = new TextEncoder();
-  let url = "";
-  const sseResponse = (request: Request, id: unknown, script: StreamScript): Response => {
-    let controller!: ReadableStreamDefaultController<Uint8Array>;
-    let closed = false;
-    const close = () => {
-      if (closed) return;
-      closed = true;
-      try {
-        controller.close();
-      } catch { /* already errored */ }
-    };
-    const body = new ReadableStream<Uint8Array>({
-      start(c) {
-        controller = c;
-        open.push(c);
-      },
-      cancel() {
-        closed = true;
-      },
-    });
-    const send: Send = (result) => {
-      if (closed) return;
-      controller.enqueue(
-        encoder.encode(`data: ${JSON.stringify({ jsonrpc: "2.0", id, result })}\n\n`),
-      );
-    };
-    Promise.resolve().then(() => script(send, { request, close })).catch(close);
-    return new Response(body, { headers: { "content-type": "text/event-stream" } });
-  };
-  const server = serveRaw(async (request) => {
-    const path = new URL(request.url).pathname;
-    if (request.method === "GET" && path === "/.well-known/agent-card.json") {
-      return Response.json({
-        name: "fake",
-        supportedInterfaces: [{
-          url: `${url}/`,
-          protocolBinding: "JSONRPC",
-          protocolVersion: "1.0",
-        }],
-        capabilities: { streaming: true },
-      });
-    }
-    const body = await request.json();
-    calls.push(body.method);
-    const reply = (result: unknown) => Response.json({ jsonrpc: "2.0", id: body.id, result });
-    switch (body.method) {
-      case "SendStreamingMessage": {
-        if (options.raw) return options.raw(request, hang);
-        return sseResponse(request, body.id, options.stream!);
-      }
-      case "SubscribeToTask": {
-        const r = options.resubscribe;
-        if (r === "refuse" || r === undefined) {
-          return Response.json({
-            jsonrpc: "2.0",
-            id: body.id,
-            error: { code: -32004, message: "Unsupported operation: not streaming this task" },
-          });
-        }
-        if (r === "fail") return new Response("bad gateway", { status: 502 });
-        return sseResponse(request, body.id, r);
-      }
-      case "GetTask":
-        return reply((options.getTask?.() ?? task("TASK_STATE_WORKING")).task);
-      case "CancelTask":
-        return reply((task("TASK_STATE_CANCELED")).task);
-      default:
-        return Response.json({
-          jsonrpc: "2.0",
-          id: body.id,
-          error: { code: -32601, message: "Method not found" },
-        });
-    }
-  });
-  url = server.url;
-  return {
-    url,
-    calls,
-    async close() {
-      for (const resolve of hanging) resolve(new Response("closing", { status: 503 }));
-      for (const c of open) {
-        try {
-          c.close();
-        } catch { /* closed */ }
-      }
-      await server.close();
-    },
-  };
-}
-
-const parentScope = () => {
-  const root = createRootScope({ logger: createMemoryLogger().logger });
-  return { root, parent: { id: "main", scope: root.child("main") } };
-};
-
-const prompt = [{ type: "text" as const, text: "go" }];
-
-async function settle(
-  run: SubagentRunHandle,
-): Promise<SubagentResultInput & { text: string }> {
-  const result = await run.result;
-  return { ...result, text: textOf(result.output as ContentBlock[]) };
-}
-
-/** Run `fn` with a provider for `agent` (short timeouts, quick reconnects), then clean up. */
-async function withProvider(
-  agent: FakeAgent,
-  fn: (
-    provider: A2AProvider,
-    parent: { id: string; scope: ReturnType<typeof createRootScope> },
-  ) => Promise<void>,
-  extra: Partial<Parameters<typeof createA2AProvider>[0]> = {},
-): Promise<void> {
-  const { root, parent } = parentScope();
-  const provider = await createA2AProvider({
-    url: agent.url,
-    timeoutMs: 300,
-    reconnect: { retries: 2, delayMs: 5 },
-    ...extra,
-  });
-  try {
-    await fn(provider, parent);
-  } finally {
-    await provider.dispose();
-    await root.dispose();
-    await agent.close();
-  }
-}
+import { subagentProgress } from "@seam/subagent";
+import { createA2AProvider } from "@seam/subagent-a2a";
+import { until } from "./a2a_support.ts";
+import {
+  CONTEXT,
+  fakeAgent,
+  parentScope,
+  prompt,
+  type Send,
+  settle,
+  status,
+  TASK,
+  task,
+  withProvider,
+  words,
+} from "./a2a_fake_agent.ts";
 
 Deno.test("a refused connection: discovery rejects, a run ends error", async () => {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });

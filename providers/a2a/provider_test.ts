@@ -40,6 +40,9 @@ Deno.test("createA2AProvider() refuses bad options, naming them", async () => {
     [{ url: "ftp://a.test" }, /must be an http\(s\) URL/],
     [{ url: "not a url" }, /must be an absolute URL/],
     [{ card: CARD, provider: "spawn" }, /declares no seam extension/],
+    [{ card: CARD, redirects: "follow" }, /options.redirects must be "refuse" or "same-origin"/],
+    [{ card: CARD, sameOriginInterfaces: "yes" }, /options.sameOriginInterfaces must be a boolean/],
+    [{ card: CARD, sameOriginInterfaces: true }, /options.sameOriginInterfaces needs options.url/],
   ];
   for (const [options, message] of cases) {
     await assert.rejects(
@@ -49,6 +52,22 @@ Deno.test("createA2AProvider() refuses bad options, naming them", async () => {
     );
   }
   await assert.rejects(createA2AProvider({ card: CARD, timeoutMs: 0 }), RangeError);
+  const ranges: [Record<string, unknown>, RegExp][] = [
+    [{ idleTimeoutMs: 0 }, /options.idleTimeoutMs must be an integer from 1 to 2147483647, got 0/],
+    [{ idleTimeoutMs: 2 ** 31 }, /options.idleTimeoutMs must be an integer from 1/],
+    [
+      { deadlineMs: "soon" },
+      /options.deadlineMs must be an integer from 1 to 2147483647, got soon/,
+    ],
+    [{ maxOutputChars: 1.5 }, /options.maxOutputChars must be an integer from 1/],
+  ];
+  for (const [extra, message] of ranges) {
+    await assert.rejects(
+      createA2AProvider({ card: CARD, ...extra } as never),
+      (error: unknown) => error instanceof RangeError && message.test(error.message),
+      message.source,
+    );
+  }
   await assert.rejects(
     createA2AProvider({ card: CARD, reconnect: { retries: -1 } }),
     /options.reconnect.retries must be an integer from 0 to/,

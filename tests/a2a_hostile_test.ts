@@ -1,0 +1,402 @@
+// Remotes that misbehave on purpose, each a real server on loopback: one that
+// goes silent after its first event, sends only keep-alive comments, streams
+// without end, answers WORKING to every poll, redirects elsewhere, lists a
+// file: interface, refuses the token, or shuts down under a run. Each run ends
+// in bounded time with a note saying what happened, the remote task is
+// cancelled, and nothing is left running (sanitizers on, streams closed).
+import assert from "node:assert/strict";
+import { createA2AProvider } from "@seam/subagent-a2a";
+import { serveRaw, startSpawnGateway, until } from "./a2a_support.ts";
+import {
+  fakeAgent,
+  parentScope,
+  prompt,
+  settleWithin,
+  status,
+  task,
+  withProvider,
+  words,
+} from "./a2a_fake_agent.ts";
+
+Deno.test("a remote that goes quiet ends the run at idleTimeoutMs, its task cancelled", async (t) => {
+  const cases = {
+    "silent after the first event": fakeAgent({
+      stream: (send) => send(task("TASK_STATE_WORKING")),
+    }),
+    "keep-alive comments only": fakeAgent({
+      stream: (send, { raw, every }) => {
+        send(task("TASK_STATE_WORKING"));
+        every(10, () => raw(": keep-alive\n\n"));
+      },
+    }),
+    "the same WORKING again and again": fakeAgent({
+      stream: (send, { every }) => {
+        send(task("TASK_STATE_WORKING"));
+        every(10, () => send(status("TASK_STATE_WORKING", "still on it")));
+      },
+    }),
+  };
+  for (const [name, agent] of Object.entries(cases)) {
+    await t.step(name, async () => {
+      await withProvider(agent, async (provider, parent) => {
+        const run = provider.start({ prompt, parent });
+        await run.started;
+        const result = await settleWithin(run);
+        assert.equal(result.stopReason, "error");
+        assert.match(
+          result.text,
+          /The A2A run failed \(SendStreamingMessage\): the remote agent brought nothing new for 150 ms \(idleTimeoutMs\)/,
+        );
+        await run.dispose();
+        assert.deepEqual(agent.calls, ["SendStreamingMessage", "CancelTask"]);
+        await until(() => agent.openStreams === 0);
+      }, { idleTimeoutMs: 150 });
+    });
+  }
+});
+
+Deno.test("a task that answers WORKING to every GetTask poll ends at idleTimeoutMs", async () => {
+  const agent = fakeAgent({ streaming: false });
+  await withProvider(agent, async (provider, parent) => {
+    const run = provider.start({ prompt, parent });
+    const result = await settleWithin(run);
+    assert.equal(result.stopReason, "error");
+    assert.match(
+      result.text,
+      /The A2A run failed \(GetTask\): the remote agent brought nothing new for 100 ms \(idleTimeoutMs\)/,
+    );
+    await run.dispose();
+    assert.equal(agent.calls[0], "SendMessage");
+    assert.ok(agent.calls.filter((call) => call === "GetTask").length >= 2, String(agent.calls));
+    assert.equal(agent.calls.at(-1), "CancelTask");
+  }, { idleTimeoutMs: 100, pollIntervalMs: 5 });
+});
+
+Deno.test("a remote that keeps talking: news re-arms the idle timeout", async () => {
+  // A new word every 10 ms for ~300 ms, then the end: an idle timeout of
+  // 100 ms never fires while something new keeps coming.
+  let sent = 0;
+  const agent = fakeAgent({
+    stream: (send, { every, close }) => {
+      send(task("TASK_STATE_WORKING"));
+      every(10, () => {
+        if (++sent < 30) return send(words(".", true));
+        send(status("TASK_STATE_COMPLETED"));
+        close();
+      });
+    },
+  });
+  await withProvider(agent, async (provider, parent) => {
+    const run = provider.start({ prompt, parent });
+    const result = await settleWithin(run);
+    assert.equal(result.stopReason, "completed", result.text);
+    assert.equal(result.text, ".".repeat(29));
+    await run.dispose();
+  }, { idleTimeoutMs: 100 });
+});
+
+Deno.test("an endless stream ends at deadlineMs, or at maxOutputChars", async (t) => {
+  await t.step("always something new: the deadline ends it", async () => {
+    let n = 0;
+    const agent = fakeAgent({
+      stream: (send, { every }) => {
+        send(task("TASK_STATE_WORKING"));
+        every(5, () => send(status("TASK_STATE_WORKING", `step ${++n}`)));
+      },
+    });
+    await withProvider(agent, async (provider, parent) => {
+      const run = provider.start({ prompt, parent });
+      const result = await settleWithin(run);
+      assert.equal(result.stopReason, "error");
+      assert.match(result.text, /the run did not end within 200 ms \(deadlineMs\)/);
+      await run.dispose();
+      assert.equal(agent.calls.at(-1), "CancelTask");
+      await until(() => agent.openStreams === 0);
+    }, { deadlineMs: 200 });
+  });
+
+  await t.step("output without end: held to maxOutputChars, what came first kept", async () => {
+    const chunk = "x".repeat(10_000);
+    const agent = fakeAgent({
+      stream: (send, { every }) => {
+        send(task("TASK_STATE_WORKING"));
+        send(words(chunk, false));
+        every(1, () => send(words(chunk, true)));
+      },
+    });
+    await withProvider(agent, async (provider, parent) => {
+      const run = provider.start({ prompt, parent });
+      const result = await settleWithin(run);
+      assert.equal(result.stopReason, "error");
+      const [kept, note] = result.output as readonly { text: string }[];
+      assert.equal(kept.text, chunk.repeat(10));
+      assert.match(
+        note.text,
+        /more output than this run holds \(100000 characters, maxOutputChars\); what came before is kept/,
+      );
+      await run.dispose();
+      assert.equal(agent.calls.at(-1), "CancelTask");
+      await until(() => agent.openStreams === 0);
+    }, { maxOutputChars: 100_000 });
+  });
+
+  await t.step("a GetTask answer larger than 4 × maxOutputChars bytes is refused", async () => {
+    const agent = fakeAgent({
+      streaming: false,
+      getTask: () =>
+        task("TASK_STATE_WORKING", {
+          artifacts: [{ artifactId: "out", parts: [{ text: "y".repeat(50_000) }] }],
+        }),
+    });
+    await withProvider(agent, async (provider, parent) => {
+      const run = provider.start({ prompt, parent });
+      const result = await settleWithin(run);
+      assert.equal(result.stopReason, "error");
+      assert.match(result.text, /\(GetTask\): .*answer is larger than 40000 bytes/);
+      await run.dispose();
+      assert.equal(agent.calls.at(-1), "CancelTask");
+    }, { maxOutputChars: 10_000, pollIntervalMs: 5 });
+  });
+});
+
+Deno.test("redirects are not followed: the prompt never reaches another origin", async (t) => {
+  const elsewhere: string[] = [];
+  const other = serveRaw(async (request) => {
+    elsewhere.push(await request.text());
+    return new Response("taken", { status: 200 });
+  });
+  const redirecting = (to: (url: string) => string) =>
+    fakeAgent({
+      stream: (send) => send(task("TASK_STATE_COMPLETED")),
+      intercept: (request, url) =>
+        request.method === "POST" && new URL(request.url).pathname === "/"
+          ? new Response(null, { status: 307, headers: { location: to(url) } })
+          : undefined,
+    });
+  try {
+    await t.step("307 to another port: refused, by default and with same-origin", async () => {
+      for (const redirects of ["refuse", "same-origin"] as const) {
+        const agent = redirecting(() => `${other.url}/steal`);
+        await withProvider(agent, async (provider, parent) => {
+          const run = provider.start({ prompt, parent });
+          const result = await settleWithin(run);
+          assert.equal(result.stopReason, "error");
+          assert.match(
+            result.text,
+            new RegExp(
+              `POST ${agent.url}/ answered HTTP 307, a redirect to ${other.url}/steal[;,] ${
+                redirects === "refuse" ? "redirects are not followed" : "outside .*only same-origin"
+              }`,
+            ),
+          );
+          await assert.rejects(run.started);
+          await run.dispose();
+        }, { redirects });
+      }
+      assert.deepEqual(elsewhere, []);
+    });
+
+    await t.step(
+      "a same-origin redirect: refused by default, followed with same-origin",
+      async () => {
+        let agentUrl = "";
+        const agent = fakeAgent({
+          stream: (send, { close }) => {
+            send(task("TASK_STATE_WORKING"));
+            send(words("moved", false));
+            send(status("TASK_STATE_COMPLETED"));
+            close();
+          },
+          card: (url) => ({
+            name: "moving",
+            supportedInterfaces: [{
+              url: `${url}/old`,
+              protocolBinding: "JSONRPC",
+              protocolVersion: "1.0",
+            }],
+            capabilities: { streaming: true },
+          }),
+          intercept: (request, url) => {
+            agentUrl = url;
+            return new URL(request.url).pathname === "/old"
+              ? new Response(null, { status: 308, headers: { location: "/" } })
+              : undefined;
+          },
+        });
+        const { root, parent } = parentScope();
+        const refusing = await createA2AProvider({ url: agent.url, timeoutMs: 1_000 });
+        const following = await createA2AProvider({
+          url: agent.url,
+          timeoutMs: 1_000,
+          redirects: "same-origin",
+        });
+        try {
+          const refused = await settleWithin(refusing.start({ prompt, parent }));
+          assert.equal(refused.stopReason, "error");
+          assert.match(refused.text, new RegExp(`HTTP 308, a redirect to ${agentUrl}/;`));
+          const followed = following.start({ prompt, parent });
+          const result = await settleWithin(followed);
+          assert.equal(result.stopReason, "completed", result.text);
+          assert.equal(result.text, "moved");
+          await followed.dispose();
+        } finally {
+          await refusing.dispose();
+          await following.dispose();
+          await root.dispose();
+          await agent.close();
+        }
+      },
+    );
+
+    await t.step("a redirected agent card is refused too", async () => {
+      const agent = redirecting(() => `${other.url}/card.json`);
+      const moved = fakeAgent({
+        intercept: () =>
+          new Response(null, { status: 302, headers: { location: `${other.url}/card.json` } }),
+      });
+      await assert.rejects(
+        createA2AProvider({ url: moved.url, timeoutMs: 1_000 }),
+        /Cannot create A2A provider: GET .* answered HTTP 302, a redirect to .*card\.json; redirects are not followed/,
+      );
+      await moved.close();
+      await agent.close();
+      assert.deepEqual(elsewhere, []);
+    });
+  } finally {
+    await other.close();
+  }
+});
+
+Deno.test("interface URLs from a card: only http(s), and only the card's origin when asked", async (t) => {
+  const cardWith = (interfaces: { url: string; protocolBinding: string }[]) =>
+    fakeAgent({
+      card: () => ({
+        name: "odd",
+        supportedInterfaces: interfaces.map((i) => ({ ...i, protocolVersion: "1.0" })),
+        capabilities: { streaming: true },
+      }),
+    });
+  await t.step("a file: interface is refused at discovery, naming it", async () => {
+    const agent = cardWith([{ url: "file:///etc/passwd", protocolBinding: "JSONRPC" }]);
+    await assert.rejects(
+      createA2AProvider({ url: agent.url }),
+      /Cannot create A2A provider: the agent card at .* offers no interface this provider may reach: JSONRPC at file:\/\/\/etc\/passwd \(file: URL; only http: and https:\)/,
+    );
+    await agent.close();
+  });
+
+  await t.step("a file: interface first, an http one next: the http one is used", async () => {
+    const agent = fakeAgent({
+      stream: (send, { close }) => {
+        send(task("TASK_STATE_COMPLETED", { artifacts: [{ parts: [{ text: "ok" }] }] }));
+        close();
+      },
+      card: (url) => ({
+        name: "mixed",
+        supportedInterfaces: [
+          { url: "file:///tmp/agent.sock", protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+          { url: `${url}/`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
+        ],
+        capabilities: { streaming: true },
+      }),
+    });
+    await withProvider(agent, async (provider, parent) => {
+      const run = provider.start({ prompt, parent });
+      assert.equal((await settleWithin(run)).text, "ok");
+      await run.dispose();
+    });
+  });
+
+  await t.step("sameOriginInterfaces: an interface on another origin is refused", async () => {
+    const agent = cardWith([{ url: "http://127.0.0.2:9/", protocolBinding: "JSONRPC" }]);
+    const anywhere = await createA2AProvider({ url: agent.url });
+    await anywhere.dispose();
+    await assert.rejects(
+      createA2AProvider({ url: agent.url, sameOriginInterfaces: true }),
+      /JSONRPC at http:\/\/127\.0\.0\.2:9\/ \(not the card's origin http:\/\/127\.0\.0\.1:\d+; options\.sameOriginInterfaces\)/,
+    );
+    await agent.close();
+  });
+});
+
+Deno.test("401 and 403 end the run naming the status and that authentication failed", async (t) => {
+  await t.step("a seam gateway refusing the token (401)", async () => {
+    const remote = startSpawnGateway("loopback", { auth: { tokens: { alice: "s3cret" } } });
+    const { root, parent } = parentScope();
+    try {
+      // The card is public; the runs are not.
+      const provider = await createA2AProvider({
+        url: remote.url,
+        token: "wrong",
+        timeoutMs: 2_000,
+      });
+      try {
+        const run = provider.start({ prompt: [{ type: "text", text: "@reply hi" }], parent });
+        const result = await settleWithin(run);
+        assert.equal(result.stopReason, "error");
+        assert.match(
+          result.text,
+          /The A2A run failed \(SendStreamingMessage\): authentication failed: POST http:\/\/127\.0\.0\.1:\d+\/.* answered HTTP 401 Unauthorized \(Unauthenticated: the bearer token is not valid\); check options\.token or options\.fetch/,
+        );
+        assert.doesNotMatch(result.text, /unexpected error/);
+        await run.dispose();
+      } finally {
+        await provider.dispose();
+      }
+    } finally {
+      await root.dispose();
+      await remote.close();
+    }
+  });
+
+  await t.step("403 from any agent, on discovery and on a run", async () => {
+    const forbidding = (onCard: boolean) =>
+      fakeAgent({
+        stream: (send) => send(task("TASK_STATE_WORKING")),
+        intercept: (request) =>
+          onCard || request.method === "POST"
+            ? Response.json({ error: { code: 403, message: "not for you" } }, { status: 403 })
+            : undefined,
+      });
+    const closed = forbidding(true);
+    await assert.rejects(
+      createA2AProvider({ url: closed.url }),
+      /Cannot create A2A provider: authentication failed \(access denied\): GET .* answered HTTP 403 Forbidden \(not for you\)/,
+    );
+    await closed.close();
+    const agent = forbidding(false);
+    await withProvider(agent, async (provider, parent) => {
+      const result = await settleWithin(provider.start({ prompt, parent }));
+      assert.equal(result.stopReason, "error");
+      assert.match(
+        result.text,
+        /authentication failed \(access denied\): POST .* HTTP 403 Forbidden \(not for you\)/,
+      );
+    });
+  });
+});
+
+Deno.test("a remote seam gateway shutting down ends the run error with its reason, not aborted", async () => {
+  const remote = startSpawnGateway("loopback");
+  const { root, parent } = parentScope();
+  try {
+    const provider = await createA2AProvider({ url: remote.url, timeoutMs: 2_000 });
+    try {
+      const run = provider.start({ prompt: [{ type: "text", text: "@hang" }], parent });
+      await run.started;
+      await remote.gateway.close();
+      const result = await settleWithin(run);
+      assert.equal(result.stopReason, "error");
+      assert.match(
+        result.text,
+        /the remote run was aborted over there, not by this run: Canceled: the gateway shut down\./,
+      );
+      await run.dispose();
+    } finally {
+      await provider.dispose();
+    }
+  } finally {
+    await root.dispose();
+    await remote.close();
+  }
+});
