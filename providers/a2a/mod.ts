@@ -11,7 +11,9 @@
  * reason from a seam gateway), `cancel` sends `CancelTask`, a dropped stream
  * is re-attached with `SubscribeToTask`, and `resume` continues the task's
  * context. A depth cap set at the top travels in the seam extension, so it
- * holds through every hop.
+ * holds through every hop. Every run ends, bounded (`timeoutMs`,
+ * `idleTimeoutMs`, `deadlineMs`, `maxOutputChars`), and no request follows
+ * a redirect or an interface URL other than `http:`/`https:`.
  *
  * Permissions: `--allow-net` for the agent's host (none with a custom
  * `fetch` that stays in-process).

@@ -109,8 +109,8 @@ function checkInteger(
  * remote task exists; streamed text is emitted as `subagent/progress`
  * (kind `text`) in the parent's scope while someone listens. The task's end
  * maps to the result: the exact `stopReason` a seam gateway reports in the
- * task's metadata, otherwise `COMPLETED` → `completed`, `CANCELED` →
- * `aborted`, `FAILED` → `error`, `REJECTED` → `refusal`, and `INPUT_REQUIRED`
+ * task's metadata, otherwise `COMPLETED` → `completed`, `FAILED` → `error`,
+ * `REJECTED` → `refusal`, and `INPUT_REQUIRED`
  * / `AUTH_REQUIRED` → `error` with a note saying what the agent needs (the
  * task is left open: `resume(answer)` continues it; disposing the run
  * cancels it). The output is the task's artifacts (text → text blocks,
@@ -118,11 +118,26 @@ function checkInteger(
  * message when there are none; with an `outputSchema`, the last `data` part
  * is the `structured` value (a completed task without one, or with one that
  * does not match, ends `error`). Elsewhere a `data` part is its JSON text.
+ * A run ends `aborted` only when it was cancelled here (`cancel`, the
+ * request's `signal`, `dispose`): a task cancelled over there (`CANCELED`, or
+ * a seam gateway's `aborted`, e.g. "Canceled: the gateway shut down.") ends
+ * `error` with the remote's reason, so it cannot be taken for the caller's
+ * own cancel.
  *
  * Failures (refused connection, an HTTP error, a malformed event, no answer
  * within `timeoutMs`, a stream that ends early and cannot be re-attached)
  * end the run `error` with the partial output and a note saying what
- * happened; `result` never rejects for them. A dropped stream is re-attached
+ * happened; `result` never rejects for them. Every run ends, bounded: a task
+ * that brings nothing new for `idleTimeoutMs` (a silent stream, keep-alive
+ * comments only, `WORKING` on every poll), a run past `deadlineMs`, and
+ * output past `maxOutputChars` each end it `error`, naming the option, the
+ * remote task cancelled. A 401 or 403 says authentication failed, with the
+ * status and the remote's reason.
+ *
+ * On the wire, nothing goes where the card did not say: a redirect is not
+ * followed (`redirects: "same-origin"` follows one within the origin), and
+ * only `http:`/`https:` interface URLs of the card are used (with
+ * `sameOriginInterfaces`, only those on the card's own origin). A dropped stream is re-attached
  * with `SubscribeToTask` (`reconnect`: bounded retries with backoff).
  * `cancel` ends the run `aborted` at once and sends `CancelTask`; `dispose`
  * closes the stream, cancels a task that is still live and waits for that
