@@ -4,7 +4,9 @@ import { deepFreeze, jsonCopy } from "./json.ts";
 import {
   checkJsonSchema,
   type JsonSchema,
+  JsonSchemaError,
   type JsonSchemaIssue,
+  toJsonSchema,
   validateJsonSchema,
 } from "./json_schema.ts";
 import type { ToolSpec } from "./model.ts";
@@ -20,7 +22,7 @@ import type {
   ToolOutcome,
   ToolRegistry,
 } from "./tools.ts";
-import { isZod3, isZod4, type ZodSchema, zodToJsonSchema, zodValidate } from "./_zod.ts";
+import { isZod3, isZod4, type ZodSchema, zodValidate } from "./_zod.ts";
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -361,30 +363,35 @@ function readList(value: unknown, key: string): string[] | undefined {
   return names;
 }
 
+/**
+ * What a model sees of tool parameters: an object-rooted union (a
+ * discriminated union) gets `type: "object"` at its root, as function-calling
+ * APIs require; every value it accepts is an object, so nothing changes.
+ */
+function forModels(schema: JsonSchema): JsonSchema {
+  return schema.type === undefined ? { type: "object", ...schema } : schema;
+}
+
 function compileParameters(
   name: string,
   parameters: unknown,
 ): { parameters: JsonSchema; validate: Validate } {
+  const path = `tool "${name}" parameters`;
   if (isZod4(parameters)) {
-    let json: unknown;
+    let json: JsonSchema;
     try {
-      json = jsonCopy(zodToJsonSchema(parameters), "parameters");
+      json = toJsonSchema(parameters, { path, objectRoot: true });
     } catch (error) {
-      throw new TypeError(
-        `Cannot register tool "${name}": its zod schema has no JSON Schema form (${
-          messageOf(error)
-        })`,
-        { cause: error },
-      );
-    }
-    if ((json as JsonSchema).type !== "object") {
-      throw new TypeError(
-        `Cannot register tool "${name}": its zod schema must describe an object (z.object(...))`,
-      );
+      if (error instanceof JsonSchemaError && error.keyword === "type") {
+        throw new TypeError(
+          `Cannot register tool "${name}": its zod schema must describe an object (z.object(...), or a union of objects)`,
+        );
+      }
+      throw new TypeError(`Cannot register tool "${name}": ${messageOf(error)}`, { cause: error });
     }
     const schema = parameters as ZodSchema;
     return {
-      parameters: deepFreeze(json as JsonSchema),
+      parameters: deepFreeze(forModels(json)),
       validate: (args) => zodValidate(schema, args, "args"),
     };
   }
@@ -393,11 +400,12 @@ function compileParameters(
       `Cannot register tool "${name}": zod 3 schemas are not supported, use zod 4`,
     );
   }
-  const copy = jsonCopy(parameters, `tool "${name}" parameters`);
-  checkJsonSchema(copy, { path: `tool "${name}" parameters`, objectRoot: true });
+  const copy = jsonCopy(parameters, path);
+  checkJsonSchema(copy, { path, objectRoot: true });
   const schema = deepFreeze(copy) as JsonSchema;
+  const shown = forModels(schema);
   return {
-    parameters: schema,
+    parameters: shown === schema ? schema : deepFreeze(shown),
     validate: (args) => {
       const issues = validateJsonSchema(schema, args, "args");
       return issues.length === 0 ? { ok: true, value: args } : { ok: false, issues };

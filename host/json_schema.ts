@@ -1,15 +1,20 @@
+import { dereference, type Schema, Validator } from "@cfworker/json-schema";
 import { hasBrand } from "./brand.ts";
-import { childPath } from "./_path.ts";
-import type { JsonValue } from "./json.ts";
+import { formatPath } from "./path.ts";
+import { jsonCopy, type JsonValue } from "./json.ts";
+import { draftOf, findSchemaProblem, type SchemaDraft } from "./_schema_keywords.ts";
+import { isZod3, isZod4, zodToJsonSchema } from "./_zod.ts";
+import type { ZodLikeSchema } from "./tools.ts";
 
 /**
- * A JSON Schema in the subset seam understands (see {@linkcode checkJsonSchema}).
+ * A JSON Schema (draft 2020-12 unless its `$schema` names 2019-09 or
+ * draft-07), as plain JSON data. See {@linkcode checkJsonSchema}.
  */
 export type JsonSchema = { readonly [keyword: string]: JsonValue };
 
 const JSON_SCHEMA_ERROR_BRAND = Symbol.for("@seam/host/JsonSchemaError");
 
-/** Thrown by {@linkcode checkJsonSchema} for a schema outside the subset. */
+/** Thrown by {@linkcode checkJsonSchema} for a schema it refuses. */
 export class JsonSchemaError extends TypeError {
   /** Recognises a JsonSchemaError made by any copy of this package. */
   static override [Symbol.hasInstance](value: unknown): boolean {
@@ -17,90 +22,158 @@ export class JsonSchemaError extends TypeError {
   }
   /** Stable code for callers that branch on it. */
   readonly code = "INVALID_SCHEMA" as const;
-  /** Where in the schema the problem sits (`schema.properties.age.type`). */
+  /** Where in the schema the problem sits (`schema.properties.age.minimum`). */
   readonly path: string;
+  /** The keyword at fault (`minimum`), when the problem is one keyword's. */
+  readonly keyword: string | undefined;
   /** Make the error for the schema node at `path`. */
-  constructor(path: string, reason: string) {
+  constructor(path: string, reason: string, keyword?: string) {
     super(`Invalid ${path}: ${reason}`);
     Object.defineProperty(this, JSON_SCHEMA_ERROR_BRAND, { value: true });
     this.name = "JsonSchemaError";
     this.path = path;
+    this.keyword = keyword;
   }
 }
 
-const TYPES = new Set([
-  "object",
-  "array",
-  "string",
-  "number",
-  "integer",
-  "boolean",
-  "null",
-]);
+/** What an accepted schema compiles to: its validator, kept per schema object. */
+interface Compiled {
+  readonly validator: Validator;
+}
 
-/** Keywords that only annotate: accepted, never enforced. */
-const ANNOTATIONS = new Set([
-  "$schema",
-  "$id",
-  "title",
-  "description",
-  "default",
-  "examples",
-  "format",
-]);
+const compiled = new WeakMap<object, Compiled>();
 
-const KEYWORDS = new Set([
-  ...ANNOTATIONS,
-  "type",
-  "properties",
-  "required",
-  "additionalProperties",
-  "items",
-  "enum",
-  "const",
-  "anyOf",
-  "minLength",
-  "maxLength",
-  "pattern",
-  "minimum",
-  "maximum",
-  "exclusiveMinimum",
-  "exclusiveMaximum",
-  "minItems",
-  "maxItems",
-]);
-
-function isRecord(value: unknown): value is Record<string, JsonValue> {
+function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-function nonNegativeInteger(value: unknown): boolean {
-  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+/** Every schema object in `node` with the JSON path to it (the validator's own copy). */
+function* schemaNodes(
+  node: unknown,
+  path: string,
+): Generator<[Record<string, unknown>, string]> {
+  if (!isRecord(node)) return;
+  yield [node, path];
+  for (const [keyword, value] of Object.entries(node)) {
+    if (keyword === "const" || keyword === "enum" || keyword === "default") continue;
+    if (keyword === "examples") continue;
+    if (Array.isArray(value)) {
+      for (const [i, sub] of value.entries()) yield* schemaNodes(sub, `${path}.${keyword}[${i}]`);
+    } else if (isRecord(value)) {
+      if (
+        keyword === "properties" || keyword === "patternProperties" || keyword === "$defs" ||
+        keyword === "definitions" || keyword === "dependentSchemas" || keyword === "dependencies"
+      ) {
+        for (const [name, sub] of Object.entries(value)) {
+          yield* schemaNodes(sub, formatPath(`${path}.${keyword}`, [name]));
+        }
+      } else {
+        yield* schemaNodes(value, `${path}.${keyword}`);
+      }
+    }
+  }
+}
+
+/** Compile `schema` (checked): a validator over a private, mutable copy. */
+function compile(schema: object, draft: SchemaDraft, path: string): Compiled {
+  // The validator annotates the schema objects it is given: give it its own.
+  const copy = jsonCopy(schema) as Schema;
+  let lookup: Record<string, unknown>;
+  try {
+    lookup = dereference(copy);
+  } catch (error) {
+    throw new JsonSchemaError(path, (error as Error).message);
+  }
+  for (const [node, at] of schemaNodes(copy, path)) {
+    const target = (node as { __absolute_ref__?: string }).__absolute_ref__;
+    if (target !== undefined && lookup[target] === undefined) {
+      throw new JsonSchemaError(
+        `${at}.$ref`,
+        `${
+          JSON.stringify(node.$ref)
+        } does not resolve to a schema in this document (nothing is fetched: put it under $defs)`,
+        "$ref",
+      );
+    }
+  }
+  return { validator: new Validator(copy, draft, false) };
+}
+
+/** Whether every value `schema` accepts is an object (`type: "object"`, or a union of such). */
+function objectRooted(schema: unknown, root: unknown, depth = 0): boolean {
+  if (depth > 16 || !isRecord(schema)) return false;
+  if (schema.type === "object") return true;
+  if (Array.isArray(schema.type) && schema.type.length === 1 && schema.type[0] === "object") {
+    return true;
+  }
+  for (const keyword of ["anyOf", "oneOf"]) {
+    const branches = schema[keyword];
+    if (Array.isArray(branches) && branches.every((sub) => objectRooted(sub, root, depth + 1))) {
+      return true;
+    }
+  }
+  if (
+    Array.isArray(schema.allOf) && schema.allOf.some((sub) => objectRooted(sub, root, depth + 1))
+  ) {
+    return true;
+  }
+  if (typeof schema.$ref === "string" && schema.$ref.startsWith("#")) {
+    const target = schema.$ref === "#" ? root : pointer(root, schema.$ref.slice(1));
+    return objectRooted(target, root, depth + 1);
+  }
+  return false;
+}
+
+function pointer(root: unknown, path: string): unknown {
+  if (!path.startsWith("/")) return undefined;
+  let node = root;
+  for (const raw of path.slice(1).split("/")) {
+    const key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
+    if (!isRecord(node) && !Array.isArray(node)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
 }
 
 /**
- * Check that `schema` (plain JSON data) uses only the supported subset of JSON
- * Schema, and, with `objectRoot`, that its root is `type: "object"`.
+ * Check that `schema` (plain JSON data) is a JSON Schema seam can enforce,
+ * and, with `objectRoot`, that every value it accepts is an object (its root
+ * is `type: "object"`, or an `anyOf`/`oneOf` of such, as a discriminated
+ * union is).
  *
- * The subset: `type` (a name or a list of `object`, `array`, `string`,
- * `number`, `integer`, `boolean`, `null`), `properties`, `required`,
- * `additionalProperties` (boolean or schema), `items` (one schema), `enum`,
- * `const`, `anyOf`, `minLength`, `maxLength`, `pattern`, `minimum`,
- * `maximum`, `exclusiveMinimum`, `exclusiveMaximum` (numbers), `minItems`,
- * `maxItems`; the annotations `$schema`, `$id`, `title`, `description`,
- * `default`, `examples` and `format` are accepted and not enforced. Anything
- * else (`$ref`, `allOf`, `oneOf`, `not`, `if`, …) is rejected, so a schema
- * never means less than it says.
+ * The schema is standard JSON Schema, draft 2020-12 by default (`$schema`
+ * may name 2019-09 or draft-07), validated by `@cfworker/json-schema` (no
+ * `eval`: it runs on edge hosts). Every keyword those drafts define is
+ * enforced: `type`, `enum`, `const`, the numeric, string, array and object
+ * keywords, `allOf`/`anyOf`/`oneOf`/`not`, `if`/`then`/`else`,
+ * `prefixItems`, `patternProperties`, `propertyNames`,
+ * `dependentRequired`/`dependentSchemas`, `unevaluatedProperties`/`Items`,
+ * `format` (`date-time`, `email`, `uri`, `uuid`, …), and `$ref` to `#`,
+ * `#/$defs/…`, an `$anchor` or an `$id` of the same document. The
+ * annotations (`title`, `description`, `default`, `examples`, `deprecated`,
+ * `readOnly`, `writeOnly`, `$comment`, `content*`) are accepted.
  *
- * @throws {JsonSchemaError} naming the path of the first problem.
+ * Refused, naming the keyword and its path: a keyword value of the wrong
+ * shape (`minLength: "3"`, a bad `pattern`), an unknown keyword (a typo is
+ * not silently ignored), `$dynamicRef`, a `$ref` that does not resolve within
+ * the document (nothing is fetched), and nesting deeper than 64 levels.
+ *
+ * @throws {JsonSchemaError} naming the path (and `keyword`) of the first problem.
  *
  * @example
  * ```ts
  * import { checkJsonSchema, JsonSchemaError } from "@seam/host";
  * import assert from "node:assert/strict";
  *
- * checkJsonSchema({ type: "object", properties: { n: { type: "integer" } } }, { objectRoot: true });
- * assert.throws(() => checkJsonSchema({ $ref: "#/x" }), JsonSchemaError);
+ * checkJsonSchema({
+ *   type: "object",
+ *   properties: { tree: { $ref: "#/$defs/node" } },
+ *   $defs: { node: { type: "object", properties: { kids: { type: "array", items: { $ref: "#/$defs/node" } } } } },
+ * }, { objectRoot: true });
+ * assert.throws(
+ *   () => checkJsonSchema({ type: "object", properties: { n: { minimum: "0" } } }),
+ *   (e: unknown) => e instanceof JsonSchemaError && e.path === "schema.properties.n.minimum",
+ * );
  * ```
  */
 export function checkJsonSchema(
@@ -108,95 +181,26 @@ export function checkJsonSchema(
   options: { path?: string; objectRoot?: boolean } = {},
 ): asserts schema is JsonSchema {
   const path = options.path ?? "schema";
-  checkNode(schema, path);
-  if (options.objectRoot) {
-    const type = (schema as JsonSchema).type;
-    if (type !== "object") {
-      throw new JsonSchemaError(
-        `${path}.type`,
-        `the root must be type "object", got ${JSON.stringify(type ?? null)}`,
-      );
+  if (!isRecord(schema)) throw new JsonSchemaError(path, "a schema must be an object");
+  if (!compiled.has(schema)) {
+    const draft = draftOf(schema, path);
+    if (typeof draft !== "string") {
+      throw new JsonSchemaError(draft.path, draft.reason, draft.keyword);
     }
+    const problem = findSchemaProblem(schema, path, draft);
+    if (problem) throw new JsonSchemaError(problem.path, problem.reason, problem.keyword);
+    const result = compile(schema, draft, path);
+    // Only a frozen schema cannot change after this check: cache only those.
+    if (Object.isFrozen(schema)) compiled.set(schema, result);
   }
-}
-
-function checkNode(node: unknown, path: string): void {
-  if (!isRecord(node)) {
-    throw new JsonSchemaError(path, "a schema must be an object");
-  }
-  for (const [keyword, value] of Object.entries(node)) {
-    const at = `${path}.${keyword}`;
-    if (!KEYWORDS.has(keyword)) {
-      throw new JsonSchemaError(
-        at,
-        `keyword "${keyword}" is outside the supported subset`,
-      );
-    }
-    switch (keyword) {
-      case "type": {
-        const list = Array.isArray(value) ? value : [value];
-        if (list.length === 0) throw new JsonSchemaError(at, "must name a type");
-        for (const type of list) {
-          if (typeof type !== "string" || !TYPES.has(type)) {
-            throw new JsonSchemaError(at, `unknown type ${JSON.stringify(type)}`);
-          }
-        }
-        break;
-      }
-      case "properties":
-        if (!isRecord(value)) throw new JsonSchemaError(at, "must be an object");
-        for (const [name, sub] of Object.entries(value)) {
-          checkNode(sub, `${at}[${JSON.stringify(name)}]`);
-        }
-        break;
-      case "required":
-        if (
-          !Array.isArray(value) ||
-          value.some((name) => typeof name !== "string")
-        ) {
-          throw new JsonSchemaError(at, "must be an array of property names");
-        }
-        break;
-      case "additionalProperties":
-        if (typeof value !== "boolean") checkNode(value, at);
-        break;
-      case "items":
-        checkNode(value, at);
-        break;
-      case "enum":
-        if (!Array.isArray(value) || value.length === 0) {
-          throw new JsonSchemaError(at, "must be a non-empty array");
-        }
-        break;
-      case "anyOf":
-        if (!Array.isArray(value) || value.length === 0) {
-          throw new JsonSchemaError(at, "must be a non-empty array of schemas");
-        }
-        value.forEach((sub, i) => checkNode(sub, `${at}[${i}]`));
-        break;
-      case "minLength":
-      case "maxLength":
-      case "minItems":
-      case "maxItems":
-        if (!nonNegativeInteger(value)) {
-          throw new JsonSchemaError(at, "must be a non-negative integer");
-        }
-        break;
-      case "minimum":
-      case "maximum":
-      case "exclusiveMinimum":
-      case "exclusiveMaximum":
-        if (typeof value !== "number") throw new JsonSchemaError(at, "must be a number");
-        break;
-      case "pattern":
-        if (typeof value !== "string") throw new JsonSchemaError(at, "must be a string");
-        try {
-          new RegExp(value, "u");
-        } catch {
-          throw new JsonSchemaError(at, `is not a valid regular expression`);
-        }
-        break;
-    }
+  if (options.objectRoot && !objectRooted(schema, schema)) {
+    throw new JsonSchemaError(
+      `${path}.type`,
+      `the root must be type "object" (or an anyOf/oneOf of objects), got ${
+        JSON.stringify(schema.type ?? null)
+      }`,
+      "type",
+    );
   }
 }
 
@@ -208,9 +212,76 @@ export interface JsonSchemaIssue {
   readonly message: string;
 }
 
+/** The validator for `schema`, compiling (and checking) it when it was not yet. */
+function validatorOf(schema: JsonSchema): Validator {
+  const known = compiled.get(schema);
+  if (known) return known.validator;
+  const draft = draftOf(schema, "schema");
+  if (typeof draft !== "string") throw new JsonSchemaError(draft.path, draft.reason, draft.keyword);
+  const problem = findSchemaProblem(schema, "schema", draft);
+  if (problem) throw new JsonSchemaError(problem.path, problem.reason, problem.keyword);
+  const result = compile(schema, draft, "schema");
+  if (Object.isFrozen(schema)) compiled.set(schema, result);
+  return result.validator;
+}
+
+/** `#/a/0/b` in `value` as keys (numbers where the value is an array). */
+function instanceKeys(value: unknown, location: string): (string | number)[] {
+  const keys: (string | number)[] = [];
+  if (location === "#" || location === "") return keys;
+  let node = value;
+  for (const raw of location.replace(/^#\//, "").split("/")) {
+    const key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
+    if (Array.isArray(node) && /^\d+$/.test(key)) {
+      keys.push(Number(key));
+      node = node[Number(key)];
+    } else {
+      keys.push(key);
+      node = isRecord(node) ? node[key] : undefined;
+    }
+  }
+  return keys;
+}
+
+/** The keywords whose failure is said by the errors beneath them. */
+const WRAPPERS = new Set([
+  "$ref",
+  "$recursiveRef",
+  "properties",
+  "patternProperties",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "items",
+  "prefixItems",
+  "additionalItems",
+  "unevaluatedItems",
+  "allOf",
+  "if",
+  "then",
+  "else",
+  "dependentSchemas",
+  "dependencies",
+  "propertyNames",
+  "contentSchema",
+]);
+
+/** The keywords whose errors beneath are noise (a branch that was not meant). */
+const SUMMARIES = new Set(["anyOf", "oneOf", "not", "contains"]);
+
+function typeOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number" && Number.isInteger(value)) return "integer";
+  return typeof value;
+}
+
 /**
- * Validate `value` against a schema already accepted by
- * {@linkcode checkJsonSchema}. Returns every issue found (empty when valid).
+ * Validate `value` against a schema accepted by {@linkcode checkJsonSchema}.
+ * Returns every issue found (empty when valid), each with the path into
+ * `value` where it sits; the reasons beneath an `anyOf`/`oneOf` that
+ * matched no branch are summed up as one issue there.
+ *
+ * @throws {JsonSchemaError} for a schema {@linkcode checkJsonSchema} refuses.
  *
  * @example
  * ```ts
@@ -227,139 +298,98 @@ export function validateJsonSchema(
   value: unknown,
   path = "value",
 ): JsonSchemaIssue[] {
+  if (value === undefined) return [{ path, message: "is missing" }];
+  const { valid, errors } = validatorOf(schema).validate(value);
+  if (valid) return [];
   const issues: JsonSchemaIssue[] = [];
-  validateNode(schema, value, path, issues);
+  const summarized: string[] = [];
+  // Errors come in pre-order: a wrapper (`properties`, `$ref`, …) and then
+  // what failed beneath it, which says more. Drop the wrappers, remembering
+  // the last one for a `false` schema beneath it.
+  let wrapper = "";
+  for (const error of errors) {
+    const location = error.keywordLocation;
+    if (summarized.some((prefix) => location.startsWith(prefix))) continue;
+    if (WRAPPERS.has(error.keyword)) {
+      wrapper = error.keyword;
+      continue;
+    }
+    if (SUMMARIES.has(error.keyword)) summarized.push(`${location}/`);
+    const keys = instanceKeys(value, error.instanceLocation);
+    let message = error.error;
+    if (error.keyword === "type") {
+      const type = /Expected "([^"]*)"/.exec(error.error)?.[1] ?? "";
+      const at = keys.reduce<unknown>(
+        (node, key) => (node as Record<string | number, unknown>)?.[key],
+        value,
+      );
+      message = `expected ${type.split('", "').join(" or ")}, got ${typeOf(at)}`;
+    } else if (error.keyword === "required") {
+      const name = /property "(.*)"\.$/.exec(error.error)?.[1];
+      if (name !== undefined) keys.push(name);
+      message = "is required";
+    } else if (error.keyword === "false") {
+      message = /Properties$/.test(wrapper)
+        ? "is not an allowed property"
+        : /Items$|^items$/.test(wrapper)
+        ? "is not an allowed item"
+        : "is not allowed (its schema is false)";
+    } else if (error.keyword === "anyOf") {
+      message = "matches none of the anyOf schemas";
+    } else if (error.keyword === "oneOf") {
+      message = error.error.replace("Instance does", "does");
+    } else {
+      message = message.replace(/^Instance /, "").replace(/\.$/, "");
+    }
+    issues.push({ path: formatPath(path, keys), message });
+  }
   return issues;
 }
 
-function typeOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  return typeof value;
-}
-
-function matchesType(type: string, value: unknown): boolean {
-  switch (type) {
-    case "integer":
-      return Number.isInteger(value);
-    case "number":
-      return typeof value === "number" && Number.isFinite(value);
-    case "object":
-      return isRecord(value);
-    default:
-      return typeOf(value) === type;
-  }
-}
-
-function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) {
-    return false;
-  }
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const keysA = Object.keys(a);
-  const keysB = Object.keys(b);
-  if (keysA.length !== keysB.length) return false;
-  return keysA.every((key) =>
-    Object.hasOwn(b, key) &&
-    jsonEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])
-  );
-}
-
-function validateNode(
-  schema: JsonSchema,
-  value: unknown,
-  path: string,
-  issues: JsonSchemaIssue[],
-): void {
-  const fail = (message: string) => issues.push({ path, message });
-  if (schema.type !== undefined) {
-    const types = (Array.isArray(schema.type) ? schema.type : [schema.type]) as string[];
-    if (!types.some((type) => matchesType(type, value))) {
-      fail(`expected ${types.join(" or ")}, got ${typeOf(value)}`);
-      return;
-    }
-  }
-  if (schema.const !== undefined && !jsonEqual(schema.const, value)) {
-    fail(`expected ${JSON.stringify(schema.const)}`);
-  }
-  if (
-    Array.isArray(schema.enum) && !schema.enum.some((option) => jsonEqual(option, value))
-  ) {
-    fail(`expected one of ${JSON.stringify(schema.enum)}`);
-  }
-  if (Array.isArray(schema.anyOf)) {
-    const passes = schema.anyOf.some((sub) =>
-      validateJsonSchema(sub as JsonSchema, value, path).length === 0
-    );
-    if (!passes) fail("matches none of the anyOf schemas");
-  }
-  if (typeof value === "string") {
-    const length = [...value].length;
-    if (typeof schema.minLength === "number" && length < schema.minLength) {
-      fail(`must be at least ${schema.minLength} characters`);
-    }
-    if (typeof schema.maxLength === "number" && length > schema.maxLength) {
-      fail(`must be at most ${schema.maxLength} characters`);
-    }
-    if (
-      typeof schema.pattern === "string" &&
-      !new RegExp(schema.pattern, "u").test(value)
-    ) {
-      fail(`must match /${schema.pattern}/`);
-    }
-  }
-  if (typeof value === "number") {
-    if (typeof schema.minimum === "number" && value < schema.minimum) {
-      fail(`must be >= ${schema.minimum}`);
-    }
-    if (typeof schema.maximum === "number" && value > schema.maximum) {
-      fail(`must be <= ${schema.maximum}`);
-    }
-    if (
-      typeof schema.exclusiveMinimum === "number" &&
-      value <= schema.exclusiveMinimum
-    ) {
-      fail(`must be > ${schema.exclusiveMinimum}`);
-    }
-    if (
-      typeof schema.exclusiveMaximum === "number" &&
-      value >= schema.exclusiveMaximum
-    ) {
-      fail(`must be < ${schema.exclusiveMaximum}`);
-    }
-  }
-  if (Array.isArray(value)) {
-    if (typeof schema.minItems === "number" && value.length < schema.minItems) {
-      fail(`must hold at least ${schema.minItems} items`);
-    }
-    if (typeof schema.maxItems === "number" && value.length > schema.maxItems) {
-      fail(`must hold at most ${schema.maxItems} items`);
-    }
-    if (isRecord(schema.items)) {
-      value.forEach((item, i) =>
-        validateNode(schema.items as JsonSchema, item, `${path}[${i}]`, issues)
+/**
+ * The JSON Schema of `schema`: a zod 4 schema converted with zod's own
+ * `z.toJSONSchema` (what it accepts as input; no `$schema`), or a JSON
+ * Schema copied; either way checked by {@linkcode checkJsonSchema} (with
+ * `objectRoot`, for an `outputSchema` or tool parameters) and returned as a
+ * fresh plain copy. Use it to pass a zod schema where JSON Schema data is
+ * expected, such as a delegation's `outputSchema`.
+ *
+ * @throws {JsonSchemaError} for a schema {@linkcode checkJsonSchema} refuses.
+ * @throws {TypeError} for a zod schema with no JSON Schema form (a `z.date()`,
+ *   a transform), or a zod 3 schema.
+ *
+ * @example
+ * ```ts
+ * import { toJsonSchema } from "@seam/host";
+ * import { z } from "zod";
+ * import assert from "node:assert/strict";
+ *
+ * const schema = toJsonSchema(z.object({ answer: z.string() }), { objectRoot: true });
+ * assert.deepEqual(schema.required, ["answer"]);
+ * ```
+ */
+export function toJsonSchema(
+  schema: JsonSchema | ZodLikeSchema,
+  options: { path?: string; objectRoot?: boolean } = {},
+): JsonSchema {
+  const path = options.path ?? "schema";
+  let json: unknown;
+  if (isZod4(schema)) {
+    try {
+      json = jsonCopy(zodToJsonSchema(schema), path);
+    } catch (error) {
+      throw new TypeError(
+        `Cannot convert ${path}: the zod schema has no JSON Schema form (${
+          (error as Error).message
+        })`,
+        { cause: error },
       );
     }
+  } else if (isZod3(schema)) {
+    throw new TypeError(`Cannot convert ${path}: zod 3 schemas are not supported, use zod 4`);
+  } else {
+    json = jsonCopy(schema, path);
   }
-  if (isRecord(value)) {
-    const properties = isRecord(schema.properties) ? schema.properties : {};
-    if (Array.isArray(schema.required)) {
-      for (const name of schema.required as string[]) {
-        if (!Object.hasOwn(value, name)) {
-          issues.push({ path: childPath(path, name), message: "is required" });
-        }
-      }
-    }
-    for (const [key, item] of Object.entries(value)) {
-      const sub = properties[key];
-      if (isRecord(sub)) {
-        validateNode(sub, item, childPath(path, key), issues);
-      } else if (schema.additionalProperties === false) {
-        issues.push({ path: childPath(path, key), message: "is not an allowed property" });
-      } else if (isRecord(schema.additionalProperties)) {
-        validateNode(schema.additionalProperties, item, childPath(path, key), issues);
-      }
-    }
-  }
+  checkJsonSchema(json, options);
+  return json;
 }

@@ -46,7 +46,7 @@ export interface Tool<A = unknown> {
   /** What it does, for the model. */
   readonly description: string;
   /**
-   * Its arguments: an object-rooted JSON Schema in the supported subset (see
+   * Its arguments: an object-rooted JSON Schema (standard JSON Schema, see
    * {@linkcode checkJsonSchema}), or a zod 4 schema (converted with
    * `z.toJSONSchema` for the model and validated with `safeParse`).
    */
@@ -158,8 +158,8 @@ export interface ToolRegistry {
    * Register `tool` in `scope`. The tool is read once; later changes to the
    * object have no effect. Returns the disposer.
    *
-   * @throws {TypeError} for a malformed tool, a parameter schema outside the
-   * subset, or a name already registered in `scope` or an ancestor.
+   * @throws {TypeError} for a malformed tool, a parameter schema
+   * {@linkcode checkJsonSchema} refuses, or a name already registered in `scope` or an ancestor.
    */
   register<A>(scope: Scope, tool: Tool<A>): () => Promise<void>;
   /**
