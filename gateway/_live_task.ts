@@ -295,6 +295,11 @@ export class LiveTask {
       state = STATE_OF[result.stopReason];
       parts = blocksToParts(result.output, result.structured);
       if (result.stopReason !== "completed") explanation = EXPLAIN[result.stopReason];
+      if (result.error) {
+        // What went wrong, as data for a program and in words for a person.
+        meta.failure = { code: result.error.code, message: result.error.message };
+        explanation = `${explanation} ${result.error.message} (${result.error.code})`;
+      }
       if (result.stopReason === "aborted" && this.#earlyEnd) {
         const cause = this.#earlyEnd.cause;
         if (cause === "client") explanation = "Canceled by the client.";

@@ -63,6 +63,17 @@ export interface MemoryTaskStoreOptions {
   readonly maxTerminalTasks?: number;
   /** How long a terminal task is kept after it ended, in ms. Default one hour. */
   readonly terminalTtlMs?: number;
+  /**
+   * How many bytes (of their JSON text) the kept terminal tasks may take in
+   * all; the oldest are evicted first. Default 64 MiB.
+   */
+  readonly maxTerminalBytes?: number;
+  /**
+   * How many terminal tasks one owner (principal) keeps; beyond it that
+   * owner's oldest are evicted first, so one client cannot push out
+   * everyone else's. Default 1,000.
+   */
+  readonly maxTerminalTasksPerOwner?: number;
   /** The clock, for tests. Default `Date.now`. */
   readonly now?: () => number;
 }
@@ -77,6 +88,8 @@ export interface MemoryTaskStore extends TaskStore {
   list(query: TaskListQuery): TaskListPage;
   /** How many tasks it holds (live and terminal). */
   readonly size: number;
+  /** How many bytes the kept terminal tasks take (their JSON text). */
+  readonly terminalBytes: number;
 }
 
 const TERMINAL: ReadonlySet<string> = new Set([
@@ -136,91 +149,158 @@ function checkPositive(value: number | undefined, name: string, fallback: number
  * ```
  */
 export function createMemoryTaskStore(options: MemoryTaskStoreOptions = {}): MemoryTaskStore {
-  const maxTerminal = checkPositive(options.maxTerminalTasks, "maxTerminalTasks", 5_000);
-  const ttl = checkPositive(options.terminalTtlMs, "terminalTtlMs", 3_600_000);
-  const now = options.now ?? Date.now;
-  const tasks = new Map<string, StoredTask | PackedTask>();
-  // Terminal tasks in the order they ended: a queue (a Map used as a queue
-  // slows down as deleted slots pile up at its front). `ended` holds each
-  // terminal task's current entry; an entry no longer there is stale.
-  const ended = new Map<string, Mark>();
-  let queue: Mark[] = [];
-  let head = 0;
+  return new MemoryTaskStoreImpl(options);
+}
 
-  const evict = (): void => {
-    const cutoff = now() - ttl;
-    while (head < queue.length) {
-      const entry = queue[head];
-      if (ended.get(entry.id) !== entry) {
-        head++; // stale: the task was put again since
+/** The memory store's own state, behind {@linkcode createMemoryTaskStore}. */
+class MemoryTaskStoreImpl implements MemoryTaskStore {
+  readonly #tasks = new Map<string, StoredTask | PackedTask>();
+  // Terminal tasks in the order they ended: a queue (a Map used as a queue
+  // slows down as deleted slots pile up at its front). `#ended` holds each
+  // terminal task's current entry; an entry no longer there is stale.
+  readonly #ended = new Map<string, Mark>();
+  #queue: Mark[] = [];
+  #head = 0;
+  #bytes = 0;
+  readonly #perOwner = new Map<string | undefined, Mark[]>();
+  readonly #maxTerminal: number;
+  readonly #ttl: number;
+  readonly #maxBytes: number;
+  readonly #maxPerOwner: number;
+  readonly #now: () => number;
+
+  constructor(options: MemoryTaskStoreOptions) {
+    this.#maxTerminal = checkPositive(options.maxTerminalTasks, "maxTerminalTasks", 5_000);
+    this.#ttl = checkPositive(options.terminalTtlMs, "terminalTtlMs", 3_600_000);
+    this.#maxBytes = checkPositive(options.maxTerminalBytes, "maxTerminalBytes", 64 << 20);
+    this.#maxPerOwner = checkPositive(
+      options.maxTerminalTasksPerOwner,
+      "maxTerminalTasksPerOwner",
+      1_000,
+    );
+    this.#now = options.now ?? Date.now;
+  }
+
+  get size(): number {
+    return this.#tasks.size;
+  }
+
+  get terminalBytes(): number {
+    return this.#bytes;
+  }
+
+  get(id: string): StoredTask | undefined {
+    const mark = this.#ended.get(id);
+    if (mark !== undefined && mark.at <= this.#now() - this.#ttl) {
+      this.#evict();
+      return undefined;
+    }
+    return unpack(this.#tasks.get(id));
+  }
+
+  put(record: StoredTask): void {
+    const id = record.task.id;
+    if (!TERMINAL.has(record.task.status.state)) {
+      this.#forget(id);
+      this.#tasks.set(id, record);
+      return;
+    }
+    let packed: PackedTask;
+    try {
+      packed = new PackedTask(record);
+    } catch (error) {
+      // Never keep the live entry (a reference to a record that is terminal
+      // by now) outside the eviction bookkeeping: the caller may put again.
+      this.#forget(id);
+      this.#tasks.delete(id);
+      throw error;
+    }
+    this.#forget(id);
+    this.#tasks.set(id, packed);
+    const mark: Mark = { id, owner: record.owner, at: this.#now(), bytes: packed.json.length };
+    this.#ended.set(id, mark);
+    this.#queue.push(mark);
+    this.#bytes += mark.bytes;
+    let own = this.#perOwner.get(record.owner);
+    if (!own) this.#perOwner.set(record.owner, own = []);
+    own.push(mark);
+    // One owner over its share loses its own oldest, nobody else's.
+    while (own.length > this.#maxPerOwner) {
+      const oldest = own.shift()!;
+      if (this.#ended.get(oldest.id) === oldest) this.#drop(oldest);
+    }
+    this.#evict();
+  }
+
+  list(query: TaskListQuery): TaskListPage {
+    this.#evict();
+    const matches: (StoredTask | PackedTask)[] = [];
+    for (const entry of this.#tasks.values()) {
+      if (entry.owner !== query.owner) continue;
+      if (query.provider !== undefined && entry.provider !== query.provider) continue;
+      if (query.contextId !== undefined && contextOf(entry) !== query.contextId) continue;
+      if (query.state !== undefined && stateOf(entry) !== query.state) continue;
+      if (query.updatedAfter !== undefined && entry.updatedAt <= query.updatedAfter) continue;
+      matches.push(entry);
+    }
+    matches.sort(compareNewestFirst);
+    let start = 0;
+    const after = query.after;
+    if (after) {
+      while (start < matches.length && compareNewestFirst(matches[start], after) <= 0) start++;
+    }
+    const page = matches.slice(start, start + query.limit).map((entry) => unpack(entry)!);
+    return { tasks: page, total: matches.length };
+  }
+
+  /** Drop a terminal task's bookkeeping (it is put again, or evicted). */
+  #forget(id: string): void {
+    const mark = this.#ended.get(id);
+    if (!mark) return;
+    this.#ended.delete(id);
+    this.#bytes -= mark.bytes;
+    const own = this.#perOwner.get(mark.owner);
+    if (own) {
+      const at = own.indexOf(mark);
+      if (at !== -1) own.splice(at, 1);
+      if (own.length === 0) this.#perOwner.delete(mark.owner);
+    }
+  }
+
+  #drop(mark: Mark): void {
+    this.#forget(mark.id);
+    this.#tasks.delete(mark.id);
+  }
+
+  #evict(): void {
+    const cutoff = this.#now() - this.#ttl;
+    while (this.#head < this.#queue.length) {
+      const entry = this.#queue[this.#head];
+      if (this.#ended.get(entry.id) !== entry) {
+        this.#head++; // stale: the task was put again, or evicted per owner, since
         continue;
       }
-      if (ended.size <= maxTerminal && entry.at > cutoff) break;
-      head++;
-      ended.delete(entry.id);
-      tasks.delete(entry.id);
+      if (
+        this.#ended.size <= this.#maxTerminal && this.#bytes <= this.#maxBytes &&
+        entry.at > cutoff
+      ) break;
+      this.#head++;
+      this.#drop(entry);
     }
-    if (head > 1024 && head * 2 > queue.length) {
-      queue = queue.slice(head);
-      head = 0;
+    if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+      this.#queue = this.#queue.slice(this.#head);
+      this.#head = 0;
     }
-  };
-
-  const store: MemoryTaskStore = {
-    get size() {
-      return tasks.size;
-    },
-    get(id) {
-      const mark = ended.get(id);
-      if (mark !== undefined && mark.at <= now() - ttl) {
-        evict();
-        return undefined;
-      }
-      return unpack(tasks.get(id));
-    },
-    put(record) {
-      const id = record.task.id;
-      if (TERMINAL.has(record.task.status.state)) {
-        tasks.set(id, new PackedTask(record));
-        const mark: Mark = { id, at: now() };
-        ended.set(id, mark);
-        queue.push(mark);
-        evict();
-      } else {
-        tasks.set(id, record);
-        ended.delete(id);
-      }
-    },
-    list(query) {
-      evict();
-      const matches: (StoredTask | PackedTask)[] = [];
-      for (const entry of tasks.values()) {
-        if (entry.owner !== query.owner) continue;
-        if (query.provider !== undefined && entry.provider !== query.provider) continue;
-        if (query.contextId !== undefined && contextOf(entry) !== query.contextId) continue;
-        if (query.state !== undefined && stateOf(entry) !== query.state) continue;
-        if (query.updatedAfter !== undefined && entry.updatedAt <= query.updatedAfter) continue;
-        matches.push(entry);
-      }
-      matches.sort(compareNewestFirst);
-      let start = 0;
-      const after = query.after;
-      if (after) {
-        while (
-          start < matches.length && compareNewestFirst(matches[start], after) <= 0
-        ) start++;
-      }
-      const page = matches.slice(start, start + query.limit).map((entry) => unpack(entry)!);
-      return { tasks: page, total: matches.length };
-    },
-  };
-  return store;
+  }
 }
 
 /** A terminal task's place in the eviction queue. */
 interface Mark {
   readonly id: string;
+  readonly owner: string | undefined;
   readonly at: number;
+  /** The length of its JSON text (UTF-16 units: close enough to bytes for a bound). */
+  readonly bytes: number;
 }
 
 /** A terminal task as the memory store keeps it: its JSON text and what `list` filters on. */

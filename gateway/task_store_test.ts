@@ -128,3 +128,52 @@ Deno.test("createMemoryTaskStore() keeps a live task by reference and a terminal
   assert.deepEqual(page.tasks.map((t) => t.task.id), ["done"]);
   assert.equal(page.total, 1);
 });
+
+Deno.test("createMemoryTaskStore() bounds its terminal tasks by total size", () => {
+  const store = createMemoryTaskStore({ maxTerminalBytes: 10_000 });
+  const big = (id: string, at: number) =>
+    record(id, "TASK_STATE_COMPLETED", at, {
+      task: {
+        id,
+        contextId: "ctx",
+        status: { state: "TASK_STATE_COMPLETED" },
+        artifacts: [{ artifactId: "output", parts: [{ text: "x".repeat(3_000) }] }],
+      },
+    });
+  for (let i = 0; i < 10; i++) store.put(big(`t${i}`, i));
+  assert.ok(store.terminalBytes <= 10_000, `${store.terminalBytes} bytes kept`);
+  assert.equal(store.size, 3);
+  assert.ok(store.get("t9") && store.get("t7"));
+  assert.equal(store.get("t6"), undefined, "the oldest went first");
+});
+
+Deno.test("createMemoryTaskStore() keeps at most maxTerminalTasksPerOwner per owner", () => {
+  const store = createMemoryTaskStore({ maxTerminalTasksPerOwner: 2 });
+  store.put(record("bob-1", "TASK_STATE_COMPLETED", 0, { owner: "bob" }));
+  for (let i = 0; i < 5; i++) {
+    store.put(record(`alice-${i}`, "TASK_STATE_COMPLETED", i + 1, { owner: "alice" }));
+  }
+  assert.ok(store.get("bob-1"), "another owner's task is never pushed out");
+  assert.equal(store.list({ owner: "alice", limit: 10 }).total, 2);
+  assert.ok(store.get("alice-4") && store.get("alice-3"));
+  assert.equal(store.get("alice-2"), undefined);
+});
+
+Deno.test("createMemoryTaskStore() keeps nothing stale when a terminal task cannot be packed", () => {
+  const store = createMemoryTaskStore();
+  const live = record("t", "TASK_STATE_WORKING", 0);
+  store.put(live);
+  const broken = record("t", "TASK_STATE_COMPLETED", 1, {
+    task: {
+      id: "t",
+      contextId: "ctx",
+      status: { state: "TASK_STATE_COMPLETED" },
+      metadata: { n: 1n as never },
+    },
+  });
+  assert.throws(() => store.put(broken), /BigInt/);
+  assert.equal(store.get("t"), undefined, "the live entry is not left behind, terminal by now");
+  assert.equal(store.list({ owner: undefined, limit: 10 }).total, 0);
+  store.put(record("t", "TASK_STATE_COMPLETED", 2));
+  assert.equal(store.get("t")?.task.status.state, "TASK_STATE_COMPLETED");
+});

@@ -176,4 +176,6 @@ export interface SeamTaskExtension {
   readonly resumedFrom?: string;
   /** What went wrong, when the run failed for an infrastructure or contract fault. */
   readonly error?: string;
+  /** What went wrong in the run, as its result's `error` said (`SubagentFailure`). */
+  readonly failure?: { readonly code: string; readonly message: string };
 }
