@@ -81,9 +81,14 @@ let runCounter = 0;
  * re-emitted as `subagent/progress` in the parent's scope (only when
  * something listens there at start).
  *
- * Every check happens synchronously in `start`, before any child exists.
- * `cancel`/`dispose` before readiness publish nothing; `dispose` is memoized
- * and resolves once the child is quiescent. A run has `sendMessage` (steer
+ * Every check happens synchronously in `start`, before any child exists (a
+ * parent whose depth has no safe successor is a `RangeError`). The child's
+ * id is `<provider>-<n>`, skipping any id the host already holds, and is
+ * reserved in the host at `start`. A `cancel`/`dispose` before the child is
+ * published publishes nothing (`started` rejects, no event); one that lands
+ * after publication ends the run `aborted` as a started run (`started`
+ * fulfils, `subagent/start` pairs with `subagent/end`). `dispose` is
+ * memoized and resolves once the child is quiescent and unpublished. A run has `sendMessage` (steer
  * the running child) and `resume` (continue the finished child as a new run;
  * the child lives until every run on it is disposed).
  *
@@ -194,6 +199,11 @@ function plan(
   // under a host agent's id with the caller's depth in the scope's context.
   const parentDepth = Math.max(parentAgent?.options.subagentDepth ?? 0, inherited?.depth ?? 0);
   const depth = parentDepth + 1;
+  if (!Number.isSafeInteger(depth)) {
+    throw new RangeError(
+      `Cannot start subagent: the parent's depth ${parentDepth} has no safe successor`,
+    );
+  }
   const cap = tighterDepthCap(maxDepth, inherited?.maxDepth);
   if (cap !== undefined && depth > cap) throw new SubagentDepthError(depth, cap);
 
@@ -286,6 +296,9 @@ interface Composed {
   readonly capture?: Capture;
 }
 
+/** A child's setup: publication waits one microtask (see `Child`). */
+const deferPublication = (): Promise<void> => Promise.resolve();
+
 /**
  * The child agent shared by a run and the runs resumed from it: it lives
  * until every run on it is disposed.
@@ -305,27 +318,27 @@ class Child {
     this.composed = composed;
     this.capture = composed.capture;
     const signal = this.#creation.signal;
-    // Creation waits one microtask, so a cancel or dispose in the same tick
-    // as start() happens before anything is published.
-    this.created = Promise.resolve().then(() =>
-      plan.host.agents.create({
-        id,
-        parentScope: composed.scope,
-        options: {
-          model: plan.model,
-          subagentDepth: plan.depth,
-          ...(plan.maxTokens !== undefined ? { maxTokens: plan.maxTokens } : {}),
-        },
-        ...(plan.seed !== undefined ? { session: plan.seed } : {}),
-        signal,
-      }).then((agent) => {
-        this.agent = agent;
-        if (plan.parentScope.hasListeners(subagentProgress)) {
-          relayProgress(agent, plan.parentScope);
-        }
-        return agent;
-      })
-    );
+    // The creation starts now, so the id is reserved in the host at once;
+    // publication waits for the setup's microtask, so a cancel or dispose in
+    // the same tick as start() aborts it and nothing is published.
+    this.created = plan.host.agents.create({
+      id,
+      parentScope: composed.scope,
+      options: {
+        model: plan.model,
+        subagentDepth: plan.depth,
+        ...(plan.maxTokens !== undefined ? { maxTokens: plan.maxTokens } : {}),
+      },
+      ...(plan.seed !== undefined ? { session: plan.seed } : {}),
+      setup: deferPublication,
+      signal,
+    }).then((agent) => {
+      this.agent = agent;
+      if (plan.parentScope.hasListeners(subagentProgress)) {
+        relayProgress(agent, plan.parentScope);
+      }
+      return agent;
+    });
   }
 
   hold(): void {
@@ -367,7 +380,9 @@ function startChild(
   request: SubagentRequest,
 ): SubagentRunHandle {
   const p = plan(providerName, inherits, fixedHost, request);
-  const id = `${providerName}-${++runCounter}`;
+  // Never an id the host already knows (a user may name an agent `spawn-1`).
+  let id: string;
+  do id = `${providerName}-${++runCounter}`; while (p.host.agents.get(id) !== undefined);
   const composed = composeRunScope(p, id);
   const child = new Child(id, p, composed);
   return runOn(child, p.prompt, p.signal, p.outputSchema !== undefined);
@@ -412,7 +427,10 @@ class InProcessRun implements SubagentRunHandle {
     this.result = new Promise<SubagentResultInput>((resolve) => this.#settle = resolve);
     this.started = child.created.then((agent) => {
       if (this.#cancelled !== undefined) {
-        throw new Error(`cancelled before the child started: ${this.#cancelled}`);
+        // The cancel landed after the child was published: the run did
+        // start (so subagent/start pairs with subagent/end) and ends at once.
+        this.#finish({ output: [], stopReason: "aborted" });
+        return;
       }
       // One text block travels as its string: the agent's cheapest path.
       agent.send(
