@@ -20,14 +20,22 @@ function fail(message: string): never {
   throw new TypeError(`Cannot register provider: ${message}`);
 }
 
+/** What registration accepted: the public snapshot and the provider's own disposer. */
+export interface AcceptedProvider {
+  /** The frozen snapshot `getProvider` hands out. */
+  readonly snapshot: RegisteredSubagentProvider;
+  /** The provider's `dispose`, bound to it, when it has one (never exposed on the snapshot). */
+  readonly dispose: (() => Promise<void>) | undefined;
+}
+
 /**
  * Read every fixed field of `provider` exactly once, validate it, and return
- * the frozen acceptance snapshot. `start` stays bound to the original
- * provider receiver.
+ * the frozen acceptance snapshot. `start` and `dispose` stay bound to the
+ * original provider receiver.
  */
 export function snapshotProvider(
   provider: unknown,
-): RegisteredSubagentProvider {
+): AcceptedProvider {
   if (provider === null || typeof provider !== "object") {
     fail(`expected a provider object, got ${describe(provider)}`);
   }
@@ -82,13 +90,24 @@ export function snapshotProvider(
       `provider.start of "${name}" must be a function, got ${describe(start)}`,
     );
   }
+  const dispose = source.dispose;
+  if (dispose !== undefined && typeof dispose !== "function") {
+    fail(
+      `provider.dispose of "${name}" must be a function or absent, got ${describe(dispose)}`,
+    );
+  }
   const boundStart = Object.freeze((request: SubagentRequest) =>
     Reflect.apply(start, provider, [request]) as SubagentRunHandle
   );
-  return Object.freeze({
-    name,
-    capabilities: Object.freeze(accepted),
-    inheritsParentContext,
-    start: boundStart,
-  });
+  return {
+    snapshot: Object.freeze({
+      name,
+      capabilities: Object.freeze(accepted),
+      inheritsParentContext,
+      start: boundStart,
+    }),
+    dispose: dispose === undefined ? undefined : async () => {
+      await Reflect.apply(dispose, provider, []);
+    },
+  };
 }

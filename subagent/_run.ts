@@ -1,4 +1,5 @@
 import { type ContentBlock, type ContentInput, describe, type Scope } from "@seam/host";
+import { cancelOnAbort } from "./abort.ts";
 import { subagentEnd, subagentStart } from "./events.ts";
 import { acceptContent } from "./_request.ts";
 import { contractFault, normalizeResult, type ResultContext } from "./_result.ts";
@@ -14,6 +15,8 @@ import type {
 /** What a run wrapper needs to know about the run it wraps. */
 export interface RunContext {
   readonly provider: RegisteredSubagentProvider;
+  /** The live runs of the provider's registration: unloading it ends them. */
+  readonly runs: Set<SubagentRun>;
   readonly parentId: string;
   readonly parentScope: Scope;
   readonly prompt: readonly ContentBlock[];
@@ -112,6 +115,7 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
 
   let id: string;
   let started: Promise<void>;
+  let startedValue: unknown;
   let rawResult: unknown;
   let rawCancel: Fn;
   let rawSend: Fn | undefined;
@@ -125,7 +129,7 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
       );
     }
     id = idValue;
-    const startedValue = handle.started;
+    startedValue = handle.started;
     if (!isThenable(startedValue)) {
       throw contractFault(
         name,
@@ -151,6 +155,11 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
     rawResume = optionalMethod(handle, "resume", name);
     started = Promise.resolve(startedValue).then(noop);
   } catch (error) {
+    // Whatever promises were read are the service's now: observe them, so
+    // their rejections (the run never becomes a run) are not unhandled.
+    for (const value of [startedValue, rawResult]) {
+      if (isThenable(value)) Promise.resolve(value).catch(noop);
+    }
     // Roll back before the fault escapes: the child must not outlive it.
     dispose().catch((disposeError) =>
       logger.error(`Rolling back a malformed run of "${name}" failed`, disposeError)
@@ -188,29 +197,25 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
     Reflect.apply(rawCancel, handle, reason === undefined ? [] : [reason]);
   };
 
-  // Ownership: disposing the parent's scope reaches this run.
-  const release = context.parentScope.onDispose(dispose);
+  // Ownership: disposing the parent's scope reaches this run, and so does
+  // unloading its provider (through `context.runs`).
+  const finalDispose = (): Promise<void> => {
+    context.runs.delete(run);
+    unbindSignal();
+    unbindSignal = noop;
+    return dispose();
+  };
+  const release = context.parentScope.onDispose(finalDispose);
   let unbindSignal = noop;
   const signal = context.signal;
   if (signal) {
-    const onAbort = () => {
+    unbindSignal = cancelOnAbort(signal, (reason) => {
       try {
-        cancel(
-          signal.reason instanceof Error ? signal.reason.message : "aborted",
-        );
+        cancel(reason);
       } catch (error) {
-        logger.error(
-          `Cancelling run "${id}" of "${name}" on abort failed`,
-          error,
-        );
+        logger.error(`Cancelling run "${id}" of "${name}" on abort failed`, error);
       }
-    };
-    if (signal.aborted) {
-      queueMicrotask(onAbort);
-    } else {
-      signal.addEventListener("abort", onAbort, { once: true });
-      unbindSignal = () => signal.removeEventListener("abort", onAbort);
-    }
+    }, { defer: true });
   }
   if (signal) {
     const settled = () => {
@@ -220,9 +225,7 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
     result.then(settled, settled);
   }
   const wrappedDispose = (): Promise<void> => {
-    unbindSignal();
-    unbindSignal = noop;
-    const disposal = dispose();
+    const disposal = finalDispose();
     // Drops the parent scope's link; it joins the same memoized disposal.
     release();
     return disposal;
@@ -244,7 +247,9 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
   // (and everything it holds) for as long as the run object lives.
   if (rawSend) run.sendMessage = sendMessageOf(handle, rawSend);
   if (rawResume) run.resume = resumeOf(handle, rawResume, context);
-  return Object.freeze(run);
+  Object.freeze(run);
+  context.runs.add(run);
+  return run;
 }
 
 /** The handle's optional method `key`, read once; a contract fault if it is not a function. */

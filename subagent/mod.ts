@@ -31,6 +31,7 @@
  *
  * @module
  */
+export * from "./abort.ts";
 export * from "./delegation.ts";
 export * from "./errors.ts";
 export * from "./events.ts";

@@ -1,4 +1,4 @@
-import { defineService, describe, type Scope, type ServiceKey } from "@seam/host";
+import { defineService, describe, type Logger, type Scope, type ServiceKey } from "@seam/host";
 import { SubagentError } from "./errors.ts";
 import { subagentProviderAdded, subagentProviderRemoved } from "./events.ts";
 import { assertSubagentMaxDepth } from "./max_depth.ts";
@@ -30,7 +30,17 @@ export interface SubagentService {
    * Validate `provider`'s fixed fields (read once) and register a frozen
    * snapshot under its name. Emits `subagent/provider-added`.
    *
-   * @returns The disposer: unregisters and emits `subagent/provider-removed`.
+   * The registration is owned by `options.scope` (default: the service's
+   * scope). When it ends (that scope is disposed, e.g. a plugin's hot
+   * reload, or the returned disposer is called), the provider is
+   * unregistered (`subagent/provider-removed`), every live run started
+   * through this registration is cancelled (it ends `aborted`) and disposed,
+   * so no child keeps running old code, and then the provider's own
+   * `dispose()`, when it has one, is called, so its processes and
+   * connections end and a program can exit.
+   *
+   * @returns The disposer: ends the registration as above; resolves once
+   * the runs and the provider are disposed.
    * @throws {SubagentError} `DUPLICATE_PROVIDER` when the name is taken.
    * @throws {TypeError} naming the malformed field.
    */
@@ -101,11 +111,11 @@ export const subagentServiceKey: ServiceKey<SubagentService> = defineService(
  * ```
  */
 export function createSubagentService(scope: Scope): SubagentService {
-  const registry = new Map<string, RegisteredSubagentProvider>();
+  const registry = new Map<string, Registration>();
 
   const service: SubagentService = {
     registerProvider(provider, options = {}) {
-      const snapshot = snapshotProvider(provider);
+      const { snapshot, dispose: disposeProvider } = snapshotProvider(provider);
       const owner = options.scope ?? scope;
       if (registry.has(snapshot.name)) {
         throw new SubagentError(
@@ -113,16 +123,16 @@ export function createSubagentService(scope: Scope): SubagentService {
           `Cannot register provider: the name "${snapshot.name}" is already registered`,
         );
       }
-      registry.set(snapshot.name, snapshot);
+      const registration: Registration = { snapshot, runs: new Set() };
+      registry.set(snapshot.name, registration);
       let dispose: () => Promise<void>;
       try {
         dispose = owner.onDispose(() => {
-          if (registry.get(snapshot.name) !== snapshot) return;
-          registry.delete(snapshot.name);
-          scope.emit(
-            subagentProviderRemoved,
-            Object.freeze({ name: snapshot.name }),
-          );
+          if (registry.get(snapshot.name) === registration) {
+            registry.delete(snapshot.name);
+            scope.emit(subagentProviderRemoved, Object.freeze({ name: snapshot.name }));
+          }
+          return unload(registration, disposeProvider, scope.logger);
         });
       } catch (error) {
         registry.delete(snapshot.name);
@@ -133,7 +143,7 @@ export function createSubagentService(scope: Scope): SubagentService {
     },
 
     getProvider(name) {
-      return registry.get(name);
+      return registry.get(name)?.snapshot;
     },
 
     list() {
@@ -146,18 +156,20 @@ export function createSubagentService(scope: Scope): SubagentService {
           `Cannot start subagent: the provider name must be a string, got ${describe(name)}`,
         );
       }
-      const provider = registry.get(name);
-      if (!provider) {
+      const registration = registry.get(name);
+      if (!registration) {
         const known = registry.size ? [...registry.keys()].join(", ") : "none";
         throw new SubagentError(
           "NO_PROVIDER",
           `Cannot start subagent: no provider named "${name}" (registered: ${known})`,
         );
       }
+      const provider = registration.snapshot;
       const accepted = acceptRequest(provider, request);
       const raw = provider.start(accepted.request);
       return wrapRun(raw, {
         provider,
+        runs: registration.runs,
         parentId: accepted.parentId,
         parentScope: accepted.parentScope,
         prompt: accepted.request.prompt,
@@ -170,6 +182,45 @@ export function createSubagentService(scope: Scope): SubagentService {
   };
   scope.provide(subagentServiceKey, service);
   return Object.freeze(service);
+}
+
+/** One registration: the accepted snapshot and the runs started through it, until disposed. */
+interface Registration {
+  readonly snapshot: RegisteredSubagentProvider;
+  readonly runs: Set<SubagentRun>;
+}
+
+/** The reason an unloaded provider's runs are cancelled with. */
+const UNLOADED = "the subagent provider was unloaded";
+
+/**
+ * End a registration: cancel its live runs (they end `aborted`), dispose
+ * them, then dispose the provider. Failures are logged, never thrown, so
+ * the rest of the teardown still runs.
+ */
+async function unload(
+  registration: Registration,
+  disposeProvider: (() => Promise<void>) | undefined,
+  logger: Logger,
+): Promise<void> {
+  const name = registration.snapshot.name;
+  const runs = [...registration.runs];
+  registration.runs.clear();
+  await Promise.all(runs.map(async (run) => {
+    try {
+      run.cancel(UNLOADED);
+      await run.dispose();
+    } catch (error) {
+      logger.error(`Ending run "${run.id}" of unloaded provider "${name}" failed`, error);
+    }
+  }));
+  if (disposeProvider) {
+    try {
+      await disposeProvider();
+    } catch (error) {
+      logger.error(`Disposing provider "${name}" failed`, error);
+    }
+  }
 }
 
 /**

@@ -255,10 +255,23 @@ export interface SubagentProvider {
   readonly inheritsParentContext: boolean;
   /** Start a run. Must return synchronously. */
   start(request: SubagentRequest): SubagentRunHandle;
+  /**
+   * Release what the provider holds across runs (a warm process, a
+   * connection pool), so a program can end. Optional. The service calls it
+   * once, when the registration ends (the registering scope is disposed, or
+   * the disposer `registerProvider` returned is called), after it has ended
+   * the provider's live runs (`aborted`) and disposed them. A registration
+   * owns its provider: register a provider once, or make `dispose`
+   * tolerate a later use.
+   */
+  dispose?(): void | Promise<void>;
 }
 
-/** The service's frozen snapshot of a registered provider. */
-export interface RegisteredSubagentProvider extends SubagentProvider {
+/**
+ * The service's frozen snapshot of a registered provider. It has no
+ * `dispose`: only the registration disposes the provider.
+ */
+export interface RegisteredSubagentProvider extends Omit<SubagentProvider, "dispose"> {
   /** The accepted capabilities, frozen. */
   readonly capabilities: Readonly<SubagentCapabilities>;
 }

@@ -17,6 +17,7 @@ import {
 } from "@seam/host";
 import {
   assertSubagentMaxDepth,
+  cancelOnAbort,
   type DelegationContext,
   delegationContextKey,
   type OutputSchema,
@@ -411,8 +412,7 @@ class InProcessRun implements SubagentRunHandle {
   #settled = false;
   #cancelled: string | undefined;
   #disposal: Promise<void> | undefined;
-  #signal: AbortSignal | undefined;
-  #onAbort: (() => void) | undefined;
+  #unbindSignal: (() => void) | undefined;
 
   constructor(
     child: Child,
@@ -441,14 +441,9 @@ class InProcessRun implements SubagentRunHandle {
       agent.whenIdle().then((end) => this.#onEnd(end), (error) => this.#onFailure(error));
     });
     this.started.catch((error) => this.#onFailure(error));
-    if (signal) {
-      if (signal.aborted) this.cancel("aborted");
-      else {
-        this.#signal = signal;
-        this.#onAbort = () => this.cancel("aborted");
-        signal.addEventListener("abort", this.#onAbort, { once: true });
-      }
-    }
+    // The service bridges the signal too; this one serves a direct caller
+    // of the driver. Either way the child is cancelled with the signal's reason.
+    if (signal) this.#unbindSignal = cancelOnAbort(signal, (reason) => this.cancel(reason));
   }
 
   #finish(value: SubagentResultInput): void {
@@ -459,8 +454,8 @@ class InProcessRun implements SubagentRunHandle {
   }
 
   #unbind(): void {
-    if (this.#onAbort) this.#signal!.removeEventListener("abort", this.#onAbort);
-    this.#onAbort = undefined;
+    this.#unbindSignal?.();
+    this.#unbindSignal = undefined;
   }
 
   #onEnd(end: TurnEnd): void {

@@ -140,3 +140,78 @@ Deno.test("createInProcessProvider() never takes an agent id the user chose", as
   assert.ok(host.agents.get(`spawn-${n + 1}`), "the user's agents are untouched");
   await host.scope.dispose();
 });
+
+/** A tool that waits until its call is aborted and records the abort's message. */
+function registerWaitTool(host: Awaited<ReturnType<typeof world>>["host"], reasons: string[]) {
+  let entered!: () => void;
+  const inTool = new Promise<void>((resolve) => entered = resolve);
+  host.tools.register(host.scope, {
+    name: "wait",
+    description: "Wait until aborted",
+    parameters: { type: "object" },
+    execute: (_args, call) => {
+      entered();
+      return new Promise((resolve) =>
+        call.signal.addEventListener("abort", () => {
+          const reason = call.signal.reason;
+          reasons.push(reason instanceof Error ? reason.message : String(reason));
+          resolve({ content: "stopped" });
+        })
+      );
+    },
+  });
+  return inTool;
+}
+
+Deno.test("createInProcessProvider() cancels the child with the signal's reason", async (t) => {
+  for (
+    const [label, reason, expected] of [
+      ["a string reason", "the user pressed stop", "the user pressed stop"],
+      ["an Error reason", new Error("the deadline passed"), "the deadline passed"],
+    ] as const
+  ) {
+    await t.step(label, async () => {
+      const { host, subagents, parent } = await world();
+      const reasons: string[] = [];
+      const inTool = registerWaitTool(host, reasons);
+      const controller = new AbortController();
+      const run = subagents.start("spawn", {
+        prompt: "@call wait {}",
+        parent,
+        signal: controller.signal,
+      });
+      await inTool;
+      controller.abort(reason);
+      assert.equal((await run.result).stopReason, "aborted");
+      assert.deepEqual(reasons, [expected]);
+      await run.dispose();
+      await host.scope.dispose();
+    });
+  }
+});
+
+Deno.test("createInProcessProvider(): unloading the provider ends its runs and their children", async () => {
+  const host = createHost({ logger: createMemoryLogger().logger });
+  host.models.register(host.scope, "scripted", createScriptedModel());
+  const subagents = createSubagentService(host.scope);
+  const plugin = host.scope.child("plugin");
+  subagents.registerProvider(createSpawnProvider(), { scope: plugin });
+  const parent = await host.agents.create({ id: "main", options: { model: "scripted" } });
+  const reasons: string[] = [];
+  const inTool = registerWaitTool(host, reasons);
+  const working = subagents.start("spawn", { prompt: "@call wait {}", parent });
+  const idle = subagents.start("spawn", { prompt: "@reply done", parent });
+  assert.equal((await idle.result).stopReason, "completed");
+  await inTool;
+  assert.equal(host.agents.list().length, 3);
+
+  await plugin.dispose(); // a hot reload of the plugin that registered spawn
+
+  assert.equal((await working.result).stopReason, "aborted");
+  assert.deepEqual(reasons, ["the subagent provider was unloaded"]);
+  assert.deepEqual(host.agents.list().map((a) => a.id), ["main"], "both children are gone");
+  assert.deepEqual(subagents.list(), []);
+  await working.dispose();
+  await idle.dispose();
+  await host.scope.dispose();
+});
