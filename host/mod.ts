@@ -8,9 +8,12 @@
  * (a model loop over a session, created through a setup window), scoped
  * tools with restrictions and guards, system-prompt sections that shadow by
  * scope, and model adapters behind one streaming interface, with a
- * deterministic scripted model ({@linkcode createScriptedModel}) and an
- * OpenAI-compatible chat-completions adapter
- * ({@linkcode createOpenAICompatibleModel}).
+ * deterministic scripted model ({@linkcode createScriptedModel}: prompts
+ * carry directives such as `@reply hi`, `@call tool {"a": 1}`, `@hang` or
+ * `@fail why`, documented there) and an OpenAI-compatible chat-completions
+ * adapter ({@linkcode createOpenAICompatibleModel}, told where to go by
+ * `baseUrl` or a `preset`). Schemas are standard JSON Schema
+ * ({@linkcode checkJsonSchema}), or zod through {@linkcode toJsonSchema}.
  *
  * @example
  * ```ts

@@ -2,44 +2,8 @@
  * A deterministic model for tests and demos, scripted from code or from
  * directives in the prompt.
  *
- * ## The directive language
- *
- * The scripted model reads the latest user message of the conversation. A
- * line whose first non-blank character is `@` followed by a directive name
- * is a directive; every other line is plain text. Each directive (except
- * `@delay`) is one model step: the first answers the first model call after
- * that user message, the second answers the call after the tool results of
- * the first, and so on. A new user message (a new turn, or a steering
- * message) starts over with its own directives.
- *
- * | directive | the step |
- * |---|---|
- * | `@reply TEXT` | replies TEXT, streamed as one delta per word; ends `stop` |
- * | `@call NAME {JSON}` | calls tool NAME with the JSON object as arguments (`{}` when omitted) |
- * | `@calls [{"name": N, "args": {…}}, …]` | calls several tools in one step (run in parallel) |
- * | `@system` | replies with the system prompt |
- * | `@echo` | replies with the prompt's plain text (its non-directive lines) |
- * | `@hang` | never answers: waits until the request's signal aborts |
- * | `@fail TEXT` | the model fails (throws an `Error` with message TEXT) |
- * | `@max-tokens TEXT` | streams TEXT, then finishes `max-tokens` |
- * | `@refuse TEXT` | streams TEXT, then finishes `refusal` |
- * | `@delay MS` | not a step: every following step waits MS milliseconds first |
- *
- * TEXT is the rest of the line, or a JSON string (`@reply "two\nlines"`).
- * JSON arguments may span several lines. Nesting is safe: a directive's JSON
- * carries a child's prompt as a JSON string (`@call subagent {"prompt":
- * "@reply hi"}`), so the child's directives never look like the parent's.
- * In TEXT, `{{results}}` becomes the texts of the tool results since the
- * last assistant step (joined with a newline, in call order; a steering
- * message in between does not hide them), `{{system}}` the system prompt and
- * `{{prompt}}` the prompt's plain text; JSON arguments are passed verbatim.
- * Once the directives are used up, the model replies with `{{results}}` after
- * tool results, otherwise with the echo. A prompt without any directive is
- * echoed verbatim. An unknown `@name` line in a prompt that has directives,
- * or malformed JSON, makes the first step fail naming the problem.
- *
- * Replies honour `maxTokens` (one word is one token): a longer reply is cut
- * and finishes `max-tokens`. Usage counts words.
+ * The directive language is documented on {@linkcode createScriptedModel}
+ * (the exported API, so JSR's pages show it).
  *
  * @module
  */
@@ -117,8 +81,49 @@ export interface ScriptedModelOptions {
 const WORDS = /\s*\S+\s*/g;
 
 /**
- * Create the scripted model. It keeps no state between calls: every answer
- * derives from the request, so one adapter serves any number of agents.
+ * Create the scripted model: deterministic, no network, for tests, demos and
+ * a first run. It keeps no state between calls: every answer derives from the
+ * request, so one adapter serves any number of agents. Script it from code
+ * (`options.script`) or with directives in the prompt:
+ *
+ * ## The directive language
+ *
+ * The scripted model reads the latest user message of the conversation. A
+ * line whose first non-blank character is `@` followed by a directive name
+ * is a directive; every other line is plain text. Each directive (except
+ * `@delay`) is one model step: the first answers the first model call after
+ * that user message, the second answers the call after the tool results of
+ * the first, and so on. A new user message (a new turn, or a steering
+ * message) starts over with its own directives.
+ *
+ * | directive | the step |
+ * |---|---|
+ * | `@reply TEXT` | replies TEXT, streamed as one delta per word; ends `stop` |
+ * | `@call NAME {JSON}` | calls tool NAME with the JSON object as arguments (`{}` when omitted) |
+ * | `@calls [{"name": N, "args": {…}}, …]` | calls several tools in one step (run in parallel) |
+ * | `@system` | replies with the system prompt |
+ * | `@echo` | replies with the prompt's plain text (its non-directive lines) |
+ * | `@hang` | never answers: waits until the request's signal aborts |
+ * | `@fail TEXT` | the model fails (throws an `Error` with message TEXT) |
+ * | `@max-tokens TEXT` | streams TEXT, then finishes `max-tokens` |
+ * | `@refuse TEXT` | streams TEXT, then finishes `refusal` |
+ * | `@delay MS` | not a step: every following step waits MS milliseconds first |
+ *
+ * TEXT is the rest of the line, or a JSON string (`@reply "two\nlines"`).
+ * JSON arguments may span several lines. Nesting is safe: a directive's JSON
+ * carries a child's prompt as a JSON string (`@call subagent {"prompt":
+ * "@reply hi"}`), so the child's directives never look like the parent's.
+ * In TEXT, `{{results}}` becomes the texts of the tool results since the
+ * last assistant step (joined with a newline, in call order; a steering
+ * message in between does not hide them), `{{system}}` the system prompt and
+ * `{{prompt}}` the prompt's plain text; JSON arguments are passed verbatim.
+ * Once the directives are used up, the model replies with `{{results}}` after
+ * tool results, otherwise with the echo. A prompt without any directive is
+ * echoed verbatim. An unknown `@name` line in a prompt that has directives,
+ * or malformed JSON, makes the first step fail naming the problem.
+ *
+ * Replies honour `maxTokens` (one word is one token): a longer reply is cut
+ * and finishes `max-tokens`. Usage counts words.
  *
  * @example Directives in the prompt
  * ```ts
