@@ -98,3 +98,17 @@ Deno.test("serve_check.ts fails an entry that needs more than the network", asyn
   assert.match(output, /FAIL compat\/testdata\/serve_needs_env\.ts\n {2}deno serve exited with 1/);
   assert.match(output, /NotCapable: Requires env access to "GREETING"/);
 });
+
+Deno.test("workerd_check.ts fails an entry workerd refuses or that does not complete a task", async () => {
+  const { code, output } = await runScript(
+    "compat/workerd_check.ts",
+    ["--allow-read", "--allow-write=compat/.out", "--allow-run", "--allow-env"],
+    ["compat/testdata/workerd_random.ts", "compat/testdata/edge_ok.ts"],
+  );
+  assert.equal(code, 1, output);
+  assert.match(
+    output,
+    /FAIL compat\/testdata\/workerd_random\.ts\n {2}- workerd failed: [\s\S]*Disallowed operation called within global scope/,
+  );
+  assert.match(output, /FAIL compat\/testdata\/edge_ok\.ts\n {2}- SendMessage did not complete/);
+});

@@ -10,6 +10,8 @@
  *   no I/O, timers or randomness (`deno task check:edge`).
  * - {@linkcode SERVE_ENTRIES}: served by `deno serve` with no permission but
  *   the network, and probed with a GET (`deno task check:serve`).
+ * - {@linkcode WORKERD_ENTRIES}: run in workerd through Miniflare, sent a
+ *   message (`deno task check:workerd`).
  * - {@linkcode NODE_PACKAGES}, {@linkcode NODE_TEST_ROOTS},
  *   {@linkcode NODE_TEST_EXCLUDED}: the Node 20 run (`deno task test:node`).
  *
@@ -57,6 +59,15 @@ export const EDGE_ENTRIES: readonly string[] = [
 export const SERVE_ENTRIES: Readonly<Record<string, string>> = {
   "README.md#One entry for every host": "/.well-known/agent-card.json",
 };
+
+/**
+ * The entries run in real workerd through Miniflare (`deno task
+ * check:workerd`): modules whose default export is `{fetch}` serving a seam
+ * gateway; each must answer its agent card and complete a `SendMessage`.
+ */
+export const WORKERD_ENTRIES: readonly string[] = [
+  "README.md#One entry for every host",
+];
 
 /**
  * The packages a Node project installs through JSR's npm compatibility. The
