@@ -1,18 +1,20 @@
 // The gateway under load, against its peers in the same run:
 //
 //   deno run -A bench/gateway_load.ts [--rounds=3] [--duration=5]
-//     [--tasks=100000] [--runner=deno|node] [--only=hono,gateway,sdk]
+//     [--tasks=100000] [--runner=deno|node] [--only=hono,gateway,sdk,sdk-hono]
 //
 // Each server runs in its own process (bench/gateway_load_server.ts) and
 // gets the same JSON-RPC `SendMessage` from autocannon at 10 connections, in
 // alternating timed rounds (medians reported): the seam gateway over an echo provider, the @a2a-js/sdk 1.3
-// request handler on Express with an echo executor, and a bare Hono route
+// request handler on Express with an echo executor, the same handler on Hono
+// under Deno (`sdk-hono`), and a bare Hono route
 // answering the gateway's JSON (the ceiling). Then each A2A server completes
 // `--tasks` more tasks and reports its RSS after a full GC. `--runner=node`
 // drives the load from Node (`npx autocannon@9.0.0`) instead of from Deno.
 // Timings are printed, never asserted.
 import autocannon from "autocannon";
 import { LOAD_BODY } from "./gateway_load_server.ts";
+import { startServer } from "./_servers.ts";
 
 const flags = new Map(
   Deno.args.filter((a) => a.startsWith("--")).map((a) => {
@@ -24,10 +26,9 @@ const DURATION = Number(flags.get("duration") ?? 5);
 const ROUNDS = Number(flags.get("rounds") ?? 3);
 const TASKS = Number(flags.get("tasks") ?? 100_000);
 const RUNNER = flags.get("runner") ?? "deno";
-const KINDS = (flags.get("only") ?? "hono,gateway,sdk").split(",");
+const KINDS = (flags.get("only") ?? "hono,gateway,sdk,sdk-hono").split(",");
 const CONNECTIONS = 10;
 const HEADERS = { "content-type": "application/json", "a2a-version": "1.0" };
-const SERVER = new URL("./gateway_load_server.ts", import.meta.url).pathname;
 
 interface Load {
   readonly rps: number;
@@ -80,36 +81,6 @@ async function loadWithNode(
 }
 
 const load = RUNNER === "node" ? loadWithNode : loadWithDeno;
-
-async function startServer(kind: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--v8-flags=--expose-gc", SERVER, kind, "0"],
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  let port: number | undefined;
-  while (port === undefined) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error(`the ${kind} server exited before it was ready`);
-    buffer += value;
-    const match = /ready (\d+)/.exec(buffer);
-    if (match) port = Number(match[1]);
-  }
-  // Keep draining its output so it never blocks on a full pipe.
-  const drain = (async () => {
-    while (!(await reader.read()).done) { /* discard */ }
-  })();
-  return {
-    url: `http://127.0.0.1:${port}/`,
-    stop: async () => {
-      child.kill("SIGTERM");
-      await child.status;
-      await drain.catch(() => {});
-    },
-  };
-}
 
 async function rss(url: string): Promise<number> {
   const response = await fetch(new URL("/__rss", url));
@@ -179,13 +150,14 @@ const rps = (kind: string) => {
 };
 const ceiling = rps("hono");
 const sdk = rps("sdk");
+const sdkHono = rps("sdk-hono");
 console.log(
   `\nautocannon (${RUNNER}) -c ${CONNECTIONS}, ${ROUNDS} alternating rounds of ${DURATION} s, medians; Deno ${Deno.version.deno}\n`,
 );
 console.log(
-  "| server | req/s (median) | rounds | p99 ms (median) | failures | × SDK | of the ceiling | RSS after warm-up | after the rounds | after +tasks |",
+  "| server | req/s (median) | rounds | p99 ms (median) | failures | × SDK (Express) | × SDK (Hono/Deno) | of the ceiling | RSS after warm-up | after the rounds | after +tasks |",
 );
-console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
 for (const row of rows.values()) {
   const value = median(row.rounds.map((r) => r.rps));
   console.log(
@@ -194,9 +166,11 @@ for (const row of rows.values()) {
     } | ${median(row.rounds.map((r) => r.p99))} | ${
       row.rounds.reduce((n, r) => n + r.failures, 0)
     } | ${sdk ? (value / sdk).toFixed(2) : "–"} | ${
-      ceiling ? `${(100 * value / ceiling).toFixed(1)}%` : "–"
-    } | ${row.rssBefore ? `${mb(row.rssBefore)} MB` : "–"} | ${
-      row.rssMid ? `${mb(row.rssMid)} MB` : "–"
-    } | ${row.rssAfter ? `${mb(row.rssAfter)} MB (+${row.memoryTasks} tasks)` : "–"} |`,
+      sdkHono ? (value / sdkHono).toFixed(2) : "–"
+    } | ${ceiling ? `${(100 * value / ceiling).toFixed(1)}%` : "–"} | ${
+      row.rssBefore ? `${mb(row.rssBefore)} MB` : "–"
+    } | ${row.rssMid ? `${mb(row.rssMid)} MB` : "–"} | ${
+      row.rssAfter ? `${mb(row.rssAfter)} MB (+${row.memoryTasks} tasks)` : "–"
+    } |`,
   );
 }

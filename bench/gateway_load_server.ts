@@ -4,7 +4,10 @@
 //
 // kind: `gateway` (the seam gateway over an echo provider, Deno.serve),
 // `sdk` (the @a2a-js/sdk 1.3 request handler on Express with an echo
-// executor), `hono` (a bare Hono route answering the gateway's JSON).
+// executor), `sdk-hono` (the same request handler and executor behind the
+// SDK's JsonRpcTransportHandler on Hono under Deno.serve: the fairest peer,
+// same runtime and HTTP layer as the gateway), `hono` (a bare Hono route
+// answering the gateway's JSON).
 // Every kind answers `GET /__rss` with its memory after a full GC, and
 // prints `ready <port>` once it listens (port 0: any free port).
 import express from "express";
@@ -14,7 +17,11 @@ import {
   AgentEvent,
   type AgentExecutor,
   DefaultRequestHandler,
+  defaultServerCallContextBuilder,
   InMemoryTaskStore,
+  JsonRpcTransportHandler,
+  UnauthenticatedUser,
+  validateVersion,
 } from "@a2a-js/sdk/server";
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import { createLogger, createRootScope } from "@seam/host";
@@ -92,8 +99,8 @@ async function serveHono(): Promise<void> {
   Deno.serve({ hostname: "127.0.0.1", port, onListen: ready }, app.fetch);
 }
 
-function serveSdk(): void {
-  const card: AgentCard = {
+function sdkCard(): AgentCard {
+  return {
     name: "sdk echo",
     description: "The @a2a-js/sdk reference server with an echo executor",
     supportedInterfaces: [{
@@ -112,6 +119,9 @@ function serveSdk(): void {
     skills: [],
     signatures: [],
   };
+}
+
+function sdkHandler(card: AgentCard): DefaultRequestHandler {
   // The same lifecycle the gateway publishes for a run: the task, WORKING,
   // the output artifact, COMPLETED.
   const executor: AgentExecutor = {
@@ -159,7 +169,12 @@ function serveSdk(): void {
     },
     cancelTask: () => Promise.resolve(),
   };
-  const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
+  return new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
+}
+
+function serveSdk(): void {
+  const card = sdkCard();
+  const handler = sdkHandler(card);
   const app = express();
   app.get(RSS_PATH, (_req: unknown, res: { json(body: unknown): void }) => res.json(memory()));
   app.use(
@@ -173,14 +188,50 @@ function serveSdk(): void {
   const server = app.listen(port, "127.0.0.1", () => ready(server.address() as { port: number }));
 }
 
+function serveSdkHono(): void {
+  const card = sdkCard();
+  const transport = new JsonRpcTransportHandler(sdkHandler(card));
+  const encoder = new TextEncoder();
+  const app = new Hono();
+  app.get(RSS_PATH, (c) => c.json(memory()));
+  app.post("/", async (c) => {
+    const body = await c.req.json();
+    const context = defaultServerCallContextBuilder({
+      extensions: undefined,
+      user: new UnauthenticatedUser(),
+      headers: Object.fromEntries(c.req.raw.headers),
+      requestedVersion: c.req.header("a2a-version") || undefined,
+    });
+    validateVersion(context.requestedVersion ?? "0.3", card, "JSONRPC");
+    const answer = await transport.handle(body, context);
+    if (typeof (answer as AsyncIterable<unknown>)[Symbol.asyncIterator] !== "function") {
+      return c.json(answer);
+    }
+    const events = answer as AsyncGenerator<unknown>;
+    const stream = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const next = await events.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(`data: ${JSON.stringify(next.value)}\n\n`));
+      },
+      async cancel() {
+        await events.return(undefined);
+      },
+    });
+    return new Response(stream, { headers: { "content-type": "text/event-stream" } });
+  });
+  Deno.serve({ hostname: "127.0.0.1", port, onListen: ready }, app.fetch);
+}
+
 if (import.meta.main) {
   // Exit cleanly on SIGTERM, so `--cpu-prof` can write its profile.
   Deno.addSignalListener("SIGTERM", () => Deno.exit(0));
   if (kind === "gateway") serveGateway();
   else if (kind === "hono") await serveHono();
   else if (kind === "sdk") serveSdk();
+  else if (kind === "sdk-hono") serveSdkHono();
   else {
-    console.error(`unknown kind "${kind}" (gateway, sdk, hono)`);
+    console.error(`unknown kind "${kind}" (gateway, sdk, sdk-hono, hono)`);
     Deno.exit(2);
   }
 }
