@@ -5,6 +5,8 @@ import { Hono } from "hono";
 import { createLogger, createRootScope } from "@seam/host";
 import { createSubagentService, type SubagentProvider } from "@seam/subagent";
 import { createGateway } from "../gateway/mod.ts";
+import { isoNow } from "../gateway/_task_view.ts";
+import { parseSendParams, parseSendParamsWithSchema } from "../gateway/_validate.ts";
 
 const BODY = JSON.stringify({
   jsonrpc: "2.0",
@@ -57,6 +59,62 @@ Deno.bench({
 Deno.bench({
   name: "gateway.fetch SendMessage (blocking, echo provider)",
   group: "SendMessage in process",
+  async fn() {
+    await (await gateway.fetch(request())).text();
+  },
+});
+
+// The fast paths, each against the slow path it stands in for (the rows the
+// source's comments name).
+const PARAMS = JSON.parse(BODY).params;
+
+Deno.bench({
+  name: "zod schema (parseSendParamsWithSchema)",
+  group: "SendMessage params",
+  baseline: true,
+  fn() {
+    parseSendParamsWithSchema(structuredClone(PARAMS));
+  },
+});
+
+Deno.bench({
+  name: "quick check (parseSendParams)",
+  group: "SendMessage params",
+  fn() {
+    parseSendParams(structuredClone(PARAMS));
+  },
+});
+
+Deno.bench({
+  name: "new Date().toISOString()",
+  group: "status timestamp",
+  baseline: true,
+  fn() {
+    new Date(Date.now()).toISOString();
+  },
+});
+
+Deno.bench({
+  name: "isoNow(Date.now())",
+  group: "status timestamp",
+  fn() {
+    isoNow(Date.now());
+  },
+});
+
+const cors = createGateway({ scope: root, cors: { origin: "*" } });
+Deno.bench({
+  name: "through the Hono router (CORS on)",
+  group: "JSON-RPC dispatch",
+  baseline: true,
+  async fn() {
+    await (await cors.fetch(request())).text();
+  },
+});
+
+Deno.bench({
+  name: "JSON-RPC fast path (isPath, no router)",
+  group: "JSON-RPC dispatch",
   async fn() {
     await (await gateway.fetch(request())).text();
   },

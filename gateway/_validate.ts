@@ -175,7 +175,9 @@ const CONFIG_KEYS = new Set(["historyLength", "returnImmediately", "acceptedOutp
  * The common, plainly valid `SendMessage` (text parts, no unknown fields)
  * recognised without zod, for the hot path; anything else answers
  * `undefined` and goes through the schema, which has the last word and the
- * error messages. What it accepts, the schema accepts unchanged.
+ * error messages. What it accepts, the schema accepts unchanged. Measured:
+ * bench/gateway_bench.ts, group "SendMessage params" (quick check against
+ * the zod schema).
  */
 function quickSend(value: unknown): SendParams | undefined {
   if (!isPlain(value)) return undefined;

@@ -169,8 +169,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   return {
     fetch: (request, _env, ctx) => {
       // The hot path, JSON-RPC at the base, skips the router when no
-      // middleware (CORS) has to see it (bench/gateway_load.ts: the router
-      // costs ~5% of a SendMessage); everything else goes through Hono.
+      // middleware (CORS) has to see it (bench/gateway_bench.ts, group
+      // "JSON-RPC dispatch"); everything else goes through Hono.
       if (!options.cors && request.method === "POST" && isPath(request.url, rpcPath)) {
         return handleJsonRpc(context, request, ctx);
       }
