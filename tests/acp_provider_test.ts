@@ -202,6 +202,7 @@ Deno.test("createAcpProvider() stops a shared process whose session ignores canc
     reuseProcess: true,
     disposeEofGraceMs: 300,
     disposeGraceMs: 300,
+    cancelGraceMs: 300,
   }, async (h) => {
     const stuck = h.start("hang");
     const bystander = h.start("hang");

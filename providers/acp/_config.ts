@@ -1,5 +1,6 @@
 import { describe, type Logger } from "@seam/host";
 import { isAbsolute, resolve } from "node:path";
+import process from "node:process";
 import type { AcpLauncher, AcpPermissionPolicy, AcpProviderConfig } from "./types.ts";
 
 /** The validated, defaulted snapshot of an {@linkcode AcpProviderConfig}. */
@@ -12,6 +13,9 @@ export interface ResolvedConfig {
   readonly permission: AcpPermissionPolicy;
   readonly disposeEofGraceMs: number;
   readonly disposeGraceMs: number;
+  readonly cancelGraceMs: number;
+  readonly turnTimeoutMs: number | undefined;
+  readonly authMethod: string | undefined;
   readonly startupTimeoutMs: number;
   readonly maxMessageBytes: number;
   readonly reuseProcess: boolean;
@@ -53,6 +57,9 @@ export function resolveConfig(config: AcpProviderConfig): ResolvedConfig {
     permission,
     disposeEofGraceMs,
     disposeGraceMs,
+    cancelGraceMs,
+    turnTimeoutMs,
+    authMethod,
     startupTimeoutMs,
     maxMessageBytes,
     reuseProcess,
@@ -88,6 +95,9 @@ export function resolveConfig(config: AcpProviderConfig): ResolvedConfig {
   if (name !== undefined && (typeof name !== "string" || name === "")) {
     fail("name", "a non-empty string", name);
   }
+  if (authMethod !== undefined && (typeof authMethod !== "string" || authMethod === "")) {
+    fail("authMethod", "a non-empty string", authMethod);
+  }
   if (
     permission !== undefined && permission !== "reject" && permission !== "allow" &&
     typeof permission !== "function"
@@ -117,15 +127,19 @@ export function resolveConfig(config: AcpProviderConfig): ResolvedConfig {
     messageBytes = maxMessageBytes;
   }
   const graces = {
-    disposeEofGraceMs: positive("disposeEofGraceMs", disposeEofGraceMs, 1_000),
+    disposeEofGraceMs: positive("disposeEofGraceMs", disposeEofGraceMs, 200),
     disposeGraceMs: positive("disposeGraceMs", disposeGraceMs, 2_000),
+    cancelGraceMs: positive("cancelGraceMs", cancelGraceMs, 5_000),
+    turnTimeoutMs: turnTimeoutMs === undefined
+      ? undefined
+      : positive("turnTimeoutMs", turnTimeoutMs, 0),
     startupTimeoutMs: positive("startupTimeoutMs", startupTimeoutMs, 30_000),
   };
   let directory: string;
   try {
     directory = cwd !== undefined && isAbsolute(cwd)
       ? resolve(cwd)
-      : resolve(Deno.cwd(), cwd ?? ".");
+      : resolve(process.cwd(), cwd ?? ".");
   } catch (error) {
     throw new TypeError(
       `Cannot create the ACP provider: config.cwd is relative or absent and the current directory cannot be read (${
@@ -140,6 +154,7 @@ export function resolveConfig(config: AcpProviderConfig): ResolvedConfig {
     cwd: directory,
     env: Object.freeze(extraEnv),
     permission: permission ?? "reject",
+    authMethod,
     ...graces,
     maxMessageBytes: messageBytes,
     reuseProcess: reuseProcess ?? false,

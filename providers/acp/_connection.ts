@@ -7,7 +7,15 @@
 import * as acp from "@agentclientprotocol/sdk";
 import type { Logger } from "@seam/host";
 import { deferred, settledWithin } from "./_async.ts";
+import {
+  AUTH_REQUIRED_CODE,
+  type AuthMethod,
+  chooseAuthMethod,
+  describeAuthMethods,
+  parseAuthMethods,
+} from "./_auth.ts";
 import type { PromptCapabilities } from "./_content.ts";
+import { AcpError, type AcpFailureCode, boundedJson, describeData } from "./_failure.ts";
 import { LineFramer } from "./_framing.ts";
 import {
   type AgentProcess,
@@ -29,6 +37,8 @@ export interface ConnectionConfig {
   readonly maxMessageBytes: number;
   readonly graces: TeardownGraces;
   readonly logger: Logger;
+  /** The `authenticate` method to use; default: an `env_var` one whose variables are set. */
+  readonly authMethod: string | undefined;
 }
 
 /** A permission option as the agent offered it. */
@@ -62,6 +72,8 @@ export interface AgentInfo {
   readonly promptCapabilities: PromptCapabilities;
   readonly canCloseSessions: boolean;
   readonly name: string | undefined;
+  /** The authentication methods it advertised. */
+  readonly authMethods: readonly AuthMethod[];
 }
 
 const CANCELLED: PermissionOutcome = Object.freeze({ outcome: "cancelled" });
@@ -86,14 +98,6 @@ let connectionCounter = 0;
 
 const isObject = (value: unknown): value is Json =>
   value !== null && typeof value === "object" && !Array.isArray(value);
-
-/** A message for an error the agent sent back (a JSON-RPC error) or the connection's failure. */
-export function describeFailure(method: string, error: unknown): string {
-  if (error instanceof acp.RequestError) {
-    return `the ACP agent answered ${method} with error ${error.code}: ${error.message}`;
-  }
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** One agent process, its ACP connection and the sessions on it. */
 export class AgentConnection {
@@ -125,6 +129,7 @@ export class AgentConnection {
   #outstanding = new Set<string | number>();
   #garbageLines = 0;
   #firstGarbage: string | undefined;
+  #authenticated: Promise<void> | undefined;
 
   constructor(config: ConnectionConfig) {
     this.#config = config;
@@ -142,12 +147,16 @@ export class AgentConnection {
         env: config.env,
         launcher: config.launcher,
         logger: config.logger,
+        supervisorGraceMs: config.graces.graceMs,
+        onSpawnError: (error) => {
+          this.#fail(new AcpError("START_FAILED", error.message, undefined, { cause: error }));
+        },
         onStdout: (chunk) => {
           if (this.#failure) return; // drained only, so the agent never blocks on a full pipe
           try {
             framer.push(chunk);
           } catch (error) {
-            this.#fail(error as Error);
+            this.#fail(new AcpError("PROTOCOL_ERROR", (error as Error).message));
           }
         },
         onStdoutEnd: (error) => {
@@ -155,7 +164,7 @@ export class AgentConnection {
             try {
               framer.flush();
             } catch (flushError) {
-              this.#fail(flushError as Error);
+              this.#fail(new AcpError("PROTOCOL_ERROR", (flushError as Error).message));
             }
           }
           if (error !== undefined && !this.#failure) {
@@ -166,7 +175,9 @@ export class AgentConnection {
         },
       });
     } catch (error) {
-      this.#failure = error as Error;
+      this.#failure = new AcpError("START_FAILED", (error as Error).message, undefined, {
+        cause: error,
+      });
       this.ready = Promise.reject(this.#failure);
       this.ready.catch(noop);
       return;
@@ -230,10 +241,11 @@ export class AgentConnection {
         clientInfo: { name: "seam", version: CLIENT_VERSION },
       }) as unknown as Json;
     } catch (error) {
-      throw new Error(describeFailure("initialize", error), { cause: error });
+      throw this.#requestError("initialize", error, "START_FAILED");
     }
     if (!isObject(response) || response.protocolVersion !== acp.PROTOCOL_VERSION) {
-      const error = new Error(
+      const error = new AcpError(
+        "PROTOCOL_ERROR",
         isObject(response)
           ? `the ACP agent answered initialize with protocol version ${
             JSON.stringify(response.protocolVersion)
@@ -258,8 +270,73 @@ export class AgentConnection {
       },
       canCloseSessions: isObject(sessions.close),
       name: typeof agentInfo.name === "string" ? agentInfo.name : undefined,
+      authMethods: parseAuthMethods(response.authMethods),
     };
     return this.#info;
+  }
+
+  /**
+   * Once `initialize` was answered: send `authenticate` with
+   * `config.authMethod`, else with the first `env_var` method whose
+   * variables are all set, else nothing. Memoized (once per process).
+   */
+  authenticated(): Promise<void> {
+    return this.#authenticated ??= this.ready.then(async (info) => {
+      const { authMethod, env } = this.#config;
+      const method = chooseAuthMethod(info.authMethods, env, authMethod);
+      if (authMethod !== undefined && method === undefined) {
+        throw new AcpError(
+          "AUTH_REQUIRED",
+          `config.authMethod is "${authMethod}", which the ACP agent does not offer${
+            describeAuthMethods(info.authMethods, env)
+          }`,
+        );
+      }
+      if (method === undefined) return;
+      this.#logger.debug(`Authenticating with the ACP agent's method "${method.id}"`);
+      try {
+        await this.#client!.agent.request(acp.methods.agent.authenticate, { methodId: method.id });
+      } catch (error) {
+        throw this.#requestError(`authenticate (method "${method.id}")`, error, "AUTH_REQUIRED");
+      }
+    });
+  }
+
+  /**
+   * An error answer (`acp.RequestError`) as an {@linkcode AcpError} keeping
+   * the agent's code, message and `data` (bounded); -32000 lists the
+   * authentication methods offered. Anything else (the connection's own
+   * failure) is returned as it is.
+   */
+  #requestError(method: string, error: unknown, code: AcpFailureCode): Error {
+    if (!(error instanceof acp.RequestError)) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
+    const data = error.data === undefined ? undefined : boundedJson(error.data);
+    const auth = error.code === AUTH_REQUIRED_CODE;
+    const methods = auth && this.#info
+      ? describeAuthMethods(this.#info.authMethods, this.#config.env)
+      : "";
+    return new AcpError(
+      auth ? "AUTH_REQUIRED" : code,
+      `the ACP agent answered ${method} with error ${error.code}: ${error.message}${
+        data === undefined ? "" : ` (${describeData(data)})`
+      }${methods}`,
+      {
+        method: method.split(" ")[0],
+        rpcError: {
+          code: error.code,
+          message: String(error.message),
+          ...(data === undefined ? {} : { data }),
+        },
+      },
+      { cause: error },
+    );
+  }
+
+  /** The last lines the agent wrote on stderr ("" when none). */
+  stderrTail(): string {
+    return this.#proc?.stderrTail() ?? "";
   }
 
   /**
@@ -274,11 +351,12 @@ export class AgentConnection {
         cwd,
         mcpServers: [],
       }).catch((error) => {
-        throw new Error(describeFailure("session/new", error), { cause: error });
+        throw this.#requestError("session/new", error, "START_FAILED");
       }) as unknown as Json;
       const sessionId = isObject(response) ? response.sessionId : undefined;
       if (typeof sessionId !== "string" || sessionId === "") {
-        throw new Error(
+        throw new AcpError(
+          "PROTOCOL_ERROR",
           `the ACP agent answered session/new without a session id: ${
             JSON.stringify(response)?.slice(0, 200)
           }`,
@@ -324,7 +402,7 @@ export class AgentConnection {
         prompt: prompt as unknown as acp.ContentBlock[],
       }) as unknown as Json;
     } catch (error) {
-      throw new Error(describeFailure("session/prompt", error), { cause: error });
+      throw this.#requestError("session/prompt", error, "CHILD_FAILED");
     } finally {
       // Never written (the connection failed first): release a waiting cancel.
       this.#promptWritten(sessionId, unsent);
@@ -377,7 +455,7 @@ export class AgentConnection {
    */
   dispose(reason = "the ACP agent process was stopped"): Promise<void> {
     return this.#disposal ??= (async () => {
-      this.#fail(new Error(reason));
+      this.#fail(new AcpError("CONNECTION_LOST", reason));
       await this.#proc?.terminate(this.#config.graces);
     })();
   }
@@ -394,7 +472,8 @@ export class AgentConnection {
     }
     if (!this.#spoke && count > GARBAGE_BEFORE_PROTOCOL) {
       this.#fail(
-        new Error(
+        new AcpError(
+          "PROTOCOL_ERROR",
           `the command does not speak ACP: its first ${count} lines on stdout were not JSON-RPC messages (the first: ${
             JSON.stringify(this.#firstGarbage)
           })`,
@@ -451,7 +530,8 @@ export class AgentConnection {
       }
       if (!this.#outstanding.delete(id as string | number)) {
         this.#fail(
-          new Error(
+          new AcpError(
+            "PROTOCOL_ERROR",
             `the ACP agent answered a request this client never sent (id ${
               JSON.stringify(id)
             })${reason}`,
@@ -524,7 +604,9 @@ export class AgentConnection {
         : "the ACP agent closed its stdout";
       const tail = proc.stderrTail();
       const told = what + this.garbageNote();
-      this.#fail(new Error(tail ? `${told}; its last stderr lines:\n${tail}` : told));
+      this.#fail(
+        new AcpError("CONNECTION_LOST", tail ? `${told}; its last stderr lines:\n${tail}` : told),
+      );
     })();
   }
 

@@ -1,3 +1,4 @@
+import process from "node:process";
 import type { Logger } from "@seam/host";
 
 /** Names an agent does not inherit: anything that looks like a credential. */
@@ -21,7 +22,7 @@ export function childEnv(
 ): Record<string, string> {
   let ambient: Record<string, string> = {};
   try {
-    ambient = Deno.env.toObject();
+    ambient = { ...process.env } as Record<string, string>;
   } catch (error) {
     if (!warnedNoEnv) {
       warnedNoEnv = true;

@@ -1,9 +1,12 @@
-// Process-group inspection and signalling (POSIX). A group is alive while it
-// has a member that is not a zombie: orphans are reparented to init, which
-// may reap them late (seconds here; never, in a container whose PID 1 does
-// not reap), and a zombie is not a running process. Zombies are told apart
-// through `/proc` when Deno may read it (only with --allow-all), else
-// through `ps`.
+// Process-group inspection and signalling (POSIX), on Node's APIs (which
+// Deno provides too). A group is alive while it has a member that is not a
+// zombie: orphans are reparented to init, which may reap them late (seconds
+// here; never, in a container whose PID 1 does not reap), and a zombie is
+// not a running process. Zombies are told apart through `/proc` when it can
+// be read (Deno reads it only with --allow-all), else through `ps`.
+import { execFile } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import process from "node:process";
 
 /** One process. */
 export interface ProcessRow {
@@ -20,12 +23,12 @@ function fromProc(): ProcessRow[] | undefined {
   if (!procReadable) return undefined;
   const rows: ProcessRow[] = [];
   try {
-    for (const entry of Deno.readDirSync("/proc")) {
-      const code = entry.name.charCodeAt(0);
+    for (const name of readdirSync("/proc")) {
+      const code = name.charCodeAt(0);
       if (code < 48 || code > 57) continue; // not a pid
       let text: string;
       try {
-        text = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+        text = readFileSync(`/proc/${name}/stat`, "utf8");
       } catch {
         continue; // gone meanwhile
       }
@@ -33,7 +36,7 @@ function fromProc(): ProcessRow[] | undefined {
       const close = text.lastIndexOf(")");
       const [state, ppid, pgid] = text.slice(close + 2).split(" ");
       rows.push({
-        pid: Number(entry.name),
+        pid: Number(name),
         ppid: Number(ppid),
         pgid: Number(pgid),
         zombie: state === "Z" || state === "X",
@@ -49,14 +52,15 @@ function fromProc(): ProcessRow[] | undefined {
 async function fromPs(): Promise<ProcessRow[] | undefined> {
   if (!psRunnable) return undefined;
   try {
-    const { success, stdout } = await new Deno.Command("ps", {
-      args: ["-A", "-o", "pid=,ppid=,pgid=,stat="],
-      stdin: "null",
-      stdout: "piped",
-      stderr: "null",
-    }).output();
-    if (!success) return undefined;
-    return new TextDecoder().decode(stdout).split("\n").flatMap((line) => {
+    const stdout = await new Promise<string>((resolve, reject) => {
+      execFile(
+        "ps",
+        ["-A", "-o", "pid=,ppid=,pgid=,stat="],
+        { maxBuffer: 16 * 1024 * 1024 },
+        (error, out) => error ? reject(error) : resolve(out),
+      );
+    });
+    return stdout.split("\n").flatMap((line) => {
       const [pid, ppid, pgid, stat] = line.trim().split(/\s+/);
       return pid && stat
         ? [{ pid: Number(pid), ppid: Number(ppid), pgid: Number(pgid), zombie: stat[0] === "Z" }]
@@ -79,11 +83,12 @@ export async function processTable(): Promise<ProcessRow[] | undefined> {
  */
 function probe(target: number): boolean | undefined {
   try {
-    Deno.kill(target, 0 as unknown as Deno.Signal);
+    process.kill(target, 0);
     return true;
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    if (error instanceof Deno.errors.PermissionDenied) return true; // exists, not ours
+    const code = (error as { code?: unknown }).code;
+    if (code === "ESRCH") return false;
+    if (code === "EPERM") return true; // exists, not ours
     return undefined;
   }
 }
@@ -128,15 +133,46 @@ export async function descendants(pid: number): Promise<number[]> {
 }
 
 /**
+ * The running processes that descend from `pid` or from a member of group
+ * `pgid` but left the group (`setsid cmd &`), with their own group ids.
+ */
+export async function escapees(pid: number, pgid: number): Promise<ProcessRow[]> {
+  const table = await processTable();
+  if (!table) return [];
+  const children = new Map<number, ProcessRow[]>();
+  for (const row of table) {
+    if (row.zombie) continue;
+    const list = children.get(row.ppid);
+    if (list) list.push(row);
+    else children.set(row.ppid, [row]);
+  }
+  const found: ProcessRow[] = [];
+  const seen = new Set<number>();
+  const queue = [pid, ...table.filter((r) => r.pgid === pgid && !r.zombie).map((r) => r.pid)];
+  while (queue.length > 0) {
+    for (const child of children.get(queue.pop()!) ?? []) {
+      if (seen.has(child.pid)) continue;
+      seen.add(child.pid);
+      if (child.pgid !== pgid) found.push(child);
+      queue.push(child.pid);
+    }
+  }
+  return found;
+}
+
+/** A signal name `process.kill` takes. */
+export type SignalName = "SIGTERM" | "SIGKILL" | "SIGCONT";
+
+/**
  * Send `signal` to `target` (a pid, or `-pgid` for a whole group).
  * Returns `false` when there was nobody to signal.
  */
-export function sendSignal(target: number, signal: Deno.Signal): boolean {
+export function sendSignal(target: number, signal: SignalName): boolean {
   try {
-    Deno.kill(target, signal);
+    process.kill(target, signal);
     return true;
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
+    if ((error as { code?: unknown }).code === "ESRCH") return false;
     throw error;
   }
 }

@@ -1,8 +1,19 @@
 // One agent process in its own process group: spawn, stdio pumps, stderr to
-// the logger, and the teardown ladder (stdin EOF → SIGTERM → SIGKILL to the
-// whole group). The only file of the package that touches processes.
+// the logger, the supervisor that ends the group if this process dies, and
+// the teardown ladder (stdin EOF → SIGTERM → SIGKILL to the whole group and
+// to the descendants that left it). On `node:child_process`, which Node and
+// Deno both provide: the only file of the package that starts processes.
+import { type ChildProcess, spawn } from "node:child_process";
 import type { Logger } from "@seam/host";
-import { descendants, groupRunning, processRunning, sendSignal } from "./_group.ts";
+import {
+  descendants,
+  escapees,
+  groupRunning,
+  processRunning,
+  sendSignal,
+  type SignalName,
+} from "./_group.ts";
+import { startSupervisor, type Supervisor } from "./_supervisor.ts";
 import type { AcpLauncher } from "./types.ts";
 
 /** How the agent is put into a process group of its own (see `AcpLauncher`). */
@@ -20,6 +31,10 @@ export interface ProcessOptions {
   readonly onStdout: (chunk: Uint8Array) => void;
   /** The agent's stdout ended (or failed: `error`). */
   readonly onStdoutEnd: (error?: unknown) => void;
+  /** The command could not be started (the message names why). */
+  readonly onSpawnError: (error: Error) => void;
+  /** How long the supervisor waits between SIGTERM and SIGKILL if this process dies. */
+  readonly supervisorGraceMs: number;
 }
 
 /** How a process ended. */
@@ -41,12 +56,20 @@ const STDERR_TAIL_LINES = 12;
 const STDERR_LINE_CHARS = 400;
 const POLL_MS = 20;
 
-/** Launchers found not to work here (missing binary or not permitted). */
-const unavailable = new Set<Launcher>();
-let warnedDirect = false;
+/** What `errno` codes mean, for messages (Node names only the code). */
+const ERRNO_TEXT: Readonly<Record<string, string>> = {
+  ENOENT: "No such file or directory",
+  EACCES: "Permission denied",
+  ENOTDIR: "Not a directory",
+  ENOEXEC: "Exec format error",
+  EPERM: "Operation not permitted",
+  E2BIG: "Argument list too long",
+  EAGAIN: "Resource temporarily unavailable",
+  ENOMEM: "Cannot allocate memory",
+};
 
 function launchArgs(
-  launcher: Exclude<Launcher, "auto">,
+  launcher: Launcher,
   command: string,
   args: readonly string[],
 ): [string, string[]] {
@@ -55,6 +78,7 @@ function launchArgs(
       return ["setsid", [command, ...args]];
     case "perl":
       return ["perl", ["-e", PERL_SETSID, "--", command, ...args]];
+    case "auto":
     case "direct":
       return [command, [...args]];
   }
@@ -65,51 +89,71 @@ export function describeExit(status: ExitStatus): string {
   return status.signal ? `was killed by ${status.signal}` : `exited with code ${status.code}`;
 }
 
+function spawnError(command: string, program: string, error: unknown): Error {
+  const code = (error as { code?: unknown }).code;
+  const text = typeof code === "string" && ERRNO_TEXT[code]
+    ? `${ERRNO_TEXT[code]} (${code}${program === command ? "" : `, running ${program}`})`
+    : error instanceof Error
+    ? error.message
+    : String(error);
+  return new Error(`Cannot spawn the ACP agent "${command}": ${text}`, { cause: error });
+}
+
 /** A spawned agent process and its group. */
 export class AgentProcess {
-  /** The agent's pid (with `setsid`/`perl`, also its group id). */
+  /** The agent's pid (the group id too, unless `launcher` is `"direct"`); 0 if it never started. */
   readonly pid: number;
   /** The group id to signal, or `undefined` when the agent has no own group. */
   readonly pgid: number | undefined;
-  /** The launcher actually used. */
-  readonly launcher: Exclude<Launcher, "auto">;
-  /** Fulfils when the agent process (the group leader) has exited. */
+  /** The launcher used. */
+  readonly launcher: Launcher;
+  /** Fulfils when the agent process (the group leader) has exited or never started. */
   readonly exited: Promise<ExitStatus>;
   #exitStatus: ExitStatus | undefined;
-  #child: Deno.ChildProcess;
-  #stdin: WritableStreamDefaultWriter<Uint8Array>;
+  #child: ChildProcess;
   #stdinClosed = false;
-  #stdoutReader: ReadableStreamDefaultReader<Uint8Array>;
-  #stderrReader: ReadableStreamDefaultReader<Uint8Array>;
   #pumps: Promise<unknown>;
   #tail: string[] = [];
   #logger: Logger;
   #teardown: Promise<void> | undefined;
-  #known = new Set<number>();
+  /** Processes to signal by pid: without a group, its descendants; else those that left it. */
+  #known = new Map<number, number>();
+  #supervisor: Supervisor | undefined;
 
-  constructor(
-    child: Deno.ChildProcess,
-    launcher: Exclude<Launcher, "auto">,
-    options: ProcessOptions,
-  ) {
+  constructor(child: ChildProcess, launcher: Launcher, options: ProcessOptions) {
     this.#child = child;
-    this.pid = child.pid;
+    this.pid = child.pid ?? 0;
     this.launcher = launcher;
-    this.pgid = launcher === "direct" ? undefined : child.pid;
+    this.pgid = launcher === "direct" || child.pid === undefined ? undefined : child.pid;
     this.#logger = options.logger;
-    this.#stdin = child.stdin.getWriter();
-    // A write to a dead child rejects; the caller of write() sees it.
-    this.#stdin.closed.catch(() => {});
-    this.#stdoutReader = child.stdout.getReader();
-    this.#stderrReader = child.stderr.getReader();
-    this.exited = child.status.then((s) => {
-      this.#exitStatus = { code: s.code, signal: s.signal };
-      return this.#exitStatus;
+    this.exited = new Promise<ExitStatus>((resolve) => {
+      child.once("exit", (code, signal) => {
+        this.#exitStatus = { code: code ?? -1, signal };
+        resolve(this.#exitStatus);
+      });
+      child.once("error", (error) => {
+        if (child.pid !== undefined) {
+          this.#logger.warn(`The ACP agent process ${child.pid} reported an error`, error);
+          return;
+        }
+        this.#exitStatus = { code: -1, signal: null };
+        options.onSpawnError(spawnError(options.command, child.spawnfile, error));
+        resolve(this.#exitStatus);
+      });
     });
+    // A write to a dead child fails with EPIPE; the caller of write() sees it.
+    child.stdin!.on("error", () => {});
     this.#pumps = Promise.all([
       this.#pumpStdout(options.onStdout, options.onStdoutEnd),
       this.#pumpStderr(),
     ]);
+    if (child.pid !== undefined) {
+      this.#supervisor = startSupervisor(
+        this.pgid === undefined ? [child.pid] : [-child.pid, child.pid],
+        options.supervisorGraceMs,
+        options.logger,
+      );
+    }
   }
 
   /** The exit status, once the agent process has exited. */
@@ -124,23 +168,27 @@ export class AgentProcess {
 
   /** Write bytes to the agent's stdin. Rejects once stdin is closed or broken. */
   write(bytes: Uint8Array): Promise<void> {
-    if (this.#stdinClosed) {
+    const stdin = this.#child.stdin!;
+    if (this.#stdinClosed || stdin.destroyed) {
       return Promise.reject(new Error("the agent's stdin is closed"));
     }
-    return this.#stdin.write(bytes);
+    return new Promise((resolve, reject) => {
+      stdin.write(bytes, (error) => error ? reject(error) : resolve());
+    });
   }
 
   /** Close the agent's stdin (EOF). Queued writes are flushed first. */
   closeStdin(): void {
     if (this.#stdinClosed) return;
     this.#stdinClosed = true;
-    this.#stdin.close().catch(() => {});
+    this.#child.stdin!.end();
   }
 
   /**
    * Tear the process group down: close stdin, wait up to `eofGraceMs` for
-   * every member to exit, SIGTERM the group, wait up to `graceMs`, SIGKILL
-   * the group, wait for the exit; then release the stdio pipes. Memoized.
+   * every member to exit, SIGTERM the group and the descendants that left
+   * it, wait up to `graceMs`, SIGKILL them, wait for the exit; then release
+   * the stdio pipes and stand the supervisor down. Memoized.
    */
   terminate(graces: TeardownGraces): Promise<void> {
     return this.#teardown ??= this.#terminate(graces);
@@ -169,16 +217,18 @@ export class AgentProcess {
     await this.exited;
     // A member outside the group (or a zombie's writer) may still hold the
     // pipes open: stop reading so no resource outlives the teardown.
-    this.#stdoutReader.cancel().catch(() => {});
-    this.#stderrReader.cancel().catch(() => {});
+    this.#child.stdout!.destroy();
+    this.#child.stderr!.destroy();
+    this.#child.stdin!.destroy();
     await this.#pumps;
+    await this.#supervisor?.standDown();
   }
 
-  /** Whether the leader has exited and no member of its group still runs. */
+  /** Whether the leader has exited and no member of its group (nor an escapee) still runs. */
   async #gone(): Promise<boolean> {
     if (this.#exitStatus === undefined) return false;
-    if (this.pgid !== undefined) return !await groupRunning(this.pgid);
-    for (const pid of this.#known) {
+    if (this.pgid !== undefined && await groupRunning(this.pgid)) return false;
+    for (const pid of this.#known.keys()) {
       if (await processRunning(pid)) return false;
     }
     return true;
@@ -203,18 +253,33 @@ export class AgentProcess {
     }
   }
 
-  /** Without a group of its own, track the agent's descendants by pid. */
+  /**
+   * Find the processes a group signal misses: without a group, every
+   * descendant of the agent; with one, the descendants that left it
+   * (`setsid cmd &`). Only those still linked to the agent or a member by
+   * parentage are found (a daemon that double-forked is not).
+   */
   async #remember(): Promise<void> {
-    if (this.pgid !== undefined || this.#exitStatus !== undefined) return;
-    for (const pid of await descendants(this.pid)) this.#known.add(pid);
+    if (this.pid === 0) return;
+    if (this.pgid === undefined) {
+      if (this.#exitStatus !== undefined) return;
+      for (const pid of await descendants(this.pid)) this.#known.set(pid, 0);
+      return;
+    }
+    for (const row of await escapees(this.pid, this.pgid)) this.#known.set(row.pid, row.pgid);
   }
 
-  async #signal(signal: Deno.Signal): Promise<void> {
+  async #signal(signal: SignalName): Promise<void> {
     await this.#remember();
-    const targets = this.pgid !== undefined ? [-this.pgid] : [...this.#known];
+    const targets = this.pgid !== undefined ? [-this.pgid] : [];
+    for (const [pid, pgid] of this.#known) {
+      targets.push(pid);
+      // An escapee that leads a group of its own takes that group along.
+      if (pgid === pid) targets.push(-pid);
+    }
     // Before `setsid` has run (a teardown right after spawn) the group does
     // not exist yet; the leader is then signalled on its own.
-    if (this.#exitStatus === undefined) targets.push(this.pid);
+    if (this.#exitStatus === undefined && this.pid !== 0) targets.push(this.pid);
     for (const target of targets) {
       try {
         sendSignal(target, signal);
@@ -226,24 +291,26 @@ export class AgentProcess {
     }
   }
 
-  async #pumpStdout(
+  #pumpStdout(
     onStdout: (chunk: Uint8Array) => void,
     onEnd: (error?: unknown) => void,
   ): Promise<void> {
-    let failure: unknown;
-    try {
-      while (true) {
-        const { value, done } = await this.#stdoutReader.read();
-        if (done) break;
-        onStdout(value);
-      }
-    } catch (error) {
-      failure = error;
-    }
-    onEnd(failure);
+    const stdout = this.#child.stdout!;
+    return new Promise<void>((resolve) => {
+      let failure: unknown;
+      stdout.on("data", (chunk: Uint8Array) => {
+        onStdout(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      });
+      stdout.on("error", (error) => failure ??= error);
+      stdout.once("close", () => {
+        onEnd(failure);
+        resolve();
+      });
+    });
   }
 
-  async #pumpStderr(): Promise<void> {
+  #pumpStderr(): Promise<void> {
+    const stderr = this.#child.stderr!;
     const decoder = new TextDecoder();
     let pending = "";
     const line = (text: string) => {
@@ -254,11 +321,9 @@ export class AgentProcess {
       );
       if (this.#tail.length > STDERR_TAIL_LINES) this.#tail.shift();
     };
-    try {
-      while (true) {
-        const { value, done } = await this.#stderrReader.read();
-        if (done) break;
-        pending += decoder.decode(value, { stream: true });
+    return new Promise<void>((resolve) => {
+      stderr.on("data", (chunk: Uint8Array) => {
+        pending += decoder.decode(chunk, { stream: true });
         let newline: number;
         while ((newline = pending.indexOf("\n")) !== -1) {
           line(pending.slice(0, newline).replace(/\r$/, ""));
@@ -269,64 +334,37 @@ export class AgentProcess {
           line(pending);
           pending = "";
         }
-      }
-    } catch {
-      // Cancelled at teardown.
-    }
-    line(pending + decoder.decode());
+      });
+      stderr.on("error", () => {}); // destroyed at teardown
+      stderr.once("close", () => {
+        line(pending + decoder.decode());
+        resolve();
+      });
+    });
   }
-}
-
-function isUnavailable(error: unknown): boolean {
-  return error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotCapable ||
-    error instanceof Deno.errors.PermissionDenied;
 }
 
 /**
- * Spawn `command` in a process group of its own with piped stdio.
+ * Spawn `command` in a process group of its own with piped stdio: with
+ * `"auto"` the spawn itself calls setsid(2) (`detached`), with `"setsid"` or
+ * `"perl"` a helper does, with `"direct"` nothing does. A command that
+ * cannot be started is reported through `onSpawnError` (asynchronously, as
+ * Node does), or thrown when the runtime refuses at once.
  *
- * @throws {Error} when the command cannot be spawned (the message names why).
+ * @throws {Error} when the runtime refuses to spawn at all (no permission).
  */
 export function spawnAgentProcess(options: ProcessOptions): AgentProcess {
-  const order: Exclude<Launcher, "auto">[] = options.launcher === "auto"
-    ? ["setsid", "perl", "direct"]
-    : [options.launcher];
-  let lastError: unknown;
-  for (const launcher of order) {
-    if (options.launcher === "auto" && launcher !== "direct" && unavailable.has(launcher)) {
-      continue;
-    }
-    const [program, args] = launchArgs(launcher, options.command, options.args);
-    let child: Deno.ChildProcess;
-    try {
-      child = new Deno.Command(program, {
-        args,
-        cwd: options.cwd,
-        env: options.env,
-        clearEnv: true,
-        stdin: "piped",
-        stdout: "piped",
-        stderr: "piped",
-      }).spawn();
-    } catch (error) {
-      lastError = error;
-      if (launcher !== "direct" && options.launcher === "auto" && isUnavailable(error)) {
-        unavailable.add(launcher);
-        options.logger.debug(`Launcher ${launcher} is unavailable here`, error);
-        continue;
-      }
-      break;
-    }
-    if (launcher === "direct" && options.launcher === "auto" && !warnedDirect) {
-      warnedDirect = true;
-      options.logger.warn(
-        "Neither setsid nor perl can be run here: the ACP agent runs without a process group of its own, so only it and the descendants found at teardown are signalled",
-      );
-    }
-    return new AgentProcess(child, launcher, options);
+  const [program, args] = launchArgs(options.launcher, options.command, options.args);
+  let child: ChildProcess;
+  try {
+    child = spawn(program, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: options.launcher === "auto",
+    });
+  } catch (error) {
+    throw spawnError(options.command, program, error);
   }
-  const reason = lastError instanceof Error ? lastError.message : String(lastError);
-  throw new Error(`Cannot spawn the ACP agent "${options.command}": ${reason}`, {
-    cause: lastError,
-  });
+  return new AgentProcess(child, options.launcher, options);
 }

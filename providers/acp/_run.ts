@@ -1,14 +1,22 @@
 // A run is one prompt turn on an ACP session: the handle a provider returns
 // from `start` and `resume`.
-import { type AgentRef, type ContentBlock, type ContentInput, deepFreeze } from "@seam/host";
+import {
+  type AgentRef,
+  type ContentBlock,
+  type ContentInput,
+  deepFreeze,
+  frozenJsonCopy,
+} from "@seam/host";
 import {
   subagentProgress,
   type SubagentResultInput,
   type SubagentRunHandle,
   type SubagentStopReason,
 } from "@seam/subagent";
+import type { JsonValue } from "@seam/host";
 import { Aborted, race, settledWithin, TimedOut } from "./_async.ts";
 import { fromAcpUpdate, toAcpPrompt } from "./_content.ts";
+import { AcpError, type AcpFailure, type AcpFailureCode, resultOf } from "./_failure.ts";
 import { toProgress } from "./_progress.ts";
 import type { PermissionOutcome, PermissionParams } from "./_connection.ts";
 import { CANCELLED, toOutcome } from "./_permission.ts";
@@ -21,6 +29,60 @@ let runCounter = 0;
 
 const messageOf = (error: unknown): string =>
   error instanceof Error ? error.message : String(error);
+
+/** The phases before the prompt: a failure there is the start's, and quotes stderr. */
+const STARTUP_PHASES: ReadonlySet<string> = new Set(["initialize", "authenticate", "session/new"]);
+
+/** A permission request this run answered with a refusal. */
+interface Refusal {
+  readonly toolCallId: string;
+  readonly title?: string;
+  readonly toolKind?: string;
+  /** The id of the option picked (a `reject_*` one), or `"cancelled"`. */
+  readonly answer: string;
+}
+
+function describeRefusal(refusal: Refusal): string {
+  const what = refusal.title === undefined ? "a tool call" : JSON.stringify(refusal.title);
+  return `${what} (tool call ${refusal.toolCallId}, answered ${JSON.stringify(refusal.answer)})`;
+}
+
+/** The turn's deadline (`turnTimeoutMs`), paused while a permission function decides. */
+class TurnClock {
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #left: number;
+  #due = 0;
+  #pauses = 0;
+  #onTimeout: () => void;
+
+  constructor(ms: number, onTimeout: () => void) {
+    this.#left = ms;
+    this.#onTimeout = onTimeout;
+    this.#arm();
+  }
+
+  #arm(): void {
+    this.#due = performance.now() + this.#left;
+    this.#timer = setTimeout(this.#onTimeout, this.#left);
+  }
+
+  pause(): void {
+    if (this.#pauses++ > 0 || this.#timer === undefined) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#left = Math.max(0, this.#due - performance.now());
+  }
+
+  resume(): void {
+    if (--this.#pauses === 0 && this.#timer === undefined && this.#left >= 0) this.#arm();
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#left = -1;
+  }
+}
 
 /** The run's output: the agent's message chunks, adjacent text merged. */
 class Output {
@@ -63,6 +125,8 @@ export class AcpRun implements SubagentRunHandle {
   #prompting = false;
   #disposal: Promise<void> | undefined;
   #unbindSignal = noop;
+  #clock: TurnClock | undefined;
+  #refusals: Refusal[] = [];
 
   constructor(
     session: AcpSession,
@@ -119,6 +183,8 @@ export class AcpRun implements SubagentRunHandle {
           },
         });
         await race(connection.ready, signal, late("initialize"));
+        phase = "authenticate";
+        await race(connection.authenticated(), signal, late("authenticate"));
         phase = "session/new";
         session.sessionId = await race(
           connection.newSession(session.settings.cwd, session, signal),
@@ -128,11 +194,11 @@ export class AcpRun implements SubagentRunHandle {
       } else {
         phase = "session/prompt";
         const previous = session.pendingPrompt;
-        if (
-          previous && !await race(settledWithin(previous, session.settings.graces.graceMs), signal)
-        ) {
-          throw new Error(
-            `the ACP agent did not end the previous (cancelled) turn within ${session.settings.graces.graceMs} ms`,
+        const { cancelGraceMs } = session.settings;
+        if (previous && !await race(settledWithin(previous, cancelGraceMs), signal)) {
+          throw new AcpError(
+            "TIMEOUT",
+            `the ACP agent did not end the previous (cancelled) turn within ${cancelGraceMs} ms (cancelGraceMs)`,
           );
         }
         session.turn = this;
@@ -140,10 +206,19 @@ export class AcpRun implements SubagentRunHandle {
       phase = "session/prompt";
       this.#isStarted = true;
       this.#resolveStarted();
-      const prompt = toAcpPrompt(this.#request.prompt, connection.info!.promptCapabilities);
+      let prompt;
+      try {
+        prompt = toAcpPrompt(this.#request.prompt, connection.info!.promptCapabilities);
+      } catch (error) {
+        throw new AcpError("UNSUPPORTED_CONTENT", messageOf(error), undefined, { cause: error });
+      }
       this.#prompting = true;
       const answer = connection.prompt(session.sessionId!, prompt);
       session.trackPrompt(answer);
+      const { turnTimeoutMs } = session.settings;
+      if (turnTimeoutMs !== undefined) {
+        this.#clock = new TurnClock(turnTimeoutMs, () => this.#turnTimedOut(turnTimeoutMs));
+      }
       const stopReason = await race(answer, signal);
       this.#finishWithStop(stopReason);
     } catch (error) {
@@ -164,39 +239,96 @@ export class AcpRun implements SubagentRunHandle {
         return this.#finish("max-tokens");
       case "refusal":
         return this.#finish("refusal");
-      case "cancelled":
-        return this.#finish("aborted");
+      case "cancelled": {
+        // The agent's own cancel: after a refused permission (codex ends
+        // the turn so), say so, or the parent takes it for its own cancel.
+        if (this.#refusals.length === 0) return this.#finish("aborted");
+        return this.#finish("aborted", {
+          code: "PERMISSION_REFUSED",
+          message: `The ACP agent stopped its turn after a permission request was refused: ${
+            this.#refusals.map(describeRefusal).join("; ")
+          }`,
+          data: { refused: this.#refusalData() },
+        });
+      }
+      case "max_turn_requests":
+        return this.#finishError(
+          "session/prompt",
+          new AcpError(
+            "CHILD_FAILED",
+            "the ACP agent ended the turn with stop reason max_turn_requests",
+          ),
+        );
       default:
         return this.#finishError(
           "session/prompt",
-          new Error(`the ACP agent ended the turn with stop reason ${JSON.stringify(stopReason)}`),
+          new AcpError(
+            "PROTOCOL_ERROR",
+            `the ACP agent ended the turn with stop reason ${JSON.stringify(stopReason)}`,
+          ),
         );
     }
   }
 
-  #finishError(phase: string, error: unknown): void {
-    if (this.#settled) return;
-    const message = `The ACP run failed during ${phase}: ${messageOf(error)}`;
-    this.#session.logger.warn(`ACP run ${this.id}: ${message}`);
-    this.#finish("error", message);
+  #refusalData(): JsonValue[] {
+    return this.#refusals.map((r) => ({ ...r }));
   }
 
-  #finish(stopReason: SubagentStopReason, diagnostic?: string): void {
+  /** `turnTimeoutMs` ran out: ask the agent to stop, end the run `error`. */
+  #turnTimedOut(ms: number): void {
+    if (this.#settled) return;
+    const session = this.#session;
+    if (session.sessionId !== undefined) session.connection.cancel(session.sessionId);
+    this.#finishError(
+      "session/prompt",
+      new AcpError("TIMEOUT", `the ACP agent did not end its turn within ${ms} ms (turnTimeoutMs)`),
+    );
+  }
+
+  #finishError(phase: string, error: unknown): void {
+    if (this.#settled) return;
+    const startup = STARTUP_PHASES.has(phase);
+    const code: AcpFailureCode = error instanceof AcpError
+      ? error.code
+      : error instanceof TimedOut
+      ? "TIMEOUT"
+      : startup
+      ? "START_FAILED"
+      : "CHILD_FAILED";
+    const tail = this.#session.connection.stderrTail();
+    // A lost connection's message already ends with the agent's stderr.
+    const quoteTail = startup && tail !== "" && code !== "CONNECTION_LOST";
+    const message = `The ACP run failed during ${phase}: ${messageOf(error)}${
+      quoteTail ? `; its last stderr lines:\n${tail}` : ""
+    }`;
+    this.#session.logger.warn(`ACP run ${this.id}: ${message}`);
+    this.#finish("error", {
+      code,
+      message,
+      data: {
+        phase,
+        ...(error instanceof AcpError ? error.data : {}),
+        ...(tail === "" ? {} : { stderr: tail }),
+        ...(this.#refusals.length === 0 ? {} : { refused: this.#refusalData() }),
+      },
+    });
+  }
+
+  #finish(stopReason: SubagentStopReason, failure?: AcpFailure): void {
     if (this.#settled) return;
     this.#settled = true;
     this.#prompting = false;
+    this.#clock?.stop();
     this.#unbindSignal();
     this.#abort.abort(new Error(`the run ended (${stopReason})`));
     if (!this.#isStarted) {
       this.#rejectStarted(
         new Error(
-          diagnostic ?? `the run ended "${stopReason}" before its ACP session was ready`,
+          failure?.message ?? `the run ended "${stopReason}" before its ACP session was ready`,
         ),
       );
     }
-    const output = this.#output.blocks;
-    if (diagnostic !== undefined) output.push({ type: "text", text: diagnostic });
-    this.#resolveResult({ output, stopReason });
+    this.#resolveResult(resultOf(this.#output.blocks, stopReason, failure));
   }
 
   /**
@@ -295,12 +427,14 @@ export class AcpRun implements SubagentRunHandle {
     if (typeof permission === "string") {
       decision = permission;
     } else {
+      this.#clock?.pause();
       const withdrawn = AbortSignal.any([this.#abort.signal, agentSignal]);
       const request: AcpPermissionRequest = Object.freeze({
         runId: this.id,
         parentId: this.#request.parent.id,
         sessionId: this.#session.sessionId ?? "",
         toolCall: deepFreeze(toolCallOf(params.toolCall)),
+        raw: rawToolCall(params.toolCall),
         options: deepFreeze(
           options.map((o) => ({ optionId: o.optionId, name: o.name, kind: o.kind })),
         ),
@@ -312,10 +446,38 @@ export class AcpRun implements SubagentRunHandle {
         if (withdrawn.aborted) return CANCELLED;
         logger.error(`The permission handler of ACP run ${this.id} failed: rejecting`, error);
         decision = "reject";
+      } finally {
+        this.#clock?.resume();
       }
     }
     if (this.#settled || agentSignal.aborted) return CANCELLED;
-    return toOutcome(decision, options, logger);
+    const outcome = toOutcome(decision, options, logger);
+    const picked = outcome.outcome === "selected"
+      ? options.find((o) => o.optionId === outcome.optionId)
+      : undefined;
+    if (
+      outcome.outcome === "cancelled" ||
+      (typeof picked?.kind === "string" && picked.kind.startsWith("reject"))
+    ) {
+      const { toolCallId, title, toolKind } = toolCallOf(params.toolCall);
+      this.#refusals.push({
+        toolCallId,
+        ...(title === undefined ? {} : { title }),
+        ...(toolKind === undefined ? {} : { toolKind }),
+        answer: picked ? picked.optionId : "cancelled",
+      });
+    }
+    return outcome;
+  }
+}
+
+/** The tool call as the agent sent it, a frozen JSON copy (`null` if it is no object). */
+function rawToolCall(value: unknown): JsonValue {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
+  try {
+    return frozenJsonCopy(value, "toolCall");
+  } catch {
+    return null;
   }
 }
 

@@ -21,6 +21,10 @@ export interface RunSettings {
   readonly permission: AcpPermissionPolicy;
   readonly startupTimeoutMs: number;
   readonly graces: TeardownGraces;
+  /** How long a cancelled turn may take to end (see `cancelGraceMs`). */
+  readonly cancelGraceMs: number;
+  /** The longest a prompt turn may take, if bounded. */
+  readonly turnTimeoutMs: number | undefined;
   /** The connection is shared: a misbehaving session must not keep it. */
   readonly shared: boolean;
   /** The provider's runs not yet disposed. */
@@ -73,17 +77,23 @@ export class AcpSession implements SessionSink {
     this.#holds++;
   }
 
-  /** The last run on the session is gone: end the session, then let the process go. */
+  /**
+   * The last run on the session is gone: close the session (`session/close`,
+   * when the agent advertises it: an agent may free its work then, and an
+   * agent that ignores stdin EOF is not waited for twice), then let the
+   * process go.
+   */
   async release(): Promise<void> {
     if (--this.#holds > 0) return;
     const { connection, settings, sessionId } = this;
     this.turn = undefined;
-    if (settings.shared && sessionId !== undefined && connection.usable) {
+    if (sessionId !== undefined && connection.usable) {
       const pending = this.pendingPrompt;
-      if (pending && !await settledWithin(pending, settings.graces.graceMs)) {
+      const { cancelGraceMs } = settings;
+      if (settings.shared && pending && !await settledWithin(pending, cancelGraceMs)) {
         // The agent ignores session/cancel: the shared process cannot be trusted.
         this.logger.warn(
-          `ACP session ${sessionId} did not end its cancelled turn within ${settings.graces.graceMs} ms: stopping the shared agent process`,
+          `ACP session ${sessionId} did not end its cancelled turn within ${cancelGraceMs} ms (cancelGraceMs): stopping the shared agent process`,
         );
         await connection.dispose(
           `the ACP agent process was stopped: session ${sessionId} ignored session/cancel`,
@@ -92,7 +102,9 @@ export class AcpSession implements SessionSink {
         const closed = connection.closeSession(sessionId).catch((error) =>
           this.logger.warn(`Closing ACP session ${sessionId} failed`, error)
         );
-        if (!await settledWithin(closed, settings.graces.graceMs)) {
+        // A process of its own is stopped next anyway: wait no longer than for its exit.
+        const { graceMs, eofGraceMs } = settings.graces;
+        if (!await settledWithin(closed, settings.shared ? graceMs : eofGraceMs)) {
           this.logger.warn(`The ACP agent did not answer session/close for ${sessionId}`);
         }
       }

@@ -92,6 +92,8 @@ export function createAcpProvider(config: AcpProviderConfig): AcpProvider {
     cwd: resolved.cwd,
     permission: resolved.permission,
     startupTimeoutMs: resolved.startupTimeoutMs,
+    cancelGraceMs: resolved.cancelGraceMs,
+    turnTimeoutMs: resolved.turnTimeoutMs,
     graces: Object.freeze({
       eofGraceMs: resolved.disposeEofGraceMs,
       graceMs: resolved.disposeGraceMs,
@@ -112,6 +114,7 @@ export function createAcpProvider(config: AcpProviderConfig): AcpProvider {
       maxMessageBytes: resolved.maxMessageBytes,
       graces: settings.graces,
       logger,
+      authMethod: resolved.authMethod,
     });
 
   /** The warm process, replaced once it fails; the provider holds it too. */

@@ -1,4 +1,4 @@
-import type { Logger } from "@seam/host";
+import type { JsonValue, Logger } from "@seam/host";
 import type { SubagentProvider } from "@seam/subagent";
 import type { AcpToolCall } from "./events.ts";
 
@@ -34,6 +34,11 @@ export interface AcpPermissionRequest {
   readonly sessionId: string;
   /** The tool call that needs permission. */
   readonly toolCall: AcpToolCall;
+  /**
+   * The tool call exactly as the agent sent it (`rawInput`, `content`,
+   * `locations`, `kind`, …), a frozen JSON copy; `null` if it was no object.
+   */
+  readonly raw: JsonValue;
   /** The options the agent offers, in its order. */
   readonly options: readonly AcpPermissionOption[];
   /**
@@ -84,17 +89,40 @@ export interface AcpProviderConfig {
   /** How permission requests are answered. Default `"reject"`. */
   readonly permission?: AcpPermissionPolicy;
   /**
-   * Teardown: how long the agent may take to exit after its stdin closes
-   * before its process group gets SIGTERM. Positive, finite. Default 1000 ms.
+   * Teardown: how long the agent may take to answer `session/close` (sent
+   * first, when the agent advertises it), and then to exit after its stdin
+   * closes, before its process group gets SIGTERM. Some agents never exit
+   * on EOF (codex-acp), so this is short. Positive, finite. Default 200 ms.
    */
   readonly disposeEofGraceMs?: number;
   /**
    * Teardown: how long the group may take to exit after SIGTERM before it
-   * gets SIGKILL; with `reuseProcess`, also how long a cancelled session may
-   * take to end its turn before the shared process is stopped. Positive,
-   * finite. Default 2000 ms.
+   * gets SIGKILL. Positive, finite. Default 2000 ms.
    */
   readonly disposeGraceMs?: number;
+  /**
+   * How long a cancelled turn may take to end: `resume` waits this long for
+   * it before it ends `error`, and with `reuseProcess` a disposed run's
+   * session gets this long before the shared process is stopped as one that
+   * ignores `session/cancel`. Positive, finite. Default 5000 ms.
+   */
+  readonly cancelGraceMs?: number;
+  /**
+   * The longest one prompt turn may take: then the agent gets
+   * `session/cancel` and the run ends `error` (code `TIMEOUT`). Time spent
+   * waiting for a permission function does not count. Some agents retry
+   * forever (a bad key, no model): pass a deadline, this or `signal`.
+   * Positive, finite. Default: none.
+   */
+  readonly turnTimeoutMs?: number;
+  /**
+   * The id of the authentication method (from the agent's `authMethods`)
+   * to send `authenticate` with after `initialize`. Default: the first
+   * `env_var` method whose variables are all set in the agent's environment
+   * (`env` included), else no `authenticate`. A method the agent does not
+   * offer ends the run `error`, listing the ones it does.
+   */
+  readonly authMethod?: string;
   /**
    * How long spawn → `initialize` → `session/new` may take before the run
    * ends `error`. Positive, finite. Default 30,000 ms.

@@ -1,0 +1,81 @@
+// Authentication: which of the methods an agent advertises in `initialize`
+// (`authMethods`) to send `authenticate` with, and how to list them when the
+// agent answers -32000 "Authentication required".
+
+/** One advertised method, read defensively. */
+export interface AuthMethod {
+  readonly id: string;
+  readonly name: string;
+  /** `"agent"` (the default), `"env_var"`, `"terminal"` or a newer kind. */
+  readonly type: string;
+  /** For `env_var`: the variables it needs (optional ones left out). */
+  readonly vars: readonly string[];
+}
+
+/** JSON-RPC error code of ACP's "Authentication required". */
+export const AUTH_REQUIRED_CODE = -32000;
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+const MAX_METHODS = 32;
+
+/** The methods of an `initialize` answer's `authMethods` (malformed entries skipped). */
+export function parseAuthMethods(value: unknown): AuthMethod[] {
+  if (!Array.isArray(value)) return [];
+  const methods: AuthMethod[] = [];
+  for (const entry of value.slice(0, MAX_METHODS)) {
+    if (!isObject(entry) || typeof entry.id !== "string" || entry.id === "") continue;
+    const type = typeof entry.type === "string" ? entry.type : "agent";
+    const vars: string[] = [];
+    if (Array.isArray(entry.vars)) {
+      // The current form: `vars: [{name, optional?, secret?, label?}]`.
+      for (const v of entry.vars) {
+        if (isObject(v) && typeof v.name === "string" && v.optional !== true) vars.push(v.name);
+      }
+    } else if (typeof entry.varName === "string") {
+      vars.push(entry.varName); // the first draft's single `varName`
+    }
+    methods.push({
+      id: entry.id,
+      name: typeof entry.name === "string" ? entry.name : entry.id,
+      type,
+      vars,
+    });
+  }
+  return methods;
+}
+
+/**
+ * The method to authenticate with, or `undefined` for none: `explicit` when
+ * given (the caller checks it is offered), else the first `env_var` method
+ * whose variables are all set (non-empty) in the agent's environment.
+ */
+export function chooseAuthMethod(
+  methods: readonly AuthMethod[],
+  env: Readonly<Record<string, string>>,
+  explicit: string | undefined,
+): AuthMethod | undefined {
+  if (explicit !== undefined) return methods.find((m) => m.id === explicit);
+  return methods.find((m) =>
+    m.type === "env_var" && m.vars.length > 0 && m.vars.every((name) => (env[name] ?? "") !== "")
+  );
+}
+
+/** `; the agent offers …` listing `methods` and what each needs, for an error message. */
+export function describeAuthMethods(
+  methods: readonly AuthMethod[],
+  env: Readonly<Record<string, string>>,
+): string {
+  if (methods.length === 0) return "; the agent advertises no authentication method";
+  const listed = methods.map((m) => {
+    if (m.type !== "env_var") return `"${m.id}" (${m.type}: ${m.name})`;
+    const vars = m.vars.map((name) => `${name}${(env[name] ?? "") === "" ? " (not set)" : ""}`);
+    return `"${m.id}" (env_var: ${vars.join(", ") || "no variable"})`;
+  });
+  return `; the agent offers these authentication methods: ${
+    listed.join(", ")
+  } (pass the variables of an env_var method in config.env, or pick one with config.authMethod)`;
+}
