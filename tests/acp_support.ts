@@ -196,7 +196,7 @@ export class AgentWatch {
 }
 
 /** What the test agent's grandchild runs (`--grandchild`). */
-const GRANDCHILD_MARK = "addSignalListener('SIGTERM'";
+const GRANDCHILD_MARK = "process.on('SIGTERM'";
 
 /** One row of `ps -e -o pid=,pgid=,stat=,args=`. */
 export interface ProcessRow {

@@ -339,6 +339,11 @@ export class AgentConnection {
     return this.#proc?.stderrTail() ?? "";
   }
 
+  /** Resolve once the agent's stderr was quiet briefly (see `AgentProcess.stderrQuiet`). */
+  stderrQuiet(): Promise<void> {
+    return this.#proc?.stderrQuiet() ?? Promise.resolve();
+  }
+
   /**
    * Open a session whose traffic goes to `sink`. Updates the agent sends for
    * it before answering are replayed to `sink` first. If `signal` aborted

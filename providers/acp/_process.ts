@@ -119,6 +119,7 @@ export class AgentProcess {
   /** Processes to signal by pid: without a group, its descendants; else those that left it. */
   #known = new Map<number, number>();
   #supervisor: Supervisor | undefined;
+  #lastStderr = 0;
 
   constructor(child: ChildProcess, launcher: Launcher, options: ProcessOptions) {
     this.#child = child;
@@ -164,6 +165,18 @@ export class AgentProcess {
   /** The last lines the agent wrote on stderr, for error messages. */
   stderrTail(): string {
     return this.#tail.join("\n");
+  }
+
+  /**
+   * Resolve once stderr was quiet for 20 ms (at most 100 ms): stderr and
+   * stdout are separate pipes, so what the agent wrote on stderr before an
+   * error answer may be read after it.
+   */
+  async stderrQuiet(): Promise<void> {
+    const until = performance.now() + 100;
+    do {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    } while (performance.now() - this.#lastStderr < 20 && performance.now() < until);
   }
 
   /** Write bytes to the agent's stdin. Rejects once stdin is closed or broken. */
@@ -323,6 +336,7 @@ export class AgentProcess {
     };
     return new Promise<void>((resolve) => {
       stderr.on("data", (chunk: Uint8Array) => {
+        this.#lastStderr = performance.now();
         pending += decoder.decode(chunk, { stream: true });
         let newline: number;
         while ((newline = pending.indexOf("\n")) !== -1) {

@@ -227,6 +227,8 @@ export class AcpRun implements SubagentRunHandle {
         // A process that never answers is of no further use (shared or not).
         connection.dispose(`the ACP agent process was stopped: ${error.message}`).catch(noop);
       }
+      // The failure quotes stderr: let what the agent wrote before it arrive.
+      if (STARTUP_PHASES.has(phase)) await connection.stderrQuiet();
       this.#finishError(phase, error);
     }
   }

@@ -6,18 +6,20 @@
  * process with a session per run, `reuseProcess`), message chunks as the
  * output, every `session/update` streamed as {@linkcode acpUpdate} on the
  * parent's scope, `cancel` through `session/cancel`, `resume` as another
- * prompt on the same session, and a teardown (stdin EOF → SIGTERM → SIGKILL
- * to the whole group) that leaves no process behind.
+ * prompt on the same session, and a teardown (`session/close`, stdin EOF →
+ * SIGTERM → SIGKILL to the whole group) that leaves no process behind; a
+ * supervisor per group ends it if this process dies. Runs on Node and Deno
+ * (`node:child_process`).
  *
  * No start-time capabilities (`outputSchema`, `maxDepth`, `toolFilter` and
  * `persona` are refused before any process exists); the child does not see
  * the parent's conversation.
  *
- * Permissions: `--allow-run` (the agent, `setsid` or `perl` for its process
- * group, `ps` to tell a killed grandchild's zombie from a running process —
- * Deno reads `/proc` only with `--allow-all`), `--allow-env` (the agent
- * inherits the environment, minus secret-looking names) and `--allow-read`
- * (the current directory, unless `cwd` is absolute).
+ * Deno permissions: `--allow-run` (the agent, `sh` for the supervisor, `ps`
+ * to tell a killed grandchild's zombie from a running process — Deno reads
+ * `/proc` only with `--allow-all`), `--allow-env` (the agent inherits the
+ * environment, minus secret-looking names) and `--allow-read` (the current
+ * directory, unless `cwd` is absolute).
  *
  * @example
  * ```ts ignore

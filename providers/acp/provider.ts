@@ -20,7 +20,9 @@ const CAPABILITIES: SubagentCapabilities = Object.freeze({
  * drives it as an ACP client over its stdio.
  *
  * A run spawns `command` in a process group of its own (stderr goes to the
- * logger), sends `initialize` and awaits its answer, opens a session
+ * logger), sends `initialize` and awaits its answer, `authenticate` when a
+ * method applies (`authMethod`, else an advertised `env_var` method whose
+ * variables are all set), opens a session
  * (`session/new`; `started` fulfils then) and sends the prompt
  * (`session/prompt`). The output is the agent's `agent_message_chunk`s;
  * thoughts, tool calls and plans are progress. While the run is live, every
@@ -32,15 +34,23 @@ const CAPABILITIES: SubagentCapabilities = Object.freeze({
  * lines are all non-JSON is not an ACP agent, and the run ends `error`. Stop reasons map `end_turn` → `completed`, `max_tokens` →
  * `max-tokens`, `refusal` → `refusal`, `cancelled` → `aborted`, anything else
  * → `error`. A failure (the binary cannot be spawned, the agent dies, never
- * answers, breaks the protocol) ends the run `error` with the partial output
- * followed by a text block saying what happened; `result` never rejects for
- * it.
+ * answers, answers an error, breaks the protocol, a turn outlives
+ * `turnTimeoutMs`) ends the run `error` with the partial output followed by
+ * a text block saying what happened: the agent's JSON-RPC code, message and
+ * `error.data` (bounded), the tail of its stderr for a failure before the
+ * prompt, the authentication methods it offers on -32000; `result` never
+ * rejects for it. When the agent ends a turn `cancelled` itself after a
+ * permission request was refused, the run ends `aborted` saying which tool
+ * call was refused.
  *
  * `cancel()` sends `session/cancel`, answers a pending permission request
  * `cancelled` and ends the run `aborted` at once, whatever the agent answers
- * later. `dispose()` closes stdin, waits `disposeEofGraceMs`, SIGTERMs the
- * process group, waits `disposeGraceMs`, SIGKILLs it and waits for the exit:
- * no process of the group outlives it. `resume(content)` sends another prompt
+ * later. `dispose()` sends `session/close` (when the agent advertises it),
+ * closes stdin, waits `disposeEofGraceMs`, SIGTERMs the process group and
+ * the descendants that left it, waits `disposeGraceMs`, SIGKILLs them and
+ * waits for the exit: no process of the group outlives it, nor the
+ * provider's process (a supervisor per group ends it when this process
+ * dies). `resume(content)` sends another prompt
  * on the same session as a new run; the process lives until the last run on
  * it is disposed.
  *

@@ -25,6 +25,9 @@ Deno.test("createAcpProvider() rejects a bad config naming the field", () => {
     [{ command: "a", disposeEofGraceMs: -1 }, /config\.disposeEofGraceMs .*got -1/, RangeError],
     [{ command: "a", disposeEofGraceMs: Infinity }, /disposeEofGraceMs/, RangeError],
     [{ command: "a", startupTimeoutMs: NaN }, /config\.startupTimeoutMs .*got NaN/, RangeError],
+    [{ command: "a", cancelGraceMs: 0 }, /config\.cancelGraceMs must be a positive/, RangeError],
+    [{ command: "a", turnTimeoutMs: -1 }, /config\.turnTimeoutMs must be a positive/, RangeError],
+    [{ command: "a", authMethod: "" }, /config\.authMethod must be a non-empty string/, TypeError],
     [
       { command: "a", maxMessageBytes: 1.5 },
       /config\.maxMessageBytes must be a positive integer/,

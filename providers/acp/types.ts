@@ -5,12 +5,17 @@ import type { AcpToolCall } from "./events.ts";
 /**
  * How the agent process gets a process group of its own, so teardown reaches
  * every process it started:
- * - `"setsid"`: through `setsid(1)` (util-linux, most Linux systems);
- * - `"perl"`: through `perl`'s `POSIX::setsid` (macOS, BSDs);
+ * - `"auto"` (default): the spawn itself calls setsid(2) (Node's
+ *   `detached`), no helper binary needed;
+ * - `"setsid"`: through `setsid(1)` (util-linux);
+ * - `"perl"`: through `perl`'s `POSIX::setsid`;
  * - `"direct"`: no group of its own; teardown signals the agent and the
  *   descendants it finds (through `/proc` or `ps`) when teardown begins, so
- *   a process started later, or reparented before, escapes;
- * - `"auto"` (default): the first of those that can be run here.
+ *   a process started later, or reparented before, escapes.
+ *
+ * With a group, teardown also ends the descendants that left it
+ * (`setsid cmd &`) while they are still linked to a member by parentage; a
+ * daemon that double-forked away before teardown is out of reach.
  */
 export type AcpLauncher = "auto" | "setsid" | "perl" | "direct";
 

@@ -40,22 +40,42 @@
  * `--bad-initialize` (answers `initialize` with a string result),
  * `--stray-response` (answers a request nobody sent before `initialize`),
  * `--json-logs` (a JSON log line, no JSON-RPC, before every message),
- * `--null-id-error` (a JSON-RPC error with `id: null` before `initialize`'s answer).
+ * `--null-id-error` (a JSON-RPC error with `id: null` before `initialize`'s answer),
+ * `--setsid-grandchild` (a grandchild that leaves the process group through
+ * `setsid(1)`, as `setsid cmd &` does), `--cancel-on-reject` (a permission
+ * answered with a reject option ends the turn `cancelled`, as codex-acp
+ * does), `--slow-cancel=<ms>` (`hang` answers `cancelled` that long after
+ * the cancel, as opencode sometimes does), `--fail-session-new` (prints a
+ * reason on stderr, then answers `session/new` with an error carrying
+ * `data.details`, as claude-agent-acp does), `--auth-env=<NAME>` (advertises
+ * codex-acp's `env_var` method `test-key` needing `<NAME>` and an `agent`
+ * method `login`; `session/new` answers -32000 "Authentication required"
+ * until `authenticate` with `test-key` succeeded, which needs `<NAME>` set).
+ *
+ * More verbs: `fail-data [bytes]` (a -32603 "Internal error" whose reason is
+ * in `error.data.message`, as codex-acp sends, padded by `bytes`),
+ * `retry-forever` (a thought every 50 ms until cancelled, as an agent with a
+ * bad key does).
+ *
+ * Runs under Deno or, bundled, under Node (`_agent_io.ts`). Never exits on
+ * EOF with `--ignore-eof`, as codex-acp.
  *
  * @module
  */
+import { io } from "./_agent_io.ts";
 
-const flags = new Set(Deno.args);
+const flags = new Set(io.args);
 const flag = (name: string): boolean => flags.has(`--${name}`);
-const protocolVersion = Number(
-  Deno.args.find((a) => a.startsWith("--protocol-version="))?.split("=")[1] ?? 1,
-);
+const option = (name: string): string | undefined =>
+  io.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const protocolVersion = Number(option("protocol-version") ?? 1);
+const authEnv = option("auth-env");
+let authenticated = authEnv === undefined;
 
 const encoder = new TextEncoder();
 
 function writeAll(bytes: Uint8Array): void {
-  let offset = 0;
-  while (offset < bytes.length) offset += Deno.stdout.writeSync(bytes.subarray(offset));
+  io.write(1, bytes);
 }
 
 function send(message: Record<string, unknown>): void {
@@ -65,7 +85,7 @@ function send(message: Record<string, unknown>): void {
 }
 
 function log(line: string): void {
-  Deno.stderr.writeSync(encoder.encode(`test-agent[${Deno.pid}]: ${line}\n`));
+  io.write(2, encoder.encode(`test-agent[${io.pid}]: ${line}\n`));
 }
 
 type Json = Record<string, unknown>;
@@ -170,6 +190,11 @@ async function prompt(id: unknown, params: Json): Promise<void> {
     case "hang": {
       chunk(sid, "working");
       await cancelled(session);
+      const slow = Number(option("slow-cancel") ?? 0);
+      if (slow > 0) {
+        log(`ending the cancelled turn in ${slow} ms`);
+        await new Promise((resolve) => setTimeout(resolve, slow));
+      }
       if (flag("end-turn-after-cancel")) {
         chunk(sid, " and done anyway");
         return stop("end_turn");
@@ -180,6 +205,33 @@ async function prompt(id: unknown, params: Json): Promise<void> {
       chunk(sid, "about to fail");
       send({ id, error: { code: -32603, message: "the test agent failed on purpose" } });
       return;
+    case "fail-data": {
+      chunk(sid, "about to fail");
+      const padding = Number(restWords[0] ?? 0);
+      send({
+        id,
+        error: {
+          code: -32603,
+          message: "Internal error",
+          data: {
+            message: "We're currently experiencing high demand, which may cause temporary errors.",
+            codex_error_info: "server_overloaded",
+            ...(padding > 0 ? { padding: "x".repeat(padding) } : {}),
+          },
+        },
+      });
+      return;
+    }
+    case "retry-forever": {
+      let over = false;
+      cancelled(session).then(() => over = true);
+      for (let attempt = 1; !over; attempt++) {
+        chunk(sid, `retrying (attempt ${attempt})`, "agent_thought_chunk");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      log("retry-forever cancelled");
+      return stop("cancelled");
+    }
     case "max-tokens":
       chunk(sid, "partial");
       return stop("max_tokens");
@@ -197,7 +249,7 @@ async function prompt(id: unknown, params: Json): Promise<void> {
     case "crash":
       chunk(sid, "partial before the crash");
       log("crashing mid-turn on purpose");
-      Deno.exit(7);
+      io.exit(7);
       return;
     case "permission": {
       const waitCancel = cancelled(session);
@@ -218,6 +270,9 @@ async function prompt(id: unknown, params: Json): Promise<void> {
         : String(result.outcome?.outcome ?? JSON.stringify(reply.error));
       log(`permission outcome: ${described}`);
       if (outcome === undefined) return stop("cancelled");
+      if (flag("cancel-on-reject") && ["no", "never"].includes(result.outcome?.optionId ?? "")) {
+        return stop("cancelled");
+      }
       chunks(sid, `permission: ${described}`);
       return stop("end_turn");
     }
@@ -232,7 +287,7 @@ async function prompt(id: unknown, params: Json): Promise<void> {
       return stop("end_turn");
     }
     case "env":
-      chunks(sid, Deno.env.get(rest) ?? "(unset)");
+      chunks(sid, io.env(rest) ?? "(unset)");
       return stop("end_turn");
     case "cwd":
       chunks(sid, session.cwd);
@@ -244,7 +299,7 @@ async function prompt(id: unknown, params: Json): Promise<void> {
       chunk(sid, `prompts: ${session.prompts}`);
       return stop("end_turn");
     case "pid":
-      chunk(sid, `pid ${Deno.pid} sessions ${sessionCounter}`);
+      chunk(sid, `pid ${io.pid} sessions ${sessionCounter}`);
       return stop("end_turn");
     default:
       chunk(sid, `unknown verb ${JSON.stringify(verb)}`);
@@ -284,16 +339,58 @@ function handle(message: Json): void {
             },
             sessionCapabilities: flag("no-close") ? {} : { close: {} },
           },
-          authMethods: [],
+          authMethods: authEnv === undefined ? [] : [
+            { type: "env_var", id: "test-key", name: "Test key", vars: [{ name: authEnv }] },
+            { id: "login", name: "Log in with a browser" },
+          ],
           agentInfo: { name: "seam-test-agent", version: "0.0.0" },
         },
       });
       return;
+    case "authenticate": {
+      log(`authenticate ${params.methodId}`);
+      if (params.methodId === "login") {
+        return send({
+          id,
+          error: { code: -32603, message: "Internal error", data: { details: "no browser here" } },
+        });
+      }
+      if (params.methodId !== "test-key" || authEnv === undefined) {
+        return send({ id, error: { code: -32602, message: `unknown method ${params.methodId}` } });
+      }
+      if (!io.env(authEnv)) {
+        return send({
+          id,
+          error: {
+            code: -32000,
+            message: "Authentication required",
+            data: `${authEnv} is not set`,
+          },
+        });
+      }
+      authenticated = true;
+      return send({ id, result: {} });
+    }
     case "session/new": {
       if (flag("no-session-new")) return log("not answering session/new");
+      if (!authenticated) {
+        log("refusing session/new: not authenticated");
+        return send({ id, error: { code: -32000, message: "Authentication required" } });
+      }
+      if (flag("fail-session-new")) {
+        log("cannot open a session: no model is configured");
+        return send({
+          id,
+          error: {
+            code: -32603,
+            message: "Internal error",
+            data: { details: "No model configured. Run /model to pick one." },
+          },
+        });
+      }
       if (flag("exit-on-session-new")) {
         log("exiting on session/new on purpose");
-        Deno.exit(4);
+        io.exit(4);
       }
       if (flag("bad-session-new")) return send({ id, result: { session: "no id here" } });
       const sessionId = `sess-${++sessionCounter}`;
@@ -320,6 +417,7 @@ function handle(message: Json): void {
       return;
     }
     case "session/close":
+      log(`session/close ${params.sessionId}`);
       sessions.get(String(params.sessionId))?.onCancel?.();
       sessions.delete(String(params.sessionId));
       send({ id, result: {} });
@@ -331,27 +429,18 @@ function handle(message: Json): void {
   }
 }
 
-log(`started ${Deno.args.join(" ")}`);
+log(`started ${io.args.join(" ")}`);
 if (flag("exit-at-start")) {
   log("exiting at start on purpose");
-  Deno.exit(3);
+  io.exit(3);
 }
 if (flag("trap-sigterm")) {
-  Deno.addSignalListener("SIGTERM", () => log("ignoring SIGTERM"));
+  io.onSigterm(() => log("ignoring SIGTERM"));
 }
-if (flag("grandchild")) {
-  const grandchild = new Deno.Command(Deno.execPath(), {
-    args: [
-      "eval",
-      "Deno.addSignalListener('SIGTERM', () => {}); setInterval(() => {}, 1000);",
-    ],
-    stdin: "null",
-    stdout: "inherit",
-    stderr: "inherit",
-  }).spawn();
-  grandchild.unref();
-  log(`grandchild ${grandchild.pid}`);
-}
+/** What a grandchild runs: it traps SIGTERM and never ends on its own. */
+const GRANDCHILD = "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000);";
+if (flag("grandchild")) log(`grandchild ${io.spawnScript(GRANDCHILD, false)}`);
+if (flag("setsid-grandchild")) log(`grandchild ${io.spawnScript(GRANDCHILD, true)}`);
 if (flag("garbage")) writeAll(encoder.encode("banner: test agent starting\n"));
 if (flag("garbage-only")) {
   // A program that is not an ACP agent at all: it talks, but never JSON-RPC.
@@ -361,7 +450,7 @@ if (flag("garbage-only")) {
 
 const decoder = new TextDecoder();
 let buffered = "";
-for await (const bytes of Deno.stdin.readable) {
+for await (const bytes of io.stdin()) {
   buffered += decoder.decode(bytes, { stream: true });
   let newline: number;
   while ((newline = buffered.indexOf("\n")) !== -1) {
@@ -380,5 +469,5 @@ if (flag("ignore-eof")) {
   log("ignoring stdin EOF");
   setInterval(() => {}, 1000);
 } else {
-  Deno.exit(0);
+  io.exit(0);
 }
