@@ -8,9 +8,14 @@ import { textOf } from "@seam/host";
 import type { SubagentResult } from "@seam/subagent";
 import { timed, until, withAcpAgent } from "./acp_support.ts";
 
-/** What went wrong, as the result tells it. */
+/** The error's details. */
+function data(result: SubagentResult): Record<string, unknown> {
+  return (result.error?.data ?? {}) as Record<string, unknown>;
+}
+
+/** What went wrong, as the result's error says it. */
 function failure(result: SubagentResult): string {
-  return textOf(result.output.slice(-1));
+  return result.error?.message ?? "(no error)";
 }
 
 Deno.test("createAcpProvider() authenticates with an env_var method whose variables are set", () =>
@@ -38,6 +43,8 @@ Deno.test("createAcpProvider() lists the agent's authentication methods on -3200
     assert.match(told, /"login" \(agent: Log in with a browser\)/);
     assert.match(told, /config\.authMethod/);
     assert.match(told, /refusing session\/new: not authenticated/, "the stderr tail");
+    assert.equal(result.error?.code, "AUTH_REQUIRED");
+    assert.deepEqual(data(result).rpcError, { code: -32000, message: "Authentication required" });
     assert.ok(!h.watch.agentLines().some((l) => l.startsWith("authenticate")));
   }));
 
@@ -78,8 +85,19 @@ Deno.test("createAcpProvider() keeps the reason an agent gives in error.data", (
       failure(result),
       /session\/prompt with error -32603: Internal error \(We're currently experiencing high demand/,
     );
+    assert.equal(result.error?.code, "CHILD_FAILED");
+    assert.deepEqual(data(result).rpcError, {
+      code: -32603,
+      message: "Internal error",
+      data: {
+        message: "We're currently experiencing high demand, which may cause temporary errors.",
+        codex_error_info: "server_overloaded",
+      },
+    });
     const big = await h.start("fail-data 100000").result;
     assert.ok(failure(big).length < 2_000, `a bounded note: ${failure(big).length} chars`);
+    const kept = (data(big).rpcError as { data: unknown }).data;
+    assert.ok(typeof kept === "string" && kept.length <= 4_001, "bounded data");
   }));
 
 Deno.test("createAcpProvider() quotes the agent's stderr when session/new fails", () =>
@@ -89,6 +107,8 @@ Deno.test("createAcpProvider() quotes the agent's stderr when session/new fails"
     const told = failure(result);
     assert.match(told, /Internal error \(No model configured\. Run \/model to pick one\.\)/);
     assert.match(told, /its last stderr lines:\n[^]*cannot open a session: no model is configured/);
+    assert.equal(result.error?.code, "START_FAILED");
+    assert.match(String(data(result).stderr), /cannot open a session/);
   }));
 
 Deno.test("createAcpProvider() closes the session before EOF, and waits briefly for an agent that ignores EOF", () =>
@@ -112,12 +132,16 @@ Deno.test("createAcpProvider() says a refused permission ended the turn, not a c
       failure(result),
       /stopped its turn after a permission request was refused: "Delete everything" \(tool call call-p, answered "no"\)/,
     );
+    assert.equal(result.error?.code, "PERMISSION_REFUSED");
+    assert.deepEqual(data(result).refused, [
+      { toolCallId: "call-p", title: "Delete everything", toolKind: "delete", answer: "no" },
+    ]);
     const own = h.start("hang");
     await own.started;
     own.cancel();
     const cancelled = await own.result;
     assert.equal(cancelled.stopReason, "aborted");
-    assert.doesNotMatch(textOf(cancelled.output), /refused/, "a cancel says nothing of refusals");
+    assert.equal(cancelled.error, undefined, "a cancel of our own says nothing more");
   }));
 
 Deno.test("createAcpProvider() gives a permission function the whole tool call", () => {
@@ -160,6 +184,7 @@ Deno.test("createAcpProvider() ends a turn that never ends after turnTimeoutMs",
     const result = await run.result;
     assert.equal(result.stopReason, "error");
     assert.match(failure(result), /did not end its turn within 400 ms \(turnTimeoutMs\)/);
+    assert.equal(result.error?.code, "TIMEOUT");
     await until(() => h.watch.agentLines().includes("retry-forever cancelled"), "the cancel");
     const next = await run.resume!("complete again").result;
     assert.equal(textOf(next.output), "again", "the session is still usable");

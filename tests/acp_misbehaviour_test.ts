@@ -3,7 +3,7 @@
 // left in the agent's process group (grandchildren included).
 import assert from "node:assert/strict";
 import { createMemoryLogger, createRootScope, textOf } from "@seam/host";
-import { createSubagentService, subagentProgress } from "@seam/subagent";
+import { createSubagentService, subagentProgress, type SubagentResult } from "@seam/subagent";
 import { type AcpProviderConfig, createAcpProvider } from "@seam/subagent-acp";
 import {
   type AcpHarness,
@@ -26,8 +26,8 @@ const withAgent = (
 ): Promise<void> =>
   withAcpAgent(flags, { disposeEofGraceMs: GRACE, disposeGraceMs: GRACE, ...extra }, body);
 
-const lastText = (blocks: readonly { type: string; text?: string }[]): string =>
-  blocks.at(-1)?.text ?? "";
+/** What went wrong, as the result's error says it. */
+const told = (result: SubagentResult): string => result.error?.message ?? "(no error)";
 
 Deno.test("createAcpProvider() SIGTERMs the group of an agent that ignores stdin EOF", () =>
   withAgent(["--ignore-eof"], {}, async (h) => {
@@ -169,8 +169,10 @@ Deno.test("createAcpProvider() ends error with the partial output when the agent
     const result = await run.result;
     assert.equal(result.stopReason, "error");
     assert.equal(textOf(result.output.slice(0, 1)), "partial before the crash");
-    assert.match(lastText(result.output), /exited with code 7/);
-    assert.match(lastText(result.output), /crashing mid-turn on purpose/);
+    assert.equal(textOf(result.output), "partial before the crash", "output: the child's words");
+    assert.equal(result.error?.code, "CONNECTION_LOST");
+    assert.match(told(result), /exited with code 7/);
+    assert.match(told(result), /crashing mid-turn on purpose/);
   }));
 
 Deno.test("createAcpProvider() ends error when the agent dies before answering initialize", () =>
@@ -179,8 +181,9 @@ Deno.test("createAcpProvider() ends error when the agent dies before answering i
     await assert.rejects(run.started, /exited with code 3/);
     const result = await run.result;
     assert.equal(result.stopReason, "error");
-    assert.match(lastText(result.output), /during initialize: .*exited with code 3/);
-    assert.match(lastText(result.output), /exiting at start on purpose/);
+    assert.equal(result.error?.code, "CONNECTION_LOST");
+    assert.match(told(result), /during initialize: .*exited with code 3/);
+    assert.match(told(result), /exiting at start on purpose/);
   }));
 
 for (const method of ["initialize", "session/new"]) {
@@ -232,7 +235,8 @@ Deno.test("createAcpProvider() ends error on an oversized message", () =>
     const run = h.start("oversized 200000");
     const result = await run.result;
     assert.equal(result.stopReason, "error");
-    assert.match(lastText(result.output), /larger than 65536 bytes/);
+    assert.equal(result.error?.code, "PROTOCOL_ERROR");
+    assert.match(told(result), /larger than 65536 bytes/);
   }));
 
 Deno.test("createAcpProvider() skips JSON lines that are not JSON-RPC, and errors tied to no request", () =>
@@ -269,7 +273,8 @@ for (const [what, flag, message] of PROTOCOL_FAULTS) {
     withAgent([flag], {}, async (h) => {
       const result = await h.start("complete never").result;
       assert.equal(result.stopReason, "error");
-      assert.match(lastText(result.output), message);
+      assert.equal(result.error?.code, "PROTOCOL_ERROR");
+      assert.match(told(result), message);
     }));
 }
 
@@ -324,8 +329,8 @@ Deno.test("createAcpProvider() ends error when the agent dies between initialize
       await assert.rejects(run.started, /exited with code 4/);
       const result = await run.result;
       assert.equal(result.stopReason, "error");
-      assert.match(lastText(result.output), /during session\/new: .*exited with code 4/);
-      assert.match(lastText(result.output), /exiting on session\/new on purpose/);
+      assert.match(told(result), /during session\/new: .*exited with code 4/);
+      assert.match(told(result), /exiting on session\/new on purpose/);
     });
     assert.ok(ms < SLACK, `the run took ${ms} ms`);
   }));
@@ -337,7 +342,7 @@ Deno.test("createAcpProvider() ends error at once for a command that prints only
       const result = await run.result;
       assert.equal(result.stopReason, "error");
       assert.match(
-        lastText(result.output),
+        told(result),
         /does not speak ACP: its first 101 lines on stdout were not JSON-RPC messages \(the first: "line 0 of some other program"\)/,
       );
     });
@@ -350,7 +355,7 @@ Deno.test("createAcpProvider() names the non-JSON an agent printed when it never
     const result = await h.start("complete never").result;
     assert.equal(result.stopReason, "error");
     assert.match(
-      lastText(result.output),
+      told(result),
       /initialize within 1500 ms \(startupTimeoutMs\); it printed 1 line on stdout that is not JSON-RPC \(the first: "banner: test agent starting"\)/,
     );
   }));
@@ -385,8 +390,9 @@ for (const launcher of ["auto", "direct"] as const) {
     try {
       const result = await run.result;
       assert.equal(result.stopReason, "error");
-      assert.match(lastText(result.output), /\/nonexistent\/acp-agent/);
-      assert.match(lastText(result.output), /No such file or directory/);
+      assert.equal(result.error?.code, "START_FAILED");
+      assert.match(told(result), /\/nonexistent\/acp-agent/);
+      assert.match(told(result), /No such file or directory/);
       await assert.rejects(run.started, /No such file or directory/);
     } finally {
       await run.dispose();
@@ -405,7 +411,7 @@ Deno.test("createAcpProvider() ends error naming a binary that is not executable
   try {
     const result = await run.result;
     assert.equal(result.stopReason, "error");
-    assert.match(lastText(result.output), /Permission denied/);
+    assert.match(told(result), /Permission denied/);
   } finally {
     await run.dispose();
     await provider.dispose();

@@ -212,7 +212,8 @@ Deno.test("createAcpProvider() stops a shared process whose session ignores canc
     await stuck.dispose();
     const result = await bystander.result;
     assert.equal(result.stopReason, "error");
-    assert.match(textOf(result.output), /session sess-1 ignored session\/cancel/);
+    assert.match(result.error?.message ?? "", /session sess-1 ignored session\/cancel/);
+    assert.equal(result.error?.code, "CONNECTION_LOST");
     assert.deepEqual(await h.watch.live(), [], "the shared process was stopped");
     const next = h.start("complete again");
     assert.equal(textOf((await next.result).output), "again");
@@ -313,7 +314,8 @@ Deno.test("createAcpProvider() ends error for content the agent does not accept"
     await run.started;
     const result = await run.result;
     assert.equal(result.stopReason, "error");
-    assert.match(textOf(result.output), /promptCapabilities\.image is false/);
+    assert.match(result.error?.message ?? "", /promptCapabilities\.image is false/);
+    assert.equal(result.error?.code, "UNSUPPORTED_CONTENT");
   }));
 
 Deno.test("createAcpProvider() dispose() aborts live runs and stops every process", async () => {

@@ -156,9 +156,10 @@ Deno.test("createAcpProvider() against our server maps every turn end", async (t
       const result = await within(start("@fail boom").result, "@fail");
       assert.equal(result.stopReason, "error");
       assert.match(
-        textOf(result.output),
+        result.error?.message ?? "",
         /session\/prompt with error -32603: The agent's turn failed: .*boom/,
       );
+      assert.equal(result.error?.code, "CHILD_FAILED");
     });
 
     await t.step("max-tokens keeps the partial output; refusal maps", async () => {

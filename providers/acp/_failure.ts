@@ -1,5 +1,5 @@
-// What went wrong in an ACP run, as data: the one place a failure becomes
-// part of a result. The connection and the run throw `AcpError`s (or plain
+// What went wrong in an ACP run, as data (the result's `error`): the one
+// place a failure becomes part of a result. The connection and the run throw `AcpError`s (or plain
 // errors, classified by the phase they happened in); `resultOf` turns the
 // run's output, stop reason and failure into the provider's result.
 import type { ContentBlock, JsonValue } from "@seam/host";
@@ -81,15 +81,11 @@ export function describeData(data: JsonValue): string {
   return text.length > DATA_IN_MESSAGE_CHARS ? `${text.slice(0, DATA_IN_MESSAGE_CHARS)}…` : text;
 }
 
-/**
- * The run's result. Until `SubagentResult` carries a typed error (issue 13),
- * the failure's message is appended to the output as one text block.
- */
+/** The run's result: the child's own words as `output`, what went wrong as `error`. */
 export function resultOf(
   output: ContentBlock[],
   stopReason: SubagentStopReason,
   failure: AcpFailure | undefined,
 ): SubagentResultInput {
-  if (failure !== undefined) output.push({ type: "text", text: failure.message });
-  return { output, stopReason };
+  return failure === undefined ? { output, stopReason } : { output, stopReason, error: failure };
 }
