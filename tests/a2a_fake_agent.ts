@@ -210,12 +210,17 @@ export const parentScope = () => {
 /** A one-word prompt. */
 export const prompt = [{ type: "text" as const, text: "go" }];
 
-/** The run's result, with its output's text. */
-export async function settle(
-  run: SubagentRunHandle,
-): Promise<SubagentResultInput & { text: string }> {
+/** A result with its output's text and what went wrong (`""` for nothing). */
+export type Settled = SubagentResultInput & { text: string; why: string };
+
+/** The run's result, with its output's text and its error's message. */
+export async function settle(run: SubagentRunHandle): Promise<Settled> {
   const result = await run.result;
-  return { ...result, text: textOf(result.output as ContentBlock[]) };
+  return {
+    ...result,
+    text: textOf(result.output as ContentBlock[]),
+    why: result.error?.message ?? "",
+  };
 }
 
 /**
@@ -227,7 +232,7 @@ export async function settle(
 export async function settleWithin(
   run: SubagentRunHandle,
   ms = 5_000,
-): Promise<SubagentResultInput & { text: string }> {
+): Promise<Settled> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {

@@ -42,7 +42,7 @@ Deno.test("a refused connection: discovery rejects, a run ends error", async () 
     const result = await settle(run);
     assert.equal(result.stopReason, "error");
     assert.match(
-      result.text,
+      result.why,
       /The A2A run failed \(SendStreamingMessage\): .*(refused|error sending)/i,
     );
     await assert.rejects(run.started);
@@ -59,7 +59,9 @@ Deno.test("HTTP 500 ends the run error with the status", async () => {
     const run = provider.start({ prompt, parent });
     const result = await settle(run);
     assert.equal(result.stopReason, "error");
-    assert.match(result.text, /500/);
+    assert.match(result.why, /500/);
+    assert.equal(result.error?.code, "START_FAILED");
+    assert.deepEqual(result.error?.data, { call: "SendStreamingMessage", status: 500 });
     await run.dispose();
   });
 });
@@ -111,8 +113,15 @@ Deno.test("a stream that cannot be re-attached ends error and the task is cancel
       const run = provider.start({ prompt, parent });
       const result = await settle(run);
       assert.equal(result.stopReason, "error");
-      assert.match(result.text, /^partial/);
-      assert.match(result.text, /lost remote task "task-1" .* 2 attempt\(s\) to re-attach failed/);
+      assert.equal(result.text, "partial");
+      assert.match(result.why, /lost remote task "task-1" .* 2 attempt\(s\) to re-attach failed/);
+      assert.deepEqual(result.error?.code, "CONNECTION_LOST");
+      assert.deepEqual(result.error?.data, {
+        call: "SubscribeToTask",
+        status: 502,
+        taskId: "task-1",
+        retries: 2,
+      });
       await run.dispose();
       assert.deepEqual(agent.calls, [
         "SendStreamingMessage",
@@ -162,7 +171,7 @@ Deno.test("a stream that cannot be re-attached ends error and the task is cancel
       const run = provider.start({ prompt, parent });
       const result = await settle(run);
       assert.equal(result.stopReason, "error");
-      assert.match(result.text, /reconnect is off/);
+      assert.match(result.why, /reconnect is off/);
       await run.dispose();
       assert.deepEqual(agent.calls, ["SendStreamingMessage", "CancelTask"]);
     }, { reconnect: false });
@@ -178,7 +187,12 @@ Deno.test("a remote that never answers times out", async (t) => {
       const run = provider.start({ prompt, parent });
       const result = await settle(run);
       assert.equal(result.stopReason, "error");
-      assert.match(result.text, /did not answer SendStreamingMessage within 300 ms \(timeoutMs\)/);
+      assert.match(result.why, /did not answer SendStreamingMessage within 300 ms \(timeoutMs\)/);
+      assert.deepEqual(result.error?.data, {
+        call: "SendStreamingMessage",
+        option: "timeoutMs",
+        ms: 300,
+      });
       await run.dispose();
     });
   });
@@ -189,7 +203,7 @@ Deno.test("a remote that never answers times out", async (t) => {
       const run = provider.start({ prompt, parent });
       const result = await settle(run);
       assert.equal(result.stopReason, "error");
-      assert.match(result.text, /did not answer SendStreamingMessage within 300 ms/);
+      assert.match(result.why, /did not answer SendStreamingMessage within 300 ms/);
       await run.dispose();
     });
   });
@@ -228,7 +242,7 @@ Deno.test("a remote that never answers times out", async (t) => {
     });
     try {
       const first = never.start({ prompt, parent });
-      assert.match((await settle(first)).text, /did not answer SendStreamingMessage within 100 ms/);
+      assert.match((await settle(first)).why, /did not answer SendStreamingMessage within 100 ms/);
       await first.dispose();
       const second = silent.start({ prompt, parent });
       await second.started;
@@ -294,7 +308,7 @@ Deno.test("malformed events end the run error and cancel the live task", async (
         const run = provider.start({ prompt, parent });
         const result = await settle(run);
         assert.equal(result.stopReason, "error");
-        assert.match(result.text, expected);
+        assert.match(result.why, expected);
         await run.dispose();
         assert.deepEqual(agent.calls, ["SendStreamingMessage", "CancelTask"]);
       });

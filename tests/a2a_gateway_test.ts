@@ -182,7 +182,8 @@ for (const reach of ["loopback", "fetch"] as const satisfies readonly Reach[]) {
           assert.equal((await ok.result).stopReason, "completed");
           const denied = await refused.result;
           assert.equal(denied.stopReason, "error");
-          assert.match(textOf(denied.output as ContentBlock[]), /Unauthenticated/);
+          assert.equal(denied.error?.code, "AUTH_REQUIRED");
+          assert.match(denied.error!.message, /authentication failed: .*HTTP 401.*Unauthenticated/);
           await Promise.all([ok.dispose(), refused.dispose()]);
           await Promise.all([withToken.dispose(), without.dispose()]);
         } finally {
@@ -343,7 +344,8 @@ Deno.test("A2A provider: resume on a gateway that kept no run ends error and can
     const second = first.resume!("@hang");
     const result = await second.result;
     assert.equal(result.stopReason, "error");
-    assert.match(textOf(result.output), /did not continue context ".+": it started a fresh run/);
+    assert.equal(result.error?.code, "PROTOCOL_ERROR");
+    assert.match(result.error!.message, /did not continue context ".+": it started a fresh run/);
     await second.dispose();
     await first.dispose();
     assert.equal(await remote.liveChildren(), 0, "the fresh task was cancelled");

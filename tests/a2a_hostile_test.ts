@@ -44,9 +44,15 @@ Deno.test("a remote that goes quiet ends the run at idleTimeoutMs, its task canc
         const result = await settleWithin(run);
         assert.equal(result.stopReason, "error");
         assert.match(
-          result.text,
+          result.why,
           /The A2A run failed \(SendStreamingMessage\): the remote agent brought nothing new for 150 ms \(idleTimeoutMs\)/,
         );
+        assert.equal(result.error?.code, "TIMEOUT");
+        assert.deepEqual(result.error?.data, {
+          call: "SendStreamingMessage",
+          option: "idleTimeoutMs",
+          ms: 150,
+        });
         await run.dispose();
         assert.deepEqual(agent.calls, ["SendStreamingMessage", "CancelTask"]);
         await until(() => agent.openStreams === 0);
@@ -62,7 +68,7 @@ Deno.test("a task that answers WORKING to every GetTask poll ends at idleTimeout
     const result = await settleWithin(run);
     assert.equal(result.stopReason, "error");
     assert.match(
-      result.text,
+      result.why,
       /The A2A run failed \(GetTask\): the remote agent brought nothing new for 100 ms \(idleTimeoutMs\)/,
     );
     await run.dispose();
@@ -89,7 +95,7 @@ Deno.test("a remote that keeps talking: news re-arms the idle timeout", async ()
   await withProvider(agent, async (provider, parent) => {
     const run = provider.start({ prompt, parent });
     const result = await settleWithin(run);
-    assert.equal(result.stopReason, "completed", result.text);
+    assert.equal(result.stopReason, "completed", result.why);
     assert.equal(result.text, ".".repeat(29));
     await run.dispose();
   }, { idleTimeoutMs: 100 });
@@ -108,7 +114,9 @@ Deno.test("an endless stream ends at deadlineMs, or at maxOutputChars", async (t
       const run = provider.start({ prompt, parent });
       const result = await settleWithin(run);
       assert.equal(result.stopReason, "error");
-      assert.match(result.text, /the run did not end within 200 ms \(deadlineMs\)/);
+      assert.match(result.why, /the run did not end within 200 ms \(deadlineMs\)/);
+      assert.equal(result.error?.code, "TIMEOUT");
+      assert.equal((result.error?.data as { option: string }).option, "deadlineMs");
       await run.dispose();
       assert.equal(agent.calls.at(-1), "CancelTask");
       await until(() => agent.openStreams === 0);
@@ -128,10 +136,10 @@ Deno.test("an endless stream ends at deadlineMs, or at maxOutputChars", async (t
       const run = provider.start({ prompt, parent });
       const result = await settleWithin(run);
       assert.equal(result.stopReason, "error");
-      const [kept, note] = result.output as readonly { text: string }[];
-      assert.equal(kept.text, chunk.repeat(10));
+      assert.equal(result.text, chunk.repeat(10));
+      assert.equal(result.error?.code, "OUTPUT_LIMIT");
       assert.match(
-        note.text,
+        result.why,
         /more output than this run holds \(100000 characters, maxOutputChars\); what came before is kept/,
       );
       await run.dispose();
@@ -152,7 +160,7 @@ Deno.test("an endless stream ends at deadlineMs, or at maxOutputChars", async (t
       const run = provider.start({ prompt, parent });
       const result = await settleWithin(run);
       assert.equal(result.stopReason, "error");
-      assert.match(result.text, /\(GetTask\): .*answer is larger than 40000 bytes/);
+      assert.match(result.why, /\(GetTask\): .*answer is larger than 40000 bytes/);
       await run.dispose();
       assert.equal(agent.calls.at(-1), "CancelTask");
     }, { maxOutputChars: 10_000, pollIntervalMs: 5 });
@@ -182,13 +190,19 @@ Deno.test("redirects are not followed: the prompt never reaches another origin",
           const result = await settleWithin(run);
           assert.equal(result.stopReason, "error");
           assert.match(
-            result.text,
+            result.why,
             new RegExp(
               `POST ${agent.url}/ answered HTTP 307, a redirect to ${other.url}/steal[;,] ${
                 redirects === "refuse" ? "redirects are not followed" : "outside .*only same-origin"
               }`,
             ),
           );
+          assert.equal(result.error?.code, "REDIRECT_REFUSED");
+          assert.deepEqual(result.error?.data, {
+            call: "SendStreamingMessage",
+            status: 307,
+            location: `${other.url}/steal`,
+          });
           await assert.rejects(run.started);
           await run.dispose();
         }, { redirects });
@@ -233,10 +247,10 @@ Deno.test("redirects are not followed: the prompt never reaches another origin",
         try {
           const refused = await settleWithin(refusing.start({ prompt, parent }));
           assert.equal(refused.stopReason, "error");
-          assert.match(refused.text, new RegExp(`HTTP 308, a redirect to ${agentUrl}/;`));
+          assert.match(refused.why, new RegExp(`HTTP 308, a redirect to ${agentUrl}/;`));
           const followed = following.start({ prompt, parent });
           const result = await settleWithin(followed);
-          assert.equal(result.stopReason, "completed", result.text);
+          assert.equal(result.stopReason, "completed", result.why);
           assert.equal(result.text, "moved");
           await followed.dispose();
         } finally {
@@ -335,10 +349,16 @@ Deno.test("401 and 403 end the run naming the status and that authentication fai
         const result = await settleWithin(run);
         assert.equal(result.stopReason, "error");
         assert.match(
-          result.text,
+          result.why,
           /The A2A run failed \(SendStreamingMessage\): authentication failed: POST http:\/\/127\.0\.0\.1:\d+\/.* answered HTTP 401 Unauthorized \(Unauthenticated: the bearer token is not valid\); check options\.token or options\.fetch/,
         );
-        assert.doesNotMatch(result.text, /unexpected error/);
+        assert.doesNotMatch(result.why, /unexpected error/);
+        assert.deepEqual(result.error?.code, "AUTH_REQUIRED");
+        assert.deepEqual(result.error?.data, {
+          call: "SendStreamingMessage",
+          status: 401,
+          reason: "Unauthenticated: the bearer token is not valid",
+        });
         await run.dispose();
       } finally {
         await provider.dispose();
@@ -369,7 +389,7 @@ Deno.test("401 and 403 end the run naming the status and that authentication fai
       const result = await settleWithin(provider.start({ prompt, parent }));
       assert.equal(result.stopReason, "error");
       assert.match(
-        result.text,
+        result.why,
         /authentication failed \(access denied\): POST .* HTTP 403 Forbidden \(not for you\)/,
       );
     });
@@ -388,9 +408,10 @@ Deno.test("a remote seam gateway shutting down ends the run error with its reaso
       const result = await settleWithin(run);
       assert.equal(result.stopReason, "error");
       assert.match(
-        result.text,
+        result.why,
         /the remote run was aborted over there, not by this run: Canceled: the gateway shut down\./,
       );
+      assert.equal(result.error?.code, "REMOTE_CANCELED");
       await run.dispose();
     } finally {
       await provider.dispose();

@@ -1,11 +1,18 @@
 // Signals, deadlines and error classification. Every timer and listener made
 // here is released on every path, so nothing outlives the call it bounds.
+// The errors carry what a run's `result.error` reports as `data`.
+import type { JsonValue } from "@seam/host";
 
-/** Thrown when a request's deadline passes first. */
+/** Details of a failure, as JSON (a `result.error`'s `data`). */
+export type FailureData = { readonly [key: string]: JsonValue };
+
+/** Thrown when a wait the provider bounds runs out: which option, how long. */
 export class TimedOut extends Error {
-  constructor(message: string) {
+  readonly data: FailureData;
+  constructor(message: string, data: FailureData) {
     super(message);
     this.name = "TimedOut";
+    this.data = data;
   }
 }
 
@@ -19,9 +26,11 @@ export class RemoteProtocolError extends Error {
 
 /** The remote agent sent more output than one run holds (`maxOutputChars`). */
 export class OutputLimitError extends RemoteProtocolError {
-  constructor(message: string) {
+  readonly data: FailureData;
+  constructor(message: string, data: FailureData) {
     super(message);
     this.name = "OutputLimitError";
+    this.data = data;
   }
 }
 
@@ -32,10 +41,22 @@ export class OutputLimitError extends RemoteProtocolError {
 export class RemoteHttpError extends Error {
   /** The HTTP status. */
   readonly status: number;
-  constructor(status: number, message: string) {
+  readonly data: FailureData;
+  constructor(status: number, message: string, data: FailureData = {}) {
     super(message);
     this.name = "RemoteHttpError";
     this.status = status;
+    this.data = { status, ...data };
+  }
+}
+
+/** The task's stream dropped and could not be re-attached (or polled). */
+export class ConnectionLost extends Error {
+  readonly data: FailureData;
+  constructor(message: string, data: FailureData) {
+    super(message);
+    this.name = "ConnectionLost";
+    this.data = data;
   }
 }
 
@@ -96,7 +117,7 @@ export class Deadline {
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#timedOut = true;
-      this.#controller.abort(new TimedOut(message()));
+      this.#controller.abort(new TimedOut(message(), { option: "timeoutMs", ms }));
     }, ms);
   }
 

@@ -3,7 +3,7 @@
 // The URI is the gateway's (`@seam/gateway` SEAM_EXTENSION_URI); this package
 // does not import the gateway (providers sit below it).
 import type { JsonValue } from "@seam/host";
-import type { SubagentCapabilities, SubagentStopReason } from "@seam/subagent";
+import type { SubagentCapabilities, SubagentFailure, SubagentStopReason } from "@seam/subagent";
 import { SUBAGENT_STOP_REASONS } from "@seam/subagent";
 
 /** The seam extension's URI, as a seam gateway declares it in its card. */
@@ -69,7 +69,8 @@ export function readSeamCard(card: Record<string, unknown>): SeamCard | undefine
 /** What the gateway reports under the extension in a task's metadata. */
 export interface SeamTaskReport {
   readonly stopReason?: SubagentStopReason;
-  readonly error?: string;
+  /** What went wrong over there: a typed failure, or (older gateways) its message. */
+  readonly error?: string | SubagentFailure;
   readonly resumedFrom?: string;
 }
 
@@ -79,13 +80,29 @@ export function readSeamReport(
 ): SeamTaskReport | undefined {
   const value = metadata?.[SEAM_EXTENSION_URI];
   if (!isRecord(value)) return undefined;
-  const report: { stopReason?: SubagentStopReason; error?: string; resumedFrom?: string } = {};
+  const report: {
+    stopReason?: SubagentStopReason;
+    error?: string | SubagentFailure;
+    resumedFrom?: string;
+  } = {};
   if (SUBAGENT_STOP_REASONS.includes(value.stopReason as SubagentStopReason)) {
     report.stopReason = value.stopReason as SubagentStopReason;
   }
-  if (typeof value.error === "string") report.error = value.error;
+  if (typeof value.error === "string" && value.error !== "") report.error = value.error;
+  else if (isFailure(value.error)) {
+    const { code, message, data } = value.error;
+    report.error = data === undefined ? { code, message } : { code, message, data };
+  }
   if (typeof value.resumedFrom === "string") report.resumedFrom = value.resumedFrom;
   return report;
+}
+
+const FAILURE_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
+
+/** Whether `value` is a `{code, message, data?}` failure as `@seam/subagent` shapes it. */
+function isFailure(value: unknown): value is SubagentFailure {
+  return isRecord(value) && typeof value.code === "string" && FAILURE_CODE.test(value.code) &&
+    typeof value.message === "string" && value.message !== "";
 }
 
 /** The seam extension a message carries (`message.metadata[SEAM_EXTENSION_URI]`). */

@@ -65,6 +65,17 @@ export function bearerFetch(fetchImpl: typeof fetch, token: string): typeof fetc
   };
 }
 
+/** The HTTP status of the last answer that was not OK, by the request's signal. */
+const failedStatus = new WeakMap<AbortSignal, number>();
+
+/**
+ * The status of the last non-OK answer (4xx, 5xx) to a request made with
+ * `signal` through a {@linkcode policyFetch}, for a run's `result.error`.
+ */
+export function failedStatusOf(signal: AbortSignal): number | undefined {
+  return failedStatus.get(signal);
+}
+
 /** What the provider does with redirects and answers it does not take. */
 export interface WirePolicy {
   /** `refuse`: a redirect ends the request; `same-origin`: follow those within the origin. */
@@ -123,6 +134,7 @@ function boundBody(response: Response, max: number): Response {
   const tooLarge = () =>
     new OutputLimitError(
       `the remote agent's answer is larger than ${max} bytes (4 × maxOutputChars)`,
+      { option: "maxOutputChars", maxBodyBytes: max },
     );
   const length = Number(response.headers.get("content-length") ?? NaN);
   if (Number.isSafeInteger(length) && length <= max) return response;
@@ -166,6 +178,7 @@ export function policyFetch(fetchImpl: typeof fetch, policy: WirePolicy): typeof
         const location = response.headers.get("location");
         await response.body?.cancel().catch(() => {});
         const to = location === null ? undefined : urlOr(location, url);
+        const where = { location: to?.href ?? location };
         const what = `${method} ${url} answered HTTP ${status}, a redirect ${
           to ? `to ${to.href}` : location === null ? "with no Location" : "to a malformed Location"
         }`;
@@ -173,6 +186,7 @@ export function policyFetch(fetchImpl: typeof fetch, policy: WirePolicy): typeof
           throw new RemoteHttpError(
             status,
             `${what}; redirects are not followed (options.redirects "same-origin" follows those within the origin)`,
+            where,
           );
         }
         if (!to || to.origin !== new URL(url).origin) {
@@ -181,12 +195,14 @@ export function policyFetch(fetchImpl: typeof fetch, policy: WirePolicy): typeof
             `${what}, outside ${
               new URL(url).origin
             }; only same-origin redirects are followed (options.redirects)`,
+            where,
           );
         }
         if (hop >= MAX_REDIRECTS) {
           throw new RemoteHttpError(
             status,
             `${what}: more than ${MAX_REDIRECTS} redirects in a row`,
+            where,
           );
         }
         const headers = new Headers(next.headers);
@@ -199,7 +215,7 @@ export function policyFetch(fetchImpl: typeof fetch, policy: WirePolicy): typeof
           headers.delete("content-type");
           next = { ...next, method, body: undefined, headers };
         } else if (next.body !== undefined && next.body !== null && typeof next.body !== "string") {
-          throw new RemoteHttpError(status, `${what}: its body cannot be sent again`);
+          throw new RemoteHttpError(status, `${what}: its body cannot be sent again`, where);
         }
         url = to.href;
         target = to.href;
@@ -214,8 +230,10 @@ export function policyFetch(fetchImpl: typeof fetch, policy: WirePolicy): typeof
           }: ${method} ${url} answered HTTP ${status}${
             response.statusText ? ` ${response.statusText}` : ""
           }${reason ? ` (${reason})` : ""}; check options.token or options.fetch`,
+          reason ? { reason } : {},
         );
       }
+      if (!response.ok && init?.signal) failedStatus.set(init.signal, status);
       return boundBody(response, policy.maxBodyBytes);
     }
   };

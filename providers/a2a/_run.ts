@@ -11,6 +11,7 @@ import {
 } from "@seam/host";
 import {
   type OutputSchema,
+  type SubagentFailure,
   subagentProgress,
   type SubagentResultInput,
   type SubagentRunHandle,
@@ -20,6 +21,7 @@ import type { SendMessageRequest, StreamResponse } from "@a2a-js/sdk";
 import type { Client } from "@a2a-js/sdk/client";
 import {
   Alarm,
+  ConnectionLost,
   Deadline,
   isA2AError,
   isNetworkError,
@@ -33,6 +35,8 @@ import {
   type SeamMessageFields,
   type SeamRemoteProvider,
 } from "./_extension.ts";
+import { failureOf } from "./_failure.ts";
+import { failedStatusOf } from "./_fetch.ts";
 import { type TaskNews, TaskReader } from "./_task_reader.ts";
 import { blocksToParts, type Piece, userMessage } from "./_wire.ts";
 
@@ -119,6 +123,8 @@ export class A2ARun {
   #state: RunState = "starting";
   /** The request under way, for notes (`SendStreamingMessage`, `GetTask`, …). */
   #call: string;
+  /** The HTTP status of the last request that failed with one (for `result.error`). */
+  #failedStatus: number | undefined;
   #lastDrop: unknown;
   #resolveStarted!: () => void;
   #rejectStarted!: (error: Error) => void;
@@ -142,11 +148,21 @@ export class A2ARun {
     });
     this.#idle = new Alarm(remote.idleTimeoutMs, () =>
       this.#expire(
-        `the remote agent brought nothing new for ${remote.idleTimeoutMs} ms (idleTimeoutMs)`,
+        new TimedOut(
+          `the remote agent brought nothing new for ${remote.idleTimeoutMs} ms (idleTimeoutMs)`,
+          { option: "idleTimeoutMs", ms: remote.idleTimeoutMs },
+        ),
       ));
-    this.#deadline = remote.deadlineMs === undefined ? undefined : new Alarm(
-      remote.deadlineMs,
-      () => this.#expire(`the run did not end within ${remote.deadlineMs} ms (deadlineMs)`),
+    const deadlineMs = remote.deadlineMs;
+    this.#deadline = deadlineMs === undefined ? undefined : new Alarm(
+      deadlineMs,
+      () =>
+        this.#expire(
+          new TimedOut(`the run did not end within ${deadlineMs} ms (deadlineMs)`, {
+            option: "deadlineMs",
+            ms: deadlineMs,
+          }),
+        ),
     );
     this.started = new Promise<void>((resolve, reject) => {
       this.#resolveStarted = resolve;
@@ -318,7 +334,13 @@ export class A2ARun {
     try {
       return await call(deadline.signal);
     } catch (error) {
-      if (deadline.timedOut) throw new TimedOut(this.#timeoutMessage());
+      this.#failedStatus = failedStatusOf(deadline.signal);
+      if (deadline.timedOut) {
+        throw new TimedOut(this.#timeoutMessage(), {
+          option: "timeoutMs",
+          ms: this.#remote.timeoutMs,
+        });
+      }
       throw error;
     } finally {
       deadline.release();
@@ -349,7 +371,13 @@ export class A2ARun {
       this.#lastDrop = undefined;
       return false;
     } catch (error) {
-      if (deadline.timedOut) throw new TimedOut(this.#timeoutMessage());
+      this.#failedStatus = failedStatusOf(deadline.signal);
+      if (deadline.timedOut) {
+        throw new TimedOut(this.#timeoutMessage(), {
+          option: "timeoutMs",
+          ms: this.#remote.timeoutMs,
+        });
+      }
       if (this.#io.signal.aborted) return true;
       if (isNetworkError(error)) {
         this.#lastDrop = error;
@@ -374,10 +402,11 @@ export class A2ARun {
     let last: unknown = this.#lastDrop ?? (streaming ? "the stream ended early" : undefined);
     while (!this.#shouldStop()) {
       if (failures > retries) {
-        throw new Error(
+        throw new ConnectionLost(
           `lost remote task "${id}"${last === undefined ? "" : ` (${messageOf(last)})`}${
             retries > 0 ? ` and ${retries} attempt(s) to re-attach failed` : " (reconnect is off)"
           }`,
+          { taskId: id, retries },
         );
       }
       const wait = failures === 0
@@ -439,7 +468,7 @@ export class A2ARun {
   #finishFromRemote(): void {
     if (this.#settled) return;
     const outcome = this.#task.outcome(this.#plan.outputSchema, this.#remote.offerResume);
-    this.#finish(outcome.stopReason, outcome.pieces, outcome.notes, outcome.structured);
+    this.#finish(outcome.stopReason, outcome.pieces, outcome.error, outcome.structured);
   }
 
   #fail(error: unknown): void {
@@ -447,15 +476,20 @@ export class A2ARun {
       this.#logger.debug(`A2A run ${this.id} (already ended): ${messageOf(error)}`);
       return;
     }
-    const message = `The A2A run failed (${this.#call}): ${messageOf(error)}`;
-    this.#logger.warn(`A2A run ${this.id}: ${message}`);
-    this.#finish("error", this.#task.pieces(), [message]);
+    const failure = failureOf(
+      error,
+      this.#call,
+      this.#state === "starting",
+      this.#failedStatus,
+    );
+    this.#logger.warn(`A2A run ${this.id}: ${failure.message}`);
+    this.#finish("error", this.#task.pieces(), failure);
   }
 
   /** An idle timeout or the deadline: end `error`, and stop the I/O as a cancel does. */
-  #expire(why: string): void {
+  #expire(why: TimedOut): void {
     if (this.#settled) return;
-    this.#fail(new TimedOut(why));
+    this.#fail(why);
     this.#stopIo("timed out");
   }
 
@@ -470,7 +504,7 @@ export class A2ARun {
   #finish(
     stopReason: SubagentStopReason,
     pieces: readonly Piece[],
-    notes: readonly string[],
+    error?: SubagentFailure,
     structured?: JsonValue,
   ): void {
     if (this.#settled) return;
@@ -482,15 +516,20 @@ export class A2ARun {
     const output: ContentBlock[] = pieces.map((piece) =>
       piece.type === "data" ? { type: "text", text: JSON.stringify(piece.data) } : piece
     );
-    for (const note of notes) output.push({ type: "text", text: note });
     if (wasStarting) {
       this.#rejectStarted(
-        new Error(notes[0] ?? `the run ended "${stopReason}" before the remote task existed`),
+        new Error(error?.message ?? `the run ended "${stopReason}" before the remote task existed`),
       );
     }
-    this.#resolveResult(
-      structured === undefined ? { output, stopReason } : { output, structured, stopReason },
-    );
+    const result: {
+      output: ContentBlock[];
+      stopReason: SubagentStopReason;
+      structured?: JsonValue;
+      error?: SubagentFailure;
+    } = { output, stopReason };
+    if (structured !== undefined) result.structured = structured;
+    if (error !== undefined) result.error = error;
+    this.#resolveResult(result);
   }
 
   /** Cancel the remote task (`CancelTask`), once; failures are logged, never thrown. */
@@ -522,7 +561,7 @@ export class A2ARun {
   /** End the run `aborted` at once; the remote task is cancelled in the background. */
   cancel(_reason?: string): void {
     if (this.#settled) return;
-    this.#finish("aborted", this.#task.pieces(), []);
+    this.#finish("aborted", this.#task.pieces());
     this.#stopIo("cancelled");
   }
 

@@ -6,11 +6,13 @@
 import type { JsonValue } from "@seam/host";
 import {
   type OutputSchema,
+  type SubagentFailure,
   type SubagentStopReason,
   validateStructuredOutput,
 } from "@seam/subagent";
 import type { Artifact, Message, StreamResponse, Task, TaskStatus } from "@a2a-js/sdk";
-import { OutputLimitError, RemoteProtocolError } from "./_async.ts";
+import { type FailureData, OutputLimitError, RemoteProtocolError } from "./_async.ts";
+import { failure } from "./_failure.ts";
 import { readSeamReport, type SeamTaskReport } from "./_extension.ts";
 import {
   appendPieces,
@@ -42,11 +44,11 @@ export interface TaskNews {
   readonly first: boolean;
 }
 
-/** How a run ends from what the remote said: a stop reason, pieces, notes, a structured value. */
+/** How a run ends from what the remote said: a stop reason, its output, what went wrong. */
 export interface TaskOutcome {
   readonly stopReason: SubagentStopReason;
   readonly pieces: Piece[];
-  readonly notes: string[];
+  readonly error?: SubagentFailure;
   readonly structured?: JsonValue;
 }
 
@@ -241,11 +243,11 @@ export class TaskReader {
 
   /**
    * The outcome of a task that ended here (or stopped for input): the exact
-   * stop reason a seam gateway reports, else the state's; the agent's last
-   * word as the output when there is no other, or as a note; the structured
-   * value for an `outputSchema`. A remote end other than by this run's own
-   * cancel is never `aborted`: a task cancelled over there ends `error`
-   * with the remote's reason.
+   * stop reason a seam gateway reports, else the state's; the output is the
+   * agent's own words (its artifacts, else its last word), what went wrong
+   * is the `error`; the structured value for an `outputSchema`. A remote end
+   * other than by this run's own cancel is never `aborted`: a task cancelled
+   * over there ends `error` (`REMOTE_CANCELED`) with the remote's reason.
    */
   outcome(schema: OutputSchema | undefined, offerResume: boolean): TaskOutcome {
     const state = this.#state;
@@ -253,41 +255,63 @@ export class TaskReader {
     const exact = report?.stopReason;
     let stopReason: SubagentStopReason = exact ?? stopReasonOf(state);
     const pieces = this.pieces();
-    const notes: string[] = [];
     const said = this.#statusMessage ? textOfPieces(this.#statusMessage.pieces) : "";
+    const data: FailureData = { state: stateName(state), ...this.#ids() };
+    let error: SubagentFailure | undefined;
     if (exact !== undefined) {
-      // A seam gateway's output is the remote run's output, exactly.
-      if (report?.error) notes.push(`[a2a] the remote run broke down: ${report.error}`);
+      // A seam gateway's output is the remote run's output, exactly; its word on
+      // the end (the task's status message) is the reason.
+      const reason = said !== "" ? `: ${said}` : "";
       if (exact === "aborted") {
         stopReason = "error";
-        notes.push(
-          `[a2a] the remote run was aborted over there, not by this run${said ? `: ${said}` : ""}`,
+        error = failure(
+          "REMOTE_CANCELED",
+          `the remote run was aborted over there, not by this run${reason}`,
+          data,
         );
+      } else if (report?.error !== undefined) {
+        error = typeof report.error === "string"
+          ? failure("CHILD_FAILED", `the remote run broke down: ${report.error}`, data)
+          : { ...report.error, data: { ...data, ...(report.error.data as FailureData) } };
+      } else if (exact === "error") {
+        error = failure("CHILD_FAILED", `the remote run failed${reason}`, data);
       }
     } else {
-      // The agent's word on the state: the output when there is no other,
-      // else a note (for an end other than COMPLETED).
+      // The agent's last word: the output when there is no other, else part of the reason.
       const usedAsOutput = pieces.length === 0 && this.#statusMessage !== undefined &&
         this.#statusMessage.pieces.length > 0;
       if (usedAsOutput) pieces.push(...this.#statusMessage!.pieces);
-      if (state !== TaskStates.COMPLETED) {
-        if (said !== "" && !usedAsOutput) notes.push(`[a2a] ${stateName(state)}: ${said}`);
-        if (state === TaskStates.INPUT_REQUIRED || state === TaskStates.AUTH_REQUIRED) {
-          notes.push(
-            `[a2a] the remote agent stopped in ${stateName(state)}: it needs ${
+      const reason = said !== "" && !usedAsOutput ? `: ${said}` : "";
+      switch (state) {
+        case TaskStates.COMPLETED:
+        case TaskStates.REJECTED:
+          break;
+        case TaskStates.INPUT_REQUIRED:
+        case TaskStates.AUTH_REQUIRED:
+          error = failure(
+            state === TaskStates.INPUT_REQUIRED ? "INPUT_REQUIRED" : "AUTH_REQUIRED",
+            `the remote agent stopped in ${stateName(state)}${reason}: it needs ${
               state === TaskStates.INPUT_REQUIRED ? "more input" : "authentication"
             } to go on${offerResume ? "; resume() answers it on the same task" : ""}`,
+            data,
           );
-        } else if (state === TaskStates.CANCELED) {
+          break;
+        case TaskStates.CANCELED:
           stopReason = "error";
-          notes.push(
-            `[a2a] the remote agent cancelled the task (${stateName(state)}), not this run${
-              said !== "" && usedAsOutput ? `: ${said}` : ""
+          error = failure(
+            "REMOTE_CANCELED",
+            `the remote agent cancelled the task (${stateName(state)}), not this run${
+              said !== "" ? `: ${said}` : ""
             }`,
+            data,
           );
-        } else {
-          notes.push(`[a2a] the remote task ended in ${stateName(state)}`);
-        }
+          break;
+        default:
+          error = failure(
+            "CHILD_FAILED",
+            `the remote task ended in ${stateName(state)}${reason}`,
+            data,
+          );
       }
     }
     let structured: JsonValue | undefined;
@@ -298,18 +322,22 @@ export class TaskReader {
       }
       if (index < 0) {
         stopReason = "error";
-        notes.push(
-          "[a2a] the remote agent completed without a structured result (no data part), although an outputSchema was requested",
+        error = failure(
+          "NO_STRUCTURED_RESULT",
+          "the remote agent completed without a structured result (no data part), although an outputSchema was requested",
+          data,
         );
       } else {
         const value = (pieces[index] as { data: JsonValue }).data;
         const issues = validateStructuredOutput(schema, value);
         if (issues.length > 0) {
           stopReason = "error";
-          notes.push(
-            `[a2a] the remote agent's structured result does not match the outputSchema: ${
+          error = failure(
+            "INVALID_STRUCTURED_RESULT",
+            `the remote agent's structured result does not match the outputSchema: ${
               issues.map((issue) => `${issue.path} ${issue.message}`).join("; ")
             }`,
+            data,
           );
         } else {
           pieces.splice(index, 1);
@@ -317,9 +345,22 @@ export class TaskReader {
         }
       }
     }
-    return structured === undefined
-      ? { stopReason, pieces, notes }
-      : { stopReason, pieces, notes, structured };
+    const outcome: {
+      stopReason: SubagentStopReason;
+      pieces: Piece[];
+      error?: SubagentFailure;
+      structured?: JsonValue;
+    } = { stopReason, pieces };
+    if (error !== undefined) outcome.error = error;
+    if (structured !== undefined) outcome.structured = structured;
+    return outcome;
+  }
+
+  #ids(): FailureData {
+    const ids: { taskId?: string; contextId?: string } = {};
+    if (this.#taskId !== undefined) ids.taskId = this.#taskId;
+    if (this.#contextId !== undefined) ids.contextId = this.#contextId;
+    return ids;
   }
 
   // ---- reading ----
@@ -438,6 +479,7 @@ export class TaskReader {
     if (base + size > max) {
       throw new OutputLimitError(
         `the remote agent sent more output than this run holds (${max} characters, maxOutputChars); what came before is kept`,
+        { option: "maxOutputChars", maxOutputChars: max },
       );
     }
   }

@@ -102,7 +102,6 @@ Deno.test("TaskReader.read() follows a task from its first event to its end", ()
   assert.deepEqual(r.outcome(undefined, true), {
     stopReason: "completed",
     pieces: [{ type: "text", text: "Hello" }],
-    notes: [],
   });
 });
 
@@ -135,17 +134,32 @@ Deno.test("TaskReader.outcome() maps each end", async (t) => {
     assert.deepEqual(end(task(TaskStates.FAILED, { said: "no disk" })), {
       stopReason: "error",
       pieces: [{ type: "text", text: "no disk" }],
-      notes: ["[a2a] the remote task ended in TASK_STATE_FAILED"],
+      error: {
+        code: "CHILD_FAILED",
+        message: "the remote task ended in TASK_STATE_FAILED",
+        data: { state: "TASK_STATE_FAILED", taskId: "t", contextId: "c" },
+      },
     });
+    // With output of its own, the agent's last word is the reason.
+    const withOutput = end(
+      task(TaskStates.FAILED, { said: "no disk", artifacts: [artifact([text("half")])] }),
+    );
+    assert.deepEqual(withOutput.pieces, [{ type: "text", text: "half" }]);
+    assert.equal(withOutput.error?.message, "the remote task ended in TASK_STATE_FAILED: no disk");
   });
   await t.step("REJECTED → refusal", () => {
-    assert.equal(end(task(TaskStates.REJECTED)).stopReason, "refusal");
+    const outcome = end(task(TaskStates.REJECTED, { said: "not doing that" }));
+    assert.deepEqual(outcome, {
+      stopReason: "refusal",
+      pieces: [{ type: "text", text: "not doing that" }],
+    });
   });
   await t.step("CANCELED over there → error with the remote's reason, not aborted", () => {
     const outcome = end(task(TaskStates.CANCELED, { said: "Canceled: shutting down" }));
     assert.equal(outcome.stopReason, "error");
+    assert.equal(outcome.error?.code, "REMOTE_CANCELED");
     assert.match(
-      outcome.notes.join(" "),
+      outcome.error!.message,
       /cancelled the task .*not this run: Canceled: shutting down/,
     );
   });
@@ -157,9 +171,13 @@ Deno.test("TaskReader.outcome() maps each end", async (t) => {
       }),
     );
     assert.equal(outcome.stopReason, "error");
-    assert.deepEqual(outcome.notes, [
-      "[a2a] the remote run was aborted over there, not by this run: Canceled: the gateway shut down.",
-    ]);
+    assert.deepEqual(outcome.pieces, []);
+    assert.deepEqual(outcome.error, {
+      code: "REMOTE_CANCELED",
+      message:
+        "the remote run was aborted over there, not by this run: Canceled: the gateway shut down.",
+      data: { state: "TASK_STATE_CANCELED", taskId: "t", contextId: "c" },
+    });
   });
   await t.step("a seam gateway's exact stop reason wins over the state", () => {
     const outcome = end(
@@ -171,7 +189,6 @@ Deno.test("TaskReader.outcome() maps each end", async (t) => {
     assert.deepEqual(outcome, {
       stopReason: "max-tokens",
       pieces: [{ type: "text", text: "partial" }],
-      notes: [],
     });
   });
   await t.step("INPUT_REQUIRED → interrupted, error saying what it needs", () => {
@@ -180,7 +197,12 @@ Deno.test("TaskReader.outcome() maps each end", async (t) => {
     assert.equal(r.condition, "interrupted");
     const outcome = r.outcome(undefined, true);
     assert.equal(outcome.stopReason, "error");
-    assert.match(outcome.notes.join(" "), /needs more input to go on; resume\(\) answers it/);
+    assert.equal(outcome.error?.code, "INPUT_REQUIRED");
+    assert.match(
+      outcome.error!.message,
+      /stopped in TASK_STATE_INPUT_REQUIRED: it needs more input to go on; resume\(\) answers it/,
+    );
+    assert.deepEqual(outcome.pieces, [{ type: "text", text: "Which file?" }]);
   });
   await t.step("an outputSchema takes the last data part, checked", () => {
     const schema = {
@@ -196,7 +218,6 @@ Deno.test("TaskReader.outcome() maps each end", async (t) => {
       {
         stopReason: "completed",
         pieces: [{ type: "text", text: "x" }],
-        notes: [],
         structured: { n: 1 },
       },
     );
@@ -205,9 +226,10 @@ Deno.test("TaskReader.outcome() maps each end", async (t) => {
       schema,
     );
     assert.equal(wrong.stopReason, "error");
-    assert.match(wrong.notes[0], /does not match the outputSchema/);
+    assert.equal(wrong.error?.code, "INVALID_STRUCTURED_RESULT");
+    assert.match(wrong.error!.message, /does not match the outputSchema/);
     const none = end(task(TaskStates.COMPLETED, { artifacts: [artifact([text("x")])] }), schema);
-    assert.match(none.notes[0], /without a structured result/);
+    assert.equal(none.error?.code, "NO_STRUCTURED_RESULT");
   });
 });
 

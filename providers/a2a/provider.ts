@@ -110,10 +110,10 @@ function checkInteger(
  * (kind `text`) in the parent's scope while someone listens. The task's end
  * maps to the result: the exact `stopReason` a seam gateway reports in the
  * task's metadata, otherwise `COMPLETED` → `completed`, `FAILED` → `error`,
- * `REJECTED` → `refusal`, and `INPUT_REQUIRED`
- * / `AUTH_REQUIRED` → `error` with a note saying what the agent needs (the
- * task is left open: `resume(answer)` continues it; disposing the run
- * cancels it). The output is the task's artifacts (text → text blocks,
+ * `REJECTED` → `refusal`, and `INPUT_REQUIRED` / `AUTH_REQUIRED` → `error`
+ * (code `INPUT_REQUIRED` / `AUTH_REQUIRED`; the task is left open:
+ * `resume(answer)` continues it; disposing the run cancels it). The output
+ * is the agent's own words only: the task's artifacts (text → text blocks,
  * images → image blocks, URLs → resource blocks), or the agent's status
  * message when there are none; with an `outputSchema`, the last `data` part
  * is the `structured` value (a completed task without one, or with one that
@@ -121,31 +121,39 @@ function checkInteger(
  * A run ends `aborted` only when it was cancelled here (`cancel`, the
  * request's `signal`, `dispose`): a task cancelled over there (`CANCELED`, or
  * a seam gateway's `aborted`, e.g. "Canceled: the gateway shut down.") ends
- * `error` with the remote's reason, so it cannot be taken for the caller's
- * own cancel.
+ * `error` (code `REMOTE_CANCELED`) with the remote's reason, so it cannot be
+ * taken for the caller's own cancel.
  *
- * Failures (refused connection, an HTTP error, a malformed event, no answer
- * within `timeoutMs`, a stream that ends early and cannot be re-attached)
- * end the run `error` with the partial output and a note saying what
- * happened; `result` never rejects for them. Every run ends, bounded: a task
- * that brings nothing new for `idleTimeoutMs` (a silent stream, keep-alive
- * comments only, `WORKING` on every poll), a run past `deadlineMs`, and
- * output past `maxOutputChars` each end it `error`, naming the option, the
- * remote task cancelled. A 401 or 403 says authentication failed, with the
- * status and the remote's reason.
+ * What went wrong is `result.error`, `{code, message, data}`, never text in
+ * the output: `data` holds the request under way (`call`), the HTTP
+ * `status` it was answered with, the remote's `reason`, the option a bound
+ * ran out on (`option`, `ms`), the task's `state` and ids. Failures
+ * (refused connection `START_FAILED`, an HTTP error, a malformed event
+ * `PROTOCOL_ERROR`, no answer within `timeoutMs` `TIMEOUT`, a stream that
+ * ends early and cannot be re-attached `CONNECTION_LOST`) end the run
+ * `error` with the partial output; `result` never rejects for them. Every
+ * run ends, bounded: a task that brings nothing new for `idleTimeoutMs` (a
+ * silent stream, keep-alive comments only, `WORKING` on every poll), a run
+ * past `deadlineMs` (both `TIMEOUT`), and output past `maxOutputChars`
+ * (`OUTPUT_LIMIT`) each end it `error`, naming the option, the remote task
+ * cancelled. A 401 or 403 is `AUTH_REQUIRED`, saying authentication failed,
+ * with the status and the remote's reason.
  *
  * On the wire, nothing goes where the card did not say: a redirect is not
- * followed (`redirects: "same-origin"` follows one within the origin), and
- * only `http:`/`https:` interface URLs of the card are used (with
- * `sameOriginInterfaces`, only those on the card's own origin). A dropped stream is re-attached
- * with `SubscribeToTask` (`reconnect`: bounded retries with backoff).
- * `cancel` ends the run `aborted` at once and sends `CancelTask`; `dispose`
- * closes the stream, cancels a task that is still live and waits for that
- * answer (bounded by `timeoutMs`). `resume` sends a follow-up message in the
- * task's context as a new run (to a seam gateway with the caller's depth and
- * the depth cap the first run was sent, so the cap holds even where the
- * gateway kept no run to continue); `sendMessage` (seam gateways by default)
- * sends a message to the running task.
+ * followed (`REDIRECT_REFUSED`; `redirects: "same-origin"` follows one
+ * within the origin), and only `http:`/`https:` interface URLs of the card
+ * are used (with `sameOriginInterfaces`, only those on the card's own
+ * origin).
+ *
+ * A dropped stream is re-attached with `SubscribeToTask` (`reconnect`:
+ * bounded retries with backoff). `cancel` ends the run `aborted` at once and
+ * sends `CancelTask`; `dispose` closes the stream, cancels a task that is
+ * still live and waits for that answer (bounded by `timeoutMs`). `resume`
+ * sends a follow-up message in the task's context as a new run (to a seam
+ * gateway with the caller's depth and the depth cap the first run was sent,
+ * so the cap holds even where the gateway kept no run to continue);
+ * `sendMessage` (seam gateways by default) sends a message to the running
+ * task.
  *
  * Runtime-neutral: `fetch` and web streams only.
  *

@@ -111,7 +111,7 @@ export interface A2AProviderOptions {
   readonly maxOutputChars?: number;
   /**
    * What a redirect (HTTP 301, 302, 303, 307, 308) does: `"refuse"` ends
-   * the request, and so the run (or discovery) with a note naming the status
+   * the request, and so the run (or discovery), with an error naming the status
    * and the target, so a request and its prompt never go where the card did
    * not say; `"same-origin"` follows a redirect within the request's own
    * origin (5 in a row at most) and refuses one elsewhere. Default `"refuse"`.

@@ -1,0 +1,73 @@
+// What went wrong, as data: a thrown error (or a remote end) as the
+// `result.error` of a run, `{code, message, data}`, with the well-known
+// codes of `@seam/subagent` where they fit.
+import type { SubagentFailure } from "@seam/subagent";
+import {
+  ConnectionLost,
+  type FailureData,
+  isA2AError,
+  isNetworkError,
+  messageOf,
+  OutputLimitError,
+  RemoteHttpError,
+  RemoteProtocolError,
+  TimedOut,
+} from "./_async.ts";
+
+/** A failure, `data` left out when empty. */
+export function failure(code: string, message: string, data?: FailureData): SubagentFailure {
+  return data === undefined || Object.keys(data).length === 0
+    ? { code, message }
+    : { code, message, data };
+}
+
+/**
+ * The failure of a run that threw `error` during `call` (the request under
+ * way). `starting`: no task existed yet, so a refusal is `START_FAILED`;
+ * `status`: the HTTP status the failing request was answered with, if any.
+ *
+ * | thrown | code |
+ * |---|---|
+ * | a bound ran out (`timeoutMs`, `idleTimeoutMs`, `deadlineMs`) | `TIMEOUT` |
+ * | HTTP 401 / 403 | `AUTH_REQUIRED` |
+ * | a redirect not followed | `REDIRECT_REFUSED` |
+ * | more output than `maxOutputChars` | `OUTPUT_LIMIT` |
+ * | a malformed or unexpected event | `PROTOCOL_ERROR` |
+ * | a stream lost and not re-attached | `CONNECTION_LOST` |
+ * | anything else before the task existed | `START_FAILED` |
+ * | a broken connection after | `CONNECTION_LOST` |
+ * | an A2A error answer after | `CHILD_FAILED` |
+ */
+export function failureOf(
+  error: unknown,
+  call: string,
+  starting: boolean,
+  status?: number,
+): SubagentFailure {
+  const message = `The A2A run failed (${call}): ${messageOf(error)}`;
+  const base: FailureData = status === undefined ? { call } : { call, status };
+  if (error instanceof TimedOut) return failure("TIMEOUT", message, { ...base, ...error.data });
+  if (error instanceof RemoteHttpError) {
+    const code = error.status === 401 || error.status === 403
+      ? "AUTH_REQUIRED"
+      : "REDIRECT_REFUSED";
+    return failure(code, message, { ...base, ...error.data });
+  }
+  if (error instanceof OutputLimitError) {
+    return failure("OUTPUT_LIMIT", message, { ...base, ...error.data });
+  }
+  if (error instanceof ConnectionLost) {
+    return failure("CONNECTION_LOST", message, { ...base, ...error.data });
+  }
+  if (error instanceof RemoteProtocolError) return failure("PROTOCOL_ERROR", message, base);
+  const a2a = isA2AError(error) ? { a2aError: (error as Error).name, ...codeOf(error) } : {};
+  if (starting) return failure("START_FAILED", message, { ...base, ...a2a });
+  if (isNetworkError(error)) return failure("CONNECTION_LOST", message, base);
+  return failure("CHILD_FAILED", message, { ...base, ...a2a });
+}
+
+/** The JSON-RPC code of an SDK error, when it carries one. */
+function codeOf(error: unknown): FailureData {
+  const code = (error as { envelopeCode?: unknown }).envelopeCode;
+  return typeof code === "number" ? { a2aCode: code } : {};
+}
