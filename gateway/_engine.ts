@@ -10,7 +10,8 @@ import { GatewayError } from "./_errors.ts";
 import { type AcceptedExtension, hasStartFields, readExtension } from "./_extension.ts";
 import { Disposals, KeptRuns } from "./_kept_runs.ts";
 import { LiveTask, type LiveTaskHooks, type LiveTaskLimits } from "./_live_task.ts";
-import { type ParentFactory, type ProgressSource, TaskStarter } from "./_task_start.ts";
+import { type ProgressSource, TaskStarter } from "./_task_start.ts";
+import type { GatewayParentFactory } from "./options.ts";
 import {
   agentMessage,
   decodePageToken,
@@ -33,7 +34,7 @@ export interface EngineOptions {
   readonly logger: Logger;
   /** Owns task scopes when the parent is not a static agent. */
   readonly scope: Scope;
-  readonly parent: AgentRef | ParentFactory | undefined;
+  readonly parent: AgentRef | GatewayParentFactory | undefined;
   readonly parentId: string;
   readonly progress: ProgressSource | undefined;
   readonly agentOptions: SubagentAgentOptions | undefined;
@@ -139,6 +140,7 @@ export class Engine {
     const contextId = message.contextId ?? crypto.randomUUID();
     // Counted from here: a factory may take a while, and others must see the slot taken.
     this.#count(principal, +1);
+    const accepted = userMessage(params, taskId, contextId);
     let started;
     try {
       started = await this.#starter.start({
@@ -149,6 +151,7 @@ export class Engine {
         taskId,
         contextId,
         continuing: message.contextId !== undefined,
+        message: accepted,
       });
     } catch (error) {
       this.#count(principal, -1);
@@ -162,7 +165,7 @@ export class Engine {
       id: taskId,
       contextId,
       status: { state: "TASK_STATE_SUBMITTED", timestamp: isoNow(now) },
-      history: [userMessage(params, taskId, contextId)],
+      history: [accepted],
       metadata: { [SEAM_EXTENSION_URI]: meta } as A2AMetadata,
     };
     const record: TaskRecord = { task, owner: principal, provider, updatedAt: now };
@@ -350,8 +353,10 @@ export class Engine {
     }
     task.admitSteering();
     const blocks = partsToBlocks(params.message.parts);
+    const accepted = userMessage(params, t.id, t.contextId);
     onLive?.(task);
     try {
+      task.chain.context.accept(t.id, accepted);
       await send(blocks);
     } catch (error) {
       task.releaseSteering();
@@ -362,7 +367,7 @@ export class Engine {
         })`,
       );
     }
-    (t.history ??= []).push(userMessage(params, t.id, t.contextId));
+    (t.history ??= []).push(accepted);
     // The run may have ended while the message was on its way: the store
     // then holds the final state already, so it must hear of the message.
     if (task.phase === "ended") this.#persist(task.record);

@@ -5,6 +5,7 @@
  */
 import type { AgentRef, Logger, Scope } from "@seam/host";
 import type { SubagentRun } from "@seam/subagent";
+import type { TaskContextRecord } from "./_task_start.ts";
 
 /** Runs and scopes that live and die together (a run and the runs resumed from it). */
 export interface RunChain {
@@ -12,6 +13,8 @@ export interface RunChain {
   readonly scopes: Scope[];
   /** The depth cap the first run started under (resumed runs keep it), if any. */
   readonly maxDepth: number | undefined;
+  /** What the runs' scope tells providers about the task they serve. */
+  readonly context: TaskContextRecord;
 }
 
 /**

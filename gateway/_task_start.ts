@@ -17,19 +17,9 @@ import { type AcceptedExtension, hasStartFields, withoutMaxDepth } from "./_exte
 import type { KeptRun, KeptRuns, RunChain } from "./_kept_runs.ts";
 import type { Disposals } from "./_kept_runs.ts";
 import { startError } from "./_start_error.ts";
-
-/** What a parent factory learns about the task it makes a parent for. */
-export interface ParentContext {
-  readonly taskId: string;
-  readonly contextId: string;
-  readonly provider: string;
-  readonly principal: string | undefined;
-  readonly depth: number;
-  readonly scope: Scope;
-}
-
-/** Makes the delegating parent of one task. */
-export type ParentFactory = (context: ParentContext) => AgentRef | Promise<AgentRef>;
+import { gatewayTaskKey } from "./task_context.ts";
+import type { GatewayParentFactory, GatewayTaskContext } from "./options.ts";
+import type { A2AMessage } from "./types.ts";
 
 /** Hears streamed text in a parent's scope, tagged with the run it belongs to; returns how to stop. */
 export type ProgressSource = (
@@ -57,6 +47,8 @@ export interface StartPlan {
   readonly contextId: string;
   /** Whether the message named its context (it may continue a kept run). */
   readonly continuing: boolean;
+  /** The message as the task's history keeps it. */
+  readonly message: A2AMessage;
 }
 
 /** A run started for a task. */
@@ -77,7 +69,7 @@ export interface TaskStarterOptions {
   readonly logger: Logger;
   /** Where task scopes live when the parent is not a static agent. */
   readonly scope: Scope;
-  readonly parent: AgentRef | ParentFactory | undefined;
+  readonly parent: AgentRef | GatewayParentFactory | undefined;
   /** The parent id runs get when no `parent` is given. */
   readonly parentId: string;
   readonly progress: ProgressSource | undefined;
@@ -96,7 +88,7 @@ export interface TaskStarterOptions {
  */
 export class TaskStarter {
   readonly #options: TaskStarterOptions;
-  readonly #factory: ParentFactory | undefined;
+  readonly #factory: GatewayParentFactory | undefined;
   readonly #parentId: string;
   readonly #taskScopes: Scope;
 
@@ -131,6 +123,7 @@ export class TaskStarter {
       assertDepthCap(this.#options.subagents, ext, kept, contextId);
       route = new ProgressRoute();
       stopProgress = this.#listen(kept.parent, route);
+      kept.chain.context.accept(plan.taskId, plan.message);
       const run = kept.run.resume(plan.prompt);
       route.runId = run.id;
       kept.chain.runs.push(run);
@@ -166,16 +159,19 @@ export class TaskStarter {
     try {
       // Where the remote caller sits in its delegation chain, for the providers below.
       scope.provide(delegationContextKey, Object.freeze({ depth: ext.depth, maxDepth: cap }));
+      const context = new TaskContextRecord({
+        taskId: plan.taskId,
+        contextId: plan.contextId,
+        provider,
+        principal: plan.principal,
+        depth: ext.depth,
+        scope,
+        message: plan.message,
+      });
+      scope.provide(gatewayTaskKey, context);
       let parent: AgentRef;
       if (this.#factory) {
-        parent = await this.#factory({
-          taskId: plan.taskId,
-          contextId: plan.contextId,
-          provider,
-          principal: plan.principal,
-          depth: ext.depth,
-          scope,
-        });
+        parent = await this.#factory(context);
         this.#options.assertOpen();
       } else {
         parent = { id: this.#parentId, scope };
@@ -195,7 +191,7 @@ export class TaskStarter {
       return {
         run,
         parent,
-        chain: { runs: [run], scopes: [scope], maxDepth: cap },
+        chain: { runs: [run], scopes: [scope], maxDepth: cap, context },
         resumedFrom: undefined,
         route,
         stopProgress,
@@ -254,4 +250,35 @@ function assertDepthCap(
     }
   }
   if (ext.depth + 1 > asked) throw startError(new SubagentDepthError(ext.depth + 1, asked));
+}
+
+/**
+ * The gateway's side of a task context: plain own fields (a spread or
+ * `JSON.stringify` sees them all), `taskId` and `message` moved along as
+ * messages steer or resume the run.
+ */
+export class TaskContextRecord implements GatewayTaskContext {
+  taskId: string;
+  message: GatewayTaskContext["message"];
+  readonly contextId: string;
+  readonly provider: string;
+  readonly principal: string | undefined;
+  readonly depth: number;
+  readonly scope: Scope;
+
+  constructor(init: GatewayTaskContext) {
+    this.taskId = init.taskId;
+    this.message = init.message;
+    this.contextId = init.contextId;
+    this.provider = init.provider;
+    this.principal = init.principal;
+    this.depth = init.depth;
+    this.scope = init.scope;
+  }
+
+  /** A message steered the run (same task) or resumed it (a new task). */
+  accept(taskId: string, message: GatewayTaskContext["message"]): void {
+    this.taskId = taskId;
+    this.message = message;
+  }
 }

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { type AgentRef, createMemoryLogger, createRootScope, type Scope } from "@seam/host";
 import { createSubagentService, subagentProgress } from "@seam/subagent";
-import { createGateway, createMemoryTaskStore, SEAM_EXTENSION_URI } from "./mod.ts";
+import { createGateway, createMemoryTaskStore, getGatewayTask, SEAM_EXTENSION_URI } from "./mod.ts";
 
 import {
   ALL,
@@ -884,6 +884,7 @@ Deno.test("the caller's depth reaches the providers as a DelegationContext", asy
         principal: "alice",
         depth: 2,
         scope: true,
+        message: task.history[0],
       }]);
       assert.equal(provider.runs[0].request.parent.id, `parent-of-${task.id}`);
       assert.equal(provider.runs[0].delegation?.depth, 2);
@@ -1049,5 +1050,38 @@ Deno.test("a run's result.error reaches the task: its status message and seam me
       [{ text: "partial words" }],
       "output stays the child's",
     );
+  });
+});
+
+Deno.test("getGatewayTask() shows providers the accepted message as it moves on", async () => {
+  const provider = controlledProvider({ steer: true, resume: true });
+  await withSetup([provider], {}, async (s) => {
+    const first = await rpc(s.gateway, "SendMessage", {
+      message: message("start", { messageId: "m-start", metadata: { k: "v" } }),
+      configuration: { returnImmediately: true },
+    });
+    const taskId = first.result.task.id;
+    const task = getGatewayTask(provider.runs[0].request.parent.scope)!;
+    assert.equal(task.taskId, taskId);
+    assert.equal(task.message.messageId, "m-start");
+    assert.deepEqual(task.message.metadata, { k: "v" });
+    assert.equal(task.principal, undefined);
+    provider.runs[0].ready();
+    await rpc(s.gateway, "SendMessage", {
+      message: message("more", { messageId: "m-steer", taskId }),
+      configuration: { returnImmediately: true },
+    });
+    assert.equal(task.message.messageId, "m-steer");
+    assert.equal(task.taskId, taskId);
+    provider.runs[0].finish({ output: "done", stopReason: "completed" });
+    await untilEnded(s.gateway, taskId);
+    const resumed = await rpc(s.gateway, "SendMessage", {
+      message: message("again", { messageId: "m-resume", contextId: first.result.task.contextId }),
+      configuration: { returnImmediately: true },
+    });
+    assert.equal(task.message.messageId, "m-resume");
+    assert.equal(task.taskId, resumed.result.task.id);
+    provider.runs[1].ready();
+    provider.runs[1].finish({ output: "", stopReason: "completed" });
   });
 });

@@ -83,5 +83,6 @@
 export * from "./gateway.ts";
 export * from "./options.ts";
 export * from "./progress.ts";
+export * from "./task_context.ts";
 export * from "./task_store.ts";
 export * from "./types.ts";

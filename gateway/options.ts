@@ -2,10 +2,18 @@
 import type { AgentRef, Scope } from "@seam/host";
 import type { SubagentAgentOptions, SubagentService } from "@seam/subagent";
 import type { TaskStore } from "./task_store.ts";
+import type { A2AMessage } from "./types.ts";
 
-/** What a {@linkcode GatewayParentFactory} learns about the task it makes a parent for. */
+/**
+ * The task a run serves, as the gateway accepted it: what a
+ * {@linkcode GatewayParentFactory} learns, and what any provider below
+ * finds in its parent's scope with {@linkcode getGatewayTask} (the task's
+ * scope provides it under {@linkcode gatewayTaskKey}). A live view: when a
+ * message steers the run, or a message in its context resumes it as a new
+ * task, `taskId` and `message` follow.
+ */
 export interface GatewayTaskContext {
-  /** The new task's id. */
+  /** The task's id (the newest task, once a run was resumed). */
   readonly taskId: string;
   /** The task's context id. */
   readonly contextId: string;
@@ -25,6 +33,13 @@ export interface GatewayTaskContext {
    * (`depth`, `maxDepth`) to the providers below.
    */
   readonly scope: Scope;
+  /**
+   * The A2A message the gateway accepted last for this run (the one that
+   * started it, then each that steered or resumed it), as the task's history
+   * keeps it: `messageId`, `parts`, `metadata`, `extensions`, its
+   * `taskId` and `contextId`.
+   */
+  readonly message: A2AMessage;
 }
 
 /**
