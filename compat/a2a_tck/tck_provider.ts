@@ -1,0 +1,132 @@
+/**
+ * The conformance kit's system under test, as a seam provider: it acts on
+ * the message id's prefix as a2a-tck's `scenarios/*.feature` say
+ * (`tck-complete-task`, `tck-artifact-*`, `tck-stream-*`, `tck-reject-task`,
+ * `test-resubscribe-message-id`, …), reading the accepted message through
+ * `getGatewayTask` like any provider may. Anything else completes with the
+ * prompt's text.
+ */
+import { type ContentBlock, delay, textOf } from "@seam/host";
+import {
+  subagentProgress,
+  type SubagentProvider,
+  type SubagentResultInput,
+  type SubagentRunHandle,
+} from "@seam/subagent";
+import { getGatewayTask } from "../../gateway/mod.ts";
+
+/** What one prefix does: stream these texts, then end with this result. */
+interface Behaviour {
+  readonly stream?: readonly string[];
+  readonly waitMs?: number;
+  readonly result: SubagentResultInput;
+}
+
+function completed(output: string | ContentBlock[]): Behaviour {
+  return { result: { output, stopReason: "completed" } };
+}
+
+function streamed(...texts: string[]): Behaviour {
+  return { stream: texts, result: { output: texts.join(""), stopReason: "completed" } };
+}
+
+/** The behaviour for a message id (longest prefix first: `tck-artifact-file-url` before `tck-artifact-file`). */
+function behaviourOf(messageId: string, prompt: string, streamingTimeoutS: number): Behaviour {
+  const table: [string, () => Behaviour][] = [
+    ["tck-complete-task", () => completed("Hello from TCK")],
+    ["tck-artifact-text", () => completed("Generated text content")],
+    [
+      "tck-artifact-file-url",
+      () =>
+        completed([{
+          type: "resource",
+          uri: "https://example.com/output.txt",
+          mediaType: "text/plain",
+        }]),
+    ],
+    [
+      "tck-artifact-file",
+      () =>
+        completed([{
+          type: "resource",
+          uri: "output.txt",
+          mediaType: "text/plain",
+          text: "file content",
+        }]),
+    ],
+    ["tck-artifact-data", () => completed(JSON.stringify({ key: "value", count: 42 }))],
+    ["tck-message-response", () => completed("Direct message response")],
+    ["tck-reject-task", () => ({ result: { output: "rejected", stopReason: "refusal" } })],
+    ["tck-stream-001", () => streamed("Stream hello from TCK")],
+    ["tck-stream-002", () => completed([])],
+    ["tck-stream-003", () => streamed("Stream task lifecycle")],
+    ["tck-stream-ordering-001", () => streamed("Ordered output")],
+    ["tck-stream-artifact-text", () => streamed("Streamed text content")],
+    [
+      "tck-stream-artifact-file",
+      () =>
+        completed([{
+          type: "resource",
+          uri: "output.txt",
+          mediaType: "text/plain",
+          text: "file content",
+        }]),
+    ],
+    ["tck-stream-artifact-chunked", () => streamed("chunk-1 ", "chunk-2")],
+    ["test-resubscribe-message-id", () => ({
+      waitMs: 2_000 * streamingTimeoutS,
+      result: { output: "done", stopReason: "completed" },
+    })],
+  ];
+  for (const [prefix, make] of table) if (messageId.startsWith(prefix)) return make();
+  return completed(prompt || "Hello from TCK");
+}
+
+/** Options of {@linkcode createTckProvider}. */
+export interface TckProviderOptions {
+  /** `TCK_STREAMING_TIMEOUT` in seconds (the long-running task lasts twice that). Default 2. */
+  readonly streamingTimeoutS?: number;
+}
+
+/** The SUT provider (see the module doc). */
+export function createTckProvider(options: TckProviderOptions = {}): SubagentProvider {
+  const streamingTimeoutS = options.streamingTimeoutS ?? 2;
+  let n = 0;
+  return {
+    name: "tck",
+    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
+    inheritsParentContext: false,
+    start(request): SubagentRunHandle {
+      const id = `tck-${++n}`;
+      const messageId = getGatewayTask(request.parent.scope)?.message.messageId ?? "";
+      const behaviour = behaviourOf(messageId, textOf(request.prompt), streamingTimeoutS);
+      const abort = new AbortController();
+      const result = (async (): Promise<SubagentResultInput> => {
+        await Promise.resolve();
+        for (const text of behaviour.stream ?? []) {
+          request.parent.scope.emit(subagentProgress, { runId: id, kind: "text", text });
+          await delay(5, abort.signal).catch(() => {});
+        }
+        if (behaviour.waitMs) {
+          try {
+            await delay(behaviour.waitMs, abort.signal);
+          } catch {
+            return { output: "", stopReason: "aborted" };
+          }
+        }
+        if (abort.signal.aborted) return { output: "", stopReason: "aborted" };
+        return behaviour.result;
+      })();
+      return {
+        id,
+        started: Promise.resolve(),
+        result,
+        cancel: () => abort.abort(),
+        dispose: () => {
+          abort.abort();
+          return result.then(() => {});
+        },
+      };
+    },
+  };
+}
