@@ -144,6 +144,8 @@ function isFulfilled(promise: Promise<unknown>): Promise<boolean> {
 
 interface Harness {
   readonly service: SubagentService;
+  /** The scope that owns the registration of the provider under test. */
+  readonly registration: Scope;
   readonly parent: AgentRef;
   readonly startCalls: () => number;
   readonly capabilities: SubagentCapabilities;
@@ -159,10 +161,12 @@ const PROVIDER_NAME = "under-test";
 /**
  * Run the provider contract against `backend`, one step per rule:
  * completion with output, `started` before `subagent/start`, every
- * cancellation moment ending `aborted`, failure ending `error` without a
- * rejection, `max-tokens`, idempotent disposal that leaves nothing running,
- * parent-scope teardown, and each start-time capability (working when
- * declared, rejected before start when not).
+ * cancellation moment ending `aborted`, failure ending `error` (with a
+ * `result.error`) without a rejection, `max-tokens`, idempotent disposal
+ * that leaves nothing running, parent-scope teardown, unloading the
+ * provider (its live runs end `aborted`, nothing left running), and each
+ * start-time capability (working when declared, rejected before start when
+ * not).
  *
  * @param t A test context (`Deno.TestContext` or anything with `step`).
  * @param backend How to make and drive the provider under test.
@@ -183,6 +187,7 @@ export async function testSubagentProvider(
       const real = await backend.createProvider(root.child("backend"));
       const capabilities = { ...real.capabilities };
       let calls = 0;
+      const registration = root.child("registration");
       service.registerProvider({
         name: PROVIDER_NAME,
         capabilities,
@@ -191,7 +196,7 @@ export async function testSubagentProvider(
           calls++;
           return real.start(request);
         },
-      });
+      }, { scope: registration });
       const parent = backend.createParent
         ? await backend.createParent(root, service)
         : { id: "conformance-parent", scope: root.child("parent") };
@@ -200,6 +205,7 @@ export async function testSubagentProvider(
       const startSawStarted: boolean[] = [];
       const harness: Harness = {
         service,
+        registration,
         parent,
         capabilities,
         events,
@@ -344,6 +350,10 @@ export async function testSubagentProvider(
         const run = h.start(backend.prompts.fail);
         const result = await settle(run, "fail");
         check(result.stopReason === "error", `expected "error", got "${result.stopReason}"`);
+        check(
+          typeof result.error?.code === "string" && result.error.message.length > 0,
+          "a failed run must carry result.error {code, message}",
+        );
       }),
   );
 
@@ -387,6 +397,20 @@ export async function testSubagentProvider(
       if (backend.liveChildren) {
         const live = await backend.liveChildren();
         check(live === 0, `${live} children still alive after the parent was disposed`);
+      }
+    }));
+
+  await t.step("unloading the provider ends its live runs aborted", () =>
+    withHarness(async (h) => {
+      const run = h.start(backend.prompts.hang);
+      await within(run.started, timeoutMs, "run.started");
+      await within(h.registration.dispose(), timeoutMs, "disposing the registration's scope");
+      const result = await settle(run, "run of an unloaded provider");
+      check(result.stopReason === "aborted", `expected "aborted", got "${result.stopReason}"`);
+      check(h.service.getProvider(PROVIDER_NAME) === undefined, "the provider is unregistered");
+      if (backend.liveChildren) {
+        const live = await backend.liveChildren();
+        check(live === 0, `${live} children still alive after the provider was unloaded`);
       }
     }));
 
