@@ -1,4 +1,5 @@
-import { type ContentBlock, type ContentInput, describe, type Scope } from "@seam/host";
+import { type ContentBlock, type ContentInput, describe, jsonCopy, type Scope } from "@seam/host";
+import type { SubagentInputAnswer } from "./input.ts";
 import { cancelOnAbort } from "./abort.ts";
 import { subagentEnd, subagentStart } from "./events.ts";
 import { acceptContent } from "./_request.ts";
@@ -120,6 +121,7 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
   let rawCancel: Fn;
   let rawSend: Fn | undefined;
   let rawResume: Fn | undefined;
+  let rawRespond: Fn | undefined;
   try {
     const idValue = handle.id;
     if (typeof idValue !== "string" || idValue === "") {
@@ -153,6 +155,7 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
     rawCancel = cancelValue as Fn;
     rawSend = optionalMethod(handle, "sendMessage", name);
     rawResume = optionalMethod(handle, "resume", name);
+    rawRespond = optionalMethod(handle, "respond", name);
     started = Promise.resolve(startedValue).then(noop);
   } catch (error) {
     // Whatever promises were read are the service's now: observe them, so
@@ -247,6 +250,7 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
   // (and everything it holds) for as long as the run object lives.
   if (rawSend) run.sendMessage = sendMessageOf(handle, rawSend);
   if (rawResume) run.resume = resumeOf(handle, rawResume, context);
+  if (rawRespond) run.respond = respondOf(handle, rawRespond);
   Object.freeze(run);
   context.runs.add(run);
   return run;
@@ -274,6 +278,19 @@ function sendMessageOf(handle: object, send: Fn): (content: ContentInput) => Pro
     } catch (error) {
       return Promise.reject(error);
     }
+  };
+}
+
+/** `run.respond`: the answer copied (plain JSON, read once), then the provider's check and answer. */
+function respondOf(
+  handle: object,
+  respond: Fn,
+): (requestId: string, answer: SubagentInputAnswer) => void {
+  return (requestId, answer) => {
+    if (typeof requestId !== "string" || requestId === "") {
+      throw new TypeError("Cannot answer an input request: requestId must be a non-empty string");
+    }
+    Reflect.apply(respond, handle, [requestId, jsonCopy(answer, "answer")]);
   };
 }
 

@@ -35,6 +35,7 @@ export * from "./abort.ts";
 export * from "./delegation.ts";
 export * from "./errors.ts";
 export * from "./events.ts";
+export * from "./input.ts";
 export * from "./max_depth.ts";
 export * from "./output_schema.ts";
 export * from "./service.ts";

@@ -1,3 +1,4 @@
+import type { SubagentInputAnswer } from "./input.ts";
 import type { AgentRef, ContentBlock, ContentInput, JsonValue } from "@seam/host";
 
 /**
@@ -204,6 +205,11 @@ export interface SubagentRunHandle {
   sendMessage?(content: ContentInput): Promise<void>;
   /** Continue a finished child, its context kept, as a new run. */
   resume?(content: ContentInput): SubagentRunHandle;
+  /**
+   * Answer one of the run's pending input requests (see `SubagentInputs`);
+   * throws for an unknown, stale or malformed answer.
+   */
+  respond?(requestId: string, answer: SubagentInputAnswer): void;
 }
 
 /**
@@ -243,6 +249,13 @@ export interface SubagentRun {
   readonly sendMessage?: (content: ContentInput) => Promise<void>;
   /** Present when the provider can continue a finished child. */
   readonly resume?: (content: ContentInput) => SubagentRun;
+  /**
+   * Present when the provider takes answers to the run's input requests
+   * (`subagent/input-required`): answer one by its id. Throws for a request
+   * that no longer waits, an option not offered or a malformed answer (the
+   * request keeps waiting).
+   */
+  readonly respond?: (requestId: string, answer: SubagentInputAnswer) => void;
 }
 
 /** One transport for running a child. */

@@ -1,0 +1,433 @@
+/**
+ * Input requests: a live run asks for a decision (permission for a tool
+ * call, an answer to a question, authentication) and the question travels
+ * up the tree to whoever can answer it.
+ *
+ * - A provider keeps one {@linkcode SubagentInputs} per run and calls
+ *   `ask()`: the request is announced as `subagent/input-required` in the
+ *   delegating parent's scope, then offered to the handlers installed with
+ *   {@linkcode handleSubagentInput} on that scope and its ancestors, nearest
+ *   first; a handler that answers `undefined` passes it on.
+ * - The caller that started the run may answer it too, through
+ *   `run.respond(requestId, answer)` (present when the provider can take
+ *   answers): the first valid answer wins.
+ * - With no handler anywhere the request is refused at once with a note:
+ *   nothing is ever silently allowed. Cancelling or disposing the run
+ *   refuses what is pending ("cancelled"). A stale, duplicate or malformed
+ *   answer throws, and the request keeps waiting for a valid one.
+ * - Waiting is not working: providers pause their own deadlines while
+ *   `inputs.waiting` is true.
+ *
+ * @module
+ */
+import {
+  type ContentBlock,
+  deepFreeze,
+  defineEvent,
+  defineService,
+  type EventKey,
+  jsonCopy,
+  type JsonValue,
+  type Scope,
+  type ServiceKey,
+} from "@seam/host";
+
+/** What a run asks for. */
+export type SubagentInputKind = "permission" | "question" | "authentication";
+
+/** How an option of a permission request decides. */
+export type SubagentPermissionOptionKind =
+  | "allow_once"
+  | "allow_always"
+  | "reject_once"
+  | "reject_always";
+
+/** One choice a permission request offers. */
+export interface SubagentPermissionOption {
+  /** Its id, what an answer names. */
+  readonly id: string;
+  /** What a person reads. */
+  readonly label: string;
+  /** What choosing it means. */
+  readonly kind: SubagentPermissionOptionKind;
+}
+
+/** The tool call a permission request is about. */
+export interface SubagentToolCallInfo {
+  /** The tool's name (or the agent's id for the call). */
+  readonly name: string;
+  /** A human-readable title (`Run "rm -rf build"`). */
+  readonly title?: string;
+  /** What kind of action it is (`execute`, `edit`, `fetch`, …). */
+  readonly kind?: string;
+  /** The call's raw input (the command, the path, the arguments). */
+  readonly rawInput?: JsonValue;
+  /** What the call would show or change, as content. */
+  readonly content?: readonly ContentBlock[];
+}
+
+/** A request a live run raised (frozen). */
+export interface SubagentInputRequest {
+  /** Unique among the run's requests; what an answer names. */
+  readonly id: string;
+  /** The run that asks. */
+  readonly runId: string;
+  /** The run ids from the root of the delegation tree down to `runId` (inclusive). */
+  readonly path: readonly string[];
+  /** What it asks for. */
+  readonly kind: SubagentInputKind;
+  /** What is asked, in words (a question, or why permission is needed). */
+  readonly message: string;
+  /** The tool call, for a permission request. */
+  readonly toolCall?: SubagentToolCallInfo;
+  /** The choices, for a permission request (at least one). */
+  readonly options?: readonly SubagentPermissionOption[];
+  /** What authentication is asked for, for an authentication request. */
+  readonly authentication?: {
+    /** The methods the child offers (`{id, name, description?}`). */
+    readonly methods?: readonly {
+      readonly id: string;
+      readonly name: string;
+      readonly description?: string;
+    }[];
+    /** Where a person authenticates, when there is such a page. */
+    readonly url?: string;
+  };
+}
+
+/**
+ * An answer: an option chosen (permission requests), text (questions and
+ * authentication), or a refusal with its reason (any request).
+ */
+export type SubagentInputAnswer =
+  | { readonly outcome: "selected"; readonly optionId: string }
+  | { readonly outcome: "answered"; readonly text: string }
+  | { readonly outcome: "refused"; readonly reason: string };
+
+/** What a handler learns besides the request. */
+export interface SubagentInputHandlerContext {
+  /** Aborts once the request was answered otherwise, refused or cancelled. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Answers input requests raised below its scope: an answer (or its
+ * promise), or `undefined` to pass the request to the next handler up.
+ */
+export type SubagentInputHandler = (
+  request: SubagentInputRequest,
+  context: SubagentInputHandlerContext,
+) =>
+  | SubagentInputAnswer
+  | undefined
+  | Promise<SubagentInputAnswer | undefined>;
+
+/** What the delegating parent's scope hears when a request is answered. */
+export interface SubagentInputResolvedInfo {
+  /** The request. */
+  readonly request: SubagentInputRequest;
+  /** How it was answered. */
+  readonly answer: SubagentInputAnswer;
+}
+
+/** `subagent/input-required`: a live run asks (in the delegating parent's scope). */
+export const subagentInputRequired: EventKey<SubagentInputRequest> = defineEvent(
+  "subagent/input-required",
+);
+
+/** `subagent/input-resolved`: a request was answered, refused or cancelled (same scope). */
+export const subagentInputResolved: EventKey<SubagentInputResolvedInfo> = defineEvent(
+  "subagent/input-resolved",
+);
+
+interface HandlerEntry {
+  readonly handler: SubagentInputHandler;
+  readonly scope: Scope;
+}
+
+const handlerKey: ServiceKey<HandlerEntry> = defineService<HandlerEntry>(
+  "@seam/subagent/input-handler",
+);
+
+/**
+ * The run ids from the root down to the run whose scope this is, for the
+ * `path` of its children's requests. Providers provide it in a child's scope
+ * (`subagentRunPathKey`); a gateway provides the remote caller's path.
+ */
+export const subagentRunPathKey: ServiceKey<readonly string[]> = defineService<readonly string[]>(
+  "@seam/subagent/run-path",
+);
+
+/**
+ * Answer the input requests raised by runs below `scope` (a host installs
+ * one on its root scope; a tool, a gateway task or a UI on theirs). One
+ * handler per scope; it lives as long as the scope. Returns how to remove it.
+ *
+ * @example A root handler that allows one tool and refuses the rest
+ * ```ts
+ * import { createRootScope } from "@seam/host";
+ * import { handleSubagentInput, SubagentInputs } from "@seam/subagent";
+ * import assert from "node:assert/strict";
+ *
+ * const root = createRootScope();
+ * handleSubagentInput(root, (request) =>
+ *   request.toolCall?.name === "read_file"
+ *     ? { outcome: "selected", optionId: "allow" }
+ *     : { outcome: "refused", reason: "only read_file is allowed" });
+ *
+ * // What a provider does for its run:
+ * const inputs = new SubagentInputs(root, "run-1");
+ * const answer = await inputs.ask({
+ *   kind: "permission",
+ *   message: "The child wants to read a file",
+ *   toolCall: { name: "read_file", rawInput: { path: "notes.md" } },
+ *   options: [
+ *     { id: "allow", label: "Allow", kind: "allow_once" },
+ *     { id: "reject", label: "Reject", kind: "reject_once" },
+ *   ],
+ * });
+ * assert.deepEqual(answer, { outcome: "selected", optionId: "allow" });
+ * await root.dispose();
+ * ```
+ */
+export function handleSubagentInput(
+  scope: Scope,
+  handler: SubagentInputHandler,
+): () => Promise<void> {
+  if (typeof handler !== "function") {
+    throw new TypeError("Cannot handle input requests: handler must be a function");
+  }
+  return scope.provide(handlerKey, { handler, scope });
+}
+
+/** The run path of `scope` (empty above every run). */
+export function subagentRunPath(scope: Scope): readonly string[] {
+  return scope.inject(subagentRunPathKey) ?? [];
+}
+
+/** A request waiting for its answer. */
+interface Pending {
+  readonly request: SubagentInputRequest;
+  readonly controller: AbortController;
+  readonly settle: (answer: SubagentInputAnswer) => void;
+}
+
+/** What a provider gives `ask()`: the request without the fields the run fills in. */
+export type SubagentInputAsk = Omit<SubagentInputRequest, "id" | "runId" | "path">;
+
+/**
+ * A run's input requests, for the provider that runs it (see the module
+ * doc). Expose `respond` on the run handle to let the caller answer too.
+ */
+export class SubagentInputs {
+  readonly #pending = new Map<string, Pending>();
+  readonly #parentScope: Scope;
+  readonly #runId: string;
+  #asked = 0;
+
+  /** The requests of run `runId`, announced in `parentScope` (the delegating parent's). */
+  constructor(parentScope: Scope, runId: string) {
+    this.#parentScope = parentScope;
+    this.#runId = runId;
+  }
+
+  /** Whether a request waits for its answer (pause deadlines meanwhile). */
+  get waiting(): boolean {
+    return this.#pending.size > 0;
+  }
+
+  /** The requests waiting, oldest first. */
+  get pending(): readonly SubagentInputRequest[] {
+    return [...this.#pending.values()].map((p) => p.request);
+  }
+
+  /**
+   * Ask: announce the request, offer it to the handlers up the tree, and
+   * answer how it was decided. Never rejects: a request nobody handles is
+   * refused with a note.
+   *
+   * @throws {TypeError} for a malformed request (before anything is announced).
+   */
+  ask(ask: SubagentInputAsk): Promise<SubagentInputAnswer> {
+    const request = this.#checked(ask);
+    const controller = new AbortController();
+    let settle!: (answer: SubagentInputAnswer) => void;
+    const answered = new Promise<SubagentInputAnswer>((resolve) => {
+      settle = (answer) => {
+        if (!this.#pending.has(request.id)) return;
+        this.#pending.delete(request.id);
+        controller.abort();
+        const frozen = deepFreeze(answer);
+        this.#parentScope.emit(subagentInputResolved, deepFreeze({ request, answer: frozen }));
+        resolve(frozen);
+      };
+    });
+    this.#pending.set(request.id, { request, controller, settle });
+    this.#parentScope.emit(subagentInputRequired, request);
+    void this.#offer(request, controller.signal, settle);
+    return answered;
+  }
+
+  /**
+   * Answer a pending request (what `run.respond` does).
+   *
+   * @throws {RangeError} when no such request waits (answered, cancelled or never asked), or the option was not offered.
+   * @throws {TypeError} for a malformed answer; the request keeps waiting.
+   */
+  respond(requestId: string, answer: SubagentInputAnswer): void {
+    const pending = this.#pending.get(requestId);
+    if (!pending) {
+      throw new RangeError(
+        `Cannot answer input request "${
+          String(requestId).slice(0, 100)
+        }": no such request waits (it was answered, cancelled, or never asked)`,
+      );
+    }
+    pending.settle(checkAnswer(pending.request, answer));
+  }
+
+  /** Refuse every pending request with `reason` (the run was cancelled or disposed). */
+  cancelAll(reason: string): void {
+    for (const pending of [...this.#pending.values()]) {
+      pending.settle({ outcome: "refused", reason: `cancelled: ${reason}` });
+    }
+  }
+
+  async #offer(
+    request: SubagentInputRequest,
+    signal: AbortSignal,
+    settle: (answer: SubagentInputAnswer) => void,
+  ): Promise<void> {
+    let entry = this.#parentScope.inject(handlerKey);
+    while (entry && !signal.aborted) {
+      let answer: SubagentInputAnswer | undefined;
+      try {
+        answer = await entry.handler(request, { signal });
+      } catch (error) {
+        entry.scope.logger.error(`An input handler threw on request "${request.id}"`, error);
+        answer = undefined;
+      }
+      if (signal.aborted) return;
+      if (answer !== undefined) {
+        try {
+          settle(checkAnswer(request, answer));
+          return;
+        } catch (error) {
+          entry.scope.logger.error(
+            `An input handler answered request "${request.id}" wrongly; it goes up`,
+            error,
+          );
+        }
+      }
+      entry = entry.scope.parent?.inject(handlerKey);
+    }
+    if (signal.aborted) return;
+    settle({
+      outcome: "refused",
+      reason: `no one handles input requests here: nothing answered "${
+        request.message.slice(0, 200)
+      }" (install a handler with handleSubagentInput, or answer with run.respond)`,
+    });
+  }
+
+  #checked(ask: SubagentInputAsk): SubagentInputRequest {
+    if (ask === null || typeof ask !== "object") {
+      throw new TypeError("Cannot ask for input: the request must be an object");
+    }
+    const { kind, message } = ask;
+    if (kind !== "permission" && kind !== "question" && kind !== "authentication") {
+      throw new TypeError(
+        `Cannot ask for input: kind must be "permission", "question" or "authentication", got ${
+          JSON.stringify(kind)
+        }`,
+      );
+    }
+    if (typeof message !== "string" || message === "") {
+      throw new TypeError("Cannot ask for input: message must be a non-empty string");
+    }
+    if (kind === "permission") {
+      const options = ask.options;
+      if (!Array.isArray(options) || options.length === 0) {
+        throw new TypeError("Cannot ask for input: a permission request must offer options");
+      }
+      const ids = new Set<string>();
+      for (const [i, option] of options.entries()) {
+        if (
+          !option || typeof option.id !== "string" || option.id === "" || ids.has(option.id) ||
+          typeof option.label !== "string" ||
+          !["allow_once", "allow_always", "reject_once", "reject_always"].includes(option.kind)
+        ) {
+          throw new TypeError(
+            `Cannot ask for input: options[${i}] must be {id (unique), label, kind: allow_once|allow_always|reject_once|reject_always}`,
+          );
+        }
+        ids.add(option.id);
+      }
+      if (!ask.toolCall || typeof ask.toolCall.name !== "string") {
+        throw new TypeError("Cannot ask for input: a permission request needs toolCall.name");
+      }
+    }
+    const copy = jsonCopy(ask, "request") as Record<string, unknown>;
+    const id = `${this.#runId}/input-${++this.#asked}`;
+    return deepFreeze({
+      ...copy,
+      id,
+      runId: this.#runId,
+      path: [...subagentRunPath(this.#parentScope), this.#runId],
+    }) as unknown as SubagentInputRequest;
+  }
+}
+
+/**
+ * `answer` checked against what `request` offers.
+ *
+ * @throws {TypeError | RangeError} naming what is wrong.
+ */
+export function checkAnswer(
+  request: SubagentInputRequest,
+  answer: SubagentInputAnswer,
+): SubagentInputAnswer {
+  const where = `Cannot answer input request "${request.id}"`;
+  if (answer === null || typeof answer !== "object") {
+    throw new TypeError(`${where}: the answer must be an object`);
+  }
+  const outcome = (answer as { outcome?: unknown }).outcome;
+  if (outcome === "refused") {
+    const reason = (answer as { reason?: unknown }).reason;
+    if (typeof reason !== "string" || reason === "") {
+      throw new TypeError(`${where}: a refusal needs a reason (a non-empty string)`);
+    }
+    return { outcome, reason };
+  }
+  if (request.kind === "permission") {
+    if (outcome !== "selected") {
+      throw new TypeError(
+        `${where}: a permission request is answered {outcome: "selected", optionId} or {outcome: "refused", reason}, got outcome ${
+          JSON.stringify(outcome)
+        }`,
+      );
+    }
+    const optionId = (answer as { optionId?: unknown }).optionId;
+    const offered = request.options!.map((o) => o.id);
+    if (typeof optionId !== "string" || !offered.includes(optionId)) {
+      throw new RangeError(
+        `${where}: option ${JSON.stringify(optionId)} was not offered (offered: ${
+          offered.join(", ")
+        })`,
+      );
+    }
+    return { outcome, optionId };
+  }
+  if (outcome !== "answered") {
+    throw new TypeError(
+      `${where}: a ${request.kind} request is answered {outcome: "answered", text} or {outcome: "refused", reason}, got outcome ${
+        JSON.stringify(outcome)
+      }`,
+    );
+  }
+  const text = (answer as { text?: unknown }).text;
+  if (typeof text !== "string") {
+    throw new TypeError(`${where}: the answer's text must be a string`);
+  }
+  return { outcome, text };
+}

@@ -1,0 +1,177 @@
+import assert from "node:assert/strict";
+import { createMemoryLogger, createRootScope } from "@seam/host";
+import {
+  handleSubagentInput,
+  type SubagentInputAnswer,
+  type SubagentInputAsk,
+  subagentInputRequired,
+  subagentInputResolved,
+  SubagentInputs,
+  subagentRunPathKey,
+} from "./mod.ts";
+import { manualProvider, setup } from "./_test_fixtures.ts";
+
+const PERMISSION: SubagentInputAsk = {
+  kind: "permission",
+  message: "The child wants to run a command",
+  toolCall: { name: "shell", kind: "execute", rawInput: { command: "rm -rf build" } },
+  options: [
+    { id: "allow", label: "Allow once", kind: "allow_once" },
+    { id: "reject", label: "Reject", kind: "reject_once" },
+  ],
+};
+
+Deno.test("SubagentInputs.ask() travels up to the nearest handler that answers", async () => {
+  const root = createRootScope();
+  const middle = root.child("parent-run");
+  const seen: string[] = [];
+  handleSubagentInput(root, (request) => {
+    seen.push(`root:${request.id}`);
+    return { outcome: "selected", optionId: "allow" };
+  });
+  handleSubagentInput(middle, (request) => {
+    seen.push(`middle:${request.id}`);
+    return undefined; // not mine: pass it up
+  });
+  middle.provide(subagentRunPathKey, ["root-run"]);
+  const inputs = new SubagentInputs(middle, "child");
+  const answer = await inputs.ask(PERMISSION);
+  assert.deepEqual(answer, { outcome: "selected", optionId: "allow" });
+  assert.deepEqual(seen, ["middle:child/input-1", "root:child/input-1"]);
+  assert.equal(inputs.waiting, false);
+  await root.dispose();
+});
+
+Deno.test("SubagentInputs.ask() with no handler anywhere refuses with a note, never allows", async () => {
+  const root = createRootScope();
+  const answer = await new SubagentInputs(root, "r").ask(PERMISSION);
+  assert.equal(answer.outcome, "refused");
+  assert.match((answer as { reason: string }).reason, /no one handles input requests here/);
+  await root.dispose();
+});
+
+Deno.test("SubagentInputs announces the request with its path, then its answer, in the parent's scope", async () => {
+  const root = createRootScope();
+  root.provide(subagentRunPathKey, ["a", "b"]);
+  const events: string[] = [];
+  root.on(subagentInputRequired, (r) => events.push(`asked ${r.id} ${r.path.join(">")}`));
+  root.on(
+    subagentInputResolved,
+    (r) => events.push(`resolved ${r.request.id} ${r.answer.outcome}`),
+  );
+  handleSubagentInput(root, () => ({ outcome: "answered", text: "blue" }));
+  const answer = await new SubagentInputs(root, "c").ask({
+    kind: "question",
+    message: "Which colour?",
+  });
+  assert.deepEqual(answer, { outcome: "answered", text: "blue" });
+  assert.deepEqual(events, ["asked c/input-1 a>b>c", "resolved c/input-1 answered"]);
+  await root.dispose();
+});
+
+Deno.test("SubagentInputs.respond() takes the first valid answer and refuses the rest loudly", async (t) => {
+  const root = createRootScope();
+  // A handler that waits (a UI): the caller answers through respond.
+  const signals: AbortSignal[] = [];
+  handleSubagentInput(root, (_request, { signal }) => {
+    signals.push(signal);
+    return new Promise<SubagentInputAnswer | undefined>(() => {});
+  });
+  const inputs = new SubagentInputs(root, "r");
+  const asking = inputs.ask(PERMISSION);
+  const [request] = inputs.pending;
+  await t.step("an option not offered: RangeError, still waiting", () => {
+    assert.throws(
+      () => inputs.respond(request.id, { outcome: "selected", optionId: "yes" }),
+      /option "yes" was not offered \(offered: allow, reject\)/,
+    );
+    assert.equal(inputs.waiting, true);
+  });
+  await t.step("a malformed answer: TypeError naming what is wrong, still waiting", () => {
+    assert.throws(
+      () => inputs.respond(request.id, { outcome: "answered", text: "ok" }),
+      /a permission request is answered \{outcome: "selected", optionId\}/,
+    );
+    assert.throws(
+      () => inputs.respond(request.id, { outcome: "refused" } as never),
+      /a refusal needs a reason/,
+    );
+    assert.equal(inputs.waiting, true);
+  });
+  await t.step("a valid answer settles it; the handler's signal aborts", async () => {
+    inputs.respond(request.id, { outcome: "selected", optionId: "reject" });
+    assert.deepEqual(await asking, { outcome: "selected", optionId: "reject" });
+    assert.equal(signals[0].aborted, true);
+  });
+  await t.step("a duplicate or unknown answer: RangeError", () => {
+    assert.throws(
+      () => inputs.respond(request.id, { outcome: "selected", optionId: "allow" }),
+      /no such request waits/,
+    );
+    assert.throws(() => inputs.respond("nope", { outcome: "refused", reason: "x" }), /"nope"/);
+  });
+  await root.dispose();
+});
+
+Deno.test("SubagentInputs.cancelAll() refuses what is pending as cancelled", async () => {
+  const root = createRootScope();
+  handleSubagentInput(root, () => new Promise<undefined>(() => {}));
+  const inputs = new SubagentInputs(root, "r");
+  const asking = inputs.ask({ kind: "question", message: "Name?" });
+  inputs.cancelAll("the run was cancelled");
+  assert.deepEqual(await asking, {
+    outcome: "refused",
+    reason: "cancelled: the run was cancelled",
+  });
+  await root.dispose();
+});
+
+Deno.test("SubagentInputs.ask() refuses a malformed request before announcing it", async () => {
+  const root = createRootScope();
+  const heard: unknown[] = [];
+  root.on(subagentInputRequired, (r) => heard.push(r));
+  const inputs = new SubagentInputs(root, "r");
+  assert.throws(() => inputs.ask({ kind: "vote" } as never), /kind must be "permission"/);
+  assert.throws(
+    () => inputs.ask({ ...PERMISSION, options: [] }),
+    /a permission request must offer options/,
+  );
+  assert.throws(() => inputs.ask({ kind: "question", message: "" }), /message must be a non-empty/);
+  assert.deepEqual(heard, []);
+  await root.dispose();
+});
+
+Deno.test("a handler that throws or answers wrongly is logged and the request goes up", async () => {
+  const { logger, records } = createMemoryLogger();
+  const root = createRootScope({ logger });
+  const child = root.child("c");
+  handleSubagentInput(root, () => ({ outcome: "answered", text: "from root" }));
+  handleSubagentInput(child, () => {
+    throw new Error("handler bug");
+  });
+  const grandchild = child.child("g");
+  handleSubagentInput(grandchild, () => ({ outcome: "selected", optionId: "x" }));
+  const answer = await new SubagentInputs(grandchild, "r").ask({ kind: "question", message: "?" });
+  assert.deepEqual(answer, { outcome: "answered", text: "from root" });
+  assert.equal(records.filter((r) => r.level === "error").length, 2);
+  await root.dispose();
+});
+
+Deno.test("run.respond is the provider's respond, the answer copied and checked", async () => {
+  const { root, service, parent } = setup();
+  handleSubagentInput(root, () => new Promise<undefined>(() => {}));
+  let inputs!: SubagentInputs;
+  service.registerProvider(manualProvider("asks", undefined, (run) => {
+    inputs = new SubagentInputs(run.request.parent.scope, "asks-1");
+    return { respond: (id: string, answer: SubagentInputAnswer) => inputs.respond(id, answer) };
+  }));
+  const run = service.start("asks", { prompt: "x", parent });
+  assert.equal(typeof run.respond, "function");
+  const asking = inputs.ask({ kind: "question", message: "Why?" });
+  const answer = { outcome: "answered" as const, text: "because" };
+  run.respond!(inputs.pending[0].id, answer);
+  assert.deepEqual(await asking, answer);
+  assert.throws(() => run.respond!("", answer), /requestId must be a non-empty string/);
+  await run.dispose();
+  await root.dispose();
+});
