@@ -354,6 +354,10 @@ export async function testSubagentProvider(
           typeof result.error?.code === "string" && result.error.message.length > 0,
           "a failed run must carry result.error {code, message}",
         );
+        check(
+          result.error.code !== "UNSPECIFIED",
+          "a failed run must say what went wrong: result.error from the provider (the service filled in UNSPECIFIED)",
+        );
       }),
   );
 

@@ -72,7 +72,11 @@ export function createReferenceProvider(
           case "complete":
             return finish({ output: rest.join(" ") || "done", stopReason: "completed" });
           case "fail":
-            return finish({ output: "the child failed", stopReason: "error" });
+            return finish({
+              output: "the child failed",
+              stopReason: "error",
+              error: { code: "CHILD_FAILED", message: "the reference child failed on purpose" },
+            });
           case "max-tokens":
             return finish({
               output: "partial",
