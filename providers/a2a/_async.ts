@@ -145,13 +145,16 @@ export class Deadline {
 }
 
 /**
- * A timer that calls `onFire` once after `ms`, unless re-armed (the count
- * starts again) or stopped first. Idle until {@linkcode Alarm.arm}.
+ * A timer that calls `onFire` once `ms` have passed since it was last
+ * armed, unless stopped first. Re-arming only notes the time: the one
+ * timer, when due, waits out the rest (a stream re-arms it per event, and
+ * a timer per event would be churn). Idle until {@linkcode Alarm.arm}.
  */
 export class Alarm {
   readonly #ms: number;
   readonly #onFire: () => void;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #armedAt = 0;
 
   constructor(ms: number, onFire: () => void) {
     this.#ms = ms;
@@ -160,16 +163,22 @@ export class Alarm {
 
   /** Start the count (again). */
   arm(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.#onFire();
-    }, this.#ms);
+    this.#armedAt = Date.now();
+    if (this.#timer === undefined) this.#schedule(this.#ms);
   }
 
   /** Stop the count for good (until armed again). */
   stop(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
+  }
+
+  #schedule(wait: number): void {
+    this.#timer = setTimeout(() => {
+      const left = this.#armedAt + this.#ms - Date.now();
+      if (left > 0) return this.#schedule(left);
+      this.#timer = undefined;
+      this.#onFire();
+    }, wait);
   }
 }
