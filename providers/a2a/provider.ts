@@ -264,7 +264,7 @@ export async function createA2AProvider(options: A2AProviderOptions): Promise<A2
   const maxOutputChars = checkInteger(
     options.maxOutputChars,
     "options.maxOutputChars",
-    16_000_000,
+    4_000_000,
     1,
     Number.MAX_SAFE_INTEGER / 4,
   );
