@@ -82,6 +82,8 @@ export const NODE_PACKAGES: readonly string[] = [
   "@seam/subagent-spawn",
   "@seam/subagent-fork",
   "@seam/tool-subagent",
+  "@seam/gateway",
+  "@seam/subagent-a2a",
 ];
 
 /** Folders (searched for `*_test.ts`) and test files the Node run bundles and runs. */
@@ -95,6 +97,7 @@ export const NODE_TEST_ROOTS: readonly string[] = [
   "tests/conformance_reference_test.ts",
   "tool",
   "gateway",
+  "providers/a2a",
 ];
 
 /** Test files left out of the Node run, each with the Deno-only API it needs. */

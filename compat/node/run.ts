@@ -12,8 +12,14 @@
  *    laid out the way `npm install` lays out what `npx jsr add` asks for:
  *    `node_modules/@jsr/seam__subagent` (what the packages import each other
  *    by) and the alias `node_modules/@seam/subagent` (what the project
- *    imports), two copies as with npm. The README's `js` block under "Use
- *    from Node" is written to `main.mjs` and run with plain `node`.
+ *    imports), two copies as with npm. Each package carries the `.d.ts` of
+ *    its sources (emitted file by file, as JSR does for npm) and points
+ *    `types` at them. The README's `js` blocks under "Use from Node" are
+ *    written to `main.mjs` and `gateway.mjs`, type-checked with `tsc`
+ *    (`checkJs`, `strict`, against those declarations and `@types/node`) and
+ *    run with plain `node`. TypeScript and `@types/node` are installed with
+ *    npm from `compat/node/tools/package.json` into `compat/.out/node-tools/`
+ *    on first use.
  *
  * Needs `--allow-read --allow-write --allow-run`. Output: `compat/.out/node/`.
  *
@@ -38,7 +44,9 @@ import {
 const NODE_OUT = new URL("node/", OUT);
 const TESTS_OUT = new URL("tests/", NODE_OUT);
 const PROJECT = new URL("project/", NODE_OUT);
+const TOOLS = new URL("node-tools/", OUT);
 const SHIM = "compat/node/deno_shim.ts";
+const DECLARATIONS = new URL("compat/node/declarations.mjs", ROOT);
 const SHIM_CASES = "compat/testdata/shim_cases.ts";
 
 /**
@@ -98,7 +106,7 @@ export async function nodeTestFiles(): Promise<string[]> {
 }
 
 /** Rewrite the bundle's imports of seam packages to the npm names they get from JSR. */
-function rewriteImports(code: string, workspace: Workspace): string {
+export function rewriteImports(code: string, workspace: Workspace): string {
   return code.replace(
     /((?:\bfrom|\bimport)\s*\(?\s*)"(@seam\/[^"]+)"/g,
     (_, lead: string, specifier: string) => {
@@ -129,12 +137,22 @@ async function buildPackage(member: Member, workspace: Workspace, into: URL): Pr
     "@seam/*",
     ...(entries.length > 1 ? ["--code-splitting"] : []),
   ]);
-  const exports: Record<string, string> = {};
-  entries.forEach(([subpath], i) => exports[subpath] = `./${outputs.get(files[i])}`);
+  const types = await emitDeclarations(member, new URL("_types/", into));
+  const exports: Record<string, { types: string; default: string }> = {};
+  entries.forEach(([subpath, file], i) => {
+    const source = relative(new URL(file, member.dir)).slice(relative(member.dir).length);
+    exports[subpath] = {
+      types: `./_types/${types.get(source)}`,
+      default: `./${outputs.get(files[i])}`,
+    };
+  });
   let code = "";
   for (const file of await filesBelow(into)) {
-    if (!file.pathname.endsWith(".js")) continue;
-    const rewritten = rewriteImports(await Deno.readTextFile(file), workspace);
+    const declaration = file.pathname.endsWith(".d.ts");
+    if (!declaration && !file.pathname.endsWith(".js")) continue;
+    let rewritten = rewriteImports(await Deno.readTextFile(file), workspace);
+    // As JSR does for npm: a relative `./x.ts` is the emitted `./x.js` (whose types are `./x.d.ts`).
+    if (declaration) rewritten = tidyDeclaration(rewritten);
     await Deno.writeTextFile(file, rewritten);
     code += rewritten;
   }
@@ -152,6 +170,109 @@ async function buildPackage(member: Member, workspace: Workspace, into: URL): Pr
     dependencies,
   };
   await Deno.writeTextFile(new URL("package.json", into), JSON.stringify(manifest, null, 2) + "\n");
+}
+
+/**
+ * A declaration as JSR ships it: a relative `./x.ts` is the emitted `./x.js`
+ * (whose types are `./x.d.ts`). And one repair: TypeScript 5.9's
+ * `transpileDeclaration` emits a static method named by a symbol
+ * (`static [Symbol.hasInstance](v)`) twice, once as a property, which tsc
+ * then reports as a duplicate; JSR's emitter does not, so drop the property.
+ */
+function tidyDeclaration(text: string): string {
+  return text
+    .replace(/(["']\.{1,2}\/[^"']*)\.ts(["'])/g, "$1.js$2")
+    .replace(
+      /^\s*static \[(Symbol\.\w+)\]: \(.*\) => .*;\n(?=(?:\s*\/\*\*.*\*\/\n)*\s*static \[\1\]\()/gm,
+      "",
+    );
+}
+
+/** The TypeScript sources of `member` a package ships (no tests, no fixtures), relative to its folder. */
+async function sourcesOf(member: Member): Promise<string[]> {
+  const base = relative(member.dir);
+  return (await filesBelow(member.dir))
+    .map((file) => relative(file).slice(base.length))
+    .filter((path) =>
+      path.endsWith(".ts") && !path.endsWith("_test.ts") && !path.includes("testdata/") &&
+      !path.endsWith("_test_fixtures.ts")
+    )
+    .sort();
+}
+
+/** Write the `.d.ts` of every source of `member` below `into`; maps each source to its declaration. */
+async function emitDeclarations(member: Member, into: URL): Promise<Map<string, string>> {
+  const sources = await sourcesOf(member);
+  const map = new Map(sources.map((path) => [path, path.replace(/\.ts$/, ".d.ts")]));
+  const pairs = sources.map((path) => [
+    new URL(path, member.dir).pathname,
+    new URL(map.get(path)!, into).pathname,
+  ]);
+  const list = new URL(`declarations-${npmName(member.name).replace("/", "_")}.json`, NODE_OUT);
+  await Deno.writeTextFile(list, JSON.stringify(pairs));
+  // Run from the tools folder, where `typescript` resolves.
+  const script = new URL("declarations.mjs", TOOLS);
+  await Deno.copyFile(DECLARATIONS, script);
+  await run("node", [script.pathname, list.pathname], { cwd: TOOLS });
+  return map;
+}
+
+/** Install TypeScript and `@types/node` into `compat/.out/node-tools/` unless the pinned versions are there. */
+async function installTools(): Promise<void> {
+  const manifest = await Deno.readTextFile(new URL("compat/node/tools/package.json", ROOT));
+  const wanted: Record<string, string> = JSON.parse(manifest).dependencies;
+  let current = true;
+  for (const [name, version] of Object.entries(wanted)) {
+    const installed = await Deno.readTextFile(new URL(`node_modules/${name}/package.json`, TOOLS))
+      .then((text) => JSON.parse(text).version, () => undefined);
+    if (installed !== version) current = false;
+  }
+  if (current) return;
+  await Deno.mkdir(TOOLS, { recursive: true });
+  await Deno.writeTextFile(new URL("package.json", TOOLS), manifest);
+  console.log(`test:node: npm install ${Object.keys(wanted).join(", ")}`);
+  const result = await run(
+    "npm",
+    ["install", "--no-audit", "--no-fund", "--no-save", "--loglevel=error"],
+    { cwd: TOOLS, capture: true },
+  );
+  if (result.code !== 0) {
+    throw new Error(`Cannot install the Node tools: npm exited ${result.code}\n${result.stderr}`);
+  }
+}
+
+/** Type-check the project's programs with `tsc`, as its author would. */
+async function typeCheckProject(programs: readonly string[]): Promise<void> {
+  const config = {
+    compilerOptions: {
+      allowJs: true,
+      checkJs: true,
+      noEmit: true,
+      strict: true,
+      target: "es2022",
+      module: "nodenext",
+      moduleResolution: "nodenext",
+      lib: ["es2023", "dom", "dom.iterable", "dom.asynciterable"],
+      types: ["node"],
+      typeRoots: [new URL("node_modules/@types/", TOOLS).pathname],
+    },
+    files: programs,
+  };
+  await Deno.writeTextFile(new URL("tsconfig.json", PROJECT), JSON.stringify(config, null, 2));
+  const tsc = new URL("node_modules/typescript/bin/tsc", TOOLS).pathname;
+  const { code, stdout, stderr } = await run("node", [
+    tsc,
+    "-p",
+    "tsconfig.json",
+    "--pretty",
+    "false",
+  ], {
+    cwd: PROJECT,
+    capture: true,
+  });
+  if (code !== 0) {
+    throw new Error(`tsc found errors in ${programs.join(", ")}:\n${stdout}${stderr}`);
+  }
 }
 
 /** Lay out a Node project depending on {@linkcode NODE_PACKAGES} as `npx jsr add` would. */
@@ -176,6 +297,8 @@ async function buildProject(workspace: Workspace): Promise<void> {
   const readme = await Deno.readTextFile(new URL("README.md", ROOT));
   const example = markdownBlock(readme, "Use from Node", ["js"]).code;
   await Deno.writeTextFile(new URL("main.mjs", PROJECT), example);
+  const served = markdownBlock(readme, "The gateway and A2A from Node", ["js"]).code;
+  await Deno.writeTextFile(new URL("gateway.mjs", PROJECT), served);
 }
 
 /**
@@ -240,10 +363,15 @@ async function main(): Promise<void> {
     ...files.map((file) => bundles.get(file)!),
   ], { cwd: TESTS_OUT });
 
+  await installTools();
   console.log(`test:node: laying out ${NODE_PACKAGES.join(", ")} as npm installs them`);
   await buildProject(await readWorkspace());
+  console.log("test:node: tsc main.mjs gateway.mjs (checkJs, strict, the packages' .d.ts)");
+  await typeCheckProject(["main.mjs", "gateway.mjs"]);
   console.log("test:node: node main.mjs (README, Use from Node)");
   await run("node", ["main.mjs"], { cwd: PROJECT });
+  console.log("test:node: node gateway.mjs (README, The gateway and A2A from Node)");
+  await run("node", ["gateway.mjs"], { cwd: PROJECT });
   console.log("test:node: ok");
 }
 
