@@ -85,4 +85,5 @@ export * from "./options.ts";
 export * from "./progress.ts";
 export * from "./task_context.ts";
 export * from "./task_store.ts";
+export * from "./task_storage.ts";
 export * from "./types.ts";

@@ -1,3 +1,13 @@
+import { MemoryLog } from "./_memory_log.ts";
+import {
+  type JsonObject,
+  type StoredTaskAt,
+  type TaskAppend,
+  type TaskCommandHandler,
+  type TaskLogEntry,
+  type TaskStorage,
+  TaskStorageError,
+} from "./task_storage.ts";
 import type { A2ATask, A2ATaskState } from "./types.ts";
 
 /**
@@ -15,6 +25,10 @@ export interface StoredTask {
   readonly provider: string;
   /** When it last changed state, in milliseconds since the epoch. */
   readonly updatedAt: number;
+  /** Its generation, when a `TaskStorage` keeps its event log (1 at creation, +1 per change). */
+  readonly generation?: number;
+  /** The gateway instance that runs it, when a `TaskStorage` knows (none once it ended). */
+  readonly instance?: string;
 }
 
 /** What {@linkcode TaskStore.list} selects. Every given field must match. */
@@ -76,16 +90,30 @@ export interface MemoryTaskStoreOptions {
   readonly maxTerminalTasksPerOwner?: number;
   /** The clock, for tests. Default `Date.now`. */
   readonly now?: () => number;
+  /**
+   * Whether several gateways in this process share the store (then each
+   * journals every change, and streams resume across them). Default false.
+   */
+  readonly shared?: boolean;
+  /** How long an instance's lease lasts after its heartbeat, in ms. Default 10,000. */
+  readonly leaseTtlMs?: number;
 }
 
-/** The in-memory {@linkcode TaskStore}: synchronous, with a view of its size. */
-export interface MemoryTaskStore extends TaskStore {
+/**
+ * The in-memory {@linkcode TaskStore}: synchronous, with a view of its size.
+ * It implements the whole {@linkcode TaskStorage} port too.
+ */
+export interface MemoryTaskStore extends TaskStorage {
   /** The task with this id, if kept. */
   get(id: string): StoredTask | undefined;
   /** Keep (or update) a task, then evict what is over the bounds. */
   put(record: StoredTask): void;
   /** Tasks matching `query`, newest first. */
   list(query: TaskListQuery): TaskListPage;
+  /** Write a change atomically (see {@linkcode TaskStorage.append}). */
+  append(change: TaskAppend): number;
+  /** Entries of a task's log after a generation (see {@linkcode TaskStorage.read}). */
+  read(id: string, after: number, limit: number): readonly TaskLogEntry[];
   /** How many tasks it holds (live and terminal). */
   readonly size: number;
   /** How many bytes the kept terminal tasks take (their JSON text). */
@@ -168,6 +196,9 @@ class MemoryTaskStoreImpl implements MemoryTaskStore {
   readonly #maxBytes: number;
   readonly #maxPerOwner: number;
   readonly #now: () => number;
+  readonly #log: MemoryLog;
+  readonly shared: boolean;
+  readonly leaseTtlMs: number;
 
   constructor(options: MemoryTaskStoreOptions) {
     this.#maxTerminal = checkPositive(options.maxTerminalTasks, "maxTerminalTasks", 5_000);
@@ -179,6 +210,9 @@ class MemoryTaskStoreImpl implements MemoryTaskStore {
       1_000,
     );
     this.#now = options.now ?? Date.now;
+    this.shared = options.shared === true;
+    this.leaseTtlMs = checkPositive(options.leaseTtlMs, "leaseTtlMs", 10_000);
+    this.#log = new MemoryLog(this.leaseTtlMs, this.#now);
   }
 
   get size(): number {
@@ -217,7 +251,8 @@ class MemoryTaskStoreImpl implements MemoryTaskStore {
     }
     this.#forget(id);
     this.#tasks.set(id, packed);
-    const mark: Mark = { id, owner: record.owner, at: this.#now(), bytes: packed.json.length };
+    const bytes = packed.json.length + this.#log.seal(id);
+    const mark: Mark = { id, owner: record.owner, at: this.#now(), bytes };
     this.#ended.set(id, mark);
     this.#queue.push(mark);
     this.#bytes += mark.bytes;
@@ -253,6 +288,59 @@ class MemoryTaskStoreImpl implements MemoryTaskStore {
     return { tasks: page, total: matches.length };
   }
 
+  append(change: TaskAppend): number {
+    const id = change.record?.task?.id;
+    if (typeof id !== "string" || !Array.isArray(change.events) || change.events.length === 0) {
+      throw new TypeError(
+        "Cannot append to a task's log: give a record with a task id and at least one event",
+      );
+    }
+    const current = this.#log.generationOf(id);
+    if (current !== change.expected || (current === 0 && this.#tasks.has(id))) {
+      throw new TaskStorageError(
+        "CONFLICT",
+        `Cannot append to task "${id}": it is at generation ${current}, not ${change.expected}`,
+      );
+    }
+    const terminal = TERMINAL.has(change.record.task.status.state);
+    const instance = terminal ? undefined : change.instance;
+    const generation = this.#log.add(id, change.events, instance);
+    const record: StoredTask = { ...change.record, generation };
+    if (instance !== undefined) (record as { instance?: string }).instance = instance;
+    else delete (record as { instance?: string }).instance;
+    this.put(record);
+    this.#log.notify(id, generation);
+    return generation;
+  }
+
+  read(id: string, after: number, limit: number): readonly TaskLogEntry[] {
+    return this.#log.read(id, after, limit);
+  }
+
+  subscribe(id: string, listener: (generation: number) => void): () => void {
+    return this.#log.subscribe(id, listener);
+  }
+
+  heartbeat(instance: string): void {
+    this.#log.heartbeat(instance);
+  }
+
+  orphans(limit: number): readonly StoredTaskAt[] {
+    const ids = this.#log.orphanIds(limit, (id) => {
+      const entry = this.#tasks.get(id);
+      return entry !== undefined && !TERMINAL.has(stateOf(entry));
+    });
+    return ids.map((id) => this.get(id) as StoredTaskAt);
+  }
+
+  send(instance: string, command: JsonObject, timeoutMs: number): Promise<JsonObject> {
+    return this.#log.send(instance, command, timeoutMs);
+  }
+
+  serve(instance: string, handler: TaskCommandHandler): () => void {
+    return this.#log.serve(instance, handler);
+  }
+
   /** Drop a terminal task's bookkeeping (it is put again, or evicted). */
   #forget(id: string): void {
     const mark = this.#ended.get(id);
@@ -270,6 +358,7 @@ class MemoryTaskStoreImpl implements MemoryTaskStore {
   #drop(mark: Mark): void {
     this.#forget(mark.id);
     this.#tasks.delete(mark.id);
+    this.#log.drop(mark.id);
   }
 
   #evict(): void {
@@ -311,6 +400,7 @@ class PackedTask {
   readonly owner: string | undefined;
   readonly provider: string;
   readonly updatedAt: number;
+  readonly generation: number | undefined;
   readonly json: string;
 
   constructor(record: StoredTask) {
@@ -320,18 +410,23 @@ class PackedTask {
     this.owner = record.owner;
     this.provider = record.provider;
     this.updatedAt = record.updatedAt;
+    this.generation = record.generation;
     this.json = JSON.stringify(record.task);
   }
 }
 
 function unpack(entry: StoredTask | PackedTask | undefined): StoredTask | undefined {
   if (!(entry instanceof PackedTask)) return entry;
-  return {
+  const out: StoredTask = {
     task: JSON.parse(entry.json),
     owner: entry.owner,
     provider: entry.provider,
     updatedAt: entry.updatedAt,
   };
+  if (entry.generation !== undefined) {
+    (out as { generation?: number }).generation = entry.generation;
+  }
+  return out;
 }
 
 const idOf = (entry: StoredTask | PackedTask | { readonly id: string }): string =>

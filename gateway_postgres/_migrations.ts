@@ -1,0 +1,129 @@
+/**
+ * The schema, as numbered migrations the store applies itself at start-up,
+ * each once, in order, in its own transaction, under an advisory lock so
+ * instances starting together do not race. A migration that cannot apply
+ * stops start-up with the reason; so does a database already migrated
+ * further than this code knows.
+ */
+import type postgres from "postgres";
+
+/** One step of the schema. */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+const TERMINAL =
+  `('TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED')`;
+
+/** Every migration, oldest first. Never edit one that shipped: add the next. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "tasks, events, instances, commands",
+    sql: `
+      CREATE TABLE tasks (
+        id text COLLATE "C" PRIMARY KEY,
+        context_id text NOT NULL,
+        owner text,
+        provider text NOT NULL,
+        state text NOT NULL,
+        updated_at double precision NOT NULL,
+        generation integer NOT NULL,
+        instance text,
+        task text NOT NULL
+      );
+      CREATE INDEX tasks_by_owner ON tasks (owner, updated_at DESC, id DESC);
+      CREATE INDEX tasks_live ON tasks (instance) WHERE state NOT IN ${TERMINAL};
+      CREATE TABLE events (
+        task_id text COLLATE "C" NOT NULL,
+        generation integer NOT NULL,
+        event text NOT NULL,
+        PRIMARY KEY (task_id, generation)
+      );
+      CREATE TABLE instances (
+        id text PRIMARY KEY,
+        expires_at timestamptz NOT NULL
+      );
+      CREATE TABLE commands (
+        id bigserial PRIMARY KEY,
+        target text NOT NULL,
+        command text NOT NULL,
+        taken boolean NOT NULL DEFAULT false,
+        reply text,
+        created_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE INDEX commands_open ON commands (target) WHERE NOT taken;
+    `,
+  },
+];
+
+/** The SQL a terminal-state test uses (shared with the store's queries). */
+export const TERMINAL_STATES: string = TERMINAL;
+
+/**
+ * Bring `schema` up to the newest migration.
+ *
+ * @throws {Error} "Cannot start the PostgreSQL task store: …" naming the
+ * migration that failed and why.
+ */
+export async function migrate(
+  sql: postgres.Sql,
+  schema: string,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<number> {
+  const fail = (why: string, cause?: unknown): never => {
+    throw new Error(`Cannot start the PostgreSQL task store (schema "${schema}"): ${why}`, {
+      cause,
+    });
+  };
+  let applied = 0;
+  try {
+    await sql.begin(async (tx) => {
+      // One key per schema: instances of another schema migrate in parallel.
+      await tx`SELECT pg_advisory_xact_lock(hashtext(${`seam-gateway:${schema}`}))`;
+      await tx.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+      await tx.unsafe(
+        `CREATE TABLE IF NOT EXISTS "${schema}".migrations (
+          version integer PRIMARY KEY,
+          name text NOT NULL,
+          applied_at timestamptz NOT NULL DEFAULT now()
+        )`,
+      );
+      const rows = await tx.unsafe(`SELECT max(version) AS v FROM "${schema}".migrations`);
+      const current = Number(rows[0]?.v ?? 0);
+      const newest = migrations[migrations.length - 1]?.version ?? 0;
+      if (current > newest) {
+        fail(
+          `the database's schema is at migration ${current}, newer than this version of @seam/gateway-postgres knows (${newest}); upgrade the gateway`,
+        );
+      }
+      for (const m of migrations) {
+        if (m.version <= current) continue;
+        try {
+          await tx.savepoint(async (sp) => {
+            await sp.unsafe(`SET LOCAL search_path TO "${schema}"`);
+            await sp.unsafe(m.sql);
+            await sp.unsafe(
+              `INSERT INTO "${schema}".migrations (version, name) VALUES ($1, $2)`,
+              [m.version, m.name],
+            );
+          });
+        } catch (error) {
+          fail(
+            `migration ${m.version} (${m.name}) failed: ${
+              error instanceof Error ? error.message : String(error)
+            }`,
+            error,
+          );
+        }
+        applied++;
+      }
+    });
+  } catch (error) {
+    if (error instanceof Error && error.message.startsWith("Cannot start")) throw error;
+    fail(`cannot migrate: ${error instanceof Error ? error.message : String(error)}`, error);
+  }
+  return applied;
+}

@@ -1,0 +1,102 @@
+import assert from "node:assert/strict";
+import postgres from "postgres";
+import { databaseUrl, dropSchema, freshSchema, openStore, SKIP } from "./_test_support.ts";
+
+async function withSql(fn: (sql: postgres.Sql) => Promise<void>): Promise<void> {
+  const sql = postgres(databaseUrl()!, { max: 1, onnotice: () => {} });
+  try {
+    await fn(sql);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+Deno.test({
+  name:
+    "createPostgresTaskStore() applies its migrations once, even to instances starting together",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    try {
+      const stores = await Promise.all([openStore(schema), openStore(schema), openStore(schema)]);
+      assert.deepEqual(stores.map((s) => s.migrationsApplied).sort(), [0, 0, 1]);
+      for (const s of stores) await s.close();
+      const again = await openStore(schema);
+      assert.equal(again.migrationsApplied, 0);
+      await again.close();
+      await withSql(async (sql) => {
+        const rows = await sql.unsafe(`SELECT version, name FROM "${schema}".migrations`);
+        assert.deepEqual(rows.map((r) => r.version), [1]);
+      });
+    } finally {
+      await dropSchema(schema);
+    }
+  },
+});
+
+Deno.test({
+  name: "createPostgresTaskStore() stops start-up with the reason when a migration cannot apply",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    try {
+      await withSql(async (sql) => {
+        await sql.unsafe(
+          `CREATE SCHEMA "${schema}"; CREATE VIEW "${schema}".tasks AS SELECT 1 AS x`,
+        );
+      });
+      await assert.rejects(
+        () => openStore(schema),
+        (error: Error) => {
+          assert.match(error.message, /^Cannot start the PostgreSQL task store/);
+          assert.match(error.message, /migration 1 \(tasks, events, instances, commands\) failed/);
+          assert.match(error.message, /"tasks" already exists/);
+          return true;
+        },
+      );
+      await withSql(async (sql) => {
+        const rows = await sql.unsafe(
+          `SELECT to_regclass('"${schema}".migrations') AS m, to_regclass('"${schema}".events') AS t`,
+        );
+        assert.equal(rows[0].m, null, "a failed start-up records nothing");
+        const events = rows;
+        assert.equal(events[0].t, null, "a failed migration leaves none of its tables");
+      });
+    } finally {
+      await dropSchema(schema);
+    }
+  },
+});
+
+Deno.test({
+  name: "createPostgresTaskStore() refuses a schema migrated further than it knows",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    try {
+      await (await openStore(schema)).close();
+      await withSql(async (sql) => {
+        await sql.unsafe(
+          `INSERT INTO "${schema}".migrations (version, name) VALUES (99, 'future')`,
+        );
+      });
+      await assert.rejects(() => openStore(schema), /schema is at migration 99, newer than/);
+    } finally {
+      await dropSchema(schema);
+    }
+  },
+});
+
+Deno.test({
+  name: "createPostgresTaskStore() says so when the database cannot be reached",
+  ignore: SKIP,
+  fn: async () => {
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (listener.addr as Deno.NetAddr).port;
+    listener.close(); // nothing listens there now
+    await assert.rejects(
+      () => openStore(freshSchema(), { url: `postgres://postgres@127.0.0.1:${port}/test` }),
+      /Cannot start the PostgreSQL task store .*ECONNREFUSED/,
+    );
+  },
+});

@@ -1,0 +1,435 @@
+/** The {@linkcode TaskStorage} port on PostgreSQL (see {@linkcode createPostgresTaskStore}). */
+import postgres from "postgres";
+import {
+  isTerminalState,
+  type JsonObject,
+  type StoredTask,
+  type StoredTaskAt,
+  type TaskAppend,
+  type TaskCommandHandler,
+  type TaskListPage,
+  type TaskListQuery,
+  type TaskLogEntry,
+  type TaskStorage,
+  TaskStorageError,
+} from "@seam/gateway";
+import { type ChannelNames, channelNames, listenAll } from "./_channels.ts";
+import { storageError } from "./_errors.ts";
+import { migrate, TERMINAL_STATES } from "./_migrations.ts";
+
+/** Options of {@linkcode createPostgresTaskStore}. */
+export interface PostgresTaskStoreOptions {
+  /** The connection string: `postgres://user:password@host:5432/database`. */
+  readonly url: string;
+  /**
+   * The schema the tables live in (created if missing): one per service, so
+   * several services (or test runs) share a database. Default `"seam"`.
+   */
+  readonly schema?: string;
+  /** How long an instance's lease lasts after its heartbeat, in ms. Default 10,000. */
+  readonly leaseTtlMs?: number;
+  /** Most connections in the pool (one more listens). Default 10. */
+  readonly maxConnections?: number;
+  /** How long connecting may take before a request answers unavailable, in ms. Default 5,000. */
+  readonly connectTimeoutMs?: number;
+}
+
+/** A {@linkcode TaskStorage} on PostgreSQL; close it once every gateway on it closed. */
+export interface PostgresTaskStore extends TaskStorage {
+  /** Always true: every instance on the same schema shares it. */
+  readonly shared: true;
+  /** The schema its tables live in. */
+  readonly schema: string;
+  /** How many migrations start-up applied (0: the schema was current). */
+  readonly migrationsApplied: number;
+  /** Close the connections; pending replies reject. Memoized. */
+  close(): Promise<void>;
+}
+
+interface TaskRow {
+  task: string;
+  owner: string | null;
+  provider: string;
+  updated_at: number;
+  generation: number;
+  instance: string | null;
+}
+
+function toRecord(row: TaskRow): StoredTaskAt {
+  const out: StoredTaskAt = {
+    task: JSON.parse(row.task),
+    owner: row.owner ?? undefined,
+    provider: row.provider,
+    updatedAt: row.updated_at,
+    generation: row.generation,
+  };
+  if (row.instance !== null) (out as { instance?: string }).instance = row.instance;
+  return out;
+}
+
+/** A reply being waited for. */
+interface Waiter {
+  resolve(reply: JsonObject): void;
+  reject(error: unknown): void;
+}
+
+/** The listeners of one task, and the newest generation they heard. */
+interface Listeners {
+  readonly set: Set<(generation: number) => void>;
+  last: number;
+}
+
+type StoreState = "open" | "closed";
+
+const SCHEMA = /^[a-z_][a-z0-9_]{0,39}$/;
+
+/** The store itself, behind {@linkcode createPostgresTaskStore}. */
+export class PostgresStore implements PostgresTaskStore {
+  readonly shared = true as const;
+  readonly schema: string;
+  readonly leaseTtlMs: number;
+  migrationsApplied = 0;
+  #state: StoreState = "open";
+  readonly #sql: postgres.Sql;
+  readonly #names: ChannelNames;
+  readonly #listeners = new Map<string, Listeners>();
+  readonly #servers = new Map<string, TaskCommandHandler>();
+  readonly #waiters = new Map<string, Waiter>();
+  #unlisten: (() => Promise<void>) | undefined;
+  #beats = 0;
+  #closing: Promise<void> | undefined;
+
+  constructor(options: PostgresTaskStoreOptions) {
+    if (!options || typeof options.url !== "string" || options.url === "") {
+      throw new TypeError(
+        "Cannot create the PostgreSQL task store: options.url must be a connection string",
+      );
+    }
+    const schema = options.schema ?? "seam";
+    if (!SCHEMA.test(schema)) {
+      throw new TypeError(
+        `Cannot create the PostgreSQL task store: schema must be a lowercase identifier of at most 40 characters, got ${
+          JSON.stringify(schema)
+        }`,
+      );
+    }
+    const ttl = options.leaseTtlMs ?? 10_000;
+    if (!Number.isSafeInteger(ttl) || ttl < 100) {
+      throw new RangeError(
+        `Cannot create the PostgreSQL task store: leaseTtlMs must be an integer of at least 100, got ${ttl}`,
+      );
+    }
+    this.schema = schema;
+    this.leaseTtlMs = ttl;
+    this.#names = channelNames(schema);
+    this.#sql = postgres(options.url, {
+      max: options.maxConnections ?? 10,
+      connect_timeout: Math.ceil((options.connectTimeoutMs ?? 5_000) / 1000),
+      idle_timeout: 60,
+      onnotice: () => {},
+      connection: { search_path: schema, application_name: "seam-gateway" },
+    });
+  }
+
+  /** Migrate and listen: the store is ready once this resolves. */
+  async open(): Promise<void> {
+    try {
+      this.migrationsApplied = await migrate(this.#sql, this.schema);
+      this.#unlisten = await listenAll(this.#sql, this.#names, {
+        event: (id, generation) => this.#wake(id, generation),
+        command: (target, id) => this.#take(target, id),
+        reply: (id) => this.#collect(id),
+        reconnected: () => this.#catchUp(),
+      });
+    } catch (error) {
+      await this.#sql.end({ timeout: 1 }).catch(() => {});
+      throw error;
+    }
+  }
+
+  async get(id: string): Promise<StoredTaskAt | undefined> {
+    const rows = await this.#run("read a task", () =>
+      this.#sql<TaskRow[]>`
+        SELECT task, owner, provider, updated_at, generation, instance FROM tasks WHERE id = ${id}`);
+    return rows.length === 0 ? undefined : toRecord(rows[0]);
+  }
+
+  async put(record: StoredTask): Promise<void> {
+    const t = record.task;
+    await this.#run("store a task", () =>
+      this.#sql`
+        INSERT INTO tasks (id, context_id, owner, provider, state, updated_at, generation, instance, task)
+        VALUES (${t.id}, ${t.contextId}, ${record.owner ?? null}, ${record.provider},
+          ${t.status.state}, ${record.updatedAt}, 0, ${record.instance ?? null}, ${
+        JSON.stringify(t)
+      })
+        ON CONFLICT (id) DO UPDATE SET context_id = EXCLUDED.context_id, owner = EXCLUDED.owner,
+          provider = EXCLUDED.provider, state = EXCLUDED.state, updated_at = EXCLUDED.updated_at,
+          task = EXCLUDED.task`);
+  }
+
+  async list(query: TaskListQuery): Promise<TaskListPage> {
+    const sql = this.#sql;
+    const where = sql`owner IS NOT DISTINCT FROM ${query.owner ?? null}
+      ${query.provider === undefined ? sql`` : sql`AND provider = ${query.provider}`}
+      ${query.contextId === undefined ? sql`` : sql`AND context_id = ${query.contextId}`}
+      ${query.state === undefined ? sql`` : sql`AND state = ${query.state}`}
+      ${query.updatedAfter === undefined ? sql`` : sql`AND updated_at > ${query.updatedAfter}`}`;
+    const after = query.after;
+    const [rows, counted] = await this.#run("list tasks", () =>
+      Promise.all([
+        sql<TaskRow[]>`
+          SELECT task, owner, provider, updated_at, generation, instance FROM tasks
+          WHERE ${where}
+          ${after ? sql`AND (updated_at, id) < (${after.updatedAt}, ${after.id})` : sql``}
+          ORDER BY updated_at DESC, id DESC LIMIT ${query.limit}`,
+        sql<{ n: number }[]>`SELECT count(*)::integer AS n FROM tasks WHERE ${where}`,
+      ]));
+    return { tasks: rows.map(toRecord), total: counted[0]?.n ?? 0 };
+  }
+
+  async append(change: TaskAppend): Promise<number> {
+    const r = change.record;
+    const t = r?.task;
+    if (typeof t?.id !== "string" || !Array.isArray(change.events) || change.events.length === 0) {
+      throw new TypeError(
+        "Cannot append to a task's log: give a record with a task id and at least one event",
+      );
+    }
+    const expected = change.expected;
+    const generation = expected + change.events.length;
+    const instance = isTerminalState(t.status.state) ? null : change.instance ?? null;
+    const events = change.events.map((e) => JSON.stringify(e));
+    const task = JSON.stringify(t);
+    const sql = this.#sql;
+    const rows = await this.#run("append to a task's log", () =>
+      expected === 0
+        ? sql`
+          WITH t AS (
+            INSERT INTO tasks (id, context_id, owner, provider, state, updated_at, generation, instance, task)
+            VALUES (${t.id}, ${t.contextId}, ${r.owner ?? null}, ${r.provider}, ${t.status.state},
+              ${r.updatedAt}, ${generation}, ${instance}, ${task})
+            ON CONFLICT (id) DO NOTHING RETURNING id
+          ), e AS (
+            INSERT INTO events (task_id, generation, event)
+            SELECT t.id, u.ord::integer, u.ev FROM t, unnest(${events}::text[]) WITH ORDINALITY AS u(ev, ord)
+          )
+          SELECT pg_notify(${this.#names.events}, t.id || ':' || ${generation}::text) FROM t`
+        : sql`
+          WITH t AS (
+            UPDATE tasks SET context_id = ${t.contextId}, owner = ${r.owner ?? null},
+              provider = ${r.provider}, state = ${t.status.state}, updated_at = ${r.updatedAt},
+              generation = ${generation}, instance = ${instance}, task = ${task}
+            WHERE id = ${t.id} AND generation = ${expected} RETURNING id
+          ), e AS (
+            INSERT INTO events (task_id, generation, event)
+            SELECT t.id, ${expected}::integer + u.ord::integer, u.ev
+            FROM t, unnest(${events}::text[]) WITH ORDINALITY AS u(ev, ord)
+          )
+          SELECT pg_notify(${this.#names.events}, t.id || ':' || ${generation}::text) FROM t`);
+    if (rows.length === 0) {
+      throw new TaskStorageError(
+        "CONFLICT",
+        `Cannot append to task "${t.id}": it is not at generation ${expected} (another writer got there first)`,
+      );
+    }
+    // Committed: wake this instance's listeners now, not after NOTIFY's round trip.
+    this.#wake(t.id, generation);
+    return generation;
+  }
+
+  async read(id: string, after: number, limit: number): Promise<readonly TaskLogEntry[]> {
+    const rows = await this.#run(
+      "read a task's log",
+      () =>
+        this.#sql<{ generation: number; event: string }[]>`
+        SELECT generation, event FROM events WHERE task_id = ${id} AND generation > ${after}
+        ORDER BY generation LIMIT ${limit}`,
+    );
+    return rows.map((row) => ({ generation: row.generation, event: JSON.parse(row.event) }));
+  }
+
+  subscribe(id: string, listener: (generation: number) => void): () => void {
+    let entry = this.#listeners.get(id);
+    if (!entry) this.#listeners.set(id, entry = { set: new Set(), last: 0 });
+    const own = entry;
+    const wrapped = (generation: number) => listener(generation);
+    own.set.add(wrapped);
+    return () => {
+      own.set.delete(wrapped);
+      if (own.set.size === 0 && this.#listeners.get(id) === own) this.#listeners.delete(id);
+    };
+  }
+
+  async heartbeat(instance: string): Promise<void> {
+    const sql = this.#sql;
+    await this.#run("renew an instance's lease", () =>
+      sql`
+        INSERT INTO instances (id, expires_at)
+        VALUES (${instance}, now() + make_interval(secs => ${this.leaseTtlMs / 1000}))
+        ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at`);
+    if (++this.#beats % 20 === 0) {
+      // Now and then: forget long-gone instances and commands nobody collected.
+      await this.#run("clean up", () =>
+        sql`
+          WITH a AS (DELETE FROM instances WHERE expires_at < now() - interval '1 day')
+          DELETE FROM commands WHERE created_at < now() - interval '10 minutes'`);
+    }
+  }
+
+  async orphans(limit: number): Promise<readonly StoredTaskAt[]> {
+    const rows = await this.#run("find orphaned tasks", () =>
+      this.#sql<TaskRow[]>`
+        SELECT task, owner, provider, updated_at, generation, instance FROM tasks t
+        WHERE state NOT IN ${this.#sql.unsafe(TERMINAL_STATES)}
+          AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = t.instance AND i.expires_at > now())
+        LIMIT ${limit}`);
+    return rows.map(toRecord);
+  }
+
+  async send(instance: string, command: JsonObject, timeoutMs: number): Promise<JsonObject> {
+    this.#assertOpen();
+    const sql = this.#sql;
+    const rows = await this.#run("send a command", () =>
+      sql<{ id: string }[]>`
+        WITH c AS (INSERT INTO commands (target, command) VALUES (${instance}, ${
+        JSON.stringify(command)
+      }) RETURNING id)
+        SELECT c.id::text AS id, pg_notify(${this.#names.commands}, ${instance} || ':' || c.id::text)
+        FROM c`);
+    const id = rows[0].id;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let poll: ReturnType<typeof setInterval> | undefined;
+    try {
+      return await new Promise<JsonObject>((resolve, reject) => {
+        this.#waiters.set(id, { resolve, reject });
+        timer = setTimeout(() => {
+          reject(
+            new TaskStorageError(
+              "UNAVAILABLE",
+              `Cannot send a command: instance "${instance}" did not answer within ${timeoutMs} ms`,
+            ),
+          );
+        }, timeoutMs);
+        // The reply may have come before we waited for it, or its notice got lost.
+        this.#collect(id);
+        poll = setInterval(() => this.#collect(id), 250);
+      });
+    } finally {
+      clearTimeout(timer);
+      clearInterval(poll);
+      this.#waiters.delete(id);
+      sql`DELETE FROM commands WHERE id = ${id}`.catch(() => {});
+    }
+  }
+
+  serve(instance: string, handler: TaskCommandHandler): () => void {
+    if (this.#servers.has(instance)) {
+      throw new TypeError(`Cannot serve commands: instance "${instance}" is served already`);
+    }
+    this.#servers.set(instance, handler);
+    this.#sweep(instance);
+    return () => {
+      if (this.#servers.get(instance) === handler) this.#servers.delete(instance);
+    };
+  }
+
+  close(): Promise<void> {
+    return this.#closing ??= (async () => {
+      this.#state = "closed";
+      for (const waiter of this.#waiters.values()) {
+        waiter.reject(
+          new TaskStorageError("UNAVAILABLE", "Cannot wait for a reply: the store closed"),
+        );
+      }
+      this.#waiters.clear();
+      this.#listeners.clear();
+      this.#servers.clear();
+      await this.#unlisten?.().catch(() => {});
+      await this.#sql.end({ timeout: 5 });
+    })();
+  }
+
+  #assertOpen(): void {
+    if (this.#state !== "open") {
+      throw new TaskStorageError(
+        "UNAVAILABLE",
+        "Cannot use the PostgreSQL task store: it is closed",
+      );
+    }
+  }
+
+  async #run<T>(action: string, query: () => Promise<T>): Promise<T> {
+    this.#assertOpen();
+    try {
+      return await query();
+    } catch (error) {
+      throw storageError(error, action);
+    }
+  }
+
+  #wake(id: string, generation: number): void {
+    const entry = this.#listeners.get(id);
+    if (!entry) return;
+    // A local commit and its own notice both arrive: wake once per generation.
+    if (generation !== 0 && generation <= entry.last) return;
+    if (generation !== 0) entry.last = generation;
+    for (const listener of [...entry.set]) {
+      try {
+        listener(generation);
+      } catch {
+        // A listener's fault is its own.
+      }
+    }
+  }
+
+  #catchUp(): void {
+    for (const id of [...this.#listeners.keys()]) this.#wake(id, 0);
+    for (const instance of this.#servers.keys()) this.#sweep(instance);
+    for (const id of this.#waiters.keys()) this.#collect(id);
+  }
+
+  /** Take the commands sent to `instance` while nobody listened. */
+  #sweep(instance: string): void {
+    this.#sql<{ id: string }[]>`
+      SELECT id::text AS id FROM commands WHERE target = ${instance} AND NOT taken`
+      .then((rows) => {
+        for (const row of rows) this.#take(instance, row.id);
+      }, () => {});
+  }
+
+  /** Run command `id` if it is addressed to an instance served here and nobody took it. */
+  #take(target: string, id: string): void {
+    const handler = this.#servers.get(target);
+    if (!handler || this.#state !== "open") return;
+    const sql = this.#sql;
+    (async () => {
+      const rows = await sql<{ command: string }[]>`
+        UPDATE commands SET taken = true WHERE id = ${id} AND NOT taken RETURNING command`;
+      if (rows.length === 0) return;
+      let reply: JsonObject;
+      try {
+        reply = await handler(JSON.parse(rows[0].command));
+      } catch (error) {
+        reply = { error: { message: error instanceof Error ? error.message : String(error) } };
+      }
+      await sql`
+        WITH u AS (UPDATE commands SET reply = ${
+        JSON.stringify(reply)
+      } WHERE id = ${id} RETURNING id)
+        SELECT pg_notify(${this.#names.replies}, u.id::text) FROM u`;
+    })().catch(() => {
+      // The sender times out and says so; nothing here to tell.
+    });
+  }
+
+  /** Resolve the waiter of command `id` if its reply is there. */
+  #collect(id: string): void {
+    if (!this.#waiters.has(id) || this.#state !== "open") return;
+    this.#sql<{ reply: string }[]>`
+      SELECT reply FROM commands WHERE id = ${id} AND reply IS NOT NULL`
+      .then((rows) => {
+        if (rows.length > 0) this.#waiters.get(id)?.resolve(JSON.parse(rows[0].reply));
+      }, () => {});
+  }
+}
