@@ -8,6 +8,7 @@ import type { SubagentResult, SubagentService } from "@seam/subagent";
 import { acceptsOutput, partsToBlocks } from "./_convert.ts";
 import { GatewayError } from "./_errors.ts";
 import { type AcceptedExtension, hasStartFields, readExtension } from "./_extension.ts";
+import { answerFromMessage, requestAnswered } from "./_input_answer.ts";
 import { Disposals, KeptRuns } from "./_kept_runs.ts";
 import { LiveTask, type LiveTaskHooks, type LiveTaskLimits } from "./_live_task.ts";
 import { type ProgressSource, TaskStarter } from "./_task_start.ts";
@@ -170,6 +171,7 @@ export class Engine {
     };
     const record: TaskRecord = { task, owner: principal, provider, updatedAt: now };
     const live = new LiveTask(record, started, this.#hooks, this.#options.task);
+    started.chain.current = live;
     this.#live.set(taskId, live);
     live.stopProgress = started.stopProgress;
     started.route.sink = (text) => live.appendText(text);
@@ -344,6 +346,13 @@ export class Engine {
         "Invalid params: the seam extension's start-time fields (outputSchema, maxDepth, toolFilter, persona) apply only to a message that starts a task",
       );
     }
+    if (task.phase === "interrupted") return this.#answer(task, params, ext, onLive);
+    if (ext.answer !== undefined) {
+      throw new GatewayError(
+        "invalidParams",
+        `Invalid params: task "${t.id}" waits on no input request; the seam extension's answer applies only to an interrupted task (INPUT_REQUIRED or AUTH_REQUIRED)`,
+      );
+    }
     const send = task.run.sendMessage;
     if (!send) {
       throw new GatewayError(
@@ -371,6 +380,25 @@ export class Engine {
     // The run may have ended while the message was on its way: the store
     // then holds the final state already, so it must hear of the message.
     if (task.phase === "ended") this.#persist(task.record);
+    return { live: task, extension: ext.used };
+  }
+
+  /** A follow-up on an interrupted task: the answer to the request it waits on. */
+  #answer(
+    task: LiveTask,
+    params: SendParams,
+    ext: AcceptedExtension,
+    onLive: ((live: LiveTask) => void) | undefined,
+  ): Sent {
+    const t = task.record.task;
+    const request = requestAnswered(task.waitingInputs, ext.answer);
+    const answer = answerFromMessage(request, params.message.parts, ext.answer);
+    task.admitSteering();
+    const accepted = userMessage(params, t.id, t.contextId);
+    (t.history ??= []).push(accepted);
+    task.chain.context.accept(t.id, accepted);
+    onLive?.(task);
+    task.answerInput(request.id, answer);
     return { live: task, extension: ext.used };
   }
 

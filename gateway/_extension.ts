@@ -3,7 +3,7 @@ import { assertSubagentMaxDepth } from "@seam/subagent";
 import { GatewayError } from "./_errors.ts";
 import { type A2AMetadata, SEAM_EXTENSION_URI } from "./types.ts";
 
-const FIELDS = ["outputSchema", "maxDepth", "toolFilter", "persona", "depth"] as const;
+const FIELDS = ["outputSchema", "maxDepth", "toolFilter", "persona", "depth", "answer"] as const;
 const KNOWN: ReadonlySet<string> = new Set(FIELDS);
 
 /** The seam extension of one message, as accepted. */
@@ -17,6 +17,8 @@ export interface AcceptedExtension {
   readonly maxDepth?: unknown;
   readonly toolFilter?: unknown;
   readonly persona?: unknown;
+  /** On a message to an interrupted task: the answer to the input request it waits on. */
+  readonly answer?: unknown;
 }
 
 const UNUSED: AcceptedExtension = Object.freeze({ used: false, depth: 0 });
@@ -64,6 +66,7 @@ export function readExtension(
     maxDepth: record.maxDepth,
     toolFilter: record.toolFilter,
     persona: record.persona,
+    answer: record.answer,
   };
 }
 

@@ -6,15 +6,42 @@
 import type { AgentRef, Logger, Scope } from "@seam/host";
 import type { SubagentRun } from "@seam/subagent";
 import type { TaskContextRecord } from "./_task_start.ts";
+import type { LiveTask } from "./_live_task.ts";
 
 /** Runs and scopes that live and die together (a run and the runs resumed from it). */
-export interface RunChain {
-  readonly runs: SubagentRun[];
+export class RunChain {
+  readonly runs: SubagentRun[] = [];
   readonly scopes: Scope[];
   /** The depth cap the first run started under (resumed runs keep it), if any. */
   readonly maxDepth: number | undefined;
   /** What the runs' scope tells providers about the task they serve. */
   readonly context: TaskContextRecord;
+  #current: LiveTask | undefined;
+  #waiting: ((task: LiveTask) => void)[] = [];
+
+  constructor(scope: Scope, maxDepth: number | undefined, context: TaskContextRecord) {
+    this.scopes = [scope];
+    this.maxDepth = maxDepth;
+    this.context = context;
+  }
+
+  /** The task the chain's current run serves (where its input requests go). */
+  get current(): LiveTask | undefined {
+    return this.#current;
+  }
+
+  set current(task: LiveTask) {
+    this.#current = task;
+    const waiting = this.#waiting;
+    this.#waiting = [];
+    for (const resolve of waiting) resolve(task);
+  }
+
+  /** The current task, once there is one (a run may ask before its task is made). */
+  whenCurrent(): Promise<LiveTask> {
+    if (this.#current) return Promise.resolve(this.#current);
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
 }
 
 /**

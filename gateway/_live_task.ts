@@ -3,8 +3,14 @@
  * terminal, the text streamed so far, the subscribers hearing it, and the
  * requests that end it early (a client's cancel, the deadline, shutdown).
  */
-import type { AgentRef, Logger } from "@seam/host";
-import type { SubagentResult, SubagentRun, SubagentStopReason } from "@seam/subagent";
+import type { AgentRef, JsonValue, Logger } from "@seam/host";
+import type {
+  SubagentInputAnswer,
+  SubagentInputRequest,
+  SubagentResult,
+  SubagentRun,
+  SubagentStopReason,
+} from "@seam/subagent";
 import { blocksToParts } from "./_convert.ts";
 import { GatewayError } from "./_errors.ts";
 import type { RunChain } from "./_kept_runs.ts";
@@ -20,6 +26,7 @@ import { isTerminalState } from "./task_store.ts";
 import {
   type A2AArtifact,
   type A2AMessage,
+  type A2APart,
   type A2ATaskState,
   SEAM_EXTENSION_URI,
 } from "./types.ts";
@@ -45,8 +52,18 @@ interface EarlyEnd {
   timer: ReturnType<typeof setTimeout> | undefined;
 }
 
-/** Where a task's run is. */
-export type TaskPhase = "submitted" | "working" | "ended";
+/**
+ * Where a task's run is. `interrupted`: the child waits for an answer to an
+ * input request (the task is INPUT_REQUIRED or AUTH_REQUIRED, its deadline
+ * paused).
+ */
+export type TaskPhase = "submitted" | "working" | "interrupted" | "ended";
+
+/** An input request the task waits on, and how to settle it. */
+interface WaitingInput {
+  readonly request: SubagentInputRequest;
+  readonly settle: (answer: SubagentInputAnswer | undefined) => void;
+}
 
 const STATE_OF: Record<SubagentStopReason, A2ATaskState> = {
   completed: "TASK_STATE_COMPLETED",
@@ -89,6 +106,11 @@ export class LiveTask {
   #subscribers: Set<TaskSubscriber> | undefined;
   #earlyEnd: EarlyEnd | undefined;
   #deadline: ReturnType<typeof setTimeout> | undefined;
+  /** When the deadline falls (ms since the epoch); while interrupted, what is left of it. */
+  #deadlineAt = 0;
+  #deadlineLeft = 0;
+  readonly #inputs = new Map<string, WaitingInput>();
+  #onInterrupt: (() => void)[] = [];
   #steered = 0;
   #stopProgress: (() => void) | undefined;
   #resolveDone!: () => void;
@@ -108,12 +130,89 @@ export class LiveTask {
     this.#hooks = hooks;
     this.#limits = limits;
     this.done = new Promise<void>((resolve) => this.#resolveDone = resolve);
-    if (limits.deadlineMs > 0) {
-      this.#deadline = setTimeout(() => {
-        this.#deadline = undefined;
-        this.endEarly("deadline", `the task's deadline (${limits.deadlineMs} ms) passed`);
-      }, limits.deadlineMs);
+    if (limits.deadlineMs > 0) this.#armDeadline(limits.deadlineMs);
+  }
+
+  #armDeadline(ms: number): void {
+    this.#deadlineAt = Date.now() + ms;
+    this.#deadline = setTimeout(() => {
+      this.#deadline = undefined;
+      this.endEarly("deadline", `the task's deadline (${this.#limits.deadlineMs} ms) passed`);
+    }, ms);
+  }
+
+  /** The input requests the task waits on, oldest first. */
+  get waitingInputs(): readonly SubagentInputRequest[] {
+    return [...this.#inputs.values()].map((w) => w.request);
+  }
+
+  /**
+   * Wait for an answer to `request` from a follow-up message: the task goes
+   * INPUT_REQUIRED (AUTH_REQUIRED for authentication) with the request in
+   * its status message, its streams end there (as A2A's do at an
+   * interrupted state) and its deadline pauses. Answers `undefined` once
+   * `signal` aborts (answered elsewhere, or cancelled).
+   */
+  awaitInput(
+    request: SubagentInputRequest,
+    signal: AbortSignal,
+  ): Promise<SubagentInputAnswer | undefined> {
+    if (this.#phase === "ended" || signal.aborted) return Promise.resolve(undefined);
+    return new Promise((resolve) => {
+      const settle = (answer: SubagentInputAnswer | undefined) => {
+        if (!this.#inputs.delete(request.id)) return;
+        resolve(answer);
+        if (this.#inputs.size === 0 && this.#phase === "interrupted") this.#resumeWork();
+      };
+      this.#inputs.set(request.id, { request, settle });
+      signal.addEventListener("abort", () => settle(undefined), { once: true });
+      this.#interrupt(request);
+    });
+  }
+
+  /** Answer the request `requestId` waits on; false when none such waits. */
+  answerInput(requestId: string, answer: SubagentInputAnswer): boolean {
+    const waiting = this.#inputs.get(requestId);
+    if (!waiting) return false;
+    waiting.settle(answer);
+    return true;
+  }
+
+  /** Fulfils at the task's end or at its next interrupted state, whichever comes first. */
+  untilSettledOrInterrupted(): Promise<void> {
+    if (this.#phase === "interrupted") return Promise.resolve();
+    return Promise.race([
+      this.done,
+      new Promise<void>((resolve) => this.#onInterrupt.push(resolve)),
+    ]);
+  }
+
+  #interrupt(request: SubagentInputRequest): void {
+    const first = this.#phase !== "interrupted";
+    this.#phase = "interrupted";
+    if (first && this.#deadline !== undefined) {
+      clearTimeout(this.#deadline);
+      this.#deadline = undefined;
+      this.#deadlineLeft = Math.max(1, this.#deadlineAt - Date.now());
     }
+    const t = this.record.task;
+    this.#setState(
+      request.kind === "authentication" ? "TASK_STATE_AUTH_REQUIRED" : "TASK_STATE_INPUT_REQUIRED",
+      agentMessage(t, inputRequestParts(request)),
+      true,
+    );
+    const waiters = this.#onInterrupt;
+    this.#onInterrupt = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  #resumeWork(): void {
+    this.#phase = "working";
+    if (this.#deadlineLeft > 0) {
+      this.#armDeadline(this.#deadlineLeft);
+      this.#deadlineLeft = 0;
+    }
+    this.#setState("TASK_STATE_WORKING");
   }
 
   /** Where the run is. */
@@ -356,6 +455,7 @@ export class LiveTask {
     result: SubagentResult | undefined,
   ): void {
     this.#phase = "ended";
+    for (const waiting of [...this.#inputs.values()]) waiting.settle(undefined);
     if (this.#deadline !== undefined) clearTimeout(this.#deadline);
     this.#deadline = undefined;
     if (this.#earlyEnd?.timer !== undefined) clearTimeout(this.#earlyEnd.timer);
@@ -377,7 +477,11 @@ export class LiveTask {
     else finish();
   }
 
-  #setState(state: A2ATaskState, message?: A2AMessage): Promise<void> | undefined {
+  #setState(
+    state: A2ATaskState,
+    message?: A2AMessage,
+    endsStreams = isTerminalState(state),
+  ): Promise<void> | undefined {
     const record = this.record;
     const now = Date.now();
     const status: TaskRecord["task"]["status"] = { state, timestamp: isoNow(now) };
@@ -393,7 +497,7 @@ export class LiveTask {
           status,
           metadata: record.task.metadata,
         },
-      }, isTerminalState(state));
+      }, endsStreams);
     }
     return stored;
   }
@@ -409,4 +513,32 @@ export class LiveTask {
     }
     if (final) subscribers.clear();
   }
+}
+
+/**
+ * The status message of an interrupted task: the request in words for any
+ * client, and whole in a data part under the seam extension (with what an
+ * answer looks like).
+ */
+function inputRequestParts(request: SubagentInputRequest): A2APart[] {
+  let text = request.message;
+  if (request.toolCall) {
+    text += ` (tool call: ${request.toolCall.title ?? request.toolCall.name})`;
+  }
+  if (request.options) {
+    text += `. Answer with one of: ${
+      request.options.map((o) => `"${o.id}" (${o.label})`).join(", ")
+    }.`;
+  } else if (request.kind === "question") {
+    text += " Answer with a message on this task.";
+  }
+  return [
+    { text },
+    {
+      data: {
+        [SEAM_EXTENSION_URI]: { inputRequest: request as unknown as JsonValue },
+      } as { [key: string]: JsonValue },
+      mediaType: "application/json",
+    },
+  ];
 }

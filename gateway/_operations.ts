@@ -42,8 +42,9 @@ export class Operations {
   async send(params: SendParams, principal: string | undefined, ctx: unknown): Promise<Answer> {
     const sent = await this.#engine.send(params, principal);
     const live = sent.live;
-    if (params.configuration?.returnImmediately) this.#waitUntil(ctx, live);
-    else await live.done;
+    this.#waitUntil(ctx, live);
+    // A blocking send answers at the end, or where the task stops to ask.
+    if (!params.configuration?.returnImmediately) await live.untilSettledOrInterrupted();
     return {
       result: { task: this.#engine.view(live.record, params.configuration?.historyLength) },
       headers: sent.extension ? EXTENSION_HEADERS : undefined,

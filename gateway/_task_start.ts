@@ -7,6 +7,7 @@
 import type { AgentRef, ContentBlock, Logger, Scope } from "@seam/host";
 import {
   delegationContextKey,
+  handleSubagentInput,
   type SubagentAgentOptions,
   SubagentDepthError,
   type SubagentRun,
@@ -14,7 +15,7 @@ import {
 } from "@seam/subagent";
 import { GatewayError } from "./_errors.ts";
 import { type AcceptedExtension, hasStartFields, withoutMaxDepth } from "./_extension.ts";
-import type { KeptRun, KeptRuns, RunChain } from "./_kept_runs.ts";
+import { type KeptRun, type KeptRuns, RunChain } from "./_kept_runs.ts";
 import type { Disposals } from "./_kept_runs.ts";
 import { startError } from "./_start_error.ts";
 import { gatewayTaskKey } from "./task_context.ts";
@@ -169,6 +170,12 @@ export class TaskStarter {
         message: plan.message,
       });
       scope.provide(gatewayTaskKey, context);
+      const chain = new RunChain(scope, cap, context);
+      // The runs' input requests stop here: the task asks its client.
+      handleSubagentInput(
+        scope,
+        async (request, { signal }) => (await chain.whenCurrent()).awaitInput(request, signal),
+      );
       let parent: AgentRef;
       if (this.#factory) {
         parent = await this.#factory(context);
@@ -188,10 +195,11 @@ export class TaskStarter {
         persona: ext.persona as never,
       });
       route.runId = run.id;
+      chain.runs.push(run);
       return {
         run,
         parent,
-        chain: { runs: [run], scopes: [scope], maxDepth: cap, context },
+        chain,
         resumedFrom: undefined,
         route,
         stopProgress,

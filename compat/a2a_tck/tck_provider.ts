@@ -8,6 +8,7 @@
  */
 import { type ContentBlock, delay, textOf } from "@seam/host";
 import {
+  SubagentInputs,
   subagentProgress,
   type SubagentProvider,
   type SubagentResultInput,
@@ -15,10 +16,12 @@ import {
 } from "@seam/subagent";
 import { getGatewayTask } from "../../gateway/mod.ts";
 
-/** What one prefix does: stream these texts, then end with this result. */
+/** What one prefix does: stream these texts (or ask a question first), then end with this result. */
 interface Behaviour {
   readonly stream?: readonly string[];
   readonly waitMs?: number;
+  /** Ask this question (the task goes INPUT_REQUIRED) and reply with the answer. */
+  readonly ask?: string;
   readonly result: SubagentResultInput;
 }
 
@@ -57,6 +60,10 @@ function behaviourOf(messageId: string, prompt: string, streamingTimeoutS: numbe
     ["tck-artifact-data", () => completed(JSON.stringify({ key: "value", count: 42 }))],
     ["tck-message-response", () => completed("Direct message response")],
     ["tck-reject-task", () => ({ result: { output: "rejected", stopReason: "refusal" } })],
+    ["tck-input-required", () => ({
+      ask: "The TCK task needs more input: what should it do?",
+      result: { output: "", stopReason: "completed" },
+    })],
     ["tck-stream-001", () => streamed("Stream hello from TCK")],
     ["tck-stream-002", () => completed([])],
     ["tck-stream-003", () => streamed("Stream task lifecycle")],
@@ -101,8 +108,15 @@ export function createTckProvider(options: TckProviderOptions = {}): SubagentPro
       const messageId = getGatewayTask(request.parent.scope)?.message.messageId ?? "";
       const behaviour = behaviourOf(messageId, textOf(request.prompt), streamingTimeoutS);
       const abort = new AbortController();
+      const inputs = new SubagentInputs(request.parent.scope, id);
+      abort.signal.addEventListener("abort", () => inputs.cancelAll("the task was cancelled"));
       const result = (async (): Promise<SubagentResultInput> => {
         await Promise.resolve();
+        if (behaviour.ask) {
+          const answer = await inputs.ask({ kind: "question", message: behaviour.ask });
+          if (answer.outcome !== "answered") return { output: "", stopReason: "aborted" };
+          return { output: `You said: ${answer.text}`, stopReason: "completed" };
+        }
         for (const text of behaviour.stream ?? []) {
           request.parent.scope.emit(subagentProgress, { runId: id, kind: "text", text });
           await delay(5, abort.signal).catch(() => {});
@@ -121,6 +135,7 @@ export function createTckProvider(options: TckProviderOptions = {}): SubagentPro
         id,
         started: Promise.resolve(),
         result,
+        respond: (requestId, answer) => inputs.respond(requestId, answer),
         cancel: () => abort.abort(),
         dispose: () => {
           abort.abort();

@@ -1,0 +1,210 @@
+// A child's input request puts its task INPUT_REQUIRED (AUTH_REQUIRED); a
+// follow-up message with the task's id answers it and the task works on.
+import assert from "node:assert/strict";
+import {
+  type SubagentInputAnswer,
+  type SubagentInputAsk,
+  SubagentInputs,
+  type SubagentProvider,
+  type SubagentResultInput,
+} from "@seam/subagent";
+import { SEAM_EXTENSION_URI } from "./mod.ts";
+import {
+  describeFrame,
+  frames,
+  message,
+  rpc,
+  rpcRequest,
+  tick,
+  withSetup,
+} from "./_test_support.ts";
+
+const PERMISSION: SubagentInputAsk = {
+  kind: "permission",
+  message: "The child wants to run a command",
+  toolCall: { name: "shell", title: "Run rm -rf build", rawInput: { command: "rm -rf build" } },
+  options: [
+    { id: "allow", label: "Allow once", kind: "allow_once" },
+    { id: "reject", label: "Reject", kind: "reject_once" },
+  ],
+};
+
+/** A provider whose runs ask `ask` once, then end with what the answer was. */
+function askingProvider(
+  ask: SubagentInputAsk,
+): SubagentProvider & { answers: SubagentInputAnswer[] } {
+  const answers: SubagentInputAnswer[] = [];
+  let n = 0;
+  return {
+    name: "asks",
+    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
+    inheritsParentContext: false,
+    answers,
+    start(request) {
+      const id = `asks-${++n}`;
+      const inputs = new SubagentInputs(request.parent.scope, id);
+      let cancelled = false;
+      const result = (async (): Promise<SubagentResultInput> => {
+        await tick();
+        const answer = await inputs.ask(ask);
+        answers.push(answer);
+        if (cancelled) return { output: "", stopReason: "aborted" };
+        return { output: JSON.stringify(answer), stopReason: "completed" };
+      })();
+      return {
+        id,
+        started: Promise.resolve(),
+        result,
+        respond: (requestId, answer) => inputs.respond(requestId, answer),
+        cancel() {
+          cancelled = true;
+          inputs.cancelAll("the run was cancelled");
+        },
+        dispose: () => result.then(() => {}),
+      };
+    },
+  };
+}
+
+Deno.test("a permission request: INPUT_REQUIRED with the request, the answer by message", async (t) => {
+  const provider = askingProvider(PERMISSION);
+  await withSetup([provider], {}, async (s) => {
+    const sent = await rpc(s.gateway, "SendMessage", { message: message("go") });
+    const task = sent.result.task;
+    await t.step("a blocking SendMessage answers at the interrupted state", () => {
+      assert.equal(task.status.state, "TASK_STATE_INPUT_REQUIRED");
+      const [text, data] = task.status.message.parts;
+      assert.match(text.text, /Run rm -rf build.*"allow" \(Allow once\), "reject" \(Reject\)/);
+      const request = data.data[SEAM_EXTENSION_URI].inputRequest;
+      assert.equal(request.toolCall.rawInput.command, "rm -rf build");
+      assert.deepEqual(request.path, ["asks-1"]);
+    });
+    await t.step("an answer that fits no option is refused; the task still waits", async () => {
+      const refused = await rpc(s.gateway, "SendMessage", {
+        message: message("maybe later", { taskId: task.id }),
+      });
+      assert.equal(refused.error.code, -32602);
+      assert.match(refused.error.message, /answer with one of "allow" \(Allow once\)/);
+      const got = await rpc(s.gateway, "GetTask", { id: task.id });
+      assert.equal(got.result.status.state, "TASK_STATE_INPUT_REQUIRED");
+    });
+    await t.step(
+      "'allow' answers it: WORKING, then the child ends with what it was told",
+      async () => {
+        const answered = await rpc(s.gateway, "SendMessage", {
+          message: message("allow", { taskId: task.id }),
+        });
+        assert.equal(answered.result.task.status.state, "TASK_STATE_COMPLETED");
+        assert.deepEqual(provider.answers, [{ outcome: "selected", optionId: "allow" }]);
+        const states = answered.result.task.history.map((m: { parts: { text: string }[] }) =>
+          m.parts[0].text
+        );
+        assert.deepEqual(states, ["go", "allow"]);
+      },
+    );
+  });
+});
+
+Deno.test("the seam extension's answer names the request and the option", async () => {
+  const provider = askingProvider(PERMISSION);
+  await withSetup([provider], {}, async (s) => {
+    const sent = await rpc(s.gateway, "SendMessage", { message: message("go") });
+    const task = sent.result.task;
+    const requestId = task.status.message.parts[1].data[SEAM_EXTENSION_URI].inputRequest.id;
+    const wrong = await rpc(s.gateway, "SendMessage", {
+      message: message("", {
+        taskId: task.id,
+        metadata: { [SEAM_EXTENSION_URI]: { answer: { requestId, optionId: "sure" } } },
+      }),
+    });
+    assert.match(wrong.error.message, /option "sure" was not offered \(offered: allow, reject\)/);
+    const right = await rpc(s.gateway, "SendMessage", {
+      message: message("(structured)", {
+        taskId: task.id,
+        metadata: { [SEAM_EXTENSION_URI]: { answer: { requestId, optionId: "reject" } } },
+      }),
+    });
+    assert.equal(right.result.task.status.state, "TASK_STATE_COMPLETED");
+    assert.deepEqual(provider.answers, [{ outcome: "selected", optionId: "reject" }]);
+  });
+});
+
+Deno.test("an authentication request puts the task in AUTH_REQUIRED", async () => {
+  const provider = askingProvider({ kind: "authentication", message: "Log in to the wiki" });
+  await withSetup([provider], {}, async (s) => {
+    const sent = await rpc(s.gateway, "SendMessage", { message: message("go") });
+    assert.equal(sent.result.task.status.state, "TASK_STATE_AUTH_REQUIRED");
+    const answered = await rpc(s.gateway, "SendMessage", {
+      message: message("token-123", { taskId: sent.result.task.id }),
+    });
+    assert.equal(answered.result.task.status.state, "TASK_STATE_COMPLETED");
+    assert.deepEqual(provider.answers, [{ outcome: "answered", text: "token-123" }]);
+  });
+});
+
+Deno.test("cancelling an interrupted task refuses its request and ends it CANCELED", async () => {
+  const provider = askingProvider({ kind: "question", message: "Which branch?" });
+  await withSetup([provider], {}, async (s) => {
+    const sent = await rpc(s.gateway, "SendMessage", { message: message("go") });
+    const cancelled = await rpc(s.gateway, "CancelTask", { id: sent.result.task.id });
+    assert.equal(cancelled.result.status.state, "TASK_STATE_CANCELED");
+    assert.equal(provider.answers[0].outcome, "refused");
+    assert.match((provider.answers[0] as { reason: string }).reason, /cancelled/);
+  });
+});
+
+Deno.test("a stream ends at the interrupted state; the answer's stream carries the rest", async () => {
+  const provider = askingProvider({ kind: "question", message: "Which branch?" });
+  await withSetup([provider], {}, async (s) => {
+    const first = await frames(
+      await s.gateway.fetch(rpcRequest("SendStreamingMessage", { message: message("go") })),
+    );
+    assert.deepEqual(first.map(describeFrame), [
+      "task:SUBMITTED",
+      "status:WORKING",
+      "status:INPUT_REQUIRED",
+    ]);
+    const taskId = first[0].result.task.id;
+    const second = await frames(
+      await s.gateway.fetch(
+        rpcRequest("SendStreamingMessage", { message: message("main", { taskId }) }),
+      ),
+    );
+    assert.deepEqual(second.map(describeFrame), [
+      "task:INPUT_REQUIRED",
+      "status:WORKING",
+      'artifact:set:last:{"outcome":"answered","text":"main"}',
+      "status:COMPLETED",
+    ]);
+  });
+});
+
+Deno.test("waiting for an answer does not count against the task's deadline", async () => {
+  const provider = askingProvider({ kind: "question", message: "Which branch?" });
+  await withSetup([provider], { limits: { taskTimeoutMs: 60 } }, async (s) => {
+    const sent = await rpc(s.gateway, "SendMessage", { message: message("go") });
+    await new Promise((resolve) => setTimeout(resolve, 120)); // twice the deadline, waiting
+    const got = await rpc(s.gateway, "GetTask", { id: sent.result.task.id });
+    assert.equal(got.result.status.state, "TASK_STATE_INPUT_REQUIRED");
+    const answered = await rpc(s.gateway, "SendMessage", {
+      message: message("main", { taskId: sent.result.task.id }),
+    });
+    assert.equal(answered.result.task.status.state, "TASK_STATE_COMPLETED");
+  });
+});
+
+Deno.test("an answer for a task that waits on nothing is refused", async () => {
+  const provider = askingProvider({ kind: "question", message: "?" });
+  await withSetup([provider], {}, async (s) => {
+    const sent = await rpc(s.gateway, "SendMessage", { message: message("go") });
+    const taskId = sent.result.task.id;
+    await rpc(s.gateway, "SendMessage", { message: message("x", { taskId }) });
+    const done = await rpc(s.gateway, "SendMessage", {
+      message: message("y", {
+        taskId,
+        metadata: { [SEAM_EXTENSION_URI]: { answer: { text: "late" } } },
+      }),
+    });
+    assert.equal(done.error.code, -32004); // the task ended: it takes no messages
+  });
+});
