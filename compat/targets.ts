@@ -13,7 +13,8 @@
  * - {@linkcode WORKERD_ENTRIES}: run in workerd through Miniflare, sent a
  *   message (`deno task check:workerd`).
  * - {@linkcode NODE_PACKAGES}, {@linkcode NODE_TEST_ROOTS},
- *   {@linkcode NODE_TEST_EXCLUDED}: the Node 20 run (`deno task test:node`).
+ *   {@linkcode NODE_TEST_EXCLUDED}, {@linkcode NODE_TEST_PEERS}: the Node 20
+ *   run (`deno task test:node`).
  *
  * @module
  */
@@ -98,7 +99,20 @@ export const NODE_TEST_ROOTS: readonly string[] = [
   "tool",
   "gateway",
   "providers/a2a",
+  "providers/acp",
+  "tests/acp_agents_test.ts",
+  "tests/acp_conformance_test.ts",
+  "tests/acp_misbehaviour_test.ts",
+  "tests/acp_provider_test.ts",
 ];
+
+/**
+ * Programs the Node tests start as child processes, bundled beside the test
+ * bundles (same layout, `.js`) and run with `node`, each with its user.
+ */
+export const NODE_TEST_PEERS: Readonly<Record<string, string>> = {
+  "providers/acp/testdata/test_agent.ts": "the ACP tests' agent (tests/acp_support.ts)",
+};
 
 /** Test files left out of the Node run, each with the Deno-only API it needs. */
 export const NODE_TEST_EXCLUDED: Readonly<Record<string, string>> = {

@@ -2,6 +2,8 @@
 // misbehaves, the contracted stop reason, a bounded time, and no process
 // left in the agent's process group (grandchildren included).
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import process from "node:process";
 import { createMemoryLogger, createRootScope, textOf } from "@seam/host";
 import { createSubagentService, subagentProgress, type SubagentResult } from "@seam/subagent";
 import { type AcpProviderConfig, createAcpProvider } from "@seam/subagent-acp";
@@ -65,7 +67,8 @@ Deno.test("createAcpProvider() kills a grandchild that would outlive the agent",
 
 function canRun(command: string, args: string[]): boolean {
   try {
-    return new Deno.Command(command, { args, stdout: "null", stderr: "null" }).outputSync().success;
+    execFileSync(command, args, { stdio: "ignore" });
+    return true;
   } catch {
     return false;
   }
@@ -301,7 +304,7 @@ Deno.test("createAcpProvider() runs the agent in a process group of its own", ()
     const row = (await processTable()).find((p) => p.pid === pid);
     assert.ok(row, `agent ${pid} is not running`);
     assert.equal(row.pgid, pid, "the agent leads its own process group");
-    assert.notEqual(row.pgid, (await processTable()).find((p) => p.pid === Deno.pid)?.pgid);
+    assert.notEqual(row.pgid, (await processTable()).find((p) => p.pid === process.pid)?.pgid);
     run.cancel();
     assert.equal((await run.result).stopReason, "aborted");
   }));

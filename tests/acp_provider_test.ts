@@ -2,6 +2,7 @@
 // permission policies, reuseProcess, resume, environment, cwd, prompt
 // conversion and provider disposal. Every test ends with no process left.
 import assert from "node:assert/strict";
+import process from "node:process";
 import { createMemoryLogger, createRootScope, textOf } from "@seam/host";
 import { createSubagentService, subagentProgress, type SubagentProgressInfo } from "@seam/subagent";
 import {
@@ -261,11 +262,11 @@ Deno.test("createAcpProvider() resumes after a cancel once the agent ended the t
   }));
 
 Deno.test("createAcpProvider() withholds secret-looking variables from the agent", async () => {
-  Deno.env.set("SEAM_ACP_TEST_TOKEN", "secret");
-  Deno.env.set("SEAM_ACP_TEST_CLIENT_SECRET", "secret");
-  Deno.env.set("seam_acp_test_key", "secret");
-  Deno.env.set("SEAM_ACP_TEST_API_KEY", "secret");
-  Deno.env.set("SEAM_ACP_TEST_PLAIN", "plain");
+  process.env["SEAM_ACP_TEST_TOKEN"] = "secret";
+  process.env["SEAM_ACP_TEST_CLIENT_SECRET"] = "secret";
+  process.env["seam_acp_test_key"] = "secret";
+  process.env["SEAM_ACP_TEST_API_KEY"] = "secret";
+  process.env["SEAM_ACP_TEST_PLAIN"] = "plain";
   try {
     await withAcpAgent([], { env: { SEAM_ACP_TEST_API_KEY: "given" } }, async (h) => {
       const reply = async (name: string) => textOf((await h.start(`env ${name}`).result).output);
@@ -276,11 +277,11 @@ Deno.test("createAcpProvider() withholds secret-looking variables from the agent
       assert.equal(await reply("SEAM_ACP_TEST_PLAIN"), "plain");
     });
   } finally {
-    Deno.env.delete("SEAM_ACP_TEST_TOKEN");
-    Deno.env.delete("SEAM_ACP_TEST_CLIENT_SECRET");
-    Deno.env.delete("seam_acp_test_key");
-    Deno.env.delete("SEAM_ACP_TEST_API_KEY");
-    Deno.env.delete("SEAM_ACP_TEST_PLAIN");
+    delete process.env["SEAM_ACP_TEST_TOKEN"];
+    delete process.env["SEAM_ACP_TEST_CLIENT_SECRET"];
+    delete process.env["seam_acp_test_key"];
+    delete process.env["SEAM_ACP_TEST_API_KEY"];
+    delete process.env["SEAM_ACP_TEST_PLAIN"];
   }
 });
 

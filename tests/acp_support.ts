@@ -4,6 +4,8 @@
 // their process groups (with `ps`, independently of the provider's own
 // bookkeeping).
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import process from "node:process";
 import {
   type AgentRef,
   type ContentInput,
@@ -16,9 +18,21 @@ import {
 import { createSubagentService, type SubagentRun, type SubagentService } from "@seam/subagent";
 import { type AcpProvider, type AcpProviderConfig, createAcpProvider } from "@seam/subagent-acp";
 
-/** The test agent's path. */
-export const TEST_AGENT: string =
-  new URL("../providers/acp/testdata/test_agent.ts", import.meta.url).pathname;
+/**
+ * Whether these tests run under Deno (under Node, `deno task test:node`
+ * installs a global `Deno` holding only `test`).
+ */
+export const IS_DENO: boolean =
+  typeof (globalThis as { Deno?: { execPath?: unknown } }).Deno?.execPath === "function";
+
+/**
+ * The test agent's path: the source under Deno; under Node, the bundle the
+ * Node run writes beside the test bundles (`compat/targets.ts`, NODE_TEST_PEERS).
+ */
+export const TEST_AGENT: string = new URL(
+  `../providers/acp/testdata/test_agent.${IS_DENO ? "ts" : "js"}`,
+  import.meta.url,
+).pathname;
 
 /** A provider config running the test agent with `flags` (and the permissions it needs). */
 export function testAgentConfig(
@@ -26,17 +40,19 @@ export function testAgentConfig(
   extra: Partial<AcpProviderConfig> = {},
 ): AcpProviderConfig {
   return {
-    command: Deno.execPath(),
-    args: [
-      "run",
-      "--quiet",
-      "--no-config",
-      "--no-lock",
-      "--allow-env",
-      "--allow-run",
-      TEST_AGENT,
-      ...flags,
-    ],
+    command: process.execPath,
+    args: IS_DENO
+      ? [
+        "run",
+        "--quiet",
+        "--no-config",
+        "--no-lock",
+        "--allow-env",
+        "--allow-run",
+        TEST_AGENT,
+        ...flags,
+      ]
+      : [TEST_AGENT, ...flags],
     disposeEofGraceMs: 500,
     disposeGraceMs: 500,
     startupTimeoutMs: 20_000,
@@ -208,11 +224,15 @@ export interface ProcessRow {
 
 /** Every process, from `ps`. */
 export async function processTable(): Promise<ProcessRow[]> {
-  const { stdout } = await new Deno.Command("ps", {
-    args: ["-e", "-ww", "-o", "pid=,pgid=,stat=,args="],
-    stderr: "null",
-  }).output();
-  return new TextDecoder().decode(stdout).split("\n").flatMap((line) => {
+  const stdout = await new Promise<string>((resolve, reject) =>
+    execFile(
+      "ps",
+      ["-e", "-ww", "-o", "pid=,pgid=,stat=,args="],
+      { maxBuffer: 64 * 1024 * 1024 },
+      (error, out) => error ? reject(error) : resolve(out),
+    )
+  );
+  return stdout.split("\n").flatMap((line) => {
     const [pid, pgid, stat, ...args] = line.trim().split(/\s+/);
     return pid ? [{ pid: Number(pid), pgid: Number(pgid), stat, args: args.join(" ") }] : [];
   });

@@ -25,7 +25,7 @@
  *
  * @module
  */
-import { NODE_PACKAGES, NODE_TEST_EXCLUDED, NODE_TEST_ROOTS } from "../targets.ts";
+import { NODE_PACKAGES, NODE_TEST_EXCLUDED, NODE_TEST_PEERS, NODE_TEST_ROOTS } from "../targets.ts";
 import {
   clean,
   deno,
@@ -352,7 +352,12 @@ async function main(): Promise<void> {
   for (const [file, reason] of Object.entries(NODE_TEST_EXCLUDED)) {
     console.log(`test:node: excluded ${file}: ${reason}`);
   }
-  const bundles = await bundle(files, TESTS_OUT, ["--platform", "node"]);
+  // Peers (programs the tests start) are bundled in the same call, so they
+  // keep their place relative to the test bundles.
+  const bundles = await bundle([...files, ...Object.keys(NODE_TEST_PEERS)], TESTS_OUT, [
+    "--platform",
+    "node",
+  ]);
   await Deno.writeTextFile(new URL("package.json", TESTS_OUT), '{ "type": "module" }\n');
   console.log(`test:node: node --test (${files.length} test files)`);
   await run("node", [

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import process from "node:process";
 import { createMemoryLogger } from "@seam/host";
 import { childEnv, isSecretName } from "./_env.ts";
 
@@ -10,8 +11,8 @@ Deno.test("isSecretName() matches KEY, SECRET and TOKEN in any case", () => {
 });
 
 Deno.test("childEnv() drops secret-looking names and adds the extra ones", () => {
-  Deno.env.set("SEAM_ENV_TEST_SECRET", "s");
-  Deno.env.set("SEAM_ENV_TEST_PLAIN", "p");
+  process.env["SEAM_ENV_TEST_SECRET"] = "s";
+  process.env["SEAM_ENV_TEST_PLAIN"] = "p";
   try {
     const env = childEnv(
       { SEAM_ENV_TEST_SECRET: "again", EXTRA: "x" },
@@ -22,7 +23,7 @@ Deno.test("childEnv() drops secret-looking names and adds the extra ones", () =>
     assert.equal(env.EXTRA, "x");
     assert.ok(Object.keys(env).every((k) => !isSecretName(k) || k === "SEAM_ENV_TEST_SECRET"));
   } finally {
-    Deno.env.delete("SEAM_ENV_TEST_SECRET");
-    Deno.env.delete("SEAM_ENV_TEST_PLAIN");
+    delete process.env["SEAM_ENV_TEST_SECRET"];
+    delete process.env["SEAM_ENV_TEST_PLAIN"];
   }
 });
