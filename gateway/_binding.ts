@@ -13,6 +13,40 @@ export interface BindingContext {
   readonly logger: Logger;
   /** Whether the gateway is closing (every request then answers 503). */
   readonly closed: () => boolean;
+  /** The A2A 0.3 bindings, when the gateway serves 0.3 clients (`a2a03`). */
+  readonly v03?: V03Bindings;
+}
+
+/**
+ * The hooks through which the 1.0 bindings hand a request to A2A 0.3
+ * (`_v03.ts`): each answers the requests that are 0.3 and `undefined` for
+ * the rest, which stay 1.0.
+ */
+export interface V03Bindings {
+  /**
+   * A JSON-RPC request at the base (or, with `tenant`, at a provider's own
+   * 0.3 address); `v1` tells whether `method` is a 1.0 method.
+   */
+  jsonRpc(
+    context: BindingContext,
+    request: Request,
+    call: {
+      readonly method: string;
+      readonly params: unknown;
+      readonly id: string | number | null;
+      readonly v1: boolean;
+      readonly ctx: unknown;
+      readonly tenant?: string;
+    },
+  ): Promise<Response> | undefined;
+  /** A request outside the JSON-RPC base; `segs` are its path segments after the base path. */
+  rest(
+    context: BindingContext,
+    request: Request,
+    url: URL,
+    segs: readonly string[],
+    ctx: unknown,
+  ): Promise<Response> | undefined;
 }
 
 /** Refuse requests once the gateway is closing. */

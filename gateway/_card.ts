@@ -2,6 +2,8 @@
 import type { RegisteredSubagentProvider, SubagentService } from "@seam/subagent";
 import { GatewayError } from "./_errors.ts";
 import { restErrorResponse } from "./_http.ts";
+import { isV03CardRequest } from "./_v03.ts";
+import { addV03ToCard } from "./_v03_card.ts";
 import {
   SEAM_EXTENSION_URI,
   type SeamCardExtensionParams,
@@ -70,6 +72,8 @@ export function buildCard(options: {
   readonly defaultProvider: string | undefined;
   readonly only: RegisteredSubagentProvider | undefined;
   readonly auth: boolean;
+  /** With A2A 0.3 served: the card for 1.0 clients, or for 0.3 clients. */
+  readonly v03?: "1.0" | "0.3";
 }): BuiltCard {
   const { info, base, only } = options;
   const tenant = only ? { tenant: only.name } : {};
@@ -128,6 +132,7 @@ export function buildCard(options: {
     };
     card.securityRequirements = [{ schemes: { bearer: { list: [] } } }];
   }
+  if (options.v03) addV03ToCard(card, base, only?.name, options.v03 === "0.3");
   const body = JSON.stringify(card);
   return { body, etag: `W/"${hash(body)}"` };
 }
@@ -166,6 +171,8 @@ export interface CardCacheOptions {
   readonly maxAge: number;
   readonly auth: boolean;
   readonly defaultProvider: string | undefined;
+  /** Whether A2A 0.3 is served (a 0.3 card request gets the 0.3 card). */
+  readonly v03?: boolean;
 }
 
 /**
@@ -212,7 +219,8 @@ export class CardCache {
       }
     }
     const base = origin + this.#options.basePath;
-    const key = `${base}\n${only ?? ""}`;
+    const v03 = this.#options.v03 ? (isV03CardRequest(request) ? "0.3" : "1.0") : undefined;
+    const key = `${base}\n${only ?? ""}\n${v03 ?? ""}`;
     let card = this.#cards.get(key);
     if (!card) {
       const single = only === undefined ? undefined : subagents.getProvider(only);
@@ -236,6 +244,7 @@ export class CardCache {
           : undefined,
         only: single,
         auth: this.#options.auth,
+        v03,
       });
       if (this.#cards.size >= 64) this.#cards.clear();
       this.#cards.set(key, card);
@@ -247,6 +256,7 @@ export class CardCache {
         : `${shared ? "public" : "private"}, max-age=${maxAge}`,
     };
     if (publicUrl === undefined) headers.vary = "Host";
+    if (v03) headers.vary = headers.vary ? `${headers.vary}, A2A-Version` : "A2A-Version";
     if (etagMatches(request.headers.get("if-none-match"), card.etag)) {
       return new Response(null, { status: 304, headers });
     }

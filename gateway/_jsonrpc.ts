@@ -108,11 +108,15 @@ function methodNotFound(method: string): GatewayError {
   );
 }
 
-/** Answer one JSON-RPC request. */
+/**
+ * Answer one JSON-RPC request; `tenant03` is the provider whose own A2A 0.3
+ * address (`POST {base}/{provider}/`) it came to.
+ */
 export async function handleJsonRpc(
   context: BindingContext,
   request: Request,
   ctx: unknown,
+  tenant03?: string,
 ): Promise<Response> {
   let id: RpcId = null;
   try {
@@ -147,6 +151,12 @@ export async function handleJsonRpc(
         "invalidRequest",
         "Invalid request: method must be a non-empty string",
       );
+    }
+    if (context.v03) {
+      const v1 = METHODS.has(method);
+      const call = { method, params: envelope.params, id, v1, ctx, tenant: tenant03 };
+      const answer = context.v03.jsonRpc(context, request, call);
+      if (answer) return await answer;
     }
     assertVersion(request, undefined);
     let params = envelope.params;

@@ -24,6 +24,8 @@ export interface GatewaySettings {
   readonly maxLiveTasks: number;
   readonly maxLiveTasksPerPrincipal: number;
   readonly task: LiveTaskLimits;
+  /** Whether A2A 0.3 is served beside 1.0. */
+  readonly a2a03: boolean;
 }
 
 function count(value: unknown, name: string, fallback: number, min = 0): number {
@@ -87,6 +89,11 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
     throw new TypeError("Cannot create gateway: limits must be an object");
   }
   const cancelGraceMs = count(options.cancelTimeoutMs, "cancelTimeoutMs", 5_000);
+  if (options.a2a03 !== undefined && typeof options.a2a03 !== "boolean") {
+    throw new TypeError(
+      `Cannot create gateway: a2a03 must be a boolean, got ${JSON.stringify(options.a2a03)}`,
+    );
+  }
   return {
     scope,
     subagents: options.subagents ?? getSubagentService(scope),
@@ -130,6 +137,7 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
       deadlineMs: count(limits.taskTimeoutMs, "limits.taskTimeoutMs", 0),
       cancelGraceMs,
     },
+    a2a03: options.a2a03 ?? false,
   };
 }
 

@@ -180,6 +180,8 @@ export async function handleRest(
       throw new GatewayError("invalidRequest", "Invalid request: the path is not valid UTF-8");
     }
     if (segs.length > 1 && segs[segs.length - 1] === "") segs.pop();
+    const v03 = context.v03?.rest(context, request, url, segs, ctx);
+    if (v03) return await v03;
     let tenant: string | undefined;
     let matched = match(segs);
     if (!matched && segs.length >= 2) {

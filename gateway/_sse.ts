@@ -15,13 +15,15 @@ export interface StreamFraming {
   event(event: StreamEvent): string;
   /** The `data:` text of the error that ends the stream. */
   error(error: GatewayError): string;
+  /** The SSE `event:` type of that error frame, if it has one (A2A 0.3 HTTP+JSON: `error`). */
+  readonly errorEvent?: string;
 }
 
 const encoder = new TextEncoder();
 
 /** Bytes of one SSE frame. */
-function sseFrame(data: string): Uint8Array {
-  return encoder.encode(`data: ${data}\n\n`);
+function sseFrame(data: string, event?: string): Uint8Array {
+  return encoder.encode(event ? `event: ${event}\ndata: ${data}\n\n` : `data: ${data}\n\n`);
 }
 
 /** Where a subscriber is: taking events, or done (ended, failed or gone). */
@@ -98,7 +100,7 @@ export class TaskSubscriber {
   fail(error: GatewayError): void {
     if (this.#state !== "open") return;
     try {
-      this.#controller.enqueue(sseFrame(this.#framing.error(error)));
+      this.#controller.enqueue(sseFrame(this.#framing.error(error), this.#framing.errorEvent));
     } catch {
       // Nothing more can be written; closing is all that is left.
     }

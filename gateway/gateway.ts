@@ -11,6 +11,7 @@ import { handleJsonRpc } from "./_jsonrpc.ts";
 import { Operations } from "./_operations.ts";
 import { resolveOptions } from "./_options.ts";
 import { handleRest } from "./_rest.ts";
+import { V03_BINDINGS } from "./_v03.ts";
 import type { Gateway, GatewayCorsOptions, GatewayOptions } from "./options.ts";
 
 /**
@@ -125,6 +126,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     maxAge: settings.cardMaxAge,
     auth: auth !== undefined,
     defaultProvider: options.defaultProvider,
+    v03: settings.a2a03,
   });
   // Cards are rebuilt after every provider change.
   const unlisten = [
@@ -146,6 +148,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     body: settings.body,
     logger,
     closed: () => closing !== undefined,
+    v03: settings.a2a03 ? V03_BINDINGS : undefined,
   };
 
   // The caller's execution context rides in Hono's env (its own getter
@@ -161,6 +164,13 @@ export function createGateway(options: GatewayOptions): Gateway {
   app.post(`${basePath}/`, (c) => handleJsonRpc(context, c.req.raw, executionContext(c)));
   if (basePath) {
     app.post(basePath, (c) => handleJsonRpc(context, c.req.raw, executionContext(c)));
+  }
+  if (settings.a2a03) {
+    // A provider's own A2A 0.3 JSON-RPC address (0.3 has no tenant).
+    app.post(
+      `${basePath}/:provider/`,
+      (c) => handleJsonRpc(context, c.req.raw, executionContext(c), c.req.param("provider")),
+    );
   }
   app.all("*", (c) => handleRest(context, c.req.raw, executionContext(c), basePath));
   app.onError((error) => restErrorResponse(toGatewayError(error, logger)));
@@ -194,8 +204,14 @@ function corsMiddleware(cors: GatewayCorsOptions): ReturnType<typeof honoCors> {
       ? origin
       : [...origin],
     allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
-    allowHeaders: ["Authorization", "Content-Type", "A2A-Version", "A2A-Extensions"],
-    exposeHeaders: ["ETag", "A2A-Extensions", "WWW-Authenticate"],
+    allowHeaders: [
+      "Authorization",
+      "Content-Type",
+      "A2A-Version",
+      "A2A-Extensions",
+      "X-A2A-Extensions",
+    ],
+    exposeHeaders: ["ETag", "A2A-Extensions", "X-A2A-Extensions", "WWW-Authenticate"],
     maxAge: cors.maxAge,
     credentials: cors.credentials,
   });

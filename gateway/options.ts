@@ -174,6 +174,20 @@ export interface GatewayOptions {
   readonly cancelTimeoutMs?: number;
   /** Bounds against hostile or careless clients; see {@linkcode GatewayLimits} for the defaults. */
   readonly limits?: GatewayLimits;
+  /**
+   * Serve A2A 0.3 clients beside 1.0: the 0.3 JSON-RPC methods
+   * (`message/send`, `message/stream`, `tasks/get`, `tasks/cancel`,
+   * `tasks/resubscribe`) at the JSON-RPC base and at `{base}/{provider}/`,
+   * the 0.3 HTTP+JSON routes under `{base}/v1` and `{base}/{provider}/v1`,
+   * and a card that 0.3 clients read (`url`, `preferredTransport`,
+   * `additionalInterfaces`). Default `false`: with it on, the spec makes
+   * every request without an `A2A-Version` header a 0.3 request where the
+   * versions differ, so the agent card fetched without the header becomes
+   * the 0.3 card (1.0 fields kept, 0.3 fields added), which strict 1.0
+   * validators refuse; 1.0 clients that send the header (as the SDKs do) see
+   * no change.
+   */
+  readonly a2a03?: boolean;
 }
 
 /**

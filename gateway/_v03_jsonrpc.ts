@@ -1,0 +1,154 @@
+/**
+ * The A2A 0.3 JSON-RPC binding: `message/send`, `message/stream`,
+ * `tasks/get`, `tasks/cancel`, `tasks/resubscribe` (and the 0.3 names of
+ * push configs and the extended card), one table of methods over the same
+ * operations as 1.0, in 0.3 JSON (`kind`, `user`/`agent`, `final`).
+ */
+import { type BindingContext, principalOf } from "./_binding.ts";
+import { GatewayError, jsonRpcError } from "./_errors.ts";
+import { json } from "./_http.ts";
+import { sseResponse, type StreamFraming } from "./_sse.ts";
+import {
+  eventOut,
+  getParamsFromJson,
+  idParamsFromJson,
+  sendParamsFromJson,
+  sendResultOut,
+  taskOut,
+} from "./_v03_convert.ts";
+
+type RpcId = string | number | null;
+
+/** One 0.3 call, its params an object. */
+interface V03Call {
+  readonly params: Record<string, unknown>;
+  readonly principal: string | undefined;
+  readonly id: RpcId;
+  readonly ctx: unknown;
+  /** The provider named by the request's address (`POST {base}/{provider}/`), if any. */
+  readonly tenant: string | undefined;
+}
+
+type V03Method = (context: BindingContext, call: V03Call) => Promise<Response>;
+
+/** 0.3 peers spell the extensions header with `X-`. */
+export function v03Headers(
+  headers: Readonly<Record<string, string>> | undefined,
+): Record<string, string> | undefined {
+  const uri = headers?.["a2a-extensions"];
+  return uri === undefined ? undefined : { "x-a2a-extensions": uri };
+}
+
+function ok(id: RpcId, result: unknown, headers?: Record<string, string>): Response {
+  return json({ jsonrpc: "2.0", id, result }, 200, headers);
+}
+
+function framing(id: RpcId): StreamFraming {
+  return {
+    event: (event) => JSON.stringify({ jsonrpc: "2.0", id, result: eventOut(event, "json") }),
+    error: (error) => JSON.stringify({ jsonrpc: "2.0", id, error: jsonRpcError(error) }),
+  };
+}
+
+/** The error for a 0.3 push-config call. */
+export function v03PushNotSupported(): GatewayError {
+  return new GatewayError(
+    "pushNotSupported",
+    "Push notifications are not supported by this gateway (capabilities.pushNotifications is false); stream or poll instead",
+  );
+}
+
+/** The error for the 0.3 authenticated extended card. */
+export function v03NoExtendedCard(): GatewayError {
+  return new GatewayError(
+    "unsupportedOperation",
+    "Unsupported operation: this gateway has no authenticated extended agent card (supportsAuthenticatedExtendedCard is false)",
+  );
+}
+
+/** The A2A 0.3 methods. */
+export const V03_METHODS: ReadonlyMap<string, V03Method> = new Map<string, V03Method>([
+  ["message/send", async ({ operations }, { params, principal, id, ctx, tenant }) => {
+    const answer = await operations.send(sendParamsFromJson(params, tenant), principal, ctx);
+    return ok(id, sendResultOut(answer.result, "json"), v03Headers(answer.headers));
+  }],
+  ["message/stream", async ({ operations }, { params, principal, id, ctx, tenant }) => {
+    const send = sendParamsFromJson(params, tenant);
+    const answer = await operations.stream(send, principal, ctx, framing(id));
+    return sseResponse(answer.body, v03Headers(answer.headers));
+  }],
+  ["tasks/get", async ({ operations }, { params, principal, id, tenant }) => {
+    const task = await operations.get(getParamsFromJson(params, tenant), principal);
+    return ok(id, taskOut(task, "json"));
+  }],
+  ["tasks/cancel", async ({ operations }, { params, principal, id, tenant }) => {
+    const ids = idParamsFromJson(params, tenant, "tasks/cancel");
+    return ok(id, taskOut(await operations.cancel(ids, principal), "json"));
+  }],
+  ["tasks/resubscribe", async ({ operations }, { params, principal, id, tenant }) => {
+    const ids = idParamsFromJson(params, tenant, "tasks/resubscribe");
+    const answer = await operations.subscribe(ids, principal, framing(id));
+    return sseResponse(answer.body, v03Headers(answer.headers));
+  }],
+  ...[
+    "tasks/pushNotificationConfig/set",
+    "tasks/pushNotificationConfig/get",
+    "tasks/pushNotificationConfig/list",
+    "tasks/pushNotificationConfig/delete",
+  ].map((name): [string, V03Method] => [name, () => Promise.reject(v03PushNotSupported())]),
+  ["agent/getAuthenticatedExtendedCard", () => Promise.reject(v03NoExtendedCard())],
+]);
+
+/** The 0.3 names of the 1.0 methods, for hints. */
+const V1_TO_V03: ReadonlyMap<string, string> = new Map([
+  ["SendMessage", "message/send"],
+  ["SendStreamingMessage", "message/stream"],
+  ["GetTask", "tasks/get"],
+  ["CancelTask", "tasks/cancel"],
+  ["SubscribeToTask", "tasks/resubscribe"],
+]);
+
+/**
+ * Answer a 0.3 JSON-RPC request: `method` is a 0.3 method (or the request
+ * said `A2A-Version: 0.3`, and a 1.0 or unknown method is refused naming
+ * its 0.3 counterpart).
+ */
+export async function handleV03JsonRpc(
+  context: BindingContext,
+  request: Request,
+  call: {
+    readonly method: string;
+    readonly params: unknown;
+    readonly id: RpcId;
+    readonly ctx: unknown;
+    readonly tenant?: string;
+  },
+): Promise<Response> {
+  const principal = await principalOf(context, request);
+  const handler = V03_METHODS.get(call.method);
+  if (!handler) {
+    const v03 = V1_TO_V03.get(call.method);
+    throw new GatewayError(
+      "methodNotFound",
+      v03
+        ? `Method not found: "${call.method}" is an A2A 1.0 method and this request is A2A 0.3 (${
+          call.tenant === undefined ? "A2A-Version: 0.3" : "a provider's 0.3 address"
+        }); its 0.3 name is ${v03}, or send it with A2A-Version: 1.0 to the JSON-RPC base`
+        : `Method not found: "${
+          call.method.slice(0, 80)
+        }" (A2A 0.3 methods: message/send, message/stream, tasks/get, tasks/cancel, tasks/resubscribe)`,
+    );
+  }
+  let params = call.params;
+  if (params === undefined || params === null) params = {};
+  else if (typeof params !== "object" || Array.isArray(params)) {
+    throw new GatewayError("invalidParams", "Invalid params: params must be an object");
+  }
+  return await handler(context, {
+    params: params as Record<string, unknown>,
+    principal,
+    id: call.id,
+    ctx: call.ctx,
+    tenant: call.tenant,
+  });
+}

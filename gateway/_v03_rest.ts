@@ -1,0 +1,227 @@
+/**
+ * The A2A 0.3 HTTP+JSON binding, as the reference SDKs speak it: routes
+ * under `/v1` (`POST /v1/message:send`, `GET /v1/tasks/{id}`, …, each also
+ * under a `/{tenant}` prefix naming the provider), bodies in 0.3 proto JSON,
+ * SSE events holding the bare `StreamResponse`, and errors as a bare
+ * `{code, message, data}` body (no `google.rpc.Status`), an SSE `error`
+ * event on a stream.
+ */
+import { type BindingContext, principalOf } from "./_binding.ts";
+import { discardBody, readJsonBody } from "./_body.ts";
+import { GatewayError, jsonRpcError, toGatewayError } from "./_errors.ts";
+import { json } from "./_http.ts";
+import { sseResponse, type StreamFraming } from "./_sse.ts";
+import { eventOut, sendParamsFromProto, sendResultOut, taskOut } from "./_v03_convert.ts";
+import { v03Headers, v03NoExtendedCard, v03PushNotSupported } from "./_v03_jsonrpc.ts";
+
+/** One matched 0.3 request. */
+interface V03RestCall {
+  readonly request: Request;
+  readonly url: URL;
+  readonly tenant: string | undefined;
+  readonly id: string;
+  readonly principal: string | undefined;
+  readonly ctx: unknown;
+}
+
+interface V03Route {
+  readonly methods: readonly string[];
+  readonly handle: (context: BindingContext, call: V03RestCall) => Promise<Response>;
+}
+
+/** HTTP statuses of the 0.3 error codes (as the reference SDK's 0.3 server answers them). */
+const STATUS: Readonly<Record<number, number>> = {
+  [-32700]: 400,
+  [-32600]: 400,
+  [-32601]: 404,
+  [-32602]: 400,
+  [-32603]: 500,
+  [-32001]: 404,
+  [-32002]: 400,
+  [-32003]: 400,
+  [-32004]: 400,
+  [-32005]: 400,
+  [-32006]: 500,
+  [-32007]: 400,
+};
+
+/** The bare 0.3 error body. */
+function errorBody(error: GatewayError): Record<string, unknown> {
+  return jsonRpcError(error);
+}
+
+/** A 0.3 HTTP+JSON error response. */
+function errorResponse(error: GatewayError, headers?: Record<string, string>): Response {
+  const body = errorBody(error);
+  const status = error.httpStatus ?? STATUS[body.code as number] ?? 400;
+  const h: Record<string, string> = { ...headers };
+  if (status === 401) h["www-authenticate"] = 'Bearer realm="a2a"';
+  return json(body, status, h);
+}
+
+const FRAMING: StreamFraming = {
+  event: (event) => JSON.stringify(eventOut(event, "proto")),
+  error: (error) => JSON.stringify(errorBody(error)),
+  errorEvent: "error",
+};
+
+async function bodyOf(context: BindingContext, request: Request): Promise<unknown> {
+  const body = await readJsonBody(request, context.body);
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw new GatewayError(
+      "invalidParams",
+      "Invalid params (A2A 0.3 HTTP+JSON): the body must be a JSON object (a SendMessageRequest)",
+    );
+  }
+  return body;
+}
+
+function historyLengthOf(url: URL): number | undefined {
+  const raw = url.searchParams.get("historyLength") ?? url.searchParams.get("history_length");
+  if (raw === null || raw === "") return undefined;
+  if (!/^\d{1,9}$/.test(raw)) {
+    throw new GatewayError(
+      "invalidParams",
+      `Invalid params (A2A 0.3 HTTP+JSON): historyLength must be a non-negative integer, got ${
+        JSON.stringify(raw.slice(0, 20))
+      }`,
+    );
+  }
+  return Number(raw);
+}
+
+const ROUTES = {
+  send: {
+    methods: ["POST"],
+    handle: async (context, call) => {
+      const params = sendParamsFromProto(await bodyOf(context, call.request), call.tenant);
+      const answer = await context.operations.send(params, call.principal, call.ctx);
+      return json(sendResultOut(answer.result, "proto"), 200, v03Headers(answer.headers));
+    },
+  },
+  stream: {
+    methods: ["POST"],
+    handle: async (context, call) => {
+      const params = sendParamsFromProto(await bodyOf(context, call.request), call.tenant);
+      const answer = await context.operations.stream(params, call.principal, call.ctx, FRAMING);
+      return sseResponse(answer.body, v03Headers(answer.headers));
+    },
+  },
+  get: {
+    methods: ["GET"],
+    handle: async (context, call) => {
+      const params = { tenant: call.tenant, id: call.id, historyLength: historyLengthOf(call.url) };
+      return json(taskOut(await context.operations.get(params, call.principal), "proto"));
+    },
+  },
+  cancel: {
+    methods: ["POST"],
+    handle: async (context, call) => {
+      discardBody(call.request);
+      const params = { tenant: call.tenant, id: call.id };
+      return json(taskOut(await context.operations.cancel(params, call.principal), "proto"));
+    },
+  },
+  subscribe: {
+    methods: ["GET", "POST"],
+    handle: async (context, call) => {
+      discardBody(call.request);
+      const params = { tenant: call.tenant, id: call.id };
+      const answer = await context.operations.subscribe(params, call.principal, FRAMING);
+      return sseResponse(answer.body, v03Headers(answer.headers));
+    },
+  },
+  push: {
+    methods: ["GET", "POST", "DELETE"],
+    handle: () => Promise.reject(v03PushNotSupported()),
+  },
+  card: {
+    methods: ["GET"],
+    handle: () => Promise.reject(v03NoExtendedCard()),
+  },
+} as const satisfies Record<string, V03Route>;
+
+type RouteName = keyof typeof ROUTES;
+
+/** The route for the segments after `/v1`. */
+function route(rest: readonly string[]): { name: RouteName; id: string } | undefined {
+  const [a, b, c] = rest;
+  if (rest.length === 1) {
+    if (a === "message:send") return { name: "send", id: "" };
+    if (a === "message:stream") return { name: "stream", id: "" };
+    if (a === "card") return { name: "card", id: "" };
+    return undefined;
+  }
+  if (a !== "tasks" || b === "") return undefined;
+  if (rest.length === 2) {
+    if (b.endsWith(":cancel")) return { name: "cancel", id: b.slice(0, -7) };
+    if (b.endsWith(":subscribe")) return { name: "subscribe", id: b.slice(0, -10) };
+    return { name: "get", id: b };
+  }
+  if (c === "pushNotificationConfigs" && rest.length <= 4) return { name: "push", id: b };
+  return undefined;
+}
+
+/** The 0.3 route for path segments (`v1/…` or `{tenant}/v1/…`), with its tenant. */
+function match(
+  segs: readonly string[],
+): { name: RouteName; id: string; tenant: string | undefined } | undefined {
+  if (segs[0] === "v1" && segs.length >= 2) {
+    const found = route(segs.slice(1));
+    if (found) return { ...found, tenant: undefined };
+  }
+  if (segs[1] === "v1" && segs.length >= 3 && segs[0] !== "") {
+    const found = route(segs.slice(2));
+    if (found) return { ...found, tenant: segs[0] };
+  }
+  return undefined;
+}
+
+/** Whether path segments name a 0.3 route. */
+export function isV03Route(segs: readonly string[]): boolean {
+  return match(segs) !== undefined;
+}
+
+/** Answer one 0.3 HTTP+JSON request (never rejects: errors are 0.3 error responses). */
+export async function handleV03Rest(
+  context: BindingContext,
+  request: Request,
+  url: URL,
+  segs: readonly string[],
+  ctx: unknown,
+): Promise<Response> {
+  const path = url.pathname.slice(0, 100);
+  try {
+    const matched = match(segs);
+    if (!matched) {
+      throw new GatewayError(
+        "methodNotFound",
+        `Not found: ${request.method} ${path} is not an A2A 0.3 HTTP+JSON route (they are under {base}/v1: POST /v1/message:send, POST /v1/message:stream, GET /v1/tasks/{id}, POST /v1/tasks/{id}:cancel, GET /v1/tasks/{id}:subscribe); send A2A-Version: 1.0 for the 1.0 routes`,
+      );
+    }
+    const r: V03Route = ROUTES[matched.name];
+    if (!r.methods.includes(request.method)) {
+      discardBody(request);
+      return errorResponse(
+        new GatewayError(
+          "methodNotFound",
+          `Method not allowed: ${request.method} ${path} (allowed: ${r.methods.join(", ")})`,
+          { httpStatus: 405 },
+        ),
+        { allow: r.methods.join(", ") },
+      );
+    }
+    const principal = await principalOf(context, request);
+    return await r.handle(context, {
+      request,
+      url,
+      tenant: matched.tenant,
+      id: matched.id,
+      principal,
+      ctx,
+    });
+  } catch (error) {
+    discardBody(request);
+    return errorResponse(toGatewayError(error, context.logger));
+  }
+}

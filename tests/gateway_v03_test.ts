@@ -1,0 +1,618 @@
+// The gateway serving A2A 0.3 beside 1.0, against `@a2a-js/sdk`'s 0.3
+// compatibility client (`@a2a-js/sdk/compat/v0_3/client`) over real loopback
+// HTTP on both bindings, with the card a 0.3 client reads; then every 0.3
+// refusal on the wire, each naming what was wrong.
+import assert from "node:assert/strict";
+import { type AgentCard, type StreamResponse, type Task, TaskState } from "@a2a-js/sdk";
+import { Client, ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client";
+import {
+  LegacyJsonRpcTransport,
+  LegacyRestTransport,
+  parseLegacyAgentCard,
+} from "@a2a-js/sdk/compat/v0_3/client";
+import { TaskNotFoundError } from "@a2a-js/sdk/errors";
+import { SEAM_EXTENSION_URI } from "../gateway/mod.ts";
+import {
+  type Binding,
+  BINDINGS,
+  sendRequest,
+  type Served,
+  until,
+  userMessage,
+  withGateway,
+} from "./gateway_support.ts";
+
+/** The card as a 0.3 client fetches it (no A2A-Version header). */
+async function card03(served: Served, path = "/.well-known/agent-card.json"): Promise<
+  Record<string, unknown>
+> {
+  const response = await fetch(`${served.url}${path}`);
+  assert.equal(response.status, 200);
+  return await response.json();
+}
+
+/**
+ * A 0.3 client made the way a 0.3 client reads the card: its 0.3 fields
+ * (`url`, `preferredTransport`, `additionalInterfaces`, `protocolVersion`)
+ * only, through the SDK's own 0.3 card parser and its 0.3 transport for
+ * `binding`.
+ */
+async function client03(served: Served, binding: Binding, path?: string): Promise<Client> {
+  const raw = await card03(served, path);
+  const { supportedInterfaces: _v1, ...fields03 } = raw;
+  const card: AgentCard = parseLegacyAgentCard(fields03);
+  const iface = card.supportedInterfaces.find((i) => i.protocolBinding === binding);
+  assert.ok(iface, `the 0.3 card lists ${binding}`);
+  assert.equal(iface.protocolVersion, "0.3");
+  const transport = binding === "JSONRPC"
+    ? new LegacyJsonRpcTransport({ endpoint: iface.url })
+    : new LegacyRestTransport({ endpoint: iface.url });
+  return new Client(transport, card);
+}
+
+function asTask(result: unknown): Task {
+  assert.ok(result && typeof result === "object" && "status" in result, "expected a task");
+  return result as Task;
+}
+
+function textOf(task: Task): string {
+  return task.artifacts.flatMap((a) => a.parts).map((p) =>
+    p.content?.$case === "text" ? p.content.value : ""
+  ).join("");
+}
+
+function kinds(events: StreamResponse[]): string[] {
+  return events.map((e) => {
+    const p = e.payload!;
+    if (p.$case === "task") return `task:${TaskState[p.value.status!.state]}`;
+    if (p.$case === "statusUpdate") return `status:${TaskState[p.value.status!.state]}`;
+    if (p.$case === "artifactUpdate") return "artifact";
+    return p.$case;
+  });
+}
+
+/** Record the requests' A2A-Version headers as the server saw them. */
+function versionsSeen(served: Served): string[] {
+  return served.requests;
+}
+
+for (const binding of BINDINGS) {
+  Deno.test(`gateway a2a03 over ${binding}: the SDK's 0.3 client sends, streams, gets, cancels, resubscribes`, async (t) => {
+    await withGateway({ a2a03: true }, async (served) => {
+      const client = await client03(served, binding);
+      assert.equal(client.protocolVersion, "0.3");
+
+      await t.step(
+        "message/send blocks until the task ends and answers it in 0.3 form",
+        async () => {
+          const task = asTask(await client.sendMessage(sendRequest(userMessage("complete hello"))));
+          assert.equal(task.status!.state, TaskState.TASK_STATE_COMPLETED);
+          assert.equal(textOf(task), "hello");
+          assert.ok(task.contextId);
+          const seam = task.metadata?.[SEAM_EXTENSION_URI] as Record<string, unknown>;
+          assert.equal(seam.provider, "reference");
+          assert.equal(seam.stopReason, "completed");
+          assert.ok(
+            versionsSeen(served).some((r) =>
+              binding === "JSONRPC" ? r === "POST /" : r === "POST /v1/message:send"
+            ),
+          );
+        },
+      );
+
+      await t.step("tasks/get answers the task, its history cut to historyLength", async () => {
+        const sent = asTask(await client.sendMessage(sendRequest(userMessage("complete again"))));
+        const got = await client.getTask({ tenant: "", id: sent.id, historyLength: 1 });
+        assert.equal(got.id, sent.id);
+        assert.equal(got.status!.state, TaskState.TASK_STATE_COMPLETED);
+        assert.equal(textOf(got), "again");
+        assert.ok(got.history.length <= 1);
+        await assert.rejects(
+          client.getTask({ tenant: "", id: "no-such-task", historyLength: undefined }),
+          (error) => error instanceof TaskNotFoundError || /-32001|not found/i.test(String(error)),
+        );
+      });
+
+      await t.step("a failed run is TASK_STATE_FAILED with the gateway's note", async () => {
+        const task = asTask(await client.sendMessage(sendRequest(userMessage("fail"))));
+        assert.equal(task.status!.state, TaskState.TASK_STATE_FAILED);
+      });
+
+      await t.step(
+        "message/stream: the task, WORKING, the artifact, COMPLETED (final)",
+        async () => {
+          const events: StreamResponse[] = [];
+          for await (
+            const event of client.sendMessageStream(sendRequest(userMessage("complete streamed")))
+          ) events.push(event);
+          const seen = kinds(events);
+          assert.equal(seen[0], "task:TASK_STATE_SUBMITTED");
+          assert.ok(seen.includes("status:TASK_STATE_WORKING"), seen.join());
+          assert.ok(seen.includes("artifact"), seen.join());
+          assert.equal(seen.at(-1), "status:TASK_STATE_COMPLETED");
+        },
+      );
+
+      await t.step("blocking false returns at once; cancel ends the task CANCELED", async () => {
+        const task = asTask(
+          await client.sendMessage(sendRequest(userMessage("hang"), { returnImmediately: true })),
+        );
+        assert.ok(
+          task.status!.state === TaskState.TASK_STATE_SUBMITTED ||
+            task.status!.state === TaskState.TASK_STATE_WORKING,
+          TaskState[task.status!.state],
+        );
+        await until(() => served.reference.live.size > 0);
+        const canceled = await client.cancelTask({ tenant: "", id: task.id, metadata: undefined });
+        assert.equal(canceled.status!.state, TaskState.TASK_STATE_CANCELED);
+      });
+
+      await t.step("tasks/resubscribe follows a live task to its end", async () => {
+        const task = asTask(
+          await client.sendMessage(sendRequest(userMessage("hang"), { returnImmediately: true })),
+        );
+        await until(() => served.reference.live.size > 0);
+        const events: StreamResponse[] = [];
+        const following = (async () => {
+          for await (const event of client.resubscribeTask({ tenant: "", id: task.id })) {
+            events.push(event);
+            if (events.length === 1) {
+              await client.cancelTask({ tenant: "", id: task.id, metadata: undefined });
+            }
+          }
+        })();
+        await following;
+        assert.equal(kinds(events)[0].startsWith("task:"), true);
+        assert.equal(kinds(events).at(-1), "status:TASK_STATE_CANCELED");
+      });
+    });
+  });
+}
+
+/** POST a JSON-RPC request as a 0.3 client does (no A2A-Version unless given). */
+async function rpc(
+  served: Served,
+  method: string,
+  params: unknown,
+  options: { headers?: Record<string, string>; path?: string } = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${served.url}${options.path ?? "/"}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...options.headers },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 7, method, params }),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+/** An HTTP+JSON request as a 0.3 client does. */
+async function rest(
+  served: Served,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
+  const response = await fetch(`${served.url}${path}`, {
+    method,
+    headers: { "content-type": "application/json", ...headers },
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  });
+  return { status: response.status, headers: response.headers, body: await response.json() };
+}
+
+function error(body: Record<string, unknown>): { code: number; message: string } {
+  const e = body.error as { code: number; message: string } | undefined;
+  assert.ok(e, `expected an error, got ${JSON.stringify(body).slice(0, 300)}`);
+  return e;
+}
+
+function message03(parts: unknown[], extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { kind: "message", messageId: crypto.randomUUID(), role: "user", parts, ...extra };
+}
+
+Deno.test("gateway a2a03: the card", async (t) => {
+  await withGateway({ a2a03: true }, async (served) => {
+    await t.step("without A2A-Version: the 1.0 card plus the fields 0.3 clients read", async () => {
+      const response = await fetch(`${served.url}/.well-known/agent-card.json`);
+      assert.match(response.headers.get("vary") ?? "", /A2A-Version/);
+      const card = await response.json();
+      assert.equal(card.protocolVersion, "0.3");
+      assert.equal(card.url, `${served.url}/`);
+      assert.equal(card.preferredTransport, "JSONRPC");
+      assert.deepEqual(card.additionalInterfaces, [
+        { url: `${served.url}/`, transport: "JSONRPC" },
+        { url: served.url, transport: "HTTP+JSON" },
+      ]);
+      assert.equal(card.supportsAuthenticatedExtendedCard, false);
+      assert.deepEqual(
+        card.supportedInterfaces.map((i: Record<string, string>) =>
+          `${i.protocolBinding}@${i.protocolVersion}`
+        ),
+        ["JSONRPC@1.0", "HTTP+JSON@1.0", "JSONRPC@0.3", "HTTP+JSON@0.3"],
+      );
+    });
+
+    await t.step(
+      "with A2A-Version: 1.0: no 0.3 fields; the 0.3 interfaces after the 1.0 ones",
+      async () => {
+        const response = await fetch(`${served.url}/.well-known/agent-card.json`, {
+          headers: { "a2a-version": "1.0" },
+        });
+        const card = await response.json();
+        for (
+          const field of ["url", "preferredTransport", "additionalInterfaces", "protocolVersion"]
+        ) {
+          assert.equal(field in card, false, field);
+        }
+        assert.equal(card.supportedInterfaces.length, 4);
+        assert.equal(card.supportedInterfaces[0].protocolVersion, "1.0");
+        assert.equal(card.supportedInterfaces[1].protocolVersion, "1.0");
+      },
+    );
+
+    for (const binding of BINDINGS) {
+      await t.step(
+        `the 1.0 SDK client (legacy compat on) still picks 1.0 over ${binding}`,
+        async () => {
+          const factory = new ClientFactory(
+            ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+              preferredTransports: [binding],
+            }),
+          );
+          const client = await factory.createFromUrl(served.url);
+          assert.equal(client.protocolVersion, "1.0");
+          const task = asTask(await client.sendMessage(sendRequest(userMessage("complete v1"))));
+          assert.equal(textOf(task), "v1");
+        },
+      );
+
+      await t.step(
+        `a provider's card gives 0.3 addresses of that provider (${binding})`,
+        async () => {
+          const card = await card03(served, "/bare/.well-known/agent-card.json");
+          assert.equal(card.url, `${served.url}/bare/`);
+          const client = await client03(served, binding, "/bare/.well-known/agent-card.json");
+          const task = asTask(await client.sendMessage(sendRequest(userMessage("complete bare"))));
+          assert.equal(textOf(task), "bare");
+          const seam = task.metadata?.[SEAM_EXTENSION_URI] as Record<string, unknown>;
+          assert.equal(seam.provider, "bare");
+          const got = await client.getTask({ tenant: "", id: task.id, historyLength: undefined });
+          assert.equal(got.id, task.id);
+        },
+      );
+    }
+  });
+
+  await t.step("off by default: the card has no 0.3 field and no 0.3 interface", async () => {
+    await withGateway({}, async (served) => {
+      const response = await fetch(`${served.url}/.well-known/agent-card.json`);
+      assert.equal((response.headers.get("vary") ?? "").includes("A2A-Version"), false);
+      const card = await response.json();
+      assert.equal("url" in card, false);
+      assert.equal(card.supportedInterfaces.length, 2);
+    });
+  });
+
+  await t.step(
+    "with auth: 0.3 security schemes for 0.3, 1.0 ones for 1.0; a 0.3 client with its token",
+    async () => {
+      await withGateway({ a2a03: true, auth: { tokens: { alice: "tok-a" } } }, async (served) => {
+        const c03 = await card03(served);
+        assert.deepEqual(
+          (c03.securitySchemes as Record<string, Record<string, string>>).bearer.type,
+          "http",
+        );
+        assert.deepEqual(c03.security, [{ bearer: [] }]);
+        const c10 = await (await fetch(`${served.url}/.well-known/agent-card.json`, {
+          headers: { "a2a-version": "1.0" },
+        })).json();
+        assert.ok(c10.securitySchemes.bearer.httpAuthSecurityScheme);
+        const refused = await rest(served, "POST", "/v1/message:send", {
+          message: { messageId: "m", role: "ROLE_USER", content: [{ text: "complete x" }] },
+        });
+        assert.equal(refused.status, 401);
+        assert.equal(typeof refused.body.code, "number");
+        assert.match(refused.headers.get("www-authenticate") ?? "", /Bearer/);
+        const fetchImpl: typeof fetch = (input, init) => {
+          const headers = new Headers(init?.headers);
+          headers.set("authorization", "Bearer tok-a");
+          return fetch(input, { ...init, headers });
+        };
+        for (
+          const transport of [
+            new LegacyJsonRpcTransport({ endpoint: `${served.url}/`, fetchImpl }),
+            new LegacyRestTransport({ endpoint: served.url, fetchImpl }),
+          ]
+        ) {
+          const client = new Client(transport, parseLegacyAgentCard(c03));
+          const task = asTask(await client.sendMessage(sendRequest(userMessage("complete mine"))));
+          assert.equal(textOf(task), "mine");
+        }
+      });
+    },
+  );
+});
+
+Deno.test("gateway a2a03: a request's version is its header's, else its method's or route's", async (t) => {
+  await withGateway({ a2a03: true }, async (served) => {
+    await t.step("a 1.0 method without the header stays 1.0", async () => {
+      const { body } = await rpc(served, "SendMessage", {
+        message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "complete one" }] },
+      });
+      const result = body.result as { task: { status: { state: string } } };
+      assert.equal(result.task.status.state, "TASK_STATE_COMPLETED");
+    });
+
+    await t.step("a 0.3 method without the header is 0.3 (kind, state)", async () => {
+      const { body } = await rpc(served, "message/send", {
+        message: message03([{ kind: "text", text: "complete three" }]),
+      });
+      const result = body.result as Record<string, unknown>;
+      assert.equal(result.kind, "task");
+      assert.equal((result.status as Record<string, unknown>).state, "completed");
+      const artifact = (result.artifacts as { parts: unknown[] }[])[0];
+      assert.deepEqual(artifact.parts, [{ kind: "text", text: "three" }]);
+    });
+
+    await t.step("A2A-Version: 0.3 is accepted with 0.3 methods", async () => {
+      const { body } = await rpc(served, "message/send", {
+        message: message03([{ kind: "text", text: "complete hdr" }]),
+      }, { headers: { "a2a-version": "0.3" } });
+      assert.equal((body.result as Record<string, unknown>).kind, "task");
+    });
+
+    await t.step("A2A-Version: 1.0 with a 0.3 method: -32601 naming the version", async () => {
+      const { body } = await rpc(served, "message/send", {
+        message: message03([{ kind: "text", text: "x" }]),
+      }, { headers: { "a2a-version": "1.0" } });
+      const e = error(body);
+      assert.equal(e.code, -32601);
+      assert.match(e.message, /A2A 0\.3 method.*A2A-Version 1\.0/);
+    });
+
+    await t.step("A2A-Version: 0.3 with a 1.0 method: -32601 naming its 0.3 name", async () => {
+      const { body } = await rpc(served, "SendMessage", {
+        message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x" }] },
+      }, { headers: { "a2a-version": "0.3" } });
+      const e = error(body);
+      assert.equal(e.code, -32601);
+      assert.match(e.message, /A2A 1\.0 method.*message\/send/);
+    });
+
+    await t.step("any other version: -32009 naming both", async () => {
+      for (const [method, path] of [["message/send", "/"], ["SendMessage", "/"]]) {
+        const { body } = await rpc(served, method, {}, {
+          headers: { "a2a-version": "2.0" },
+          path,
+        });
+        const e = error(body);
+        assert.equal(e.code, -32009);
+        assert.match(e.message, /"2\.0".*1\.0 and 0\.3/);
+      }
+      const r = await rest(served, "POST", "/v1/message:send", {}, { "a2a-version": "0.2" });
+      assert.equal(r.status, 400);
+    });
+
+    await t.step("A2A-Version: 1.0 on /v1/…: a 1.0 route of tenant v1", async () => {
+      const r = await rest(served, "POST", "/v1/message:send", {
+        message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "complete x" }] },
+      }, { "a2a-version": "1.0" });
+      assert.notEqual(r.status, 200);
+      assert.ok(r.body.error && typeof r.body.error === "object", "a google.rpc.Status body");
+      assert.match((r.body.error as { message: string }).message, /v1/);
+    });
+
+    await t.step("A2A-Version: 0.3 on a 1.0 route: 404 naming the 0.3 routes", async () => {
+      const r = await rest(served, "POST", "/message:send", {}, { "a2a-version": "0.3" });
+      assert.equal(r.status, 404);
+      assert.equal(r.body.code, -32601);
+      assert.match(r.body.message as string, /\/v1\/message:send/);
+    });
+
+    await t.step("a provider's 0.3 JSON-RPC address refuses 1.0", async () => {
+      const e1 = error(
+        (await rpc(served, "message/send", {}, {
+          path: "/bare/",
+          headers: { "a2a-version": "1.0" },
+        })).body,
+      );
+      assert.equal(e1.code, -32009);
+      assert.match(e1.message, /0\.3 JSON-RPC address/);
+      const e2 = error((await rpc(served, "SendMessage", {}, { path: "/bare/" })).body);
+      assert.equal(e2.code, -32601);
+      assert.match(e2.message, /message\/send/);
+    });
+  });
+
+  await t.step("off by default: 0.3 methods and versions are refused, naming 1.0", async () => {
+    await withGateway({}, async (served) => {
+      const e1 = error((await rpc(served, "message/send", {})).body);
+      assert.equal(e1.code, -32601);
+      assert.match(e1.message, /A2A 0\.3 method.*SendMessage/);
+      const e2 = error(
+        (await rpc(served, "SendMessage", {}, { headers: { "a2a-version": "0.3" } })).body,
+      );
+      assert.equal(e2.code, -32009);
+      const r = await rest(served, "POST", "/bare/", {});
+      assert.equal(r.status, 404);
+    });
+  });
+});
+
+Deno.test("gateway a2a03: every refusal names what was wrong", async (t) => {
+  await withGateway({ a2a03: true }, async (served) => {
+    const jsonRpcCases: [string, string, unknown, RegExp, number?][] = [
+      ["a part without kind", "message/send", {
+        message: message03([{ text: "hi" }]),
+      }, /message\.parts\[0\]\.kind: kind must be "text", "file" or "data".*1\.0 form/],
+      ["a 1.0 role", "message/send", {
+        message: message03([{ kind: "text", text: "hi" }], { role: "ROLE_USER" }),
+      }, /message\.role: must be "user" \(ROLE_USER is the A2A 1\.0 form\)/],
+      ["an agent role", "message/send", {
+        message: message03([{ kind: "text", text: "hi" }], { role: "agent" }),
+      }, /message\.role: must be "user"/],
+      ["an unknown params field", "message/send", {
+        message: message03([{ kind: "text", text: "hi" }]),
+        tenant: "bare",
+      }, /params: unknown field "tenant"/],
+      ["an unknown message field", "message/send", {
+        message: message03([{ kind: "text", text: "hi" }], { context_id: "c" }),
+      }, /message: unknown field "context_id"/],
+      ["data that is not an object", "message/send", {
+        message: message03([{ kind: "data", data: [1, 2] }]),
+      }, /message\.parts\[0\]\.data: must be a JSON object in A2A 0\.3/],
+      ["a file with neither bytes nor uri", "message/send", {
+        message: message03([{ kind: "file", file: { mimeType: "text/plain" } }]),
+      }, /message\.parts\[0\]\.file: must hold either bytes/],
+      [
+        "no parts",
+        "message/send",
+        { message: message03([]) },
+        /message\.parts: must hold at least one part/,
+      ],
+      ["a non-boolean blocking", "message/send", {
+        message: message03([{ kind: "text", text: "hi" }]),
+        configuration: { blocking: "yes" },
+      }, /configuration\.blocking/],
+      ["a negative historyLength", "tasks/get", { id: "t", historyLength: -1 }, /historyLength/],
+      ["no task id", "tasks/cancel", {}, /A2A 0\.3 tasks\/cancel params\): id/],
+      ["params that are a list", "tasks/get", [1], /params must be an object/],
+      ["tasks/list, not a 0.3 method", "tasks/list", {}, /A2A 0\.3: message\/send/, -32601],
+      ["a push config", "tasks/pushNotificationConfig/set", {}, /Push notifications/, -32003],
+    ];
+    for (const [what, method, params, pattern, code] of jsonRpcCases) {
+      await t.step(`JSON-RPC: ${what}`, async () => {
+        const e = error((await rpc(served, method, params)).body);
+        assert.equal(e.code, code ?? -32602, e.message);
+        assert.match(e.message, pattern);
+      });
+    }
+
+    await t.step("JSON-RPC: an unknown task is -32001", async () => {
+      const e = error((await rpc(served, "tasks/get", { id: "no-such" })).body);
+      assert.equal(e.code, -32001);
+    });
+
+    const send = (message: Record<string, unknown>) => ({ message });
+    const restCases: [string, string, string, unknown, RegExp, number, number?][] = [
+      [
+        "JSON-RPC-shaped parts",
+        "POST",
+        "/v1/message:send",
+        send({
+          messageId: "m",
+          role: "ROLE_USER",
+          parts: [{ kind: "text", text: "hi" }],
+        }),
+        /message\.content: must hold the parts \(A2A 0\.3 proto JSON names them content; parts is the JSON-RPC form\)/,
+        400,
+      ],
+      [
+        "a 0.3 JSON role",
+        "POST",
+        "/v1/message:send",
+        send({
+          messageId: "m",
+          role: "user",
+          content: [{ text: "hi" }],
+        }),
+        /message\.role: must be "ROLE_USER" \(proto JSON; "user" is the 0\.3 JSON-RPC form\)/,
+        400,
+      ],
+      [
+        "a part with two contents",
+        "POST",
+        "/v1/message:send",
+        send({
+          messageId: "m",
+          role: "ROLE_USER",
+          content: [{ text: "hi", data: { data: {} } }],
+        }),
+        /message\.content\[0\]: a part must hold exactly one of text, file or data/,
+        400,
+      ],
+      [
+        "a field given twice",
+        "POST",
+        "/v1/message:send",
+        send({
+          messageId: "m",
+          message_id: "m",
+          role: "ROLE_USER",
+          content: [{ text: "hi" }],
+        }),
+        /field "messageId" is given twice/,
+        400,
+      ],
+      ["a body that is not JSON", "POST", "/v1/message:send", "{nope", /./, 400, -32700],
+      [
+        "a body that is a list",
+        "POST",
+        "/v1/message:send",
+        [],
+        /the body must be a JSON object/,
+        400,
+      ],
+      [
+        "a bad historyLength",
+        "GET",
+        "/v1/tasks/t1?historyLength=ten",
+        undefined,
+        /historyLength must be a non-negative integer, got "ten"/,
+        400,
+      ],
+      ["an unknown task", "GET", "/v1/tasks/no-such", undefined, /./, 404, -32001],
+      [
+        "a push config",
+        "POST",
+        "/v1/tasks/t1/pushNotificationConfigs",
+        {},
+        /Push notifications/,
+        400,
+        -32003,
+      ],
+      ["the extended card", "GET", "/v1/card", undefined, /extended agent card/, 400, -32004],
+    ];
+    for (const [what, method, path, body, pattern, status, code] of restCases) {
+      await t.step(`HTTP+JSON: ${what}`, async () => {
+        const r = await rest(served, method, path, body);
+        assert.equal(r.status, status, JSON.stringify(r.body));
+        assert.equal(r.body.code, code ?? -32602);
+        assert.match(r.body.message as string, pattern);
+        assert.equal("error" in r.body, false, "a bare 0.3 error body, not google.rpc.Status");
+      });
+    }
+
+    await t.step("HTTP+JSON: a wrong HTTP method is 405 with Allow", async () => {
+      const r = await rest(served, "DELETE", "/v1/message:send");
+      assert.equal(r.status, 405);
+      assert.equal(r.headers.get("allow"), "POST");
+      assert.match(r.body.message as string, /Method not allowed: DELETE/);
+    });
+
+    await t.step("HTTP+JSON: another content type is -32005", async () => {
+      const r = await rest(served, "POST", "/v1/message:send", "hi", {
+        "content-type": "text/plain",
+      });
+      assert.equal(r.body.code, -32005);
+      assert.match(r.body.message as string, /text\/plain/);
+    });
+
+    await t.step(
+      "HTTP+JSON: snake_case proto names are read as proto JSON parsers do",
+      async () => {
+        const r = await rest(served, "POST", "/bare/v1/message:send", {
+          request: { message_id: "m", role: "ROLE_USER", content: [{ text: "complete snake" }] },
+          configuration: { blocking: true, history_length: 5 },
+        });
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        const task = r.body.task as Record<string, Record<string, unknown>>;
+        assert.equal(task.status.state, "TASK_STATE_COMPLETED");
+        assert.equal(
+          (task.metadata[SEAM_EXTENSION_URI] as Record<string, unknown>).provider,
+          "bare",
+        );
+      },
+    );
+  });
+});
