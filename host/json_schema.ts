@@ -3,6 +3,7 @@ import { hasBrand } from "./brand.ts";
 import { formatPath } from "./path.ts";
 import { jsonCopy, type JsonValue } from "./json.ts";
 import { draftOf, findSchemaProblem, type SchemaDraft } from "./_schema_keywords.ts";
+import { inPlaceLoop, schemaNodes } from "./_schema_refs.ts";
 import { isZod3, isZod4, zodToJsonSchema } from "./_zod.ts";
 import type { ZodLikeSchema } from "./tools.ts";
 
@@ -47,33 +48,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-/** Every schema object in `node` with the JSON path to it (the validator's own copy). */
-function* schemaNodes(
-  node: unknown,
-  path: string,
-): Generator<[Record<string, unknown>, string]> {
-  if (!isRecord(node)) return;
-  yield [node, path];
-  for (const [keyword, value] of Object.entries(node)) {
-    if (keyword === "const" || keyword === "enum" || keyword === "default") continue;
-    if (keyword === "examples") continue;
-    if (Array.isArray(value)) {
-      for (const [i, sub] of value.entries()) yield* schemaNodes(sub, `${path}.${keyword}[${i}]`);
-    } else if (isRecord(value)) {
-      if (
-        keyword === "properties" || keyword === "patternProperties" || keyword === "$defs" ||
-        keyword === "definitions" || keyword === "dependentSchemas" || keyword === "dependencies"
-      ) {
-        for (const [name, sub] of Object.entries(value)) {
-          yield* schemaNodes(sub, formatPath(`${path}.${keyword}`, [name]));
-        }
-      } else {
-        yield* schemaNodes(value, `${path}.${keyword}`);
-      }
-    }
-  }
-}
-
 /** Compile `schema` (checked): a validator over a private, mutable copy. */
 function compile(schema: object, draft: SchemaDraft, path: string): Compiled {
   // The validator annotates the schema objects it is given: give it its own.
@@ -95,6 +69,14 @@ function compile(schema: object, draft: SchemaDraft, path: string): Compiled {
         "$ref",
       );
     }
+  }
+  const loop = inPlaceLoop(copy, lookup, path);
+  if (loop) {
+    throw new JsonSchemaError(
+      loop,
+      "this $ref leads back to itself without reaching into the value (validating would never end)",
+      "$ref",
+    );
   }
   return { validator: new Validator(copy, draft, false) };
 }

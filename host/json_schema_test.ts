@@ -138,6 +138,29 @@ Deno.test("checkJsonSchema() resolves $ref within the document and refuses the r
     checkJsonSchema(anchored);
     assert.equal(validateJsonSchema(anchored, { a: 1 })[0].path, "value.a");
   });
+  await t.step("a $ref that loops back without reaching into the value", () => {
+    const loops: [unknown, string][] = [
+      [
+        { type: "object", properties: { a: { $ref: "#/properties/a" } } },
+        "schema.properties.a.$ref",
+      ],
+      [{ type: "object", allOf: [{ $ref: "#" }] }, "schema.allOf[0].$ref"],
+      [{
+        type: "object",
+        $defs: { x: { anyOf: [{ $ref: "#/$defs/y" }] }, y: { not: { $ref: "#/$defs/x" } } },
+        properties: { p: { $ref: "#/$defs/x" } },
+      }, ""],
+    ];
+    for (const [schema, path] of loops) {
+      assert.throws(() => checkJsonSchema(schema), (error: unknown) => {
+        assert.ok(error instanceof JsonSchemaError, String(error));
+        assert.equal(error.keyword, "$ref");
+        if (path) assert.equal(error.path, path);
+        assert.match(error.message, /leads back to itself/);
+        return true;
+      });
+    }
+  });
   await t.step("a $ref that does not resolve, or points outside", () => {
     for (const ref of ["#/$defs/missing", "#/properties", "https://example.com/schema.json"]) {
       assert.throws(
