@@ -269,10 +269,16 @@ export class TaskReader {
           `the remote run was aborted over there, not by this run${reason}`,
           data,
         );
-      } else if (report?.error !== undefined) {
+      } else if (report?.error !== undefined && exact !== "completed") {
         error = typeof report.error === "string"
           ? failure("CHILD_FAILED", `the remote run broke down: ${report.error}`, data)
-          : { ...report.error, data: { ...data, ...(report.error.data as FailureData) } };
+          : {
+            ...report.error,
+            data: isPlainData(report.error.data) ? { ...data, ...report.error.data } : {
+              ...data,
+              ...(report.error.data === undefined ? {} : { remote: report.error.data }),
+            },
+          };
       } else if (exact === "error") {
         error = failure("CHILD_FAILED", `the remote run failed${reason}`, data);
       }
@@ -483,6 +489,10 @@ export class TaskReader {
       );
     }
   }
+}
+
+function isPlainData(value: unknown): value is FailureData {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /** The stop reason of a terminal (or interrupted) A2A state, without the seam extension. */

@@ -191,6 +191,31 @@ Deno.test("TaskReader.outcome() maps each end", async (t) => {
       pieces: [{ type: "text", text: "partial" }],
     });
   });
+  await t.step("a seam gateway's typed error passes through, the task's state added", () => {
+    const outcome = end(
+      task(TaskStates.FAILED, {
+        metadata: {
+          [SEAM_EXTENSION_URI]: {
+            stopReason: "error",
+            error: { code: "TIMEOUT", message: "the model did not answer", data: { ms: 10 } },
+          },
+        },
+      }),
+    );
+    assert.deepEqual(outcome.error, {
+      code: "TIMEOUT",
+      message: "the model did not answer",
+      data: { state: "TASK_STATE_FAILED", taskId: "t", contextId: "c", ms: 10 },
+    });
+    // An older gateway's error is its message.
+    const older = end(
+      task(TaskStates.FAILED, {
+        metadata: { [SEAM_EXTENSION_URI]: { stopReason: "error", error: "broken provider" } },
+      }),
+    );
+    assert.equal(older.error?.code, "CHILD_FAILED");
+    assert.equal(older.error?.message, "the remote run broke down: broken provider");
+  });
   await t.step("INPUT_REQUIRED → interrupted, error saying what it needs", () => {
     const r = reader();
     r.readTask(task(TaskStates.INPUT_REQUIRED, { said: "Which file?" }));

@@ -266,7 +266,7 @@ export async function createA2AProvider(options: A2AProviderOptions): Promise<A2
     "options.maxOutputChars",
     4_000_000,
     1,
-    Number.MAX_SAFE_INTEGER / 4,
+    Math.floor(Number.MAX_SAFE_INTEGER / 4),
   );
   const { redirects = "refuse", sameOriginInterfaces = false } = options;
   if (redirects !== "refuse" && redirects !== "same-origin") {

@@ -106,7 +106,7 @@ export interface A2AProviderOptions {
    * that would pass it ends the run `error`, the output taken before kept,
    * the task cancelled. Any one answer that is not an event stream (a
    * `GetTask`, a `SendMessage`) may also be at most 4 × this many bytes.
-   * Default 4,000,000 (about 20 MiB held at most; see bench/README.md).
+   * Default 4,000,000 (a run then holds about 28 MiB at most: bench/README.md).
    */
   readonly maxOutputChars?: number;
   /**
