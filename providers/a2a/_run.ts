@@ -2,7 +2,6 @@
 // to its end over a stream (re-attached when it drops) or by polling. This
 // is the I/O half; what the remote's answers mean is `_task_reader.ts`.
 import {
-  type AgentRef,
   type ContentBlock,
   type ContentInput,
   delay,
@@ -10,7 +9,6 @@ import {
   type Logger,
 } from "@seam/host";
 import {
-  type OutputSchema,
   type SubagentFailure,
   subagentProgress,
   type SubagentResultInput,
@@ -18,7 +16,6 @@ import {
   type SubagentStopReason,
 } from "@seam/subagent";
 import type { SendMessageRequest, StreamResponse } from "@a2a-js/sdk";
-import type { Client } from "@a2a-js/sdk/client";
 import {
   Alarm,
   ConnectionLost,
@@ -30,68 +27,12 @@ import {
   RemoteProtocolError,
   TimedOut,
 } from "./_async.ts";
-import {
-  SEAM_EXTENSION_URI,
-  type SeamMessageFields,
-  type SeamRemoteProvider,
-} from "./_extension.ts";
+import { SEAM_EXTENSION_URI } from "./_extension.ts";
 import { failureOf } from "./_failure.ts";
 import { failedStatusOf } from "./_fetch.ts";
 import { type TaskNews, TaskReader } from "./_task_reader.ts";
-import { blocksToParts, type Piece, userMessage } from "./_wire.ts";
-
-/** What every run of one provider shares. */
-export interface RemoteContext {
-  readonly client: Client;
-  readonly providerName: string;
-  /** The request `tenant` (a seam gateway's provider), or `""`. */
-  readonly tenant: string;
-  /** The addressed provider of a seam gateway; `undefined` for other agents. */
-  readonly seam: SeamRemoteProvider | undefined;
-  readonly streaming: boolean;
-  readonly timeoutMs: number;
-  /** How long a known task may bring nothing new before the run ends `error`. */
-  readonly idleTimeoutMs: number;
-  /** How long a whole run may take; `undefined`: no bound. */
-  readonly deadlineMs: number | undefined;
-  /** The most output one run holds, in characters. */
-  readonly maxOutputChars: number;
-  readonly pollIntervalMs: number;
-  readonly reconnect: {
-    readonly retries: number;
-    readonly delayMs: number;
-    readonly maxDelayMs: number;
-  };
-  readonly serviceParameters: Record<string, string> | undefined;
-  readonly logger: Logger | undefined;
-  readonly offerResume: boolean;
-  readonly offerSendMessage: boolean;
-  /**
-   * Read the task once more (`GetTask`) when its stream ends it, for its
-   * artifacts: the SDK client's v0.3 HTTP+JSON stream drops `append`, so
-   * streamed chunks cannot be assembled reliably.
-   */
-  readonly refreshOnEnd: boolean;
-  readonly live: Set<A2ARun>;
-}
-
-/** One run's request, as planned by the provider. */
-export interface RunPlan {
-  readonly prompt: readonly ContentBlock[];
-  readonly parent: AgentRef;
-  readonly signal?: AbortSignal;
-  readonly outputSchema?: OutputSchema;
-  /** The caller's delegation depth (forwarded to a seam gateway). */
-  readonly depth: number;
-  /** The seam extension for the message (seam gateways only). */
-  readonly extension?: SeamMessageFields;
-  /** The context to continue (a resume). */
-  readonly contextId?: string;
-  /** The interrupted task to continue (a resume after INPUT_REQUIRED or AUTH_REQUIRED). */
-  readonly taskId?: string;
-  /** Whether this run continues an earlier run's context. */
-  readonly resumed: boolean;
-}
+import type { RemoteContext, RunPlan } from "./_remote.ts";
+import { blocksToParts, type Piece, sendRequest, userMessage } from "./_wire.ts";
 
 /**
  * Where a run is:
@@ -294,22 +235,13 @@ export class A2ARun {
   #request(): SendMessageRequest {
     const plan = this.#plan;
     const seam = plan.extension !== undefined;
-    return {
-      tenant: this.#remote.tenant,
-      message: userMessage(blocksToParts(plan.prompt), {
-        contextId: plan.contextId,
-        taskId: plan.taskId,
-        metadata: seam ? { [SEAM_EXTENSION_URI]: plan.extension } : undefined,
-        extensions: seam ? [SEAM_EXTENSION_URI] : undefined,
-      }),
-      configuration: {
-        acceptedOutputModes: [],
-        taskPushNotificationConfig: undefined,
-        historyLength: 0,
-        returnImmediately: !this.#remote.streaming,
-      },
-      metadata: undefined,
-    };
+    const message = userMessage(blocksToParts(plan.prompt), {
+      contextId: plan.contextId,
+      taskId: plan.taskId,
+      metadata: seam ? { [SEAM_EXTENSION_URI]: plan.extension } : undefined,
+      extensions: seam ? [SEAM_EXTENSION_URI] : undefined,
+    });
+    return sendRequest(this.#remote.tenant, message, !this.#remote.streaming);
   }
 
   #options(signal: AbortSignal): {
@@ -608,17 +540,7 @@ export class A2ARun {
     });
     try {
       await this.#unary((signal) =>
-        remote.client.sendMessage({
-          tenant: remote.tenant,
-          message,
-          configuration: {
-            acceptedOutputModes: [],
-            taskPushNotificationConfig: undefined,
-            historyLength: 0,
-            returnImmediately: true,
-          },
-          metadata: undefined,
-        }, this.#options(signal))
+        remote.client.sendMessage(sendRequest(remote.tenant, message, true), this.#options(signal))
       );
     } catch (error) {
       throw new Error(

@@ -1,7 +1,7 @@
 // Content between seam blocks and the `@a2a-js/sdk` client's parts (its
 // TypeScript shapes: oneofs as `{$case, value}`, enums as numbers).
 import type { ContentBlock, JsonValue } from "@seam/host";
-import type { Message, Part } from "@a2a-js/sdk";
+import type { Message, Part, SendMessageRequest } from "@a2a-js/sdk";
 
 /** A2A task states, as the SDK client numbers them (the proto enum). */
 export const TaskStates = {
@@ -190,5 +190,27 @@ export function userMessage(
     metadata: fields.metadata,
     extensions: fields.extensions ?? [],
     referenceTaskIds: [],
+  };
+}
+
+/**
+ * A `SendMessage` / `SendStreamingMessage` request for `message`, no history
+ * asked back; `returnImmediately`: answer with the task at once (polling).
+ */
+export function sendRequest(
+  tenant: string,
+  message: Message,
+  returnImmediately: boolean,
+): SendMessageRequest {
+  return {
+    tenant,
+    message,
+    configuration: {
+      acceptedOutputModes: [],
+      taskPushNotificationConfig: undefined,
+      historyLength: 0,
+      returnImmediately,
+    },
+    metadata: undefined,
   };
 }

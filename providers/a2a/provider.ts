@@ -25,7 +25,8 @@ import {
   type SeamMessageFields,
   type SeamRemoteProvider,
 } from "./_extension.ts";
-import { A2ARun, type RemoteContext } from "./_run.ts";
+import type { RemoteContext } from "./_remote.ts";
+import { A2ARun } from "./_run.ts";
 import type { A2ABinding, A2AProvider, A2AProviderOptions, A2ARemoteInfo } from "./types.ts";
 
 const NO_CAPABILITIES: SubagentCapabilities = Object.freeze({
