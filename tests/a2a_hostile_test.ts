@@ -167,6 +167,23 @@ Deno.test("an endless stream ends at deadlineMs, or at maxOutputChars", async (t
   });
 });
 
+Deno.test("the deadline holds before the task exists too", async () => {
+  const agent = fakeAgent({ raw: (_request, hang) => hang() });
+  await withProvider(agent, async (provider, parent) => {
+    const run = provider.start({ prompt, parent });
+    const result = await settleWithin(run);
+    assert.equal(result.stopReason, "error");
+    assert.equal(result.error?.code, "TIMEOUT");
+    assert.match(
+      result.why,
+      /\(SendStreamingMessage\): the run did not end within 50 ms \(deadlineMs\)/,
+    );
+    await assert.rejects(run.started, /deadlineMs/);
+    // The request itself stays bounded by timeoutMs (it may still name the task to cancel).
+    await run.dispose();
+  }, { deadlineMs: 50, timeoutMs: 1_000 });
+});
+
 Deno.test("redirects are not followed: the prompt never reaches another origin", async (t) => {
   const elsewhere: string[] = [];
   const other = serveRaw(async (request) => {
