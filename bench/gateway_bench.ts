@@ -119,3 +119,52 @@ Deno.bench({
     await (await gateway.fetch(request())).text();
   },
 });
+
+// A2A 0.3 beside 1.0 (gateway/_v03.ts): what serving 0.3 costs a 1.0
+// `SendMessage` (the hook reads the version header and looks the method up),
+// and a 0.3 `message/send` through the same operations and its wire forms.
+const v03 = createGateway({ scope: root, a2a03: true });
+const BODY_03 = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "message/send",
+  params: {
+    message: {
+      kind: "message",
+      messageId: "bench-1",
+      role: "user",
+      parts: [{ kind: "text", text: "hello from the bench" }],
+    },
+  },
+});
+const request03 = () =>
+  new Request("http://127.0.0.1/", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: BODY_03,
+  });
+
+Deno.bench({
+  name: "v03 SendMessage, a2a03 off",
+  group: "A2A 0.3 beside 1.0",
+  baseline: true,
+  async fn() {
+    await (await gateway.fetch(request())).text();
+  },
+});
+
+Deno.bench({
+  name: "v03 SendMessage, a2a03 on",
+  group: "A2A 0.3 beside 1.0",
+  async fn() {
+    await (await v03.fetch(request())).text();
+  },
+});
+
+Deno.bench({
+  name: "v03 message/send (0.3), a2a03 on",
+  group: "A2A 0.3 beside 1.0",
+  async fn() {
+    await (await v03.fetch(request03())).text();
+  },
+});

@@ -11,6 +11,12 @@ import {
   parseLegacyAgentCard,
 } from "@a2a-js/sdk/compat/v0_3/client";
 import { TaskNotFoundError } from "@a2a-js/sdk/errors";
+import {
+  type SubagentInputAsk,
+  SubagentInputs,
+  type SubagentProvider,
+  type SubagentResultInput,
+} from "@seam/subagent";
 import { SEAM_EXTENSION_URI } from "../gateway/mod.ts";
 import {
   type Binding,
@@ -354,6 +360,97 @@ Deno.test("gateway a2a03: a request's version is its header's, else its method's
       assert.deepEqual(artifact.parts, [{ kind: "text", text: "three" }]);
     });
 
+    await t.step(
+      "JSON-RPC: a configuration without blocking blocks (as 0.3 servers do)",
+      async () => {
+        const { body } = await rpc(served, "message/send", {
+          message: message03([{ kind: "text", text: "complete blocked" }]),
+          configuration: { acceptedOutputModes: ["text/plain"] },
+        });
+        const result = body.result as { status: { state: string } };
+        assert.equal(result.status.state, "completed");
+      },
+    );
+
+    await t.step(
+      "HTTP+JSON: a configuration without blocking returns at once (proto3's false)",
+      async () => {
+        const response = await fetch(`${served.url}/v1/message:send`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            message: { messageId: "nb", role: "ROLE_USER", content: [{ text: "hang" }] },
+            configuration: { acceptedOutputModes: ["text/plain"] },
+          }),
+          signal: AbortSignal.timeout(5_000),
+        });
+        const body = await response.json();
+        assert.match(body.task.status.state, /^TASK_STATE_(SUBMITTED|WORKING)$/);
+      },
+    );
+
+    await t.step("message/stream: 0.3 events with kind, the last status update final", async () => {
+      const response = await fetch(`${served.url}/`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: "s1",
+          method: "message/stream",
+          params: { message: message03([{ kind: "text", text: "complete streamed" }]) },
+        }),
+      });
+      assert.match(response.headers.get("content-type") ?? "", /text\/event-stream/);
+      const events = (await response.text()).split("\n\n").filter((f) => f.startsWith("data: "))
+        .map((f) => JSON.parse(f.slice(6)));
+      assert.ok(events.every((e) => e.id === "s1" && e.jsonrpc === "2.0"));
+      const results = events.map((e) => e.result);
+      assert.equal(results[0].kind, "task");
+      const statuses = results.filter((r) => r.kind === "status-update");
+      assert.deepEqual(
+        statuses.map((r) => `${r.status.state}:${r.final}`),
+        ["working:false", "completed:true"],
+      );
+      assert.ok(results.some((r) => r.kind === "artifact-update"));
+    });
+
+    await t.step("one task for both versions: parts cross in their own forms", async () => {
+      const { body } = await rpc(served, "message/send", {
+        message: message03([
+          { kind: "text", text: "complete parts" },
+          { kind: "data", data: { value: 42 }, metadata: { data_part_compat: true } },
+          { kind: "file", file: { bytes: "aGk=", mimeType: "image/png", name: "a.png" } },
+          { kind: "file", file: { uri: "https://example.com/a.txt", mimeType: "text/plain" } },
+        ]),
+      });
+      const id = (body.result as { id: string }).id;
+      const v1 = await rpc(served, "GetTask", { id }, { headers: { "a2a-version": "1.0" } });
+      const history = (v1.body.result as { history: { parts: unknown[] }[] }).history;
+      assert.deepEqual(history[0].parts, [
+        { text: "complete parts" },
+        { data: 42 },
+        { raw: "aGk=", mediaType: "image/png", filename: "a.png" },
+        { url: "https://example.com/a.txt", mediaType: "text/plain" },
+      ]);
+      const v03 = await rpc(served, "tasks/get", { id });
+      const parts = (v03.body.result as { history: { role: string; parts: unknown[] }[] })
+        .history[0];
+      assert.equal(parts.role, "user");
+      assert.deepEqual(parts.parts.slice(1), [
+        { kind: "data", data: { value: 42 }, metadata: { data_part_compat: true } },
+        { kind: "file", file: { bytes: "aGk=", mimeType: "image/png", name: "a.png" } },
+        { kind: "file", file: { uri: "https://example.com/a.txt", mimeType: "text/plain" } },
+      ]);
+      const proto = await rest(served, "GET", `/v1/tasks/${id}`);
+      const history03 = (proto.body.history as { role: string; content: unknown[] }[])[0];
+      assert.equal(history03.role, "ROLE_USER");
+      assert.deepEqual(history03.content.slice(1), [
+        { data: { data: { value: 42 } } },
+        { file: { fileWithBytes: "aGk=", mimeType: "image/png" } },
+        { file: { fileWithUri: "https://example.com/a.txt", mimeType: "text/plain" } },
+      ]);
+    });
+
     await t.step("A2A-Version: 0.3 is accepted with 0.3 methods", async () => {
       const { body } = await rpc(served, "message/send", {
         message: message03([{ kind: "text", text: "complete hdr" }]),
@@ -616,3 +713,68 @@ Deno.test("gateway a2a03: every refusal names what was wrong", async (t) => {
     );
   });
 });
+
+const PERMISSION: SubagentInputAsk = {
+  kind: "permission",
+  message: "The child wants to run a command",
+  toolCall: { name: "shell", title: "Run rm -rf build", rawInput: { command: "rm -rf build" } },
+  options: [
+    { id: "allow", label: "Allow once", kind: "allow_once" },
+    { id: "reject", label: "Reject", kind: "reject_once" },
+  ],
+};
+
+/** A provider whose runs ask for permission once, then end with the option chosen. */
+function askingProvider(): SubagentProvider {
+  let n = 0;
+  return {
+    name: "asks",
+    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
+    inheritsParentContext: false,
+    start(request) {
+      const id = `asks-${++n}`;
+      const inputs = new SubagentInputs(request.parent.scope, id);
+      const result = (async (): Promise<SubagentResultInput> => {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        const answer = await inputs.ask(PERMISSION);
+        return {
+          output: answer.outcome === "selected" ? `chose ${answer.optionId}` : answer.outcome,
+          stopReason: "completed",
+        };
+      })();
+      return {
+        id,
+        started: Promise.resolve(),
+        result,
+        respond: (requestId, answer) => inputs.respond(requestId, answer),
+        cancel: () => inputs.cancelAll("the run was cancelled"),
+        dispose: () => result.then(() => {}),
+      };
+    },
+  };
+}
+
+for (const binding of BINDINGS) {
+  Deno.test(`gateway a2a03 over ${binding}: input-required, answered by a 0.3 message`, async () => {
+    await withGateway({ a2a03: true }, async (served) => {
+      served.subagents.registerProvider(askingProvider());
+      const client = await client03(served, binding, "/asks/.well-known/agent-card.json");
+      const asked = asTask(await client.sendMessage(sendRequest(userMessage("go"))));
+      assert.equal(asked.status!.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+      const parts = asked.status!.message!.parts;
+      assert.match(
+        parts[0].content?.$case === "text" ? parts[0].content.value : "",
+        /Run rm -rf build/,
+      );
+      assert.equal(parts[1].content?.$case, "data", "the request as a data part");
+      const done = asTask(
+        await client.sendMessage(
+          sendRequest(userMessage("allow", { taskId: asked.id, contextId: asked.contextId })),
+        ),
+      );
+      assert.equal(done.id, asked.id);
+      assert.equal(done.status!.state, TaskState.TASK_STATE_COMPLETED);
+      assert.equal(textOf(done), "chose allow");
+    });
+  });
+}
