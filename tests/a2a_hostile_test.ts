@@ -78,6 +78,34 @@ Deno.test("a task that answers WORKING to every GetTask poll ends at idleTimeout
   }, { idleTimeoutMs: 100, pollIntervalMs: 5 });
 });
 
+Deno.test("a stream that drops and re-attaches forever with nothing new ends at idleTimeoutMs", async () => {
+  // Each re-attachment brings the snapshot and one more WORKING (which would
+  // reset the reconnect count), then drops again: only the idle timeout ends it.
+  const agent = fakeAgent({
+    stream: (send, { close }) => {
+      send(task("TASK_STATE_WORKING"));
+      close();
+    },
+    resubscribe: (send, { close }) => {
+      send(task("TASK_STATE_WORKING"));
+      send(status("TASK_STATE_WORKING"));
+      close();
+    },
+  });
+  await withProvider(agent, async (provider, parent) => {
+    const run = provider.start({ prompt, parent });
+    const result = await settleWithin(run);
+    assert.equal(result.error?.code, "TIMEOUT", result.why);
+    assert.match(
+      result.why,
+      /\(SubscribeToTask\): the remote agent brought nothing new for 150 ms/,
+    );
+    await run.dispose();
+    assert.ok(agent.calls.filter((call) => call === "SubscribeToTask").length >= 3);
+    assert.equal(agent.calls.at(-1), "CancelTask");
+  }, { idleTimeoutMs: 150, reconnect: { retries: 2, delayMs: 5, maxDelayMs: 5 } });
+});
+
 Deno.test("a remote that keeps talking: news re-arms the idle timeout", async () => {
   // A new word every 10 ms for ~300 ms, then the end: an idle timeout of
   // 100 ms never fires while something new keeps coming.
