@@ -14,10 +14,12 @@ import { TaskNotFoundError } from "@a2a-js/sdk/errors";
 import {
   type SubagentInputAsk,
   SubagentInputs,
+  subagentProgress,
   type SubagentProvider,
   type SubagentResultInput,
 } from "@seam/subagent";
 import { SEAM_EXTENSION_URI } from "../gateway/mod.ts";
+import { controlledProvider, withSetup } from "../gateway/_test_support.ts";
 import {
   type Binding,
   BINDINGS,
@@ -778,3 +780,59 @@ for (const binding of BINDINGS) {
     });
   });
 }
+
+Deno.test("gateway a2a03 over HTTP+JSON: a stream the client stops reading ends with an SSE error event the SDK's 0.3 client raises", async () => {
+  const provider = controlledProvider();
+  await withSetup(
+    [provider],
+    { a2a03: true, limits: { maxStreamBufferBytes: 4_096 } },
+    async (s) => {
+      const transport = new LegacyRestTransport({
+        endpoint: "http://gw.test",
+        fetchImpl: (input, init) => s.gateway.fetch(new Request(input, init)),
+      });
+      const stream = transport.sendMessageStream(sendRequest(userMessage("go")));
+      const first = await stream.next();
+      assert.equal(first.value?.payload?.$case, "task");
+      const run = provider.runs[0];
+      run.ready();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      const chunk = "x".repeat(1_000);
+      for (let i = 0; i < 100; i++) {
+        run.request.parent.scope.emit(subagentProgress, {
+          runId: run.id,
+          kind: "text",
+          text: chunk,
+        });
+      }
+      assert.equal(s.gateway.liveTasks, 1, "the task goes on");
+      await assert.rejects(
+        (async () => {
+          for await (const _ of stream) { /* drain what was buffered */ }
+        })(),
+        /Stream closed: the client is not reading it/,
+      );
+      run.finish({ output: "done", stopReason: "completed" });
+    },
+  );
+});
+
+Deno.test("gateway a2a03 under basePath: the 0.3 addresses include it", async (t) => {
+  await withGateway({ a2a03: true, basePath: "/a2a" }, async (served) => {
+    for (const binding of BINDINGS) {
+      for (
+        const card of ["/a2a/.well-known/agent-card.json", "/a2a/bare/.well-known/agent-card.json"]
+      ) {
+        await t.step(`${binding} from ${card}`, async () => {
+          const client = await client03(served, binding, card);
+          const task = asTask(await client.sendMessage(sendRequest(userMessage("complete based"))));
+          assert.equal(textOf(task), "based");
+          const seam = task.metadata?.[SEAM_EXTENSION_URI] as Record<string, unknown>;
+          assert.equal(seam.provider, card.includes("bare") ? "bare" : "reference");
+        });
+      }
+    }
+    assert.ok(served.requests.includes("POST /a2a/bare/"));
+    assert.ok(served.requests.includes("POST /a2a/bare/v1/message:send"));
+  });
+});
