@@ -8,14 +8,8 @@ import { type BindingContext, principalOf } from "./_binding.ts";
 import { GatewayError, jsonRpcError } from "./_errors.ts";
 import { json } from "./_http.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
-import {
-  eventOut,
-  getParamsFromJson,
-  idParamsFromJson,
-  sendParamsFromJson,
-  sendResultOut,
-  taskOut,
-} from "./_v03_convert.ts";
+import { eventOut, sendResultOut, taskOut } from "./_v03_convert.ts";
+import { getParamsFromJson, idParamsFromJson, sendParamsFromJson } from "./_v03_params.ts";
 
 type RpcId = string | number | null;
 

@@ -11,7 +11,8 @@ import { discardBody, readJsonBody } from "./_body.ts";
 import { GatewayError, jsonRpcError, toGatewayError } from "./_errors.ts";
 import { json } from "./_http.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
-import { eventOut, sendParamsFromProto, sendResultOut, taskOut } from "./_v03_convert.ts";
+import { eventOut, sendResultOut, taskOut } from "./_v03_convert.ts";
+import { sendParamsFromProto } from "./_v03_params.ts";
 import { v03Headers, v03NoExtendedCard, v03PushNotSupported } from "./_v03_jsonrpc.ts";
 
 /** One matched 0.3 request. */
