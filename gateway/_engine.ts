@@ -6,7 +6,8 @@
 import type { Logger } from "@seam/host";
 import type { SubagentResult, SubagentService } from "@seam/subagent";
 import { acceptsOutput, partsToBlocks } from "./_convert.ts";
-import { GatewayError } from "./_errors.ts";
+import { Cluster, storeFailure } from "./_cluster.ts";
+import { GatewayError, toGatewayError } from "./_errors.ts";
 import { type AcceptedExtension, hasStartFields, readExtension } from "./_extension.ts";
 import { answerFromMessage, requestAnswered } from "./_input_answer.ts";
 import { Disposals, KeptRuns } from "./_kept_runs.ts";
@@ -23,6 +24,7 @@ import {
 } from "./_task_view.ts";
 import type { ListParams, SendParams } from "./_validate.ts";
 import { isTerminalState, type StoredTask, type TaskStore } from "./task_store.ts";
+import { isTaskStorage, type JsonObject } from "./task_storage.ts";
 import type { A2AMessage, A2AMetadata, A2ATask } from "./types.ts";
 import { SEAM_EXTENSION_URI } from "./types.ts";
 import type { AgentRef, Scope } from "@seam/host";
@@ -48,7 +50,12 @@ export interface EngineOptions {
 
 /** The result of sending a message. */
 export interface Sent {
-  readonly live: LiveTask;
+  /** The task, when it runs here; undefined when another instance runs it (a steered task). */
+  readonly live: LiveTask | undefined;
+  /** The task's id. */
+  readonly taskId: string;
+  /** For a task another instance runs: its generation when the message was sent. */
+  readonly since?: number;
   /** Whether the message carried the seam extension. */
   readonly extension: boolean;
 }
@@ -75,11 +82,24 @@ export class Engine {
   readonly #options: EngineOptions;
   readonly #store: TaskStore;
   readonly #logger: Logger;
+  /** Set on a shared storage: this instance among the others. */
+  readonly cluster: Cluster | undefined;
 
   constructor(options: EngineOptions) {
     this.#options = options;
     this.#store = options.store;
     this.#logger = options.logger;
+    const store = options.store;
+    this.cluster = isTaskStorage(store) && store.shared
+      ? new Cluster({
+        storage: store,
+        logger: options.logger,
+        maxSubscribers: options.task.maxSubscribers,
+        maxBufferedBytes: options.task.maxBufferedBytes,
+        commandTimeoutMs: options.task.cancelGraceMs + 2_000,
+        answer: (command) => this.#answerForwarded(command),
+      })
+      : undefined;
     this.#disposals = new Disposals(options.logger);
     this.#kept = new KeptRuns(options.maxResumableRuns, this.#disposals);
     this.#starter = new TaskStarter({
@@ -94,11 +114,15 @@ export class Engine {
       disposals: this.#disposals,
       assertOpen: () => this.#assertOpen(),
     });
+    const cluster = this.cluster;
     this.#hooks = {
       logger: options.logger,
       persist: (record) => this.#persist(record),
       settled: (task, result) => this.#settled(task, result),
       stored: (task) => this.#forget(task),
+      publish: cluster
+        ? (task, event) => cluster.publish(task.record.task.id, event as JsonObject)
+        : undefined,
     };
   }
 
@@ -112,6 +136,7 @@ export class Engine {
     params: SendParams,
     principal: string | undefined,
     onLive?: (live: LiveTask) => void,
+    forwarded = false,
   ): Promise<Sent> {
     this.#assertOpen();
     const message = params.message;
@@ -133,8 +158,14 @@ export class Engine {
         }) admits none of what this gateway answers with (text/plain, application/json)`,
       );
     }
-    if (message.taskId !== undefined) return this.#steer(params, principal, ext, onLive);
+    if (message.taskId !== undefined) {
+      return this.#steer(params, principal, ext, onLive, forwarded);
+    }
     this.#admit(principal);
+    if (this.cluster) {
+      await this.cluster.ready;
+      this.cluster.assertReachable();
+    }
 
     const provider = this.#resolveProvider(params.tenant);
     const taskId = crypto.randomUUID();
@@ -175,10 +206,19 @@ export class Engine {
     this.#live.set(taskId, live);
     live.stopProgress = started.stopProgress;
     started.route.sink = (text) => live.appendText(text);
-    this.#persist(record);
+    if (this.cluster) {
+      this.cluster.track(
+        taskId,
+        () => ({ ...record, task: this.view(record) }),
+        () =>
+          live.forceEnd(
+            "Failed: another gateway instance ended this task (this one's lease had lapsed).",
+          ),
+      );
+    } else this.#persist(record);
     live.observe();
     onLive?.(live);
-    return { live, extension: ext.used };
+    return { live, taskId, extension: ext.used };
   }
 
   /** The task `id` as `principal` may see it (through `tenant`), live or stored. */
@@ -193,8 +233,7 @@ export class Engine {
       try {
         record = await this.#store.get(id);
       } catch (error) {
-        this.#logger.error(`Reading task "${id}" from the store failed`, error);
-        throw new GatewayError("internal", "Internal error: the task store failed");
+        throw storeFailure(error, this.#logger, `Reading task "${id.slice(0, 100)}"`);
       }
     }
     if (!record || record.owner !== principal || (tenant && tenant !== record.provider)) {
@@ -210,11 +249,21 @@ export class Engine {
     id: string,
     principal: string | undefined,
     tenant: string | undefined,
+    forwarded = false,
   ): Promise<A2ATask> {
     const found = await this.find(id, principal, tenant);
     const task = found.live;
     if (!task) {
       const t = found.record.task;
+      if (this.cluster && !forwarded && !isTerminalState(t.status.state)) {
+        // Another instance runs it: the cancel goes there.
+        const reply = await this.cluster.forward(found.record, {
+          kind: "cancel",
+          taskId: id,
+          principal: principal ?? null,
+        });
+        return reply.task as A2ATask;
+      }
       throw new GatewayError(
         "taskNotCancelable",
         `Task not cancelable: task "${t.id}" is already ${t.status.state.slice(11).toLowerCase()}`,
@@ -241,8 +290,7 @@ export class Engine {
         limit: params.pageSize + 1,
       });
     } catch (error) {
-      this.#logger.error("Listing tasks from the store failed", error);
-      throw new GatewayError("internal", "Internal error: the task store failed");
+      throw storeFailure(error, this.#logger, "Listing tasks");
     }
     const more = page.tasks.length > params.pageSize;
     const records = more ? page.tasks.slice(0, params.pageSize) : page.tasks;
@@ -276,6 +324,7 @@ export class Engine {
       }
       this.#kept.clear();
       await this.#disposals.drained();
+      await this.cluster?.close();
     })();
   }
 
@@ -319,6 +368,7 @@ export class Engine {
     principal: string | undefined,
     ext: AcceptedExtension,
     onLive: ((live: LiveTask) => void) | undefined,
+    forwarded: boolean,
   ): Promise<Sent> {
     const taskId = params.message.taskId!;
     const found = await this.find(taskId, principal, params.tenant);
@@ -332,6 +382,15 @@ export class Engine {
       );
     }
     const task = found.live;
+    if (!task && this.cluster && !forwarded && !isTerminalState(t.status.state)) {
+      // Another instance runs it: the message goes there.
+      await this.cluster.forward(found.record, {
+        kind: "message",
+        params: params as unknown as JsonObject,
+        principal: principal ?? null,
+      });
+      return { live: undefined, taskId: t.id, since: found.record.generation, extension: ext.used };
+    }
     if (!task) {
       throw new GatewayError(
         "unsupportedOperation",
@@ -380,7 +439,7 @@ export class Engine {
     // The run may have ended while the message was on its way: the store
     // then holds the final state already, so it must hear of the message.
     if (task.phase === "ended") this.#persist(task.record);
-    return { live: task, extension: ext.used };
+    return { live: task, taskId: t.id, extension: ext.used };
   }
 
   /** A follow-up on an interrupted task: the answer to the request it waits on. */
@@ -399,7 +458,7 @@ export class Engine {
     task.chain.context.accept(t.id, accepted);
     onLive?.(task);
     task.answerInput(request.id, answer);
-    return { live: task, extension: ext.used };
+    return { live: task, taskId: t.id, extension: ext.used };
   }
 
   #resolveProvider(tenant: string | undefined): string {
@@ -452,7 +511,28 @@ export class Engine {
     }
   }
 
+  /** Answer a command another instance forwarded to a task this one runs. */
+  async #answerForwarded(command: JsonObject): Promise<JsonObject> {
+    const principal = typeof command.principal === "string" ? command.principal : undefined;
+    try {
+      if (command.kind === "cancel") {
+        return { task: await this.cancel(String(command.taskId), principal, undefined, true) };
+      }
+      if (command.kind === "message") {
+        await this.send(command.params as unknown as SendParams, principal, undefined, true);
+        return { ok: true };
+      }
+      throw new GatewayError("invalidRequest", "Invalid request: an unknown forwarded command");
+    } catch (error) {
+      const e = toGatewayError(error, this.#logger);
+      return {
+        error: { kind: e.kind, message: e.message, httpStatus: e.httpStatus, metadata: e.metadata },
+      };
+    }
+  }
+
   #forget(task: LiveTask): void {
+    this.cluster?.untrack(task.record.task.id);
     if (this.#live.get(task.record.task.id) === task) {
       this.#live.delete(task.record.task.id);
       this.#count(task.record.owner, -1);
@@ -465,6 +545,7 @@ export class Engine {
    * still ends, is still evicted in time, and never poisons later reads.
    */
   #persist(record: TaskRecord): Promise<void> | undefined {
+    if (this.cluster) return this.cluster.persist(record.task.id);
     try {
       const done = this.#store.put(record);
       if (done && typeof (done as Promise<void>).then === "function") {

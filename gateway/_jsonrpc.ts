@@ -3,6 +3,7 @@ import { assertOpen, type BindingContext, principalOf } from "./_binding.ts";
 import { discardBody, readJsonBody } from "./_body.ts";
 import { GatewayError, jsonRpcError, toGatewayError } from "./_errors.ts";
 import { assertVersion, json, jsonRpcErrorResponse } from "./_http.ts";
+import { lastEventId } from "./_operations.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
 import { parseGetParams, parseIdParams, parseListParams, parseSendParams } from "./_validate.ts";
 
@@ -16,6 +17,7 @@ type Method = (
     readonly principal: string | undefined;
     readonly id: RpcId;
     readonly ctx: unknown;
+    readonly request: Request;
   },
 ) => Promise<Response>;
 
@@ -62,8 +64,13 @@ const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
     async ({ operations }, { params, principal, id }) =>
       ok(id, await operations.cancel(parseIdParams(params), principal)),
   ],
-  ["SubscribeToTask", async ({ operations }, { params, principal, id }) => {
-    const answer = await operations.subscribe(parseIdParams(params), principal, framing(id));
+  ["SubscribeToTask", async ({ operations }, { params, principal, id, request }) => {
+    const answer = await operations.subscribe(
+      parseIdParams(params),
+      principal,
+      framing(id),
+      lastEventId(request),
+    );
     return sseResponse(answer.body, answer.headers);
   }],
   ["GetExtendedAgentCard", () => {
@@ -171,6 +178,7 @@ export async function handleJsonRpc(
       principal,
       id,
       ctx,
+      request,
     });
   } catch (error) {
     discardBody(request);

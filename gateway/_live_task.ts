@@ -44,6 +44,11 @@ export interface LiveTaskHooks {
   settled(task: LiveTask, result: SubagentResult | undefined): void;
   /** The task's final state was stored: forget it. */
   stored(task: LiveTask): void;
+  /**
+   * Every change as a stream event, whether anyone subscribed here or not
+   * (set on a shared storage, which journals them).
+   */
+  readonly publish?: ((task: LiveTask, event: StreamEvent) => void) | undefined;
 }
 
 /** Why a task is being ended early, with the timer that tears its child down if it hangs. */
@@ -270,7 +275,7 @@ export class LiveTask {
     this.markWorking();
     const first = this.#streamed === undefined;
     (this.#streamed ??= []).push(text);
-    if (!this.#subscribers) return;
+    if (!this.#subscribers && !this.#hooks.publish) return;
     const t = this.record.task;
     this.#broadcast({
       artifactUpdate: {
@@ -420,7 +425,7 @@ export class LiveTask {
       const artifact: A2AArtifact = { artifactId: OUTPUT_ARTIFACT, name: OUTPUT_ARTIFACT, parts };
       t.artifacts = [artifact];
       this.#streamed = undefined;
-      if (this.#subscribers) {
+      if (this.#subscribers || this.#hooks.publish) {
         this.#broadcast({
           artifactUpdate: {
             taskId: t.id,
@@ -489,7 +494,7 @@ export class LiveTask {
     record.task.status = status;
     record.updatedAt = now;
     const stored = this.#hooks.persist(record);
-    if (this.#subscribers) {
+    if (this.#subscribers || this.#hooks.publish) {
       this.#broadcast({
         statusUpdate: {
           taskId: record.task.id,
@@ -503,7 +508,9 @@ export class LiveTask {
   }
 
   #broadcast(event: StreamEvent, final: boolean): void {
-    const subscribers = this.#subscribers!;
+    this.#hooks.publish?.(this, event);
+    const subscribers = this.#subscribers;
+    if (!subscribers) return;
     for (const subscriber of subscribers) {
       try {
         subscriber.deliver(event, final);

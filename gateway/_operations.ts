@@ -7,7 +7,8 @@ import type { Logger } from "@seam/host";
 import type { Engine } from "./_engine.ts";
 import { GatewayError } from "./_errors.ts";
 import type { LiveTask } from "./_live_task.ts";
-import type { StreamFraming, TaskSubscriber } from "./_sse.ts";
+import { type StreamFraming, TaskSubscriber } from "./_sse.ts";
+import { isTerminalState } from "./task_store.ts";
 import type { GetParams, IdParams, ListParams, SendParams } from "./_validate.ts";
 import { type A2ATask, SEAM_EXTENSION_URI } from "./types.ts";
 
@@ -42,6 +43,20 @@ export class Operations {
   async send(params: SendParams, principal: string | undefined, ctx: unknown): Promise<Answer> {
     const sent = await this.#engine.send(params, principal);
     const live = sent.live;
+    if (!live) {
+      // A steering message to a task another instance runs.
+      const cluster = this.#engine.cluster!;
+      if (!params.configuration?.returnImmediately) {
+        await cluster.untilSettledOrInterrupted(sent.taskId, sent.since ?? 0);
+      }
+      const found = await this.#engine.find(sent.taskId, principal, params.tenant);
+      return {
+        result: {
+          task: this.#engine.view(found.record, params.configuration?.historyLength),
+        },
+        headers: sent.extension ? EXTENSION_HEADERS : undefined,
+      };
+    }
     this.#waitUntil(ctx, live);
     // A blocking send answers at the end, or where the task stops to ask.
     if (!params.configuration?.returnImmediately) await live.untilSettledOrInterrupted();
@@ -59,12 +74,16 @@ export class Operations {
     framing: StreamFraming,
   ): Promise<StreamAnswer> {
     let subscriber: TaskSubscriber | undefined;
+    const cluster = this.#engine.cluster;
     const sent = await this.#engine.send(params, principal, (live) => {
-      subscriber = live.subscribe(framing, {
-        task: this.#engine.view(live.record, params.configuration?.historyLength),
-      });
+      // On a shared storage every stream reads the task's log from its start.
+      subscriber = cluster ? cluster.stream(live.record.task.id, framing, 0) : live.subscribe(
+        framing,
+        { task: this.#engine.view(live.record, params.configuration?.historyLength) },
+      );
     });
-    this.#waitUntil(ctx, sent.live);
+    subscriber ??= cluster!.stream(sent.taskId, framing, 0);
+    if (sent.live) this.#waitUntil(ctx, sent.live);
     return {
       body: subscriber!.body,
       headers: sent.extension ? EXTENSION_HEADERS : undefined,
@@ -87,13 +106,29 @@ export class Operations {
     return this.#engine.list(params, principal);
   }
 
-  /** `SubscribeToTask`: a live task's current state, then its updates. */
+  /**
+   * `SubscribeToTask`: a live task's current state, then its updates. On a
+   * shared storage: the task's log after `cursor` (`Last-Event-ID`; from its
+   * start without one), then its updates, on any instance.
+   */
   async subscribe(
     params: IdParams,
     principal: string | undefined,
     framing: StreamFraming,
+    cursor?: number,
   ): Promise<StreamAnswer> {
     const found = await this.#engine.find(params.id, principal, params.tenant);
+    const cluster = this.#engine.cluster;
+    const state = found.record.task.status.state;
+    if (cluster && (cursor !== undefined || !isTerminalState(state))) {
+      if (isTerminalState(state) && cursor! >= (found.record.generation ?? 0)) {
+        // Resumed after the last event: nothing more will come.
+        const done = new TaskSubscriber(framing, 1024);
+        done.end();
+        return { body: done.body, headers: undefined };
+      }
+      return { body: cluster.stream(params.id, framing, cursor ?? 0).body, headers: undefined };
+    }
     const live = found.live;
     if (!live) {
       const t = found.record.task;
@@ -119,4 +154,24 @@ export class Operations {
       }
     }
   }
+}
+
+/**
+ * The generation a client resumes after: its `Last-Event-ID` header, if any.
+ *
+ * @throws {GatewayError} `invalidParams` for anything but a generation.
+ */
+export function lastEventId(request: Request): number | undefined {
+  const header = request.headers.get("last-event-id");
+  if (header === null || header === "") return undefined;
+  const value = Number(header);
+  if (!/^[0-9]{1,15}$/.test(header) || !Number.isSafeInteger(value)) {
+    throw new GatewayError(
+      "invalidParams",
+      `Invalid params: Last-Event-ID must be the id of an event this gateway sent (a generation), got ${
+        JSON.stringify(header.slice(0, 40))
+      }`,
+    );
+  }
+  return value;
 }

@@ -7,6 +7,7 @@ import { assertOpen, type BindingContext, principalOf } from "./_binding.ts";
 import { discardBody, readJsonBody } from "./_body.ts";
 import { GatewayError, restErrorBody, toGatewayError } from "./_errors.ts";
 import { assertVersion, json, restErrorResponse } from "./_http.ts";
+import { lastEventId } from "./_operations.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
 import {
   listQueryToParams,
@@ -102,7 +103,12 @@ const ROUTES = {
     handle: async (context, call) => {
       discardBody(call.request);
       const params = parseIdParams({ tenant: call.tenant, id: call.id });
-      const answer = await context.operations.subscribe(params, call.principal, FRAMING);
+      const answer = await context.operations.subscribe(
+        params,
+        call.principal,
+        FRAMING,
+        lastEventId(call.request),
+      );
       return sseResponse(answer.body, answer.headers);
     },
   },

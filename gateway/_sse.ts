@@ -21,9 +21,13 @@ export interface StreamFraming {
 
 const encoder = new TextEncoder();
 
-/** Bytes of one SSE frame. */
-function sseFrame(data: string, event?: string): Uint8Array {
-  return encoder.encode(event ? `event: ${event}\ndata: ${data}\n\n` : `data: ${data}\n\n`);
+/**
+ * Bytes of one SSE frame: its `event:` type, if any, and its `id` (a task's
+ * generation: what `Last-Event-ID` resumes after), if any.
+ */
+function sseFrame(data: string, event?: string, id?: number): Uint8Array {
+  const head = (event ? `event: ${event}\n` : "") + (id === undefined ? "" : `id: ${id}\n`);
+  return encoder.encode(`${head}data: ${data}\n\n`);
 }
 
 /** Where a subscriber is: taking events, or done (ended, failed or gone). */
@@ -64,12 +68,12 @@ export class TaskSubscriber {
     this.#onClose = fn;
   }
 
-  /** Write `event`; `final` closes the stream after it. */
-  deliver(event: StreamEvent, final: boolean): void {
+  /** Write `event` (with its SSE `id`, when given); `final` closes the stream after it. */
+  deliver(event: StreamEvent, final: boolean, id?: number): void {
     if (this.#state !== "open") return;
     let frame: Uint8Array;
     try {
-      frame = sseFrame(this.#framing.event(event));
+      frame = sseFrame(this.#framing.event(event), undefined, id);
     } catch (error) {
       this.fail(
         new GatewayError(
@@ -94,6 +98,11 @@ export class TaskSubscriber {
     }
     this.#controller.enqueue(frame);
     if (final) this.#end();
+  }
+
+  /** End the stream (after its last event, when nothing more will come). */
+  end(): void {
+    if (this.#state === "open") this.#end();
   }
 
   /** End the stream with an error frame. */

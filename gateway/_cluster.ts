@@ -1,0 +1,343 @@
+/**
+ * This gateway as one instance of many on a shared {@linkcode TaskStorage}:
+ * its instance id and lease (a heartbeat every third of the TTL), the
+ * journals of the tasks it runs, the streams it serves from the log, the
+ * commands it forwards to the instance that runs a task (and answers for its
+ * own), and the reaper that ends the tasks of an instance whose lease lapsed:
+ * `FAILED`, saying the run was lost with its instance.
+ */
+import type { Logger } from "@seam/host";
+import { GatewayError } from "./_errors.ts";
+import { Journal } from "./_journal.ts";
+import { isFinalEvent, LogStream } from "./_log_stream.ts";
+import { type StreamFraming, TaskSubscriber } from "./_sse.ts";
+import { agentMessage, isoNow } from "./_task_view.ts";
+import { isTaskStorageError, type JsonObject, type TaskStorage } from "./task_storage.ts";
+import { isTerminalState, type StoredTask } from "./task_store.ts";
+import { type A2AMetadata, type A2ATask, SEAM_EXTENSION_URI } from "./types.ts";
+
+/** What the cluster needs from the gateway. */
+export interface ClusterOptions {
+  readonly storage: TaskStorage;
+  readonly logger: Logger;
+  readonly maxSubscribers: number;
+  readonly maxBufferedBytes: number;
+  /** How long a forwarded command may take to be answered, in ms. */
+  readonly commandTimeoutMs: number;
+  /** Answer a command another instance forwarded to a task this one runs. */
+  readonly answer: (command: JsonObject) => Promise<JsonObject>;
+}
+
+/** Where the cluster is: serving, or closed. */
+type ClusterState = "open" | "closed";
+
+/** How many orphans one reaper pass ends. */
+const REAP_BATCH = 100;
+
+/** The gateway's place among its instances (see the module doc). */
+export class Cluster {
+  /** This instance's id: the owner its tasks name while it runs them. */
+  readonly instance: string = crypto.randomUUID();
+  #state: ClusterState = "open";
+  #ready: Promise<void> | undefined;
+  #unreachable: string | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #loop: Promise<void> | undefined;
+  #beats = 0;
+  readonly #journals = new Map<string, Journal>();
+  readonly #streams = new Map<string, number>();
+  readonly #stopServing: () => void;
+  readonly #options: ClusterOptions;
+
+  constructor(options: ClusterOptions) {
+    this.#options = options;
+    this.#stopServing = options.storage.serve(this.instance, options.answer);
+    const first = this.#beat().then(() => {
+      this.#ready = undefined;
+    });
+    this.#ready = first;
+    this.#loop = first.then(() => this.#schedule());
+  }
+
+  /** The storage. */
+  get storage(): TaskStorage {
+    return this.#options.storage;
+  }
+
+  /** Settles once the first heartbeat was tried; undefined after. */
+  get ready(): Promise<void> | undefined {
+    return this.#ready;
+  }
+
+  /**
+   * Refuse new work while the storage is out of reach.
+   *
+   * @throws {GatewayError} 503.
+   */
+  assertReachable(): void {
+    if (this.#unreachable !== undefined) throw unavailable(this.#unreachable);
+  }
+
+  /** Start journaling a task this instance runs: its creation is generation 1. */
+  track(taskId: string, snapshot: () => StoredTask, lost: () => void): void {
+    const journal = new Journal({
+      storage: this.#options.storage,
+      logger: this.#options.logger,
+      instance: this.instance,
+      snapshot,
+      lost,
+      reached: (ok, error) => this.#reached(ok, error),
+    });
+    this.#journals.set(taskId, journal);
+    journal.emit({ task: snapshot().task });
+  }
+
+  /** The task's snapshot changed: write it with what is queued. */
+  persist(taskId: string): Promise<void> | undefined {
+    return this.#journals.get(taskId)?.persist();
+  }
+
+  /** A change of a task this instance runs. */
+  publish(taskId: string, event: JsonObject): void {
+    this.#journals.get(taskId)?.emit(event);
+  }
+
+  /** The task's final state is written: forget its journal. */
+  untrack(taskId: string): void {
+    this.#journals.delete(taskId);
+  }
+
+  /**
+   * A stream of task `taskId` from the log after `cursor`.
+   *
+   * @throws {GatewayError} beyond the subscriber cap.
+   */
+  stream(taskId: string, framing: StreamFraming, cursor: number): TaskSubscriber {
+    const open = this.#streams.get(taskId) ?? 0;
+    const cap = this.#options.maxSubscribers;
+    if (open >= cap) {
+      throw new GatewayError(
+        "invalidRequest",
+        `Too many subscribers: task "${taskId}" has ${open} streams open on this instance (the limit is ${cap}); poll it with GetTask instead`,
+        { httpStatus: 429, metadata: { reason: "TOO_MANY_SUBSCRIBERS" } },
+      );
+    }
+    this.#streams.set(taskId, open + 1);
+    const subscriber = new TaskSubscriber(framing, this.#options.maxBufferedBytes);
+    const stream = new LogStream(
+      this.#options.storage,
+      taskId,
+      cursor,
+      subscriber,
+      this.#options.logger,
+      () => {
+        const n = (this.#streams.get(taskId) ?? 1) - 1;
+        if (n <= 0) this.#streams.delete(taskId);
+        else this.#streams.set(taskId, n);
+      },
+    );
+    stream.start();
+    return subscriber;
+  }
+
+  /**
+   * Send `command` to the instance that runs the task and answer its reply.
+   *
+   * @throws {GatewayError} the owner's refusal, or 503 when it does not answer.
+   */
+  async forward(record: StoredTask, command: JsonObject): Promise<JsonObject> {
+    const owner = record.instance;
+    if (owner === undefined) {
+      throw unavailable(`task "${record.task.id}" has no instance running it right now`);
+    }
+    let reply: JsonObject;
+    try {
+      reply = await this.#options.storage.send(owner, command, this.#options.commandTimeoutMs);
+    } catch (error) {
+      throw unavailable(
+        `the instance running task "${record.task.id}" did not answer (${
+          error instanceof Error ? error.message : String(error)
+        }); if it is gone, the task ends FAILED once its lease lapses (${this.#options.storage.leaseTtlMs} ms)`,
+      );
+    }
+    const refusal = reply.error as Record<string, unknown> | undefined;
+    if (refusal) {
+      throw new GatewayError(
+        (refusal.kind as GatewayError["kind"]) ?? "internal",
+        String(refusal.message ?? "The instance running the task refused"),
+        {
+          httpStatus: refusal.httpStatus as number | undefined,
+          metadata: refusal.metadata as Record<string, string> | undefined,
+        },
+      );
+    }
+    return reply;
+  }
+
+  /**
+   * Settles once task `taskId` is terminal in the storage, or interrupted
+   * (INPUT_REQUIRED, AUTH_REQUIRED) at a generation after `since`.
+   */
+  untilSettledOrInterrupted(taskId: string, since: number): Promise<void> {
+    const storage = this.#options.storage;
+    return new Promise<void>((resolve, reject) => {
+      let checking = false;
+      let again = false;
+      const check = async (): Promise<void> => {
+        if (checking) {
+          again = true;
+          return;
+        }
+        checking = true;
+        try {
+          do {
+            again = false;
+            const record = await storage.get(taskId);
+            const state = record?.task.status.state;
+            if (
+              !record || isTerminalState(state!) ||
+              ((record.generation ?? 0) > since &&
+                (state === "TASK_STATE_INPUT_REQUIRED" || state === "TASK_STATE_AUTH_REQUIRED"))
+            ) {
+              off();
+              return resolve();
+            }
+          } while (again);
+        } catch (error) {
+          off();
+          reject(error);
+        } finally {
+          checking = false;
+        }
+      };
+      const off = storage.subscribe(taskId, () => void check());
+      void check();
+    });
+  }
+
+  /** Stop: the heartbeat, the reaper and serving commands; wait (bounded) for the journals. */
+  async close(): Promise<void> {
+    if (this.#state === "closed") return;
+    this.#state = "closed";
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#stopServing();
+    await this.#loop;
+    const end = Date.now() + 5_000;
+    while ([...this.#journals.values()].some((j) => !j.idle) && Date.now() < end) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    for (const journal of this.#journals.values()) journal.abandon();
+    this.#journals.clear();
+  }
+
+  #reached(ok: boolean, error?: unknown): void {
+    if (ok) {
+      this.#unreachable = undefined;
+    } else if (isTaskStorageError(error, "UNAVAILABLE")) {
+      this.#unreachable = (error as Error).message;
+    }
+  }
+
+  #schedule(): void {
+    if (this.#state !== "open") return;
+    const ttl = this.#options.storage.leaseTtlMs;
+    // Beat six times a lease; look for orphans at every other beat.
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#loop = (async () => {
+        await this.#beat();
+        if (++this.#beats % 2 === 0 && this.#unreachable === undefined) await this.#reap();
+      })().then(() => this.#schedule());
+    }, Math.max(20, Math.floor(ttl / 6)));
+  }
+
+  async #beat(): Promise<void> {
+    try {
+      await this.#options.storage.heartbeat(this.instance);
+      this.#unreachable = undefined;
+    } catch (error) {
+      if (this.#unreachable === undefined) {
+        this.#options.logger.error("Renewing this instance's lease failed", error);
+      }
+      this.#unreachable = error instanceof Error ? error.message : String(error);
+    }
+  }
+
+  /** End every orphan (a live task whose instance's lease lapsed) FAILED. */
+  async #reap(): Promise<void> {
+    const storage = this.#options.storage;
+    let orphans;
+    try {
+      orphans = await storage.orphans(REAP_BATCH);
+    } catch (error) {
+      this.#options.logger.error("Looking for orphaned tasks failed", error);
+      return;
+    }
+    for (const orphan of orphans) {
+      if (this.#state !== "open") return;
+      if (this.#journals.has(orphan.task.id)) continue; // ours: still running here
+      try {
+        await storage.append(lostRun(orphan));
+        this.#options.logger.warn(
+          `Task "${orphan.task.id}" ended FAILED: its instance "${orphan.instance}" stopped renewing its lease`,
+        );
+      } catch (error) {
+        if (!isTaskStorageError(error, "CONFLICT")) {
+          this.#options.logger.error(`Ending orphaned task "${orphan.task.id}" failed`, error);
+        }
+      }
+    }
+  }
+}
+
+/** The append that ends an orphan FAILED, at the generation it was found at. */
+function lostRun(orphan: StoredTask & { generation?: number }) {
+  const now = Date.now();
+  const t = orphan.task;
+  const why = `Failed: the task's run was lost with its gateway instance${
+    orphan.instance ? ` "${orphan.instance}"` : ""
+  }, which stopped renewing its lease; what it committed before is kept.`;
+  const status: A2ATask["status"] = {
+    state: "TASK_STATE_FAILED",
+    timestamp: isoNow(now),
+    message: agentMessage(t, [{ text: why }]),
+  };
+  const seam = {
+    ...((t.metadata as Record<string, Record<string, unknown>> | undefined)?.[SEAM_EXTENSION_URI]),
+    stopReason: "error",
+    failure: { code: "RUN_LOST", message: why },
+  };
+  const metadata = { ...t.metadata, [SEAM_EXTENSION_URI]: seam } as A2AMetadata;
+  const task: A2ATask = { ...t, status, metadata };
+  return {
+    record: { task, owner: orphan.owner, provider: orphan.provider, updatedAt: now },
+    expected: orphan.generation ?? 0,
+    events: [{ statusUpdate: { taskId: t.id, contextId: t.contextId, status, metadata } }],
+    instance: undefined,
+  };
+}
+
+/** The 503 a request gets while the storage is out of reach. */
+export function unavailable(why: string): GatewayError {
+  return new GatewayError(
+    "internal",
+    `Service unavailable: the task store cannot be reached right now (${
+      why.slice(0, 300)
+    }); try again shortly`,
+    { httpStatus: 503, metadata: { reason: "STORE_UNAVAILABLE" } },
+  );
+}
+
+/** A store failure as the error a request answers: 503 when out of reach, else internal. */
+export function storeFailure(error: unknown, logger: Logger, what: string): GatewayError {
+  if (isTaskStorageError(error, "UNAVAILABLE")) {
+    logger.warn(`${what}: the task store is unreachable`, error);
+    return unavailable((error as Error).message);
+  }
+  logger.error(`${what} failed`, error);
+  return new GatewayError("internal", "Internal error: the task store failed");
+}
+
+/** Whether the event is a task's last. */
+export { isFinalEvent };

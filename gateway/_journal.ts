@@ -1,0 +1,184 @@
+/**
+ * The journal of one task this instance runs, on a shared
+ * {@linkcode TaskStorage}: the task's changes queue up and are committed in
+ * batches (one append per batch, at the generation the last one left), so a
+ * run streams text as fast as it makes it, whatever a commit costs. Text
+ * deltas that wait together are coalesced into one event. Nothing is
+ * announced before it is committed: the storage wakes the readers after the
+ * append. While the storage is out of reach the batch waits and is retried;
+ * a conflict means another instance ended the task (its lease had lapsed),
+ * and the journal stops.
+ */
+import type { Logger } from "@seam/host";
+import { isTaskStorageError, type JsonObject, type TaskStorage } from "./task_storage.ts";
+import { isTerminalState, type StoredTask } from "./task_store.ts";
+
+/** Where a journal is: writing, or stopped (its task ended elsewhere). */
+type JournalState = "open" | "lost";
+
+/** What a journal needs from its task and its cluster. */
+export interface JournalContext {
+  readonly storage: TaskStorage;
+  readonly logger: Logger;
+  readonly instance: string;
+  /** The task's snapshot as it is now (with the text streamed so far). */
+  snapshot(): StoredTask;
+  /** Another writer ended the task: stop its run. */
+  lost(): void;
+  /** Whether the last write reached the storage. */
+  reached(ok: boolean, error?: unknown): void;
+}
+
+const RETRY_FIRST_MS = 50;
+const RETRY_MAX_MS = 2_000;
+
+/** One task's journal (see the module doc). */
+export class Journal {
+  #state: JournalState = "open";
+  #generation = 0;
+  #queue: JsonObject[] = [];
+  #waiters: (() => void)[] = [];
+  #scheduled = false;
+  #flushing = false;
+  #retry: ReturnType<typeof setTimeout> | undefined;
+  #wakeRetry: (() => void) | undefined;
+  readonly #context: JournalContext;
+
+  constructor(context: JournalContext) {
+    this.#context = context;
+  }
+
+  /** The generation committed last. */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** Whether nothing waits to be written. */
+  get idle(): boolean {
+    return !this.#flushing && !this.#scheduled && this.#queue.length === 0;
+  }
+
+  /** Queue a change; consecutive text deltas merge into one event. */
+  emit(event: JsonObject): void {
+    if (this.#state !== "open") return;
+    const last = this.#queue[this.#queue.length - 1];
+    const merged = last && coalesce(last, event);
+    if (merged) this.#queue[this.#queue.length - 1] = merged;
+    else this.#queue.push(event);
+    this.#schedule();
+  }
+
+  /** Settles once everything queued until now is committed (or the journal stopped). Never rejects. */
+  persist(): Promise<void> {
+    if (this.#state !== "open") return Promise.resolve();
+    const done = new Promise<void>((resolve) => this.#waiters.push(resolve));
+    this.#schedule();
+    return done;
+  }
+
+  /** Give up waiting for the storage: stop retrying, settle every waiter. */
+  abandon(): void {
+    this.#state = "lost";
+    this.#queue = [];
+    if (this.#retry !== undefined) clearTimeout(this.#retry);
+    this.#retry = undefined;
+    this.#wakeRetry?.();
+    this.#settle();
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#flushing) return;
+    this.#scheduled = true;
+    // Everything the task does in this turn (a state and its event) goes in one batch.
+    queueMicrotask(() => this.#flush());
+  }
+
+  async #flush(): Promise<void> {
+    this.#scheduled = false;
+    if (this.#state !== "open") return this.#settle();
+    if (this.#queue.length === 0) return this.#settle();
+    this.#flushing = true;
+    let delay = RETRY_FIRST_MS;
+    while (this.#state === "open" && this.#queue.length > 0) {
+      const events = this.#queue;
+      const waiters = this.#waiters;
+      this.#queue = [];
+      this.#waiters = [];
+      const record = this.#context.snapshot();
+      try {
+        this.#generation = await this.#context.storage.append({
+          record,
+          expected: this.#generation,
+          events,
+          instance: isTerminalState(record.task.status.state) ? undefined : this.#context.instance,
+        });
+        this.#context.reached(true);
+        for (const resolve of waiters) resolve();
+        delay = RETRY_FIRST_MS;
+      } catch (error) {
+        if (isTaskStorageError(error, "CONFLICT")) {
+          this.#context.logger.warn(
+            `Task "${record.task.id}" was ended by another instance (this one's lease lapsed); stopping its run`,
+          );
+          this.#state = "lost";
+          for (const resolve of waiters) resolve();
+          this.#context.lost();
+          break;
+        }
+        this.#context.reached(false, error);
+        this.#context.logger.error(
+          `Writing task "${record.task.id}" failed; retrying in ${delay} ms`,
+          error,
+        );
+        // Put the batch back in front of what came since, and wait.
+        const since = this.#queue;
+        this.#queue = events;
+        for (const event of since) this.#requeue(event);
+        this.#waiters = waiters.concat(this.#waiters);
+        await new Promise<void>((resolve) => {
+          this.#wakeRetry = resolve;
+          this.#retry = setTimeout(resolve, delay);
+        });
+        this.#retry = undefined;
+        this.#wakeRetry = undefined;
+        delay = Math.min(delay * 2, RETRY_MAX_MS);
+      }
+    }
+    this.#flushing = false;
+    if (this.#queue.length === 0) this.#settle();
+    else this.#schedule();
+  }
+
+  /** Re-queue an event that arrived during a failed write (merging as `emit` does). */
+  #requeue(event: JsonObject): void {
+    const last = this.#queue[this.#queue.length - 1];
+    const merged = last && coalesce(last, event);
+    if (merged) this.#queue[this.#queue.length - 1] = merged;
+    else this.#queue.push(event);
+  }
+
+  #settle(): void {
+    if (this.#queue.length > 0 && this.#state === "open") return;
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}
+
+/** Two text deltas of the output artifact as one, or undefined when they do not merge. */
+function coalesce(a: JsonObject, b: JsonObject): JsonObject | undefined {
+  const x = a.artifactUpdate as Record<string, unknown> | undefined;
+  const y = b.artifactUpdate as Record<string, unknown> | undefined;
+  if (!x || !y || x.lastChunk || y.lastChunk || y.append !== true) return undefined;
+  const ax = x.artifact as { artifactId: string; parts: { text?: string }[] };
+  const ay = y.artifact as { artifactId: string; parts: { text?: string }[] };
+  if (ax.artifactId !== ay.artifactId || ax.parts.length !== 1 || ay.parts.length !== 1) {
+    return undefined;
+  }
+  const tx = ax.parts[0].text;
+  const ty = ay.parts[0].text;
+  if (typeof tx !== "string" || typeof ty !== "string") return undefined;
+  return {
+    artifactUpdate: { ...x, artifact: { ...ax, parts: [{ text: tx + ty }] } },
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * A stream of one task read from a shared {@linkcode TaskStorage}'s event
+ * log: the entries after a cursor (a generation), then each new one as the
+ * storage announces its commit, every frame with its generation as the SSE
+ * `id`, so a client that reconnects (to any instance) with `Last-Event-ID`
+ * misses nothing and sees nothing twice. It ends after the task's terminal
+ * event, when the client goes away, or with an error frame when the
+ * storage cannot be read.
+ */
+import type { Logger } from "@seam/host";
+import { GatewayError } from "./_errors.ts";
+import type { TaskSubscriber } from "./_sse.ts";
+import type { JsonObject, TaskStorage } from "./task_storage.ts";
+import { isTerminalState } from "./task_store.ts";
+import type { A2ATaskState } from "./types.ts";
+
+/** How many entries one read takes. */
+const PAGE = 256;
+
+/** Where a log stream is: reading, idle until woken, or ended. */
+type LogStreamState = "idle" | "reading" | "ended";
+
+/** Whether `event` ends its task's stream (a terminal status update). */
+export function isFinalEvent(event: JsonObject): boolean {
+  const update = event.statusUpdate as { status?: { state?: A2ATaskState } } | undefined;
+  const state = update?.status?.state;
+  return state !== undefined && isTerminalState(state);
+}
+
+/** One subscriber fed from the log (see the module doc). */
+export class LogStream {
+  #state: LogStreamState = "idle";
+  #again = false;
+  #cursor: number;
+  #off: (() => void) | undefined;
+  readonly #storage: TaskStorage;
+  readonly #taskId: string;
+  readonly #subscriber: TaskSubscriber;
+  readonly #logger: Logger;
+  readonly #ended: () => void;
+
+  constructor(
+    storage: TaskStorage,
+    taskId: string,
+    cursor: number,
+    subscriber: TaskSubscriber,
+    logger: Logger,
+    ended: () => void,
+  ) {
+    this.#storage = storage;
+    this.#taskId = taskId;
+    this.#cursor = cursor;
+    this.#subscriber = subscriber;
+    this.#logger = logger;
+    this.#ended = ended;
+    subscriber.onClose = () => this.#end();
+  }
+
+  /** Listen first (so no commit slips between), then read what is there. */
+  start(): void {
+    this.#off = this.#storage.subscribe(this.#taskId, (generation) => {
+      if (generation === 0 || generation > this.#cursor) this.#pull();
+    });
+    this.#pull();
+  }
+
+  #pull(): void {
+    if (this.#state === "ended") return;
+    if (this.#state === "reading") {
+      this.#again = true;
+      return;
+    }
+    this.#state = "reading";
+    this.#read().catch((error) => {
+      this.#logger.error(`Reading the log of task "${this.#taskId}" failed`, error);
+      this.#subscriber.fail(
+        new GatewayError(
+          "internal",
+          `Stream interrupted: the task store cannot be read (${
+            error instanceof Error ? error.message.slice(0, 200) : String(error).slice(0, 200)
+          }); resubscribe with Last-Event-ID ${this.#cursor} to resume`,
+          { httpStatus: 503, metadata: { reason: "STORE_UNAVAILABLE" } },
+        ),
+      );
+      this.#end();
+    });
+  }
+
+  async #read(): Promise<void> {
+    let more = true;
+    while (more && this.#state === "reading") {
+      this.#again = false;
+      const entries = await this.#storage.read(this.#taskId, this.#cursor, PAGE);
+      for (const entry of entries) {
+        if (this.#state !== "reading") return;
+        // Each generation once, in order, whatever the wake-ups did.
+        if (entry.generation <= this.#cursor) continue;
+        this.#cursor = entry.generation;
+        const final = isFinalEvent(entry.event);
+        this.#subscriber.deliver(entry.event, final, entry.generation);
+        if (final || !this.#subscriber.open) return this.#end();
+      }
+      more = this.#again || entries.length === PAGE;
+    }
+    if (this.#state === "reading") this.#state = "idle";
+  }
+
+  #end(): void {
+    if (this.#state === "ended") return;
+    this.#state = "ended";
+    this.#off?.();
+    this.#off = undefined;
+    this.#subscriber.end();
+    this.#ended();
+  }
+}

@@ -1,0 +1,267 @@
+// Many gateways on one shared storage, in one process: the shared memory
+// store stands in for PostgreSQL (gateway_postgres/ runs the same paths on a
+// real server, across processes).
+import assert from "node:assert/strict";
+import { createMemoryLogger, createRootScope, type Scope } from "@seam/host";
+import { createSubagentService } from "@seam/subagent";
+import { controlledProvider, message, type Wire } from "./_test_support.ts";
+import { createGateway, createMemoryTaskStore, type Gateway, type MemoryTaskStore } from "./mod.ts";
+
+interface Instance {
+  readonly gateway: Gateway;
+  readonly provider: ReturnType<typeof controlledProvider>;
+  /** Stream `text` from the run of the nth task this instance started. */
+  emit(n: number, text: string): void;
+}
+
+async function withCluster(
+  count: number,
+  options: { leaseTtlMs?: number; steer?: boolean },
+  fn: (instances: Instance[], store: MemoryTaskStore) => Promise<void>,
+): Promise<void> {
+  const store = createMemoryTaskStore({ shared: true, leaseTtlMs: options.leaseTtlMs ?? 10_000 });
+  const roots: Scope[] = [];
+  const instances: Instance[] = [];
+  for (let i = 0; i < count; i++) {
+    const { logger } = createMemoryLogger();
+    const root = createRootScope({ logger });
+    roots.push(root);
+    const provider = controlledProvider({ steer: options.steer, cancelEnds: true });
+    createSubagentService(root).registerProvider(provider);
+    const emitters: ((runId: string, text: string) => void)[] = [];
+    const gateway = createGateway({
+      scope: root,
+      taskStore: store,
+      progress: (_parent, emit) => void emitters.push(emit),
+    });
+    instances.push({
+      gateway,
+      provider,
+      emit: (n, text) => emitters[n](provider.runs[n].id, text),
+    });
+  }
+  try {
+    await fn(instances, store);
+  } finally {
+    for (const i of instances) await i.gateway.close();
+    for (const root of roots) await root.dispose();
+  }
+}
+
+function rpcRequest(method: string, params: unknown, headers: Record<string, string> = {}) {
+  return new Request("http://gw.test/", {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+}
+
+async function rpc(gateway: Gateway, method: string, params: unknown): Promise<Wire> {
+  return await (await gateway.fetch(rpcRequest(method, params))).json();
+}
+
+/** An SSE body read frame by frame: `{id, data}`. */
+class Frames {
+  readonly #reader: ReadableStreamDefaultReader<string>;
+  #buffer = "";
+  constructor(response: Response) {
+    assert.equal(response.headers.get("content-type"), "text/event-stream");
+    this.#reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  }
+  async next(): Promise<{ id: number; data: Wire } | undefined> {
+    while (!this.#buffer.includes("\n\n")) {
+      const { value, done } = await this.#reader.read();
+      if (done) return undefined;
+      this.#buffer += value;
+    }
+    const at = this.#buffer.indexOf("\n\n");
+    const frame = this.#buffer.slice(0, at);
+    this.#buffer = this.#buffer.slice(at + 2);
+    const id = /^id: (\d+)$/m.exec(frame)?.[1];
+    const data = /^data: (.*)$/m.exec(frame)![1];
+    return { id: Number(id), data: JSON.parse(data).result ?? JSON.parse(data) };
+  }
+  async rest(): Promise<{ id: number; data: Wire }[]> {
+    const out = [];
+    for (let f = await this.next(); f; f = await this.next()) out.push(f);
+    return out;
+  }
+  cancel(): Promise<void> {
+    return this.#reader.cancel();
+  }
+}
+
+const describe = (e: Wire): string =>
+  e.task
+    ? `task:${e.task.status.state.slice(11)}`
+    : e.statusUpdate
+    ? `status:${e.statusUpdate.status.state.slice(11)}`
+    : `text:${e.artifactUpdate.artifact.parts[0].text}`;
+
+async function startTask(gateway: Gateway): Promise<string> {
+  const sent = await rpc(gateway, "SendMessage", {
+    message: message("go"),
+    configuration: { returnImmediately: true },
+  });
+  assert.ok(sent.result?.task?.id, JSON.stringify(sent));
+  return sent.result.task.id;
+}
+
+Deno.test("gateways on one shared storage answer GetTask and ListTasks for each other's tasks", async () => {
+  await withCluster(2, {}, async ([a, b]) => {
+    const id = await startTask(a.gateway);
+    a.provider.runs[0].ready();
+    const got = await rpc(b.gateway, "GetTask", { id });
+    assert.equal(got.result.id, id);
+    const listed = await rpc(b.gateway, "ListTasks", {});
+    assert.deepEqual(listed.result.tasks.map((t: Wire) => t.id), [id]);
+    a.provider.runs[0].finish({
+      output: [{ type: "text", text: "done" }],
+      stopReason: "completed",
+    });
+    await a.gateway.fetch(rpcRequest("GetTask", { id })); // let the end commit
+    for (let i = 0; i < 50; i++) {
+      const t = await rpc(b.gateway, "GetTask", { id });
+      if (t.result.status.state === "TASK_STATE_COMPLETED") {
+        assert.deepEqual(t.result.artifacts[0].parts, [{ text: "done" }]);
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    assert.fail("the other gateway never saw the task complete");
+  });
+});
+
+Deno.test("SubscribeToTask on another gateway replays the log, tails it, and ids are generations", async () => {
+  await withCluster(2, {}, async ([a, b]) => {
+    const id = await startTask(a.gateway);
+    a.provider.runs[0].ready();
+    a.emit(0, "one ");
+    const stream = new Frames(await b.gateway.fetch(rpcRequest("SubscribeToTask", { id })));
+    const first = [await stream.next(), await stream.next(), await stream.next()];
+    assert.deepEqual(first.map((f) => f!.id), [1, 2, 3]);
+    assert.deepEqual(first.map((f) => describe(f!.data)), [
+      "task:SUBMITTED",
+      "status:WORKING",
+      "text:one ",
+    ]);
+    a.emit(0, "two ");
+    a.emit(0, "three");
+    a.provider.runs[0].finish({
+      output: [{ type: "text", text: "one two three" }],
+      stopReason: "completed",
+    });
+    const rest = await stream.rest();
+    assert.deepEqual(
+      rest.map((f) => describe(f.data)),
+      ["text:two three", "text:one two three", "status:COMPLETED"],
+      "deltas that waited together are one event; the final artifact, then the end",
+    );
+    const all = [...first, ...rest].map((f) => f!);
+    assert.deepEqual(
+      all.map((f) => f.id),
+      all.map((_, i) => i + 1),
+      "ids are consecutive generations",
+    );
+    assert.equal(all.at(-1)!.data.statusUpdate.status.state, "TASK_STATE_COMPLETED");
+    const text = all.filter((f) => f.data.artifactUpdate && !f.data.artifactUpdate.lastChunk)
+      .map((f) => f.data.artifactUpdate.artifact.parts[0].text).join("");
+    assert.equal(text, "one two three", "every delta once, in order (coalesced or not)");
+  });
+});
+
+Deno.test("Last-Event-ID resumes a stream on any gateway with no gap and no duplicate", async () => {
+  await withCluster(2, {}, async ([a, b]) => {
+    const id = await startTask(a.gateway);
+    a.provider.runs[0].ready();
+    a.emit(0, "a");
+    const first = new Frames(await b.gateway.fetch(rpcRequest("SubscribeToTask", { id })));
+    const seen = [await first.next(), await first.next(), await first.next()].map((f) => f!);
+    await first.cancel(); // the client disconnects
+    a.emit(0, "b");
+    a.emit(0, "c");
+    const resumed = new Frames(
+      await a.gateway.fetch(
+        rpcRequest("SubscribeToTask", { id }, { "last-event-id": String(seen.at(-1)!.id) }),
+      ),
+    );
+    a.provider.runs[0].finish({ output: [{ type: "text", text: "abc" }], stopReason: "completed" });
+    const rest = await resumed.rest();
+    const ids = [...seen, ...rest].map((f) => f.id);
+    assert.deepEqual(ids, ids.map((_, i) => i + 1));
+    // Resuming after the end answers an empty stream; after no event, everything.
+    const last = rest.at(-1)!.id;
+    const after = new Frames(
+      await b.gateway.fetch(
+        rpcRequest("SubscribeToTask", { id }, { "last-event-id": String(last) }),
+      ),
+    );
+    assert.deepEqual(await after.rest(), []);
+    const replay = new Frames(
+      await b.gateway.fetch(rpcRequest("SubscribeToTask", { id }, { "last-event-id": "0" })),
+    );
+    assert.deepEqual((await replay.rest()).map((f) => f.id), ids);
+    const bad = await rpc(b.gateway, "SubscribeToTask", { id });
+    assert.equal(
+      bad.error.code,
+      -32004,
+      "a finished task without a cursor: nothing to subscribe to",
+    );
+    const garbage = await (await b.gateway.fetch(
+      rpcRequest("SubscribeToTask", { id }, { "last-event-id": "-1" }),
+    )).json();
+    assert.equal(garbage.error.code, -32602);
+    assert.match(garbage.error.message, /Last-Event-ID/);
+  });
+});
+
+Deno.test("CancelTask and steering sent to another gateway reach the one that runs the task", async () => {
+  await withCluster(2, { steer: true }, async ([a, b]) => {
+    const id = await startTask(a.gateway);
+    a.provider.runs[0].ready();
+    const steered = await rpc(b.gateway, "SendMessage", {
+      message: message("also this", { taskId: id }),
+      configuration: { returnImmediately: true },
+    });
+    assert.equal(steered.result.task.id, id, JSON.stringify(steered));
+    assert.deepEqual(a.provider.runs[0].sent, [[{ type: "text", text: "also this" }]]);
+    assert.equal(b.provider.runs.length, 0, "no run started on the other gateway");
+    const canceled = await rpc(b.gateway, "CancelTask", { id });
+    assert.equal(canceled.result.status.state, "TASK_STATE_CANCELED", JSON.stringify(canceled));
+    assert.equal(a.provider.runs[0].cancel.mock.callCount(), 1);
+    const again = await rpc(b.gateway, "CancelTask", { id });
+    assert.equal(again.error.code, -32002, "a finished task is not cancelable");
+  });
+});
+
+Deno.test("a live task whose instance stopped renewing its lease ends FAILED on another", async () => {
+  await withCluster(1, { leaseTtlMs: 200 }, async ([b], store) => {
+    // What a crashed instance leaves: a WORKING task under a lease nobody renews.
+    store.heartbeat("crashed");
+    const task = {
+      id: "orphan",
+      contextId: "c",
+      status: { state: "TASK_STATE_WORKING" as const },
+      metadata: { "https://jsr.io/@seam/gateway/extensions/subagent/v1": { provider: "ctl" } },
+    };
+    store.append({
+      record: { task, owner: undefined, provider: "ctl", updatedAt: Date.now() },
+      expected: 0,
+      events: [{ task }, { artifactUpdate: { artifact: { parts: [{ text: "kept" }] } } }],
+      instance: "crashed",
+    });
+    let got: Wire | undefined;
+    for (let i = 0; i < 100; i++) {
+      got = await rpc(b.gateway, "GetTask", { id: "orphan" });
+      if (got.result.status.state !== "TASK_STATE_WORKING") break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(got!.result.status.state, "TASK_STATE_FAILED");
+    assert.match(
+      got!.result.status.message.parts[0].text,
+      /lost with its gateway instance "crashed"/,
+    );
+    assert.equal(store.get("orphan")?.generation, 3, "the end is one more change");
+    assert.equal(store.read("orphan", 0, 10).length, 3, "what was committed before is kept");
+  });
+});
