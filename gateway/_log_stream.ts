@@ -4,8 +4,8 @@
  * storage announces its commit, every frame with its generation as the SSE
  * `id`, so a client that reconnects (to any instance) with `Last-Event-ID`
  * misses nothing and sees nothing twice. It ends after the task's terminal
- * event, when the client goes away, or with an error frame when the
- * storage cannot be read.
+ * event (or at an interrupted state it is waiting in), when the client goes
+ * away, or with an error frame when the storage cannot be read.
  */
 import type { Logger } from "@seam/host";
 import { GatewayError } from "./_errors.ts";
@@ -25,6 +25,13 @@ export function isFinalEvent(event: JsonObject): boolean {
   const update = event.statusUpdate as { status?: { state?: A2ATaskState } } | undefined;
   const state = update?.status?.state;
   return state !== undefined && isTerminalState(state);
+}
+
+/** Whether `event` puts its task in an interrupted state (INPUT_REQUIRED, AUTH_REQUIRED). */
+function isInterruptEvent(event: JsonObject): boolean {
+  const state = (event.statusUpdate as { status?: { state?: A2ATaskState } } | undefined)?.status
+    ?.state;
+  return state === "TASK_STATE_INPUT_REQUIRED" || state === "TASK_STATE_AUTH_REQUIRED";
 }
 
 /** One subscriber fed from the log (see the module doc). */
@@ -91,12 +98,14 @@ export class LogStream {
     while (more && this.#state === "reading") {
       this.#again = false;
       const entries = await this.#storage.read(this.#taskId, this.#cursor, PAGE);
-      for (const entry of entries) {
+      for (const [at, entry] of entries.entries()) {
         if (this.#state !== "reading") return;
         // Each generation once, in order, whatever the wake-ups did.
         if (entry.generation <= this.#cursor) continue;
         this.#cursor = entry.generation;
-        const final = isFinalEvent(entry.event);
+        // A stream ends at the task's end, or where it now waits for input.
+        const final = isFinalEvent(entry.event) ||
+          (isInterruptEvent(entry.event) && at === entries.length - 1 && entries.length < PAGE);
         this.#subscriber.deliver(entry.event, final, entry.generation);
         if (final || !this.#subscriber.open) return this.#end();
       }
