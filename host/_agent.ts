@@ -29,6 +29,7 @@ import { InactiveScopeError, Scope } from "./scope.ts";
 import type { Session, SessionEvent, TurnEnd, TurnEndReason } from "./session.ts";
 import type { ToolOutcome } from "./tools.ts";
 import { readSeed } from "./_session_seed.ts";
+import { messageOf } from "./unknown.ts";
 
 const EMPTY: readonly never[] = Object.freeze([]);
 const OPTION_KEYS = new Set(["model", "subagentDepth", "maxTokens"]);
@@ -36,11 +37,6 @@ const FINISH_REASONS = new Set<string>(["stop", "tool-calls", "max-tokens", "ref
 
 /** Events the runtime made itself: trusted (and shared) when seeding a fork. */
 export const OWN_EVENTS: WeakSet<object> = new WeakSet();
-
-function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  return String(error);
-}
 
 function abortError(message: string): DOMException {
   return new DOMException(message, "AbortError");

@@ -6,6 +6,7 @@
 // a typo or a vocabulary it does not enforce; a schema never means less than
 // it says).
 import { childPath } from "./_path.ts";
+import { isRecord } from "./unknown.ts";
 
 /** A problem in a schema: where, which keyword, what. */
 export interface SchemaProblem {
@@ -123,10 +124,6 @@ const UNSUPPORTED: Readonly<Record<string, string>> = {
 };
 
 const TYPES = new Set(["object", "array", "string", "number", "integer", "boolean", "null"]);
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
 
 /** The draft `schema` declares (2020-12 when it declares none), or a problem. */
 export function draftOf(schema: unknown, path: string): SchemaDraft | SchemaProblem {

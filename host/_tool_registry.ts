@@ -23,6 +23,7 @@ import type {
   ToolRegistry,
 } from "./tools.ts";
 import { isZod3, isZod4, type ZodSchema, zodValidate } from "./_zod.ts";
+import { messageOf } from "./unknown.ts";
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -56,11 +57,6 @@ function passes(filters: readonly Filter[] | undefined, name: string): boolean {
     }
   }
   return true;
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  return String(error);
 }
 
 /** The host's tool registry. */

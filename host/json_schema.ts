@@ -6,6 +6,7 @@ import { draftOf, findSchemaProblem, type SchemaDraft } from "./_schema_keywords
 import { inPlaceLoop, schemaNodes } from "./_schema_refs.ts";
 import { isZod3, isZod4, zodToJsonSchema } from "./_zod.ts";
 import type { ZodLikeSchema } from "./tools.ts";
+import { isRecord } from "./unknown.ts";
 
 /**
  * A JSON Schema (draft 2020-12 unless its `$schema` names 2019-09 or
@@ -43,10 +44,6 @@ interface Compiled {
 }
 
 const compiled = new WeakMap<object, Compiled>();
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
 
 /** Compile `schema` (checked): a validator over a private, mutable copy. */
 function compile(schema: object, draft: SchemaDraft, path: string): Compiled {

@@ -52,3 +52,4 @@ export * from "./prompts.ts";
 export * from "./scripted_model.ts";
 export * from "./session.ts";
 export * from "./tools.ts";
+export * from "./unknown.ts";

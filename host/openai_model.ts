@@ -10,6 +10,7 @@ import type {
 } from "./model.ts";
 import { sseData } from "./_sse.ts";
 import { delay } from "./delay.ts";
+import { messageOf } from "./unknown.ts";
 
 /** Options of {@linkcode createOpenAICompatibleModel}. Give `baseUrl` or `preset`. */
 export interface OpenAICompatibleModelOptions {
@@ -256,11 +257,6 @@ function excerpt(text: string): string {
   const flat = text.replace(/\s+/g, " ").trim();
   if (flat === "") return "(empty body)";
   return flat.length > EXCERPT ? `${flat.slice(0, EXCERPT)}…` : flat;
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  return String(error);
 }
 
 class ModelStreamError extends Error {}

@@ -1,17 +1,11 @@
 import { describe } from "@seam/host";
+import { SUBAGENT_CAPABILITY_FLAGS } from "./start_fields.ts";
 import type {
   RegisteredSubagentProvider,
   SubagentCapabilities,
   SubagentRequest,
   SubagentRunHandle,
 } from "./types.ts";
-
-const CAPABILITY_FLAGS = [
-  "outputSchema",
-  "depthLimit",
-  "toolFilter",
-  "persona",
-] as const;
 
 /** A provider name: a letter or digit, then letters, digits, `.`, `_`, `:`, `-`; at most 64. */
 const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
@@ -58,16 +52,16 @@ export function snapshotProvider(
     );
   }
   for (const key of Object.keys(capabilities)) {
-    if (!(CAPABILITY_FLAGS as readonly string[]).includes(key)) {
+    if (!(SUBAGENT_CAPABILITY_FLAGS as readonly string[]).includes(key)) {
       fail(
         `provider.capabilities of "${name}" has unknown flag "${key}" (expected exactly ${
-          CAPABILITY_FLAGS.join(", ")
+          SUBAGENT_CAPABILITY_FLAGS.join(", ")
         })`,
       );
     }
   }
   const accepted = {} as Record<keyof SubagentCapabilities, boolean>;
-  for (const flag of CAPABILITY_FLAGS) {
+  for (const flag of SUBAGENT_CAPABILITY_FLAGS) {
     const value = (capabilities as Record<string, unknown>)[flag];
     if (typeof value !== "boolean") {
       fail(

@@ -3,19 +3,13 @@ import {
   describe,
   frozenJsonCopy,
   InactiveScopeError,
+  isRecord,
   parseContent,
   type Scope,
 } from "@seam/host";
 import { SubagentError } from "./errors.ts";
-import { assertSubagentMaxDepth } from "./max_depth.ts";
-import { checkOutputSchema } from "./output_schema.ts";
-import type {
-  RegisteredSubagentProvider,
-  SubagentAgentOptions,
-  SubagentCapabilities,
-  SubagentRequest,
-  SubagentToolFilter,
-} from "./types.ts";
+import { SUBAGENT_START_FIELDS, unsupportedStartFields } from "./start_fields.ts";
+import type { RegisteredSubagentProvider, SubagentAgentOptions, SubagentRequest } from "./types.ts";
 
 const REQUEST_FIELDS = new Set([
   "prompt",
@@ -40,21 +34,6 @@ export interface AcceptedRequest {
 
 function invalid(message: string): never {
   throw new TypeError(`Cannot start subagent: ${message}`);
-}
-
-function unsupported(
-  provider: RegisteredSubagentProvider,
-  field: keyof SubagentRequest,
-  capability: keyof SubagentCapabilities,
-): never {
-  throw new SubagentError(
-    "UNSUPPORTED_CAPABILITY",
-    `Cannot start subagent: provider "${provider.name}" does not support request.${field} (capabilities.${capability} is false)`,
-  );
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /** Content given to `sendMessage`/`resume`: copied, checked, frozen. */
@@ -92,18 +71,17 @@ export function acceptRequest(
   // Each field read once, in this order; then capabilities, then values.
   const { prompt, parent, signal, agentOptions, outputSchema, maxDepth, toolFilter, persona } =
     input as Partial<Record<keyof SubagentRequest, unknown>>;
-  const capabilities = provider.capabilities;
-  if (outputSchema !== undefined && !capabilities.outputSchema) {
-    unsupported(provider, "outputSchema", "outputSchema");
-  }
-  if (maxDepth !== undefined && !capabilities.depthLimit) {
-    unsupported(provider, "maxDepth", "depthLimit");
-  }
-  if (toolFilter !== undefined && !capabilities.toolFilter) {
-    unsupported(provider, "toolFilter", "toolFilter");
-  }
-  if (persona !== undefined && !capabilities.persona) {
-    unsupported(provider, "persona", "persona");
+  // Most requests use none of the start-time fields: skip the table for them.
+  const startFields = outputSchema !== undefined || maxDepth !== undefined ||
+      toolFilter !== undefined || persona !== undefined
+    ? { outputSchema, maxDepth, toolFilter, persona }
+    : undefined;
+  const unsupported = startFields && unsupportedStartFields(provider.capabilities, startFields)[0];
+  if (unsupported) {
+    throw new SubagentError(
+      "UNSUPPORTED_CAPABILITY",
+      `Cannot start subagent: provider "${provider.name}" does not support request.${unsupported.field} (capabilities.${unsupported.capability} is false)`,
+    );
   }
 
   if (!isRecord(parent)) {
@@ -143,25 +121,11 @@ export function acceptRequest(
   if (agentOptions !== undefined) {
     request.agentOptions = acceptAgentOptions(agentOptions);
   }
-  if (outputSchema !== undefined) {
-    const schema = frozenJsonCopy(outputSchema, "request.outputSchema");
-    checkOutputSchema(schema, "request.outputSchema");
-    request.outputSchema = schema;
-  }
-  if (maxDepth !== undefined) {
-    assertSubagentMaxDepth(maxDepth, "request.maxDepth");
-    request.maxDepth = maxDepth;
-  }
-  if (toolFilter !== undefined) {
-    request.toolFilter = acceptToolFilter(toolFilter, "request.toolFilter");
-  }
-  if (persona !== undefined) {
-    if (typeof persona !== "string" || persona.trim() === "") {
-      invalid(
-        `request.persona must be a non-empty string, got ${describe(persona)}`,
-      );
+  if (startFields) {
+    for (const spec of SUBAGENT_START_FIELDS) {
+      const value = startFields[spec.field];
+      if (value !== undefined) request[spec.field] = spec.accept(value, `request.${spec.field}`);
     }
-    request.persona = persona;
   }
   return {
     request: Object.freeze(request) as unknown as SubagentRequest,
@@ -189,41 +153,4 @@ function acceptAgentOptions(value: unknown): SubagentAgentOptions {
     );
   }
   return options as SubagentAgentOptions;
-}
-
-/**
- * Copy and check a tool filter: an object naming `allow`, `deny` or both,
- * each a list of non-empty tool names.
- */
-export function acceptToolFilter(
-  value: unknown,
-  path: string,
-): SubagentToolFilter {
-  const filter = frozenJsonCopy(value, path);
-  if (!isRecord(filter)) {
-    invalid(`${path} must be an object, got ${describe(value)}`);
-  }
-  for (const key of Object.keys(filter)) {
-    if (key !== "allow" && key !== "deny") {
-      invalid(`unknown field ${path}.${key} (known: allow, deny)`);
-    }
-  }
-  if (filter.allow === undefined && filter.deny === undefined) {
-    invalid(`${path} must name an allow list, a deny list or both`);
-  }
-  for (const list of ["allow", "deny"] as const) {
-    const names = filter[list];
-    if (names === undefined) continue;
-    if (!Array.isArray(names)) {
-      invalid(`${path}.${list} must be an array of tool names`);
-    }
-    names.forEach((name, i) => {
-      if (typeof name !== "string" || name === "") {
-        invalid(
-          `${path}.${list}[${i}] must be a non-empty tool name, got ${describe(name)}`,
-        );
-      }
-    });
-  }
-  return filter as SubagentToolFilter;
 }

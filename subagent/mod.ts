@@ -39,4 +39,5 @@ export * from "./input.ts";
 export * from "./max_depth.ts";
 export * from "./output_schema.ts";
 export * from "./service.ts";
+export * from "./start_fields.ts";
 export * from "./types.ts";

@@ -1,6 +1,8 @@
-import { describe } from "@seam/host";
+import { describe, isRecord } from "@seam/host";
 import {
-  assertSubagentMaxDepth,
+  acceptMaxDepth,
+  acceptPersona,
+  acceptToolFilter,
   type SubagentAgentOptions,
   type SubagentToolFilter,
 } from "@seam/subagent";
@@ -26,10 +28,6 @@ function invalid(message: string): never {
   throw new TypeError(`Cannot install the subagent tool: ${message}`);
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
 function unknownKeys(record: Record<string, unknown>, known: Set<string>, path: string): void {
   const extra = Object.keys(record).filter((key) => !known.has(key));
   if (extra.length > 0) {
@@ -39,19 +37,6 @@ function unknownKeys(record: Record<string, unknown>, known: Set<string>, path: 
       } in ${path} (known: ${[...known].join(", ")})`,
     );
   }
-}
-
-function readList(value: unknown, path: string): readonly string[] | undefined {
-  if (value === undefined) return undefined;
-  if (!Array.isArray(value)) {
-    invalid(`${path} must be an array of tool names, got ${describe(value)}`);
-  }
-  return Object.freeze(value.map((name, i) => {
-    if (typeof name !== "string" || name === "") {
-      invalid(`${path}[${i}] must be a non-empty string, got ${describe(name)}`);
-    }
-    return name;
-  }));
 }
 
 /** Read every config key once, check it, and build the frozen accepted config. */
@@ -88,31 +73,13 @@ export function acceptConfig(config: SubagentToolConfig): AcceptedConfig {
     }
   }
 
-  if (persona !== undefined) {
-    if (typeof persona !== "string" || persona.trim() === "") {
-      invalid(`config.persona must be a non-empty string, got ${describe(persona)}`);
-    }
-    options.persona = persona;
-  }
-
+  // The start-time fields: the seam's own checkers (the same as the service's).
+  const action = "install the subagent tool";
+  if (persona !== undefined) options.persona = acceptPersona(persona, "config.persona", action);
   if (toolFilter !== undefined) {
-    if (!isRecord(toolFilter)) {
-      invalid(`config.toolFilter must be an object, got ${describe(toolFilter)}`);
-    }
-    unknownKeys(toolFilter, new Set(["allow", "deny"]), "config.toolFilter");
-    const allow = readList(toolFilter.allow, "config.toolFilter.allow");
-    const deny = readList(toolFilter.deny, "config.toolFilter.deny");
-    if (allow === undefined && deny === undefined) {
-      invalid("config.toolFilter names neither list: give allow, deny or both (or omit it)");
-    }
-    options.toolFilter = Object.freeze({
-      ...(allow !== undefined ? { allow } : {}),
-      ...(deny !== undefined ? { deny } : {}),
-    });
+    options.toolFilter = acceptToolFilter(toolFilter, "config.toolFilter", action);
   }
-
-  assertSubagentMaxDepth(maxDepth, "config.maxDepth");
-  if (maxDepth !== undefined) options.maxDepth = maxDepth;
+  if (maxDepth !== undefined) options.maxDepth = acceptMaxDepth(maxDepth, "config.maxDepth");
 
   return Object.freeze({ provider, toolName, options: Object.freeze(options) });
 }

@@ -4,6 +4,7 @@ import {
   hostKey,
   InactiveScopeError,
   type JsonSchema,
+  messageOf,
   type Scope,
   type Tool,
   type ToolCallContext,
@@ -20,6 +21,7 @@ import {
   type SubagentService,
   subagentServiceKey,
   type SubagentToolFilter,
+  unsupportedStartFields,
 } from "@seam/subagent";
 import { acceptConfig, type AcceptedConfig } from "./_config.ts";
 import { subagentResultToToolResult } from "./result.ts";
@@ -89,14 +91,11 @@ function serviceScopeOf(scope: Scope, service: SubagentService): Scope {
   return found;
 }
 
-function messageOf(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return typeof code === "string" && !error.message.includes(code)
-      ? `${error.message} (${code})`
-      : error.message;
-  }
-  return String(error);
+/** An error's message, with its stable `code` when it has one the message does not name. */
+function describeError(error: unknown): string {
+  const message = messageOf(error);
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  return typeof code === "string" && !message.includes(code) ? `${message} (${code})` : message;
 }
 
 /**
@@ -184,7 +183,9 @@ export function installSubagentTool(
   try {
     service = getSubagentService(scope);
   } catch (error) {
-    throw new TypeError(`Cannot install the subagent tool: ${messageOf(error)}`, { cause: error });
+    throw new TypeError(`Cannot install the subagent tool: ${describeError(error)}`, {
+      cause: error,
+    });
   }
   const { toolName } = accepted;
   if (claimedAbove(scope, toolName) || host.tools.visible(scope).some((t) => t.name === toolName)) {
@@ -261,7 +262,7 @@ function mount(
     } catch (error) {
       logger.error(
         `Cannot mount tool "${toolName}" on subagent provider "${providerName}": ${
-          messageOf(error)
+          describeError(error)
         }`,
         error,
       );
@@ -300,13 +301,7 @@ function unsupportedOptions(
   provider: RegisteredSubagentProvider,
   config: AcceptedConfig,
 ): string[] {
-  const { capabilities } = provider;
-  const { options } = config;
-  const missing: string[] = [];
-  if (options.maxDepth !== undefined && !capabilities.depthLimit) missing.push("maxDepth");
-  if (options.toolFilter !== undefined && !capabilities.toolFilter) missing.push("toolFilter");
-  if (options.persona !== undefined && !capabilities.persona) missing.push("persona");
-  return missing;
+  return unsupportedStartFields(provider.capabilities, config.options).map((spec) => spec.field);
 }
 
 function createTool(
@@ -352,7 +347,7 @@ function createTool(
         });
       } catch (error) {
         return {
-          content: `The subagent could not be started: ${messageOf(error)}`,
+          content: `The subagent could not be started: ${describeError(error)}`,
           isError: true,
         };
       }
@@ -363,7 +358,7 @@ function createTool(
         } catch (error) {
           return {
             content: `The subagent run broke down (provider "${providerName}"): ${
-              messageOf(error)
+              describeError(error)
             }`,
             isError: true,
           };

@@ -453,13 +453,13 @@ Deno.test("installSubagentTool() rejects a bad config at install", async (t) => 
     [
       "a filter naming neither list",
       { provider: "spawn", toolFilter: {} },
-      /names neither list/,
+      /^Cannot install the subagent tool: config\.toolFilter must name an allow list, a deny list or both$/,
       TypeError,
     ],
     [
       "a filter with a stray key",
       { provider: "spawn", toolFilter: { allow: [], only: [] } },
-      /"only" in config\.toolFilter/,
+      /unknown field config\.toolFilter\.only \(known: allow, deny\)/,
       TypeError,
     ],
     [

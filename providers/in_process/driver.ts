@@ -10,12 +10,14 @@ import {
   hostKey,
   InactiveScopeError,
   type JsonValue,
+  messageOf,
   type Scope,
   type SessionEvent,
   textOf,
   type TurnEnd,
 } from "@seam/host";
 import {
+  acceptPersona,
   assertSubagentMaxDepth,
   cancelOnAbort,
   type DelegationContext,
@@ -232,9 +234,7 @@ function plan(
     }
     seed = parentAgent.session.completedPrefix();
   }
-  if (persona !== undefined && (typeof persona !== "string" || persona.trim() === "")) {
-    fail(`request.persona must be a non-empty string, got ${describe(persona)}`);
-  }
+  if (persona !== undefined) acceptPersona(persona, "request.persona");
   return {
     host,
     parentScope,
@@ -554,10 +554,6 @@ function relayProgress(agent: Agent, parentScope: Scope): void {
       }),
     );
   });
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function mapTurnEnd(
