@@ -4,10 +4,7 @@
 // is refused when the schema is checked.
 import type { Schema } from "@cfworker/json-schema";
 import { formatPath } from "./path.ts";
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
+import { isRecord } from "./unknown.ts";
 
 /** Every schema object in `node` with the JSON path to it (the validator's own copy). */
 export function* schemaNodes(
