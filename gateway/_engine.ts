@@ -218,6 +218,8 @@ export class Engine {
     } else this.#persist(record);
     live.observe();
     onLive?.(live);
+    // Announced only once committed: any instance can find the task by then.
+    if (this.cluster) await this.cluster.persist(taskId);
     return { live, taskId, extension: ext.used };
   }
 

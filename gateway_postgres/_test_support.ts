@@ -50,3 +50,153 @@ export function openStore(
     maxConnections: 4,
   });
 }
+
+const decoder = new TextDecoder();
+
+/** One gateway process of the many-instance tests (testdata/instance.ts). */
+export interface InstanceProcess {
+  readonly url: string;
+  readonly process: Deno.ChildProcess;
+  /** SIGTERM, and wait for it to exit. */
+  stop(): Promise<void>;
+  /** SIGKILL, and wait for it to exit. */
+  kill(): Promise<void>;
+}
+
+/** Start an instance on `schema`; resolves once it listens. */
+export async function startInstance(
+  schema: string,
+  env: Record<string, string> = {},
+): Promise<InstanceProcess> {
+  const process = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-net=127.0.0.1",
+      "--allow-env",
+      "--allow-read",
+      new URL("./testdata/instance.ts", import.meta.url).pathname,
+    ],
+    env: { DATABASE_URL: databaseUrl()!, SEAM_SCHEMA: schema, ...env },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const reader = process.stdout.getReader();
+  let buffer = "";
+  while (!buffer.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) {
+      const err = await new Response(process.stderr).text();
+      throw new Error(`the instance exited early: ${buffer}${err}`);
+    }
+    buffer += decoder.decode(value);
+  }
+  reader.releaseLock();
+  // Keep draining both pipes so the child never blocks on a full one.
+  void process.stdout.pipeTo(new WritableStream()).catch(() => {});
+  void process.stderr.pipeTo(new WritableStream()).catch(() => {});
+  const url = /listening (\S+)/.exec(buffer)![1];
+  let exited: Promise<Deno.CommandStatus> | undefined;
+  const end = (signal: Deno.Signal) => async () => {
+    try {
+      process.kill(signal);
+    } catch {
+      // Already gone.
+    }
+    await (exited ??= process.status);
+  };
+  return { url, process, stop: end("SIGTERM"), kill: end("SIGKILL") };
+}
+
+/** Wire JSON as the tests read it. */
+// deno-lint-ignore no-explicit-any
+export type Wire = Record<string, any>;
+
+/** A JSON-RPC call to an instance; `headers` are added. */
+export async function rpc(
+  url: string,
+  method: string,
+  params: unknown,
+  headers: Record<string, string> = {},
+): Promise<Wire> {
+  const response = await fetch(`${url}/`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "a2a-version": "1.0", ...headers },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  return await response.json();
+}
+
+/** Open a JSON-RPC stream (SendStreamingMessage, SubscribeToTask) on an instance. */
+export async function openStream(
+  url: string,
+  method: string,
+  params: unknown,
+  headers: Record<string, string> = {},
+): Promise<Frames> {
+  const response = await fetch(`${url}/`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "a2a-version": "1.0", ...headers },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  return new Frames(response);
+}
+
+/** An SSE body read frame by frame: its `id` and its JSON-RPC result (or error). */
+export class Frames {
+  readonly #reader: ReadableStreamDefaultReader<string> | undefined;
+  readonly #response: Response;
+  #buffer = "";
+  constructor(response: Response) {
+    this.#response = response;
+    this.#reader = response.headers.get("content-type") === "text/event-stream"
+      ? response.body!.pipeThrough(new TextDecoderStream()).getReader()
+      : undefined;
+  }
+  /** The JSON answer of a request that did not open a stream. */
+  json(): Promise<Wire> {
+    return this.#response.json();
+  }
+  async next(): Promise<{ id: number; data: Wire } | undefined> {
+    if (!this.#reader) throw new Error(`not a stream: ${await this.#response.text()}`);
+    while (!this.#buffer.includes("\n\n")) {
+      const { value, done } = await this.#reader.read();
+      if (done) return undefined;
+      this.#buffer += value;
+    }
+    const at = this.#buffer.indexOf("\n\n");
+    const frame = this.#buffer.slice(0, at);
+    this.#buffer = this.#buffer.slice(at + 2);
+    const id = /^id: (\d+)$/m.exec(frame)?.[1];
+    const data = JSON.parse(/^data: (.*)$/m.exec(frame)![1]);
+    return { id: Number(id), data: data.result ?? data };
+  }
+  /** Frames until `predicate` holds for one (included), or the stream ends. */
+  async until(
+    predicate: (f: { id: number; data: Wire }) => boolean,
+  ): Promise<{ id: number; data: Wire }[]> {
+    const out = [];
+    for (let f = await this.next(); f; f = await this.next()) {
+      out.push(f);
+      if (predicate(f)) break;
+    }
+    return out;
+  }
+  /** Every frame to the end. */
+  rest(): Promise<{ id: number; data: Wire }[]> {
+    return this.until(() => false);
+  }
+  async cancel(): Promise<void> {
+    if (this.#reader) await this.#reader.cancel();
+    else await this.#response.body?.cancel();
+  }
+}
+
+/** The text of an artifact update frame, else "". */
+export function textOf(data: Wire): string {
+  return data.artifactUpdate?.artifact?.parts?.[0]?.text ?? "";
+}
+
+/** The state of a status update frame, if it is one. */
+export function stateOf(data: Wire): string | undefined {
+  return data.statusUpdate?.status?.state ?? data.task?.status?.state;
+}

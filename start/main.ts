@@ -2,7 +2,10 @@
  * `deno task start`: serve the gateway on `127.0.0.1:8787` (`HOST`, `PORT`
  * override) with `spawn` and `fork` on the scripted model, or on a real
  * model when `DEEPSEEK_API_KEY` or `OPENAI_API_KEY` (+ `OPENAI_BASE_URL`,
- * `SEAM_MODEL`) is set. `SEAM_GATEWAY_TOKEN` turns bearer auth on; serving
+ * `SEAM_MODEL`) is set. Tasks live in memory, or in PostgreSQL when
+ * `DATABASE_URL` is set (schema `SEAM_DATABASE_SCHEMA`, default `seam`): then
+ * any number of instances on that database serve as one (see the README).
+ * `SEAM_GATEWAY_TOKEN` turns bearer auth on; serving
  * on a non-loopback `HOST` without it prints a warning. Prints the card URL
  * and a request to paste. Ctrl-C stops it (live tasks are cancelled, every
  * child disposed).
@@ -11,6 +14,7 @@
  */
 import { createLogger } from "@seam/host";
 import { serveGateway } from "@seam/gateway/serve";
+import { createPostgresTaskStore } from "@seam/gateway-postgres";
 import { createStartWorld } from "./app.ts";
 
 if (import.meta.main) {
@@ -18,19 +22,32 @@ if (import.meta.main) {
   const world = await createStartWorld(env, createLogger({ level: "warn" }));
   const controller = new AbortController();
   const token = env("SEAM_GATEWAY_TOKEN");
+  const databaseUrl = env("DATABASE_URL");
+  // A migration that cannot apply (or a database out of reach) stops start-up here.
+  const taskStore = databaseUrl
+    ? await createPostgresTaskStore({
+      url: databaseUrl,
+      schema: env("SEAM_DATABASE_SCHEMA") || undefined,
+    })
+    : undefined;
   const served = serveGateway(
     {
       scope: world.host.scope,
       parent: world.parent,
       ...(token ? { auth: { tokens: { operator: token } } } : {}),
+      ...(taskStore ? { taskStore } : {}),
     },
     { signal: controller.signal },
+  );
+  console.log(
+    `storage: ${taskStore ? `PostgreSQL (schema "${taskStore.schema}")` : "memory"}`,
   );
   console.log(`model: ${world.modelLabel}; providers: ${world.subagents.list().join(", ")}`);
   const stop = () => controller.abort();
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
   await served.finished;
+  await taskStore?.close();
   Deno.removeSignalListener("SIGINT", stop);
   Deno.removeSignalListener("SIGTERM", stop);
   await world.host.scope.dispose();

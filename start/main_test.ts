@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { databaseUrl, dropSchema, freshSchema, SKIP } from "../gateway_postgres/_test_support.ts";
 
 const decoder = new TextDecoder();
 
@@ -19,6 +20,7 @@ async function startGateway(extraEnv: Record<string, string> = {}): Promise<
       DEEPSEEK_API_KEY: "",
       OPENAI_API_KEY: "",
       SEAM_GATEWAY_TOKEN: "",
+      DATABASE_URL: "",
       ...extraEnv,
     },
     stdout: "piped",
@@ -140,6 +142,7 @@ Deno.test("deno task start warns on stderr before serving without auth beyond lo
       DEEPSEEK_API_KEY: "",
       OPENAI_API_KEY: "",
       SEAM_GATEWAY_TOKEN: "",
+      DATABASE_URL: "",
     },
     stdout: "piped",
     stderr: "piped",
@@ -147,4 +150,77 @@ Deno.test("deno task start warns on stderr before serving without auth beyond lo
   const stderr = decoder.decode(output.stderr);
   assert.match(stderr, /WARNING: serving the seam gateway on 0\.0\.0\.0 without auth/);
   assert.equal(output.success, false);
+});
+
+Deno.test({
+  name: "deno task start keeps tasks in PostgreSQL when DATABASE_URL is set",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    try {
+      const first = await startGateway({
+        DATABASE_URL: databaseUrl()!,
+        SEAM_DATABASE_SCHEMA: schema,
+      });
+      let id: string;
+      try {
+        assert.match(
+          first.output.join(""),
+          new RegExp(`storage: PostgreSQL \\(schema "${schema}"\\)`),
+        );
+        const answer = await send(`${first.url}/`, "@reply kept");
+        assert.equal(answer.result.task.status.state, "TASK_STATE_COMPLETED");
+        id = answer.result.task.id;
+      } finally {
+        first.process.kill("SIGTERM");
+        assert.equal((await first.process.status).success, true);
+      }
+      // Another start on the same database still has the task.
+      const second = await startGateway({
+        DATABASE_URL: databaseUrl()!,
+        SEAM_DATABASE_SCHEMA: schema,
+      });
+      try {
+        const got = await (await fetch(`${second.url}/`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "GetTask", params: { id } }),
+        })).json();
+        assert.equal(got.result.status.state, "TASK_STATE_COMPLETED");
+        assert.equal(got.result.artifacts[0].parts[0].text, "kept");
+      } finally {
+        second.process.kill("SIGTERM");
+        await second.process.status;
+      }
+    } finally {
+      await dropSchema(schema);
+    }
+  },
+});
+
+Deno.test("deno task start says what went wrong when PostgreSQL cannot be reached", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-net=127.0.0.1",
+      "--allow-env",
+      new URL("./main.ts", import.meta.url).pathname,
+    ],
+    env: {
+      PORT: "0",
+      DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/none`,
+      DEEPSEEK_API_KEY: "",
+      OPENAI_API_KEY: "",
+    },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(output.success, false);
+  assert.match(
+    decoder.decode(output.stderr),
+    /Cannot start the PostgreSQL task store .*ECONNREFUSED/,
+  );
 });

@@ -1,0 +1,184 @@
+// The database going away under a gateway: requests answer 503, the live run
+// keeps running, and its events are written once the database is back. The
+// outage is real: the store reaches PostgreSQL through a TCP relay the test
+// cuts and restores (the server itself stays up for everyone else).
+import assert from "node:assert/strict";
+import { createMemoryLogger, createRootScope } from "@seam/host";
+import { createSubagentService } from "@seam/subagent";
+import { createGateway } from "@seam/gateway";
+import { controlledProvider } from "../gateway/_test_support.ts";
+import { databaseUrl, dropSchema, freshSchema, openStore, SKIP } from "./_test_support.ts";
+
+/** A TCP relay to PostgreSQL on a fixed local port that can be cut and restored. */
+class Relay {
+  #listener: Deno.Listener | undefined;
+  readonly #conns = new Set<Deno.Conn>();
+  readonly #pipes = new Set<Promise<unknown>>();
+  #accepting: Promise<void> | undefined;
+  port = 0;
+  readonly #target: { hostname: string; port: number };
+
+  constructor(target: URL) {
+    this.#target = { hostname: target.hostname, port: Number(target.port || 5432) };
+  }
+
+  open(): void {
+    this.#listener = Deno.listen({ hostname: "127.0.0.1", port: this.port });
+    this.port = (this.#listener.addr as Deno.NetAddr).port;
+    const listener = this.#listener;
+    this.#accepting = (async () => {
+      for await (const client of listener) {
+        let server: Deno.Conn;
+        try {
+          server = await Deno.connect(this.#target);
+        } catch {
+          client.close();
+          continue;
+        }
+        this.#conns.add(client);
+        this.#conns.add(server);
+        for (const [from, to] of [[client, server], [server, client]]) {
+          const pipe = from.readable.pipeTo(to.writable).catch(() => {}).finally(() => {
+            this.#pipes.delete(pipe);
+            for (const c of [from, to]) {
+              if (this.#conns.delete(c)) {
+                try {
+                  c.close();
+                } catch {
+                  // closed by the pipe already
+                }
+              }
+            }
+          });
+          this.#pipes.add(pipe);
+        }
+      }
+    })().catch(() => {});
+  }
+
+  /** Refuse new connections and drop the open ones. */
+  async cut(): Promise<void> {
+    this.#listener?.close();
+    this.#listener = undefined;
+    await this.#accepting;
+    for (const c of [...this.#conns]) {
+      this.#conns.delete(c);
+      try {
+        c.close();
+      } catch {
+        // already closed
+      }
+    }
+    await Promise.all([...this.#pipes]);
+  }
+}
+
+async function eventually<T>(what: string, fn: () => Promise<T | undefined>): Promise<T> {
+  const end = Date.now() + 15_000;
+  for (;;) {
+    const value = await fn().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`${what}: not within 15 s`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+function rpc(method: string, params: unknown): Request {
+  return new Request("http://gw.test/", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+}
+
+const message = (text: string) => ({
+  message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }] },
+  configuration: { returnImmediately: true },
+});
+
+Deno.test({
+  name:
+    "the database going away: 503s, the live run goes on, its events are written once it is back",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    const url = new URL(databaseUrl()!);
+    const relay = new Relay(url);
+    relay.open();
+    const viaRelay = new URL(url);
+    viaRelay.hostname = "127.0.0.1";
+    viaRelay.port = String(relay.port);
+    const store = await openStore(schema, { url: viaRelay.href, leaseTtlMs: 1_000 });
+    const direct = await openStore(schema);
+    const { logger } = createMemoryLogger();
+    const root = createRootScope({ logger });
+    const provider = controlledProvider();
+    createSubagentService(root).registerProvider(provider);
+    const emitters: ((runId: string, text: string) => void)[] = [];
+    const gateway = createGateway({
+      scope: root,
+      taskStore: store,
+      progress: (_parent, emit) => void emitters.push(emit),
+    });
+    try {
+      const sent = await (await gateway.fetch(rpc("SendMessage", message("go")))).json();
+      const id: string = sent.result.task.id;
+      provider.runs[0].ready();
+      emitters[0](provider.runs[0].id, "before ");
+      await eventually(
+        "the first text committed",
+        async () =>
+          (await direct.read(id, 0, 10)).some((e) => JSON.stringify(e.event).includes("before"))
+            ? true
+            : undefined,
+      );
+
+      await relay.cut();
+      emitters[0](provider.runs[0].id, "during ");
+      provider.runs[0].finish({
+        output: [{ type: "text", text: "before during " }],
+        stopReason: "completed",
+      });
+
+      const listed = await gateway.fetch(new Request("http://gw.test/tasks"));
+      assert.equal(listed.status, 503);
+      const body = await listed.json();
+      assert.match(JSON.stringify(body), /STORE_UNAVAILABLE/);
+      assert.match(body.error.message, /task store cannot be reached/);
+      const refused = await eventually("a new task refused", async () => {
+        const r = await (await gateway.fetch(rpc("SendMessage", message("another")))).json();
+        return r.error ? r : undefined;
+      });
+      assert.equal(refused.error.code, -32603);
+      assert.match(refused.error.message, /Service unavailable: the task store cannot be reached/);
+      assert.equal(provider.runs.length, 1, "no run started while the store was away");
+      const stored = await direct.get(id);
+      assert.notEqual(
+        stored?.task.status.state,
+        "TASK_STATE_COMPLETED",
+        "nothing written while away",
+      );
+
+      relay.open(); // the database is back, on the same address
+      const done = await eventually("the end written", async () => {
+        const r = await direct.get(id);
+        return r?.task.status.state === "TASK_STATE_COMPLETED" ? r : undefined;
+      });
+      assert.deepEqual(done.task.artifacts?.[0].parts, [{ text: "before during " }]);
+      const log = await direct.read(id, 0, 100);
+      assert.deepEqual(log.map((e) => e.generation), log.map((_, i) => i + 1));
+      const text = log.map((e) => JSON.stringify(e.event)).join("");
+      assert.match(text, /during /, "the text streamed while away was written too");
+      const back = await gateway.fetch(new Request("http://gw.test/tasks"));
+      assert.equal(back.status, 200);
+      await back.body?.cancel();
+    } finally {
+      await gateway.close();
+      await root.dispose();
+      await store.close();
+      await direct.close();
+      await relay.cut();
+      await dropSchema(schema);
+    }
+  },
+});
