@@ -2,11 +2,12 @@ import { formatPath as formatJsonPath } from "@seam/host";
 /** The shapes of A2A v1.0 requests, checked with zod; unknown fields are dropped. */
 import { z } from "zod";
 import { GatewayError } from "./_errors.ts";
+import { camel, withJsonNames } from "./_proto_names.ts";
 import type { A2AMetadata, A2APart, A2ATaskState } from "./types.ts";
 
 const metadata = z.record(z.string(), z.unknown());
 
-const part = z.object({
+const part = z.strictObject({
   text: z.string().optional(),
   raw: z.string().optional(),
   url: z.string().optional(),
@@ -32,7 +33,7 @@ const part = z.object({
   }
 });
 
-const message = z.object({
+const message = z.strictObject({
   messageId: z.string().min(1, "must be a non-empty string"),
   role: z.literal(["ROLE_USER", 1], {
     error: "must be ROLE_USER (a client sends user messages)",
@@ -47,10 +48,10 @@ const message = z.object({
 
 const historyLength = z.int().min(0);
 
-const sendMessage = z.object({
+const sendMessage = z.strictObject({
   tenant: z.string().optional(),
   message,
-  configuration: z.object({
+  configuration: z.strictObject({
     acceptedOutputModes: z.array(z.string()).optional(),
     historyLength: historyLength.optional(),
     returnImmediately: z.boolean().optional(),
@@ -61,13 +62,13 @@ const sendMessage = z.object({
 
 const taskId = z.string().min(1, "must be a non-empty task id");
 
-const getTask = z.object({
+const getTask = z.strictObject({
   tenant: z.string().optional(),
   id: taskId,
   historyLength: historyLength.optional(),
 });
 
-const idOnly = z.object({
+const idOnly = z.strictObject({
   tenant: z.string().optional(),
   id: taskId,
   metadata: metadata.optional(),
@@ -84,7 +85,7 @@ const STATES = [
   "TASK_STATE_AUTH_REQUIRED",
 ] as const;
 
-const listTasks = z.object({
+const listTasks = z.strictObject({
   tenant: z.string().optional(),
   contextId: z.string().optional(),
   status: z.union([z.enum(["TASK_STATE_UNSPECIFIED", ...STATES]), z.int().min(0).max(8)])
@@ -154,7 +155,11 @@ function parse<T>(schema: z.ZodType, value: unknown, root: string): T {
   const result = schema.safeParse(value);
   if (result.success) return result.data as T;
   const issues = result.error.issues.slice(0, 5).map((issue) =>
-    `${formatPath(root, issue.path)}: ${issue.message}`
+    issue.code === "unrecognized_keys"
+      ? `${formatPath(root, issue.path)}: unknown field${issue.keys.length > 1 ? "s" : ""} ${
+        issue.keys.map((k) => JSON.stringify(k.slice(0, 60))).join(", ")
+      } (refused rather than ignored)`
+      : `${formatPath(root, issue.path)}: ${issue.message}`
   );
   throw new GatewayError("invalidParams", `Invalid params: ${issues.join("; ")}`);
 }
@@ -217,6 +222,7 @@ function quickSend(value: unknown): SendParams | undefined {
 
 /** Check `SendMessage` params. */
 export function parseSendParams(value: unknown): SendParams {
+  value = withJsonNames(value);
   const params = (quickSend(value) ??
     parse<SendParams>(sendMessage, value, "")) as SendParams & {
       message: { contextId?: string; taskId?: string };
@@ -229,12 +235,12 @@ export function parseSendParams(value: unknown): SendParams {
 
 /** Check `GetTask` params. */
 export function parseGetParams(value: unknown): GetParams {
-  return parse<GetParams>(getTask, value, "");
+  return parse<GetParams>(getTask, withJsonNames(value), "");
 }
 
 /** Check `CancelTask` / `SubscribeToTask` params. */
 export function parseIdParams(value: unknown): IdParams {
-  return parse<IdParams>(idOnly, value, "");
+  return parse<IdParams>(idOnly, withJsonNames(value), "");
 }
 
 /** Check `ListTasks` params (JSON values, or strings from a query string already converted). */
@@ -248,7 +254,7 @@ export function parseListParams(value: unknown): ListParams {
     historyLength?: number;
     statusTimestampAfter?: string;
     includeArtifacts?: boolean;
-  }>(listTasks, value, "");
+  }>(listTasks, withJsonNames(value), "");
   let state: A2ATaskState | undefined;
   if (typeof raw.status === "number") state = raw.status === 0 ? undefined : STATES[raw.status - 1];
   else if (raw.status !== undefined && raw.status !== "TASK_STATE_UNSPECIFIED") {
@@ -285,7 +291,8 @@ export function parseListParams(value: unknown): ListParams {
  */
 export function listQueryToParams(query: URLSearchParams): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of query) {
+  for (const [given, value] of query) {
+    const key = given === "A2A-Version" ? given : camel(given);
     if (key === "pageSize" || key === "historyLength") {
       out[key] = /^\d{1,15}$/.test(value) ? Number(value) : value;
     } else if (key === "includeArtifacts") {
@@ -301,5 +308,5 @@ export function listQueryToParams(query: URLSearchParams): Record<string, unknow
 
 /** `SendMessage` params through the schema only (for tests of the quick path). */
 export function parseSendParamsWithSchema(value: unknown): SendParams {
-  return parse<SendParams>(sendMessage, value, "");
+  return parse<SendParams>(sendMessage, withJsonNames(value), "");
 }

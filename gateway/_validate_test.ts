@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { GatewayError } from "./_errors.ts";
-import { parseSendParams, parseSendParamsWithSchema } from "./_validate.ts";
+import {
+  listQueryToParams,
+  parseGetParams,
+  parseListParams,
+  parseSendParams,
+  parseSendParamsWithSchema,
+} from "./_validate.ts";
 
 const valid: unknown[] = [
   { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "hi" }] } },
@@ -26,11 +32,28 @@ const valid: unknown[] = [
     message: { messageId: "m", role: "ROLE_USER", parts: [{ url: "https://x", mediaType: "a/b" }] },
   },
   { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x" }], extensions: ["u"] } },
-  { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x" }] }, extra: true },
+  // Proto field names, as ProtoJSON parsers accept them.
+  {
+    message: {
+      message_id: "m",
+      role: "ROLE_USER",
+      parts: [{ url: "https://x", media_type: "a/b" }],
+      context_id: "c",
+    },
+    configuration: { history_length: 2, return_immediately: true },
+  },
 ];
 
 const invalid: unknown[] = [
   null,
+  // An unknown field is refused, never ignored.
+  { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x" }] }, extra: true },
+  { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x" }], colour: "red" } },
+  { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x", lang: "en" }] } },
+  {
+    message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "x" }] },
+    configuration: { blocking: true },
+  },
   [],
   { message: { messageId: "", role: "ROLE_USER", parts: [{ text: "x" }] } },
   { message: { messageId: "m", role: "ROLE_AGENT", parts: [{ text: "x" }] } },
@@ -57,8 +80,7 @@ Deno.test("parseSendParams() accepts what the schema accepts, with the same cont
     if (schema.message.contextId === "") schema.message.contextId = undefined;
     if (schema.message.taskId === "") schema.message.taskId = undefined;
     const strip = (v: unknown) => JSON.parse(JSON.stringify(v));
-    const { extra: _, ...known } = strip(quick) as Record<string, unknown>;
-    assert.deepEqual(known, strip(schema), JSON.stringify(value));
+    assert.deepEqual(strip(quick), strip(schema), JSON.stringify(value));
   }
 });
 
@@ -80,4 +102,23 @@ Deno.test("parseSendParams() answers what the schema answers for bad params", ()
     assert.equal(quickError.kind, "invalidParams");
     assert.equal(quickError.message, (schemaError as GatewayError).message);
   }
+});
+
+Deno.test("parse*Params() take proto field names and refuse unknown or doubled ones", () => {
+  const listed = parseListParams({ context_id: "c", page_size: 5, history_length: 1 });
+  assert.equal(listed.contextId, "c");
+  assert.equal(listed.pageSize, 5);
+  assert.equal(listed.historyLength, 1);
+  assert.equal(parseGetParams({ id: "t", history_length: 1 }).historyLength, 1);
+  const refused = (fn: () => unknown, pattern: RegExp) =>
+    assert.throws(fn, (e: GatewayError) => e.kind === "invalidParams" && pattern.test(e.message));
+  refused(
+    () => parseListParams({ contextId: "c", filter: "x" }),
+    /params: unknown field "filter" \(refused rather than ignored\)/,
+  );
+  refused(
+    () => parseListParams({ pageSize: 5, page_size: 6 }),
+    /params gives "pageSize" twice \(as "pageSize" and as "page_size"\)/,
+  );
+  assert.equal(listQueryToParams(new URLSearchParams("page_size=7")).pageSize, 7);
 });
