@@ -185,6 +185,8 @@ export interface CardCacheOptions {
 export class CardCache {
   readonly #cards = new Map<string, BuiltCard>();
   readonly #options: CardCacheOptions;
+  /** `Last-Modified`: when the cards last changed (the providers did), to the second. */
+  #changed: string = new Date().toUTCString();
 
   constructor(options: CardCacheOptions) {
     this.#options = options;
@@ -193,6 +195,7 @@ export class CardCache {
   /** Forget every card (the providers changed). */
   invalidate(): void {
     this.#cards.clear();
+    this.#changed = new Date().toUTCString();
   }
 
   /** The card response for `request`: every provider, or `only` one. */
@@ -251,6 +254,7 @@ export class CardCache {
     }
     const headers: Record<string, string> = {
       etag: card.etag,
+      "last-modified": this.#changed,
       "cache-control": maxAge === 0
         ? "no-cache"
         : `${shared ? "public" : "private"}, max-age=${maxAge}`,

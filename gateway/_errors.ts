@@ -1,4 +1,4 @@
-/** The errors the gateway answers with, and their wire forms in both bindings. */
+/** The errors the gateway answers with, and their wire forms in both bindings (A2A §5.4). */
 
 /** An A2A error kind: its JSON-RPC code, HTTP status, gRPC status name and ErrorInfo reason. */
 interface Kind {
@@ -18,32 +18,50 @@ const KINDS = {
   taskNotFound: { code: -32001, http: 404, status: "NOT_FOUND", reason: "TASK_NOT_FOUND" },
   taskNotCancelable: {
     code: -32002,
-    http: 400,
+    http: 409,
     status: "FAILED_PRECONDITION",
     reason: "TASK_NOT_CANCELABLE",
   },
   pushNotSupported: {
     code: -32003,
     http: 400,
-    status: "FAILED_PRECONDITION",
+    status: "UNIMPLEMENTED",
     reason: "PUSH_NOTIFICATION_NOT_SUPPORTED",
   },
   unsupportedOperation: {
     code: -32004,
     http: 400,
-    status: "FAILED_PRECONDITION",
+    status: "UNIMPLEMENTED",
     reason: "UNSUPPORTED_OPERATION",
   },
   contentType: {
     code: -32005,
-    http: 400,
+    http: 415,
     status: "INVALID_ARGUMENT",
     reason: "CONTENT_TYPE_NOT_SUPPORTED",
+  },
+  invalidAgentResponse: {
+    code: -32006,
+    http: 502,
+    status: "INTERNAL",
+    reason: "INVALID_AGENT_RESPONSE",
+  },
+  extendedCardNotConfigured: {
+    code: -32007,
+    http: 400,
+    status: "FAILED_PRECONDITION",
+    reason: "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
+  },
+  extensionRequired: {
+    code: -32008,
+    http: 400,
+    status: "FAILED_PRECONDITION",
+    reason: "EXTENSION_SUPPORT_REQUIRED",
   },
   versionNotSupported: {
     code: -32009,
     http: 400,
-    status: "FAILED_PRECONDITION",
+    status: "UNIMPLEMENTED",
     reason: "VERSION_NOT_SUPPORTED",
   },
 } as const satisfies Record<string, Kind>;

@@ -64,6 +64,8 @@ Deno.test("gateway cards", async (t) => {
         // Its URLs come from the request's Host: never cached for another client.
         assert.equal(response.headers.get("cache-control"), "private, max-age=30");
         assert.equal(response.headers.get("vary"), "Host");
+        const modified = Date.parse(response.headers.get("last-modified")!);
+        assert.ok(Math.abs(Date.now() - modified) < 60_000, "Last-Modified: when the card changed");
         const body = await response.json();
         assert.deepEqual(body.supportedInterfaces, [
           { url: `${BASE}/`, protocolBinding: "JSONRPC", protocolVersion: "1.0" },
@@ -257,7 +259,7 @@ Deno.test("HTTP+JSON routes, statuses and error bodies", async (t) => {
         headers: { "content-type": "text/plain" },
         body: "{}",
       });
-      assert.equal(type.response.status, 400);
+      assert.equal(type.response.status, 415); // A2A §5.4
       assert.equal(type.body.error.details[0].reason, "CONTENT_TYPE_NOT_SUPPORTED");
       const parse = await call("POST", "/message:send", { headers: json, body: "{" });
       assert.equal(parse.response.status, 400);
@@ -1083,5 +1085,21 @@ Deno.test("getGatewayTask() shows providers the accepted message as it moves on"
     assert.equal(task.taskId, resumed.result.task.id);
     provider.runs[1].ready();
     provider.runs[1].finish({ output: "", stopReason: "completed" });
+  });
+});
+
+Deno.test("HTTP+JSON statuses follow A2A §5.4", async () => {
+  await withSetup([controlledProvider({ auto: true })], {}, async (s) => {
+    const sent = await rpc(s.gateway, "SendMessage", { message: message("done at once") });
+    const cancel = await s.gateway.fetch(
+      new Request(`${BASE}/tasks/${sent.result.task.id}:cancel`, { method: "POST" }),
+    );
+    assert.equal(cancel.status, 409);
+    assert.equal((await cancel.json()).error.status, "FAILED_PRECONDITION");
+    const version = await s.gateway.fetch(
+      new Request(`${BASE}/tasks`, { headers: { "a2a-version": "9.9" } }),
+    );
+    assert.equal(version.status, 400);
+    assert.equal((await version.json()).error.status, "UNIMPLEMENTED");
   });
 });
