@@ -7,10 +7,11 @@ const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
 /**
  * The prompt blocks for a message's parts: `text` → a text block, `raw`
- * (an image) → an image block, `url` → a resource block, `data` → a text
- * block holding its JSON.
+ * → an image block (`image/*`) or a file block (any other media type, with
+ * its `filename`), `url` → a resource block (with its `filename`), `data` →
+ * a data block.
  *
- * @throws {GatewayError} `contentType` for raw bytes that are not an image.
+ * @throws {GatewayError} `invalidParams` for raw bytes that are not base64 or carry no media type.
  */
 export function partsToBlocks(parts: readonly A2APart[]): ContentBlock[] {
   const blocks: ContentBlock[] = new Array(parts.length);
@@ -19,28 +20,28 @@ export function partsToBlocks(parts: readonly A2APart[]): ContentBlock[] {
     if (part.text !== undefined) {
       blocks[i] = { type: "text", text: part.text };
     } else if (part.raw !== undefined) {
-      const mediaType = part.mediaType ?? "";
-      if (!mediaType.startsWith("image/")) {
-        throw new GatewayError(
-          "contentType",
-          `Content type not supported: message.parts[${i}] carries raw bytes of ${
-            mediaType ? `"${mediaType.slice(0, 60)}"` : "no mediaType"
-          }; raw parts must be images (image/*). Send text, a url or data instead.`,
-        );
-      }
       if (!BASE64.test(part.raw)) {
         throw new GatewayError(
           "invalidParams",
           `Invalid params: message.parts[${i}].raw must be base64`,
         );
       }
-      blocks[i] = { type: "image", mediaType, data: part.raw };
+      const mediaType = part.mediaType || "application/octet-stream";
+      blocks[i] = mediaType.startsWith("image/")
+        ? { type: "image", mediaType, data: part.raw }
+        : part.filename
+        ? { type: "file", mediaType, data: part.raw, filename: part.filename }
+        : { type: "file", mediaType, data: part.raw };
     } else if (part.url !== undefined) {
-      blocks[i] = part.mediaType
-        ? { type: "resource", uri: part.url, mediaType: part.mediaType }
-        : { type: "resource", uri: part.url };
+      const block: { type: "resource"; uri: string; mediaType?: string; filename?: string } = {
+        type: "resource",
+        uri: part.url,
+      };
+      if (part.mediaType) block.mediaType = part.mediaType;
+      if (part.filename) block.filename = part.filename;
+      blocks[i] = block;
     } else {
-      blocks[i] = { type: "text", text: JSON.stringify(part.data) };
+      blocks[i] = { type: "data", data: part.data as JsonValue };
     }
   }
   return blocks;
@@ -53,16 +54,30 @@ export function blocksToParts(
 ): A2APart[] {
   const parts: A2APart[] = [];
   for (const block of blocks) {
-    if (block.type === "text") parts.push({ text: block.text });
-    else if (block.type === "image") parts.push({ raw: block.data, mediaType: block.mediaType });
-    else if (block.text !== undefined) {
-      const part: A2APart = { text: block.text, metadata: { uri: block.uri } };
-      if (block.mediaType) part.mediaType = block.mediaType;
-      parts.push(part);
-    } else {
-      const part: A2APart = { url: block.uri };
-      if (block.mediaType) part.mediaType = block.mediaType;
-      parts.push(part);
+    switch (block.type) {
+      case "text":
+        parts.push({ text: block.text });
+        break;
+      case "image":
+        parts.push({ raw: block.data, mediaType: block.mediaType });
+        break;
+      case "file": {
+        const part: A2APart = { raw: block.data, mediaType: block.mediaType };
+        if (block.filename) part.filename = block.filename;
+        parts.push(part);
+        break;
+      }
+      case "data":
+        parts.push({ data: block.data, mediaType: "application/json" });
+        break;
+      case "resource": {
+        const part: A2APart = block.text !== undefined
+          ? { text: block.text, metadata: { uri: block.uri } }
+          : { url: block.uri };
+        if (block.mediaType) part.mediaType = block.mediaType;
+        if (block.filename) part.filename = block.filename;
+        parts.push(part);
+      }
     }
   }
   if (structured !== undefined) parts.push({ data: structured, mediaType: "application/json" });

@@ -894,49 +894,45 @@ Deno.test("the caller's depth reaches the providers as a DelegationContext", asy
   });
 });
 
-Deno.test("content: raw images pass, other raw bytes and output modes are refused", async () => {
+Deno.test("content: every A2A part maps to a block and back; output modes are checked", async () => {
   const provider = controlledProvider({ auto: true });
   await withSetup([provider], {}, async (s) => {
-    const image = await rpc(s.gateway, "SendMessage", {
+    const rich = await rpc(s.gateway, "SendMessage", {
       message: {
         messageId: "m",
         role: "ROLE_USER",
-        parts: [{ raw: "iVBORw0KGgo=", mediaType: "image/png" }, {
-          url: "https://x/y",
-          mediaType: "text/html",
-        }, {
-          data: { a: 1 },
-        }],
+        parts: [
+          { raw: "iVBORw0KGgo=", mediaType: "image/png" },
+          { raw: "AAAA", mediaType: "application/pdf", filename: "report.pdf" },
+          { url: "https://x/y.html", mediaType: "text/html", filename: "y.html" },
+          { data: { a: 1 } },
+        ],
       },
     });
-    assert.equal(image.result.task.status.state, "TASK_STATE_COMPLETED");
+    assert.equal(rich.result.task.status.state, "TASK_STATE_COMPLETED");
     assert.deepEqual(provider.runs[0].request.prompt, [
       { type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" },
-      { type: "resource", uri: "https://x/y", mediaType: "text/html" },
-      { type: "text", text: '{"a":1}' },
+      { type: "file", mediaType: "application/pdf", data: "AAAA", filename: "report.pdf" },
+      { type: "resource", uri: "https://x/y.html", mediaType: "text/html", filename: "y.html" },
+      { type: "data", data: { a: 1 } },
     ]);
-    assert.deepEqual(image.result.task.artifacts[0].parts[0], {
-      raw: "iVBORw0KGgo=",
-      mediaType: "image/png",
+    // The echo provider answers with its prompt: each block back as its part.
+    assert.deepEqual(rich.result.task.artifacts[0].parts, [
+      { raw: "iVBORw0KGgo=", mediaType: "image/png" },
+      { raw: "AAAA", mediaType: "application/pdf", filename: "report.pdf" },
+      { url: "https://x/y.html", mediaType: "text/html", filename: "y.html" },
+      { data: { a: 1 }, mediaType: "application/json" },
+    ]);
+    const notBase64 = await rpc(s.gateway, "SendMessage", {
+      message: { messageId: "m", role: "ROLE_USER", parts: [{ raw: "%%%", mediaType: "a/b" }] },
     });
-    const pdf = await rpc(s.gateway, "SendMessage", {
-      message: {
-        messageId: "m",
-        role: "ROLE_USER",
-        parts: [{ raw: "AAAA", mediaType: "application/pdf" }],
-      },
-    });
-    assert.equal(pdf.error.code, -32005);
+    assert.equal(notBase64.error.code, -32602);
+    assert.match(notBase64.error.message, /parts\[0\]\.raw must be base64/);
     const modes = await rpc(s.gateway, "SendMessage", {
       message: message("x"),
       configuration: { acceptedOutputModes: ["image/png"] },
     });
     assert.equal(modes.error.code, -32005);
-    const push = await rpc(s.gateway, "SendMessage", {
-      message: message("x"),
-      configuration: { taskPushNotificationConfig: { url: "https://hook" } },
-    });
-    assert.equal(push.error.code, -32003);
     assert.equal(provider.runs.length, 1);
   });
 });

@@ -1,3 +1,4 @@
+import type { JsonValue } from "./json.ts";
 /** Plain text. */
 export interface TextBlock {
   /** Discriminator. */
@@ -26,17 +27,39 @@ export interface ResourceBlock {
   readonly mediaType?: string;
   /** Its text, when inlined. */
   readonly text?: string;
+  /** A file name for it (a file behind a URL). */
+  readonly filename?: string;
+}
+
+/** A file's bytes, inline (an A2A `raw` part; for images prefer {@linkcode ImageBlock}). */
+export interface FileBlock {
+  /** Discriminator. */
+  readonly type: "file";
+  /** Its media type (`text/plain`, `application/pdf`). */
+  readonly mediaType: string;
+  /** Base64-encoded bytes. */
+  readonly data: string;
+  /** Its file name, when it has one. */
+  readonly filename?: string;
+}
+
+/** Structured data (an A2A `data` part): any JSON value. */
+export interface DataBlock {
+  /** Discriminator. */
+  readonly type: "data";
+  /** The value. */
+  readonly data: JsonValue;
 }
 
 /** One block of a message: what prompts and outputs are made of. */
-export type ContentBlock = TextBlock | ImageBlock | ResourceBlock;
+export type ContentBlock = TextBlock | ImageBlock | ResourceBlock | FileBlock | DataBlock;
 
 /** Content as callers may give it: a string is one text block. */
 export type ContentInput = string | readonly ContentBlock[];
 
 /**
- * The text of `content`: its text blocks (and inlined resource texts) joined
- * in order.
+ * The text of `content`: its text blocks, inlined resource texts and data
+ * blocks (as JSON) joined in order; files and images have no text.
  *
  * @example
  * ```ts
@@ -54,7 +77,7 @@ export function textOf(content: ContentInput): string {
     if (block.type === "text") text += block.text;
     else if (block.type === "resource" && block.text !== undefined) {
       text += block.text;
-    }
+    } else if (block.type === "data") text += JSON.stringify(block.data);
   }
   return text;
 }
@@ -62,7 +85,9 @@ export function textOf(content: ContentInput): string {
 const BLOCK_FIELDS: Record<ContentBlock["type"], readonly string[]> = {
   text: ["type", "text"],
   image: ["type", "mediaType", "data"],
-  resource: ["type", "uri", "mediaType", "text"],
+  resource: ["type", "uri", "mediaType", "text", "filename"],
+  file: ["type", "mediaType", "data", "filename"],
+  data: ["type", "data"],
 };
 
 /** Options of {@linkcode parseContent}. */
@@ -146,9 +171,12 @@ function checkBlock(
   }
   const record = block as Record<string, unknown>;
   const type = record.type;
-  if (type !== "text" && type !== "image" && type !== "resource") {
+  if (
+    type !== "text" && type !== "image" && type !== "resource" && type !== "file" &&
+    type !== "data"
+  ) {
     throw new TypeError(
-      `Invalid ${list}[${index}].type: expected "text", "image" or "resource", got ${
+      `Invalid ${list}[${index}].type: expected "text", "image", "resource", "file" or "data", got ${
         describe(type)
       }`,
     );
@@ -172,10 +200,19 @@ function checkBlock(
   else if (type === "image") {
     requireString(record, "mediaType", false, list, index);
     requireString(record, "data", false, list, index);
+  } else if (type === "file") {
+    requireString(record, "mediaType", false, list, index);
+    requireString(record, "data", false, list, index);
+    requireString(record, "filename", true, list, index);
+  } else if (type === "data") {
+    if (record.data === undefined) {
+      throw new TypeError(`Invalid ${list}[${index}].data: a data block needs its value`);
+    }
   } else {
     requireString(record, "uri", false, list, index);
     requireString(record, "mediaType", true, list, index);
     requireString(record, "text", true, list, index);
+    requireString(record, "filename", true, list, index);
   }
   return result;
 }

@@ -29,3 +29,22 @@ Deno.test("textOf() joins text and inlined resource text", () => {
     "ab",
   );
 });
+
+Deno.test("parseContent() takes file and data blocks and names what is wrong with one", () => {
+  const blocks = parseContent([
+    { type: "file", mediaType: "application/pdf", data: "AAAA", filename: "a.pdf" },
+    { type: "data", data: { n: 1 } },
+    { type: "resource", uri: "https://x/a.txt", filename: "a.txt" },
+  ], "output");
+  assert.equal(blocks.length, 3);
+  assert.equal(textOf(blocks), '{"n":1}');
+  assert.throws(
+    () => parseContent([{ type: "file", data: "AAAA" }], "output"),
+    /output\[0\]\.mediaType: expected a string/,
+  );
+  assert.throws(() => parseContent([{ type: "data" }], "output"), /output\[0\]\.data: a data block/);
+  assert.throws(
+    () => parseContent([{ type: "video" }], "output"),
+    /expected "text", "image", "resource", "file" or "data"/,
+  );
+});

@@ -604,7 +604,10 @@ function plainText(content: readonly ContentBlock[]): string {
   for (const block of content) {
     if (block.type === "text") text += block.text;
     else if (block.type === "resource") text += block.text ?? `[resource ${block.uri}]`;
-    else text += `[image ${block.mediaType}]`;
+    else if (block.type === "data") text += JSON.stringify(block.data);
+    else if (block.type === "file") {
+      text += `[file ${block.filename ?? "(unnamed)"} ${block.mediaType}]`;
+    } else text += `[image ${block.mediaType}]`;
   }
   return text;
 }

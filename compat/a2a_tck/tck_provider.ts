@@ -25,6 +25,19 @@ interface Behaviour {
   readonly result: SubagentResultInput;
 }
 
+const FILE: ContentBlock = {
+  type: "file",
+  mediaType: "text/plain",
+  filename: "output.txt",
+  data: btoa("file content"),
+};
+const FILE_URL: ContentBlock = {
+  type: "resource",
+  uri: "https://example.com/output.txt",
+  mediaType: "text/plain",
+  filename: "output.txt",
+};
+
 function completed(output: string | ContentBlock[]): Behaviour {
   return { result: { output, stopReason: "completed" } };
 }
@@ -38,26 +51,9 @@ function behaviourOf(messageId: string, prompt: string, streamingTimeoutS: numbe
   const table: [string, () => Behaviour][] = [
     ["tck-complete-task", () => completed("Hello from TCK")],
     ["tck-artifact-text", () => completed("Generated text content")],
-    [
-      "tck-artifact-file-url",
-      () =>
-        completed([{
-          type: "resource",
-          uri: "https://example.com/output.txt",
-          mediaType: "text/plain",
-        }]),
-    ],
-    [
-      "tck-artifact-file",
-      () =>
-        completed([{
-          type: "resource",
-          uri: "output.txt",
-          mediaType: "text/plain",
-          text: "file content",
-        }]),
-    ],
-    ["tck-artifact-data", () => completed(JSON.stringify({ key: "value", count: 42 }))],
+    ["tck-artifact-file-url", () => completed([FILE_URL])],
+    ["tck-artifact-file", () => completed([FILE])],
+    ["tck-artifact-data", () => completed([{ type: "data", data: { key: "value", count: 42 } }])],
     ["tck-message-response", () => completed("Direct message response")],
     ["tck-reject-task", () => ({ result: { output: "rejected", stopReason: "refusal" } })],
     ["tck-input-required", () => ({
@@ -69,16 +65,7 @@ function behaviourOf(messageId: string, prompt: string, streamingTimeoutS: numbe
     ["tck-stream-003", () => streamed("Stream task lifecycle")],
     ["tck-stream-ordering-001", () => streamed("Ordered output")],
     ["tck-stream-artifact-text", () => streamed("Streamed text content")],
-    [
-      "tck-stream-artifact-file",
-      () =>
-        completed([{
-          type: "resource",
-          uri: "output.txt",
-          mediaType: "text/plain",
-          text: "file content",
-        }]),
-    ],
+    ["tck-stream-artifact-file", () => completed([FILE])],
     ["tck-stream-artifact-chunked", () => streamed("chunk-1 ", "chunk-2")],
     ["test-resubscribe-message-id", () => ({
       waitMs: 2_000 * streamingTimeoutS,

@@ -57,13 +57,19 @@ function bytesOf(base64: string): Uint8Array {
   return bytes;
 }
 
-function part(content: Part["content"], mediaType = "", metadata?: Part["metadata"]): Part {
-  return { content, metadata, filename: "", mediaType };
+function part(
+  content: Part["content"],
+  mediaType = "",
+  metadata?: Part["metadata"],
+  filename = "",
+): Part {
+  return { content, metadata, filename, mediaType };
 }
 
 /**
- * The parts for content blocks: text → `text`, image → `raw` bytes, an
- * inlined resource → `text` with `metadata.uri`, a resource reference → `url`.
+ * The parts for content blocks: text → `text`, image and file → `raw`
+ * bytes (with the file's name), data → `data`, an inlined resource →
+ * `text` with `metadata.uri`, a resource reference → `url` (with its name).
  */
 export function blocksToParts(blocks: readonly ContentBlock[]): Part[] {
   const parts: Part[] = new Array(blocks.length);
@@ -71,17 +77,23 @@ export function blocksToParts(blocks: readonly ContentBlock[]): Part[] {
     const block = blocks[i];
     if (block.type === "text") {
       parts[i] = part({ $case: "text", value: block.text });
-    } else if (block.type === "image") {
+    } else if (block.type === "image" || block.type === "file") {
       // The SDK types raw bytes as a Node Buffer; any Uint8Array serializes.
       const value = bytesOf(block.data) as unknown as Extract<
         Part["content"],
         { $case: "raw" }
       >["value"];
-      parts[i] = part({ $case: "raw", value }, block.mediaType);
+      const name = block.type === "file" ? block.filename : undefined;
+      parts[i] = part({ $case: "raw", value }, block.mediaType, undefined, name);
+    } else if (block.type === "data") {
+      parts[i] = part(
+        { $case: "data", value: block.data } as Part["content"],
+        "application/json",
+      );
     } else if (block.text !== undefined) {
       parts[i] = part({ $case: "text", value: block.text }, block.mediaType, { uri: block.uri });
     } else {
-      parts[i] = part({ $case: "url", value: block.uri }, block.mediaType);
+      parts[i] = part({ $case: "url", value: block.uri }, block.mediaType, undefined, block.filename);
     }
   }
   return parts;
@@ -127,19 +139,21 @@ export function partsToPieces(parts: readonly Part[] | undefined, resourceUris: 
         if (mediaType?.startsWith("image/")) pieces.push({ type: "image", mediaType, data });
         else {
           pieces.push({
-            type: "resource",
-            uri: `data:${mediaType ?? "application/octet-stream"};base64,${data}`,
-            ...(mediaType ? { mediaType } : {}),
+            type: "file",
+            mediaType: mediaType ?? "application/octet-stream",
+            data,
+            ...(p.filename ? { filename: p.filename } : {}),
           });
         }
         break;
       }
       case "url":
-        pieces.push(
-          mediaType
-            ? { type: "resource", uri: String(content.value), mediaType }
-            : { type: "resource", uri: String(content.value) },
-        );
+        pieces.push({
+          type: "resource",
+          uri: String(content.value),
+          ...(mediaType ? { mediaType } : {}),
+          ...(p.filename ? { filename: p.filename } : {}),
+        });
         break;
       case "data":
         pieces.push({ type: "data", data: (content.value ?? null) as JsonValue });

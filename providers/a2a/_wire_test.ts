@@ -38,7 +38,7 @@ Deno.test("blocksToParts() and partsToPieces() round-trip every block kind", () 
   assert.deepEqual(partsToPieces([parts[2]], false), [{ type: "text", text: "inlined" }]);
 });
 
-Deno.test("partsToPieces() keeps data, wraps other bytes, skips empty parts", () => {
+Deno.test("partsToPieces() keeps data, other bytes as a file, skips empty parts", () => {
   const pieces = partsToPieces([
     part({ $case: "data", value: { answer: "42" } }, "application/json"),
     part({ $case: "raw", value: new Uint8Array([1, 2, 3]) as never }, "application/zip"),
@@ -46,7 +46,7 @@ Deno.test("partsToPieces() keeps data, wraps other bytes, skips empty parts", ()
   ], false);
   assert.deepEqual(pieces, [
     { type: "data", data: { answer: "42" } },
-    { type: "resource", uri: "data:application/zip;base64,AQID", mediaType: "application/zip" },
+    { type: "file", mediaType: "application/zip", data: "AQID" },
   ]);
 });
 

@@ -49,6 +49,18 @@ export function toAcpPrompt(
         }
         return { type: "resource", resource: { uri: block.uri, text: block.text, ...mime } };
       }
+      case "file": {
+        // An embedded resource with a blob: ACP's form of inline bytes.
+        if (!capabilities.embeddedContext) {
+          throw new TypeError(
+            `Cannot prompt the ACP agent: prompt[${i}] is a file and the agent does not accept embedded resources (promptCapabilities.embeddedContext is false)`,
+          );
+        }
+        const uri = `file:///${encodeURIComponent(block.filename ?? `attachment-${i}`)}`;
+        return { type: "resource", resource: { uri, blob: block.data, mimeType: block.mediaType } };
+      }
+      case "data":
+        return { type: "text", text: JSON.stringify(block.data) };
     }
   });
 }
