@@ -42,7 +42,10 @@ Deno.test("parseContent() takes file and data blocks and names what is wrong wit
     () => parseContent([{ type: "file", data: "AAAA" }], "output"),
     /output\[0\]\.mediaType: expected a string/,
   );
-  assert.throws(() => parseContent([{ type: "data" }], "output"), /output\[0\]\.data: a data block/);
+  assert.throws(
+    () => parseContent([{ type: "data" }], "output"),
+    /output\[0\]\.data: a data block/,
+  );
   assert.throws(
     () => parseContent([{ type: "video" }], "output"),
     /expected "text", "image", "resource", "file" or "data"/,

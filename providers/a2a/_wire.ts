@@ -93,7 +93,12 @@ export function blocksToParts(blocks: readonly ContentBlock[]): Part[] {
     } else if (block.text !== undefined) {
       parts[i] = part({ $case: "text", value: block.text }, block.mediaType, { uri: block.uri });
     } else {
-      parts[i] = part({ $case: "url", value: block.uri }, block.mediaType, undefined, block.filename);
+      parts[i] = part(
+        { $case: "url", value: block.uri },
+        block.mediaType,
+        undefined,
+        block.filename,
+      );
     }
   }
   return parts;
