@@ -3,7 +3,15 @@ import { assertSubagentMaxDepth } from "@seam/subagent";
 import { GatewayError } from "./_errors.ts";
 import { type A2AMetadata, SEAM_EXTENSION_URI } from "./types.ts";
 
-const FIELDS = ["outputSchema", "maxDepth", "toolFilter", "persona", "depth", "answer"] as const;
+const FIELDS = [
+  "outputSchema",
+  "maxDepth",
+  "toolFilter",
+  "persona",
+  "depth",
+  "path",
+  "answer",
+] as const;
 const KNOWN: ReadonlySet<string> = new Set(FIELDS);
 
 /** The seam extension of one message, as accepted. */
@@ -17,6 +25,8 @@ export interface AcceptedExtension {
   readonly maxDepth?: unknown;
   readonly toolFilter?: unknown;
   readonly persona?: unknown;
+  /** The caller's run path (the run ids from its root down to its own run), when given. */
+  readonly path?: readonly string[];
   /** On a message to an interrupted task: the answer to the input request it waits on. */
   readonly answer?: unknown;
 }
@@ -61,6 +71,7 @@ export function readExtension(
   }
   return {
     used: true,
+    path: readPath(record.path, `${path}.path`),
     depth: depth ?? 0,
     outputSchema: record.outputSchema,
     maxDepth: record.maxDepth,
@@ -68,6 +79,23 @@ export function readExtension(
     persona: record.persona,
     answer: record.answer,
   };
+}
+
+/** The most run ids a caller's `path` may hold, and the longest id. */
+export const MAX_RUN_PATH = 64;
+const MAX_RUN_ID = 256;
+
+function readPath(value: unknown, where: string): readonly string[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.length > MAX_RUN_PATH) {
+    invalid(`${where} must be an array of at most ${MAX_RUN_PATH} run ids`);
+  }
+  for (const [i, id] of value.entries()) {
+    if (typeof id !== "string" || id === "" || id.length > MAX_RUN_ID) {
+      invalid(`${where}[${i}] must be a non-empty string of at most ${MAX_RUN_ID} characters`);
+    }
+  }
+  return Object.freeze([...value as string[]]);
 }
 
 /** The extension without its `maxDepth` (which a continuation may repeat). */

@@ -11,6 +11,7 @@ import {
   type SubagentAgentOptions,
   SubagentDepthError,
   type SubagentRun,
+  subagentRunPathKey,
   type SubagentService,
 } from "@seam/subagent";
 import { GatewayError } from "./_errors.ts";
@@ -160,6 +161,8 @@ export class TaskStarter {
     try {
       // Where the remote caller sits in its delegation chain, for the providers below.
       scope.provide(delegationContextKey, Object.freeze({ depth: ext.depth, maxDepth: cap }));
+      // Its run path: the runs' input requests carry it on up to the caller's root.
+      if (ext.path !== undefined) scope.provide(subagentRunPathKey, ext.path);
       const context = new TaskContextRecord({
         taskId: plan.taskId,
         contextId: plan.contextId,

@@ -208,3 +208,39 @@ Deno.test("an answer for a task that waits on nothing is refused", async () => {
     assert.equal(done.error.code, -32004); // the task ended: it takes no messages
   });
 });
+
+Deno.test("the caller's run path in the seam extension leads the request's path", async (t) => {
+  const provider = askingProvider({ kind: "question", message: "Which branch?" });
+  await withSetup([provider], {}, async (s) => {
+    await t.step("its runs' requests carry the caller's path, then their own run id", async () => {
+      const sent = await rpc(s.gateway, "SendMessage", {
+        message: message("go", {
+          metadata: { [SEAM_EXTENSION_URI]: { depth: 2, path: ["root-run", "a2a-7"] } },
+        }),
+      });
+      const request = sent.result.task.status.message.parts[1].data[SEAM_EXTENSION_URI]
+        .inputRequest;
+      assert.deepEqual(request.path, ["root-run", "a2a-7", request.runId]);
+      await rpc(s.gateway, "CancelTask", { id: sent.result.task.id });
+    });
+    for (
+      const [what, path, complaint] of [
+        ["not an array", "root-run", /path must be an array of at most 64 run ids/],
+        ["too long", Array.from({ length: 65 }, (_, i) => `r${i}`), /at most 64 run ids/],
+        ["an empty id", ["root", ""], /path\[1\] must be a non-empty string/],
+        ["a non-string id", ["root", 7], /path\[1\] must be a non-empty string/],
+        ["an id too long", ["x".repeat(257)], /path\[0\] must be .* at most 256 characters/],
+      ] as const
+    ) {
+      await t.step(`a path that is ${what} is refused (-32602), nothing starts`, async () => {
+        const before = provider.answers.length;
+        const sent = await rpc(s.gateway, "SendMessage", {
+          message: message("go", { metadata: { [SEAM_EXTENSION_URI]: { path } } }),
+        });
+        assert.equal(sent.error?.code, -32602);
+        assert.match(sent.error.message, complaint);
+        assert.equal(provider.answers.length, before);
+      });
+    }
+  });
+});

@@ -139,6 +139,14 @@ export interface SeamMessageExtension {
    * `maxDepth` set at the top holds across any number of gateway hops.
    */
   readonly depth?: number;
+  /**
+   * The run ids from the root of the caller's delegation tree down to the
+   * caller's own run (at most 64 ids, each a non-empty string of at most 256
+   * characters). The gateway gives it to the task's runs, so the `path` of
+   * their input requests starts at the caller's root across any number of
+   * hops. Read on the message that starts a task.
+   */
+  readonly path?: readonly string[];
 }
 
 /** The capability flags of one provider, as the card's extension declares them. */
