@@ -84,17 +84,6 @@ export function isNetworkError(error: unknown): boolean {
   return error instanceof Error && NETWORK_ERROR_NAMES.has(error.name) && !isA2AError(error);
 }
 
-/** The message of anything thrown. */
-export function messageOf(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = error.cause instanceof Error && !error.message.includes(error.cause.message)
-      ? ` (${error.cause.message})`
-      : "";
-    return `${error.message}${cause}`;
-  }
-  return String(error);
-}
-
 /**
  * A signal linked to `parent` (it aborts when `parent` does) that also
  * aborts with {@linkcode TimedOut} after `ms`, until {@linkcode Deadline.disarm}.

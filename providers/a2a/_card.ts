@@ -1,11 +1,7 @@
 // Discovery: where the agent card is, reading it, and screening the
 // interfaces it offers before the SDK client picks one.
-import { Deadline, messageOf } from "./_async.ts";
-
-/** Whether `value` is a plain object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
+import { isRecord, messageOf } from "@seam/host";
+import { Deadline } from "./_async.ts";
 
 function bad(message: string): never {
   throw new TypeError(`Cannot create A2A provider: ${message}`);

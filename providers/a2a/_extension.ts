@@ -2,9 +2,9 @@
 // card declares, what a message carries, what a task's metadata reports.
 // The URI is the gateway's (`@seam/gateway` SEAM_EXTENSION_URI); this package
 // does not import the gateway (providers sit below it).
-import type { JsonValue } from "@seam/host";
+import { isRecord, type JsonValue } from "@seam/host";
 import type { SubagentCapabilities, SubagentFailure, SubagentStopReason } from "@seam/subagent";
-import { SUBAGENT_STOP_REASONS } from "@seam/subagent";
+import { SUBAGENT_CAPABILITY_FLAGS, SUBAGENT_STOP_REASONS } from "@seam/subagent";
 
 /** The seam extension's URI, as a seam gateway declares it in its card. */
 export const SEAM_EXTENSION_URI = "https://jsr.io/@seam/gateway/extensions/subagent/v1";
@@ -20,10 +20,6 @@ export interface SeamRemoteProvider {
 export interface SeamCard {
   readonly provider: string | undefined;
   readonly providers: ReadonlyMap<string, SeamRemoteProvider>;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /**
@@ -49,12 +45,9 @@ export function readSeamCard(card: Record<string, unknown>): SeamCard | undefine
     }
     providers.set(name, {
       name,
-      capabilities: Object.freeze({
-        outputSchema: caps.outputSchema === true,
-        depthLimit: caps.depthLimit === true,
-        toolFilter: caps.toolFilter === true,
-        persona: caps.persona === true,
-      }),
+      capabilities: Object.freeze(
+        Object.fromEntries(SUBAGENT_CAPABILITY_FLAGS.map((flag) => [flag, caps[flag] === true])),
+      ) as unknown as SubagentCapabilities,
       inheritsParentContext: (value as Record<string, unknown>).inheritsParentContext === true,
     });
   }

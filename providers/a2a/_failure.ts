@@ -1,13 +1,13 @@
 // What went wrong, as data: a thrown error (or a remote end) as the
 // `result.error` of a run, `{code, message, data}`, with the well-known
 // codes of `@seam/subagent` where they fit.
+import { messageOf } from "@seam/host";
 import type { SubagentFailure } from "@seam/subagent";
 import {
   ConnectionLost,
   type FailureData,
   isA2AError,
   isNetworkError,
-  messageOf,
   OutputLimitError,
   RemoteHttpError,
   RemoteProtocolError,

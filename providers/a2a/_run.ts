@@ -7,8 +7,10 @@ import {
   delay,
   type JsonValue,
   type Logger,
+  messageOf,
 } from "@seam/host";
 import {
+  cancelOnAbort,
   type SubagentFailure,
   subagentProgress,
   type SubagentResultInput,
@@ -22,7 +24,6 @@ import {
   Deadline,
   isA2AError,
   isNetworkError,
-  messageOf,
   RemoteHttpError,
   RemoteProtocolError,
   TimedOut,
@@ -113,12 +114,8 @@ export class A2ARun {
     this.result = new Promise((resolve) => this.#resolveResult = resolve);
     remote.live.add(this);
     const signal = plan.signal;
-    if (signal?.aborted) {
-      queueMicrotask(() => this.cancel("the caller's signal was aborted"));
-    } else if (signal) {
-      const onAbort = () => this.cancel("the caller's signal was aborted");
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.#unbindSignal = () => signal.removeEventListener("abort", onAbort);
+    if (signal) {
+      this.#unbindSignal = cancelOnAbort(signal, (reason) => this.cancel(reason), { defer: true });
     }
     this.#deadline?.arm();
     // One microtask first: a cancel in the same tick as start() sends nothing.

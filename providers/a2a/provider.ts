@@ -1,4 +1,4 @@
-import { hostKey } from "@seam/host";
+import { hostKey, isRecord, messageOf } from "@seam/host";
 import {
   delegationContextKey,
   type SubagentCapabilities,
@@ -15,8 +15,7 @@ import {
   JsonRpcTransportFactory,
   RestTransportFactory,
 } from "@a2a-js/sdk/client";
-import { messageOf } from "./_async.ts";
-import { cardUrlOf, fetchCard, isRecord, screenInterfaces } from "./_card.ts";
+import { cardUrlOf, fetchCard, screenInterfaces } from "./_card.ts";
 import { bearerFetch, guardFetch, policyFetch } from "./_fetch.ts";
 import {
   readSeamCard,
