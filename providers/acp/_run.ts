@@ -6,8 +6,10 @@ import {
   type ContentInput,
   deepFreeze,
   frozenJsonCopy,
+  messageOf,
 } from "@seam/host";
 import {
+  cancelOnAbort,
   subagentProgress,
   type SubagentResultInput,
   type SubagentRunHandle,
@@ -26,9 +28,6 @@ import type { AcpPermissionDecision, AcpPermissionRequest } from "./types.ts";
 
 const noop = () => {};
 let runCounter = 0;
-
-const messageOf = (error: unknown): string =>
-  error instanceof Error ? error.message : String(error);
 
 /** The phases before the prompt: a failure there is the start's, and quotes stderr. */
 const STARTUP_PHASES: ReadonlySet<string> = new Set(["initialize", "authenticate", "session/new"]);
@@ -147,12 +146,8 @@ export class AcpRun implements SubagentRunHandle {
     session.settings.live.add(this);
     if (!resumed) session.turn = this;
     const signal = request.signal;
-    if (signal?.aborted) {
-      queueMicrotask(() => this.cancel("the caller's signal was aborted"));
-    } else if (signal) {
-      const onAbort = () => this.cancel("the caller's signal was aborted");
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.#unbindSignal = () => signal.removeEventListener("abort", onAbort);
+    if (signal) {
+      this.#unbindSignal = cancelOnAbort(signal, (reason) => this.cancel(reason), { defer: true });
     }
     this.#drive().catch((error) => {
       session.logger.error(`ACP run ${this.id} failed unexpectedly`, error);
