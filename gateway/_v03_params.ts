@@ -203,15 +203,19 @@ function messageIn(m: {
   return out;
 }
 
-/** The 1.0 push config for a 0.3 one (`authentication.schemes` → `scheme`). */
-function pushConfigIn(config: Json): Json {
+/**
+ * The 1.0 push config for a 0.3 one: the first of `authentication.schemes`
+ * (a list in 0.3) becomes `scheme`; no scheme and no credentials, no
+ * authentication.
+ */
+export function pushConfigIn(config: Json): Json {
   const { authentication, ...rest } = config;
   if (!isPlain(authentication)) return config;
   const schemes = Array.isArray(authentication.schemes) ? authentication.schemes : [];
-  return {
-    ...rest,
-    authentication: { scheme: schemes[0], credentials: authentication.credentials },
-  };
+  if (schemes.length === 0 && authentication.credentials === undefined) return rest;
+  const auth: Json = { scheme: schemes[0] };
+  if (authentication.credentials !== undefined) auth.credentials = authentication.credentials;
+  return { ...rest, authentication: auth };
 }
 
 /**
