@@ -836,3 +836,81 @@ Deno.test("gateway a2a03 under basePath: the 0.3 addresses include it", async (t
     assert.ok(served.requests.includes("POST /a2a/bare/v1/message:send"));
   });
 });
+
+/** A provider whose runs answer a file, a link, and data (an object and a list). */
+function richProvider(): SubagentProvider {
+  let n = 0;
+  return {
+    name: "rich",
+    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
+    inheritsParentContext: false,
+    start: () => ({
+      id: `rich-${++n}`,
+      started: Promise.resolve(),
+      result: Promise.resolve({
+        output: [
+          { type: "text", text: "here" },
+          { type: "file", mediaType: "application/pdf", data: "JVBERg==", filename: "r.pdf" },
+          { type: "resource", uri: "https://example.com/r.txt", mediaType: "text/plain" },
+          { type: "data", data: { answer: 42 } },
+          { type: "data", data: [1, 2] },
+        ],
+        stopReason: "completed" as const,
+      }),
+      cancel() {},
+      dispose: () => Promise.resolve(),
+    }),
+  };
+}
+
+Deno.test("gateway a2a03: files and data out, in each binding's 0.3 form", async (t) => {
+  await withGateway({ a2a03: true }, async (served) => {
+    served.subagents.registerProvider(richProvider());
+    await t.step(
+      "JSON-RPC: file parts with bytes/uri, data objects, a list wrapped as {value}",
+      async () => {
+        const { body } = await rpc(served, "message/send", {
+          message: message03([{ kind: "text", text: "go" }]),
+        }, { path: "/rich/" });
+        const parts = (body.result as { artifacts: { parts: unknown[] }[] }).artifacts[0].parts;
+        assert.deepEqual(parts, [
+          { kind: "text", text: "here" },
+          { kind: "file", file: { bytes: "JVBERg==", mimeType: "application/pdf", name: "r.pdf" } },
+          { kind: "file", file: { uri: "https://example.com/r.txt", mimeType: "text/plain" } },
+          { kind: "data", data: { answer: 42 } },
+          { kind: "data", data: { value: [1, 2] }, metadata: { data_part_compat: true } },
+        ]);
+      },
+    );
+    await t.step("HTTP+JSON: proto JSON parts", async () => {
+      const r = await rest(served, "POST", "/rich/v1/message:send", {
+        message: { messageId: "m", role: "ROLE_USER", content: [{ text: "go" }] },
+      });
+      const task = r.body.task as { artifacts: { parts: unknown[] }[] };
+      assert.deepEqual(task.artifacts[0].parts, [
+        { text: "here" },
+        { file: { fileWithBytes: "JVBERg==", mimeType: "application/pdf" } },
+        { file: { fileWithUri: "https://example.com/r.txt", mimeType: "text/plain" } },
+        { data: { data: { answer: 42 } } },
+        { data: { data: { value: [1, 2] } } },
+      ]);
+    });
+    for (const binding of BINDINGS) {
+      await t.step(
+        `the SDK's 0.3 client reads them as raw, url and data parts (${binding})`,
+        async () => {
+          const client = await client03(served, binding, "/rich/.well-known/agent-card.json");
+          const task = asTask(await client.sendMessage(sendRequest(userMessage("go"))));
+          const cases = task.artifacts[0].parts.map((p) => p.content?.$case);
+          assert.deepEqual(cases, ["text", "raw", "url", "data", "data"]);
+          const data = task.artifacts[0].parts.slice(3).map((p) =>
+            p.content?.$case === "data" ? p.content.value : undefined
+          );
+          assert.deepEqual(data[0], { answer: 42 });
+          // The JSON-RPC form carries the flag that unwraps a list; proto JSON has no part metadata.
+          assert.deepEqual(data[1], binding === "JSONRPC" ? [1, 2] : { value: [1, 2] });
+        },
+      );
+    }
+  });
+});
