@@ -1,6 +1,7 @@
 // Authentication: which of the methods an agent advertises in `initialize`
 // (`authMethods`) to send `authenticate` with, and how to list them when the
 // agent answers -32000 "Authentication required".
+import { isRecord } from "@seam/host";
 
 /** One advertised method, read defensively. */
 export interface AuthMethod {
@@ -15,11 +16,6 @@ export interface AuthMethod {
 /** JSON-RPC error code of ACP's "Authentication required". */
 export const AUTH_REQUIRED_CODE = -32000;
 
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  value !== null && typeof value === "object" && !Array.isArray(value);
-
 const MAX_METHODS = 32;
 
 /** The methods of an `initialize` answer's `authMethods` (malformed entries skipped). */
@@ -27,13 +23,13 @@ export function parseAuthMethods(value: unknown): AuthMethod[] {
   if (!Array.isArray(value)) return [];
   const methods: AuthMethod[] = [];
   for (const entry of value.slice(0, MAX_METHODS)) {
-    if (!isObject(entry) || typeof entry.id !== "string" || entry.id === "") continue;
+    if (!isRecord(entry) || typeof entry.id !== "string" || entry.id === "") continue;
     const type = typeof entry.type === "string" ? entry.type : "agent";
     const vars: string[] = [];
     if (Array.isArray(entry.vars)) {
       // The current form: `vars: [{name, optional?, secret?, label?}]`.
       for (const v of entry.vars) {
-        if (isObject(v) && typeof v.name === "string" && v.optional !== true) vars.push(v.name);
+        if (isRecord(v) && typeof v.name === "string" && v.optional !== true) vars.push(v.name);
       }
     } else if (typeof entry.varName === "string") {
       vars.push(entry.varName); // the first draft's single `varName`

@@ -6,6 +6,7 @@
 // answer is always part of the output.
 import * as acp from "@agentclientprotocol/sdk";
 import type { Logger } from "@seam/host";
+import { isRecord } from "@seam/host";
 import { deferred, settledWithin } from "./_async.ts";
 import {
   AUTH_REQUIRED_CODE,
@@ -95,9 +96,6 @@ const encoder = new TextEncoder();
 const noop = () => {};
 
 let connectionCounter = 0;
-
-const isObject = (value: unknown): value is Json =>
-  value !== null && typeof value === "object" && !Array.isArray(value);
 
 /** One agent process, its ACP connection and the sessions on it. */
 export class AgentConnection {
@@ -243,10 +241,10 @@ export class AgentConnection {
     } catch (error) {
       throw this.#requestError("initialize", error, "START_FAILED");
     }
-    if (!isObject(response) || response.protocolVersion !== acp.PROTOCOL_VERSION) {
+    if (!isRecord(response) || response.protocolVersion !== acp.PROTOCOL_VERSION) {
       const error = new AcpError(
         "PROTOCOL_ERROR",
-        isObject(response)
+        isRecord(response)
           ? `the ACP agent answered initialize with protocol version ${
             JSON.stringify(response.protocolVersion)
           }; this client speaks version ${acp.PROTOCOL_VERSION}`
@@ -257,18 +255,18 @@ export class AgentConnection {
       this.#fail(error);
       throw error;
     }
-    const capabilities = isObject(response.agentCapabilities) ? response.agentCapabilities : {};
-    const prompt = isObject(capabilities.promptCapabilities) ? capabilities.promptCapabilities : {};
-    const sessions = isObject(capabilities.sessionCapabilities)
+    const capabilities = isRecord(response.agentCapabilities) ? response.agentCapabilities : {};
+    const prompt = isRecord(capabilities.promptCapabilities) ? capabilities.promptCapabilities : {};
+    const sessions = isRecord(capabilities.sessionCapabilities)
       ? capabilities.sessionCapabilities
       : {};
-    const agentInfo = isObject(response.agentInfo) ? response.agentInfo : {};
+    const agentInfo = isRecord(response.agentInfo) ? response.agentInfo : {};
     this.#info = {
       promptCapabilities: {
         image: prompt.image === true,
         embeddedContext: prompt.embeddedContext === true,
       },
-      canCloseSessions: isObject(sessions.close),
+      canCloseSessions: isRecord(sessions.close),
       name: typeof agentInfo.name === "string" ? agentInfo.name : undefined,
       authMethods: parseAuthMethods(response.authMethods),
     };
@@ -358,7 +356,7 @@ export class AgentConnection {
       }).catch((error) => {
         throw this.#requestError("session/new", error, "START_FAILED");
       }) as unknown as Json;
-      const sessionId = isObject(response) ? response.sessionId : undefined;
+      const sessionId = isRecord(response) ? response.sessionId : undefined;
       if (typeof sessionId !== "string" || sessionId === "") {
         throw new AcpError(
           "PROTOCOL_ERROR",
@@ -412,7 +410,7 @@ export class AgentConnection {
       // Never written (the connection failed first): release a waiting cancel.
       this.#promptWritten(sessionId, unsent);
     }
-    return isObject(response) ? response.stopReason : undefined;
+    return isRecord(response) ? response.stopReason : undefined;
   }
 
   /** The session's prompt request reached stdin (or never will): a cancel may follow. */
@@ -507,7 +505,7 @@ export class AgentConnection {
     this.#spoke = true;
     if (message.method === "session/update" && !("id" in message)) {
       const params = message.params;
-      if (!isObject(params) || typeof params.sessionId !== "string") {
+      if (!isRecord(params) || typeof params.sessionId !== "string") {
         this.#logger.warn("Ignored a malformed session/update from the ACP agent");
         return;
       }
@@ -525,7 +523,7 @@ export class AgentConnection {
       // Screened here, so the SDK never meets an answer it cannot place (it
       // would print to the console and wait on).
       const id = message.id;
-      const reason = isObject(message.error) && typeof message.error.message === "string"
+      const reason = isRecord(message.error) && typeof message.error.message === "string"
         ? `: ${message.error.message}`
         : "";
       if (id === null) {
@@ -581,7 +579,7 @@ export class AgentConnection {
     try {
       const written = this.#proc!.write(encoder.encode(JSON.stringify(message) + "\n"));
       // Queued on stdin: a cancel written from now on comes after it.
-      if (sent.method === "session/prompt" && isObject(sent.params)) {
+      if (sent.method === "session/prompt" && isRecord(sent.params)) {
         this.#promptWritten(String(sent.params.sessionId));
       }
       await written;

@@ -2,6 +2,7 @@
 // `session/update` objects to our AcpUpdate. Everything here reads untrusted
 // agent JSON defensively: a malformed field yields `undefined`, never a throw.
 import type { ContentBlock, JsonValue } from "@seam/host";
+import { isRecord } from "@seam/host";
 import type { AcpPlanEntry, AcpToolCall, AcpUpdate } from "./events.ts";
 
 type Json = Record<string, unknown>;
@@ -11,9 +12,6 @@ export interface PromptCapabilities {
   readonly image: boolean;
   readonly embeddedContext: boolean;
 }
-
-const isObject = (value: unknown): value is Json =>
-  value !== null && typeof value === "object" && !Array.isArray(value);
 
 const str = (value: unknown): string | undefined => typeof value === "string" ? value : undefined;
 
@@ -67,7 +65,7 @@ export function toAcpPrompt(
 
 /** One ACP content block as ours, or `undefined` when it has no equivalent. */
 export function fromAcpBlock(value: unknown): ContentBlock | undefined {
-  if (!isObject(value)) return undefined;
+  if (!isRecord(value)) return undefined;
   switch (value.type) {
     case "text": {
       const text = str(value.text);
@@ -92,7 +90,7 @@ export function fromAcpBlock(value: unknown): ContentBlock | undefined {
     }
     case "resource": {
       const resource = value.resource;
-      if (!isObject(resource)) return undefined;
+      if (!isRecord(resource)) return undefined;
       const uri = str(resource.uri);
       if (uri === undefined) return undefined;
       const block: { type: "resource"; uri: string; mediaType?: string; text?: string } = {
@@ -127,7 +125,7 @@ function planEntries(value: unknown): AcpPlanEntry[] | undefined {
   if (!Array.isArray(value)) return undefined;
   const entries: AcpPlanEntry[] = [];
   for (const entry of value) {
-    if (!isObject(entry)) return undefined;
+    if (!isRecord(entry)) return undefined;
     entries.push({
       content: str(entry.content) ?? "",
       priority: str(entry.priority) ?? "medium",
@@ -142,14 +140,14 @@ function planEntries(value: unknown): AcpPlanEntry[] | undefined {
  * frozen), or `undefined` when it is malformed.
  */
 export function fromAcpUpdate(value: unknown): AcpUpdate | undefined {
-  if (!isObject(value)) return undefined;
+  if (!isRecord(value)) return undefined;
   const type = str(value.sessionUpdate);
   if (type === undefined) return undefined;
   const raw = value as JsonValue;
   switch (type) {
     case "agent_message_chunk":
     case "agent_thought_chunk": {
-      if (!isObject(value.content)) return undefined;
+      if (!isRecord(value.content)) return undefined;
       const block = fromAcpBlock(value.content);
       return {
         kind: type === "agent_message_chunk" ? "message" : "thought",
@@ -192,13 +190,13 @@ export function fromAcpPrompt(blocks: readonly unknown[]): ContentBlock[] {
   }
   return blocks.map((value, i) => {
     const where = `prompt[${i}]`;
-    if (!isObject(value)) throw new TypeError(`Cannot take ${where}: not a content block`);
+    if (!isRecord(value)) throw new TypeError(`Cannot take ${where}: not a content block`);
     if (value.type === "audio") {
       throw new TypeError(
         `Cannot take ${where}: audio is not accepted (promptCapabilities.audio is false)`,
       );
     }
-    if (value.type === "resource" && isObject(value.resource) && !("text" in value.resource)) {
+    if (value.type === "resource" && isRecord(value.resource) && !("text" in value.resource)) {
       throw new TypeError(
         `Cannot take ${where}: only text resources can be embedded, not binary ones (blob)`,
       );

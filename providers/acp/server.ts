@@ -9,6 +9,7 @@ import {
   agentToolCallStart,
   type Host,
   type Logger,
+  messageOf,
   type Scope,
   type TurnEnd,
 } from "@seam/host";
@@ -83,9 +84,6 @@ const VERSION = "0.1.0";
 const noop = () => {};
 const PRIORITIES: readonly string[] = ["high", "medium", "low"];
 const STATUSES: readonly string[] = ["pending", "in_progress", "completed"];
-
-const messageOf = (error: unknown): string =>
-  error instanceof Error ? error.message : String(error);
 
 /** A live prompt turn on a session. */
 interface Turn {
