@@ -48,6 +48,22 @@ export function versionClaim(request: Request, url: URL | undefined): VersionCla
   );
 }
 
+const V1_ROUTES: ReadonlySet<string> = new Set([
+  "message:send",
+  "message:stream",
+  "tasks",
+  "extendedAgentCard",
+]);
+
+/**
+ * Whether a first path segment is a 1.0 HTTP+JSON route (`POST
+ * /message:send/` stays 1.0 rather than a provider's 0.3 JSON-RPC address,
+ * as 1.0 routes win over tenants).
+ */
+export function isV1Route(segment: string): boolean {
+  return V1_ROUTES.has(segment);
+}
+
 /** Whether an agent card request is 0.3's (no `A2A-Version`, or 0.3). */
 export function isV03CardRequest(request: Request): boolean {
   const version = request.headers.get("a2a-version")?.trim();

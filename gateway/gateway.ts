@@ -11,7 +11,7 @@ import { handleJsonRpc } from "./_jsonrpc.ts";
 import { Operations } from "./_operations.ts";
 import { resolveOptions } from "./_options.ts";
 import { handleRest } from "./_rest.ts";
-import { V03_BINDINGS } from "./_v03.ts";
+import { isV1Route, V03_BINDINGS } from "./_v03.ts";
 import type { Gateway, GatewayCorsOptions, GatewayOptions } from "./options.ts";
 
 /**
@@ -167,10 +167,12 @@ export function createGateway(options: GatewayOptions): Gateway {
   }
   if (settings.a2a03) {
     // A provider's own A2A 0.3 JSON-RPC address (0.3 has no tenant).
-    app.post(
-      `${basePath}/:provider/`,
-      (c) => handleJsonRpc(context, c.req.raw, executionContext(c), c.req.param("provider")),
-    );
+    app.post(`${basePath}/:provider/`, (c) => {
+      const provider = c.req.param("provider");
+      return isV1Route(provider)
+        ? handleRest(context, c.req.raw, executionContext(c), basePath)
+        : handleJsonRpc(context, c.req.raw, executionContext(c), provider);
+    });
   }
   app.all("*", (c) => handleRest(context, c.req.raw, executionContext(c), basePath));
   app.onError((error) => restErrorResponse(toGatewayError(error, logger)));

@@ -508,6 +508,20 @@ Deno.test("gateway a2a03: a request's version is its header's, else its method's
       assert.match(r.body.message as string, /\/v1\/message:send/);
     });
 
+    await t.step(
+      "a 1.0 route with a trailing slash stays 1.0, not a provider's 0.3 address",
+      async () => {
+        const r = await rest(served, "POST", "/message:send/", {
+          message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "complete slash" }] },
+        }, { "a2a-version": "1.0" });
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        assert.equal(
+          (r.body.task as { status: { state: string } }).status.state,
+          "TASK_STATE_COMPLETED",
+        );
+      },
+    );
+
     await t.step("a provider's 0.3 JSON-RPC address refuses 1.0", async () => {
       const e1 = error(
         (await rpc(served, "message/send", {}, {
