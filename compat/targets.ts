@@ -120,8 +120,6 @@ export const NODE_TEST_EXCLUDED: Readonly<Record<string, string>> = {
   "host/brand_test.ts": "loads a second copy of a module by URL query, which a bundle cannot do",
   "gateway/serve_test.ts":
     "serves the gateway on loopback with Deno.serve (serve.ts is Deno's entry)",
-  "gateway/hardening_test.ts":
-    "builds requests Node's fetch refuses (a stream body without duplex: 'half') and a 5,000-level value Node's JSON.stringify overflows on; drop this line once the test is Node-safe",
   "subagent/errors_test.ts":
     "loads a second copy of a module by URL query, which a bundle cannot do",
 };

@@ -206,7 +206,9 @@ export class Engine {
     this.#live.set(taskId, live);
     live.stopProgress = started.stopProgress;
     started.route.sink = (text) => live.appendText(text);
-    if (this.cluster) {
+    if (live.reply === "message") {
+      // A direct reply: no task exists for anyone else to see.
+    } else if (this.cluster) {
       this.cluster.track(
         taskId,
         () => ({ ...record, task: this.view(record) }),
@@ -219,7 +221,7 @@ export class Engine {
     live.observe();
     onLive?.(live);
     // Announced only once committed: any instance can find the task by then.
-    if (this.cluster) await this.cluster.persist(taskId);
+    if (this.cluster && live.reply === "task") await this.cluster.persist(taskId);
     return { live, taskId, extension: ext.used };
   }
 

@@ -104,6 +104,8 @@ export class LiveTask {
   readonly run: SubagentRun;
   readonly parent: AgentRef;
   readonly chain: RunChain;
+  /** How the message that started it is answered: as a task, or as a direct message (never stored). */
+  readonly reply: "task" | "message";
   /** Fulfils once the task ended and its final state was stored. */
   readonly done: Promise<void>;
   #phase: TaskPhase = "submitted";
@@ -132,6 +134,7 @@ export class LiveTask {
     this.run = start.run;
     this.parent = start.parent;
     this.chain = start.chain;
+    this.reply = start.chain.context.reply;
     this.#hooks = hooks;
     this.#limits = limits;
     this.done = new Promise<void>((resolve) => this.#resolveDone = resolve);
@@ -493,7 +496,7 @@ export class LiveTask {
     if (message) status.message = message;
     record.task.status = status;
     record.updatedAt = now;
-    const stored = this.#hooks.persist(record);
+    const stored = this.reply === "task" ? this.#hooks.persist(record) : undefined;
     if (this.#subscribers || this.#hooks.publish) {
       this.#broadcast({
         statusUpdate: {

@@ -10,7 +10,7 @@ import type { LiveTask } from "./_live_task.ts";
 import { type StreamFraming, TaskSubscriber } from "./_sse.ts";
 import { isTerminalState } from "./task_store.ts";
 import type { GetParams, IdParams, ListParams, SendParams } from "./_validate.ts";
-import { type A2ATask, SEAM_EXTENSION_URI } from "./types.ts";
+import { type A2AMessage, type A2ATask, SEAM_EXTENSION_URI } from "./types.ts";
 
 /** Headers a response carries when the request used the seam extension. */
 export const EXTENSION_HEADERS: Readonly<Record<string, string>> = Object.freeze({
@@ -58,6 +58,13 @@ export class Operations {
       };
     }
     this.#waitUntil(ctx, live);
+    if (live.reply === "message") {
+      await live.done;
+      return {
+        result: { message: replyOf(live) },
+        headers: sent.extension ? EXTENSION_HEADERS : undefined,
+      };
+    }
     // A blocking send answers at the end, or where the task stops to ask.
     if (!params.configuration?.returnImmediately) await live.untilSettledOrInterrupted();
     return {
@@ -75,15 +82,21 @@ export class Operations {
   ): Promise<StreamAnswer> {
     let subscriber: TaskSubscriber | undefined;
     const cluster = this.#engine.cluster;
+    let reply: ReadableStream<Uint8Array> | undefined;
     const sent = await this.#engine.send(params, principal, (live) => {
+      if (live.reply === "message") {
+        reply = replyStream(live, framing);
+        return;
+      }
       // On a shared storage every stream reads the task's log from its start.
       subscriber = cluster ? cluster.stream(live.record.task.id, framing, 0) : live.subscribe(
         framing,
         { task: this.#engine.view(live.record, params.configuration?.historyLength) },
       );
     });
-    subscriber ??= cluster!.stream(sent.taskId, framing, 0);
     if (sent.live) this.#waitUntil(ctx, sent.live);
+    if (reply) return { body: reply, headers: sent.extension ? EXTENSION_HEADERS : undefined };
+    subscriber ??= cluster!.stream(sent.taskId, framing, 0);
     return {
       body: subscriber!.body,
       headers: sent.extension ? EXTENSION_HEADERS : undefined,
@@ -174,4 +187,39 @@ export function lastEventId(request: Request): number | undefined {
     );
   }
   return value;
+}
+
+/**
+ * The direct reply of a task whose provider asked for one
+ * (`replyWithMessage`): the run's output as an agent message, or, when the
+ * run produced nothing, the status message saying how it ended.
+ */
+function replyOf(live: LiveTask): A2AMessage {
+  const t = live.record.task;
+  const parts = t.artifacts?.[0]?.parts ?? t.status.message?.parts ?? [];
+  return {
+    messageId: `${t.id}/reply`,
+    role: "ROLE_AGENT",
+    parts: parts.length ? parts : [{ text: "" }],
+    contextId: t.contextId,
+  };
+}
+
+const encoder = new TextEncoder();
+
+/** A stream of one event: the direct reply, once the run ended. */
+function replyStream(live: LiveTask, framing: StreamFraming): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    async start(controller) {
+      await live.done;
+      try {
+        controller.enqueue(
+          encoder.encode(`data: ${framing.event({ message: replyOf(live) })}\n\n`),
+        );
+        controller.close();
+      } catch {
+        // The client went away; the reply had no one to reach.
+      }
+    },
+  });
 }

@@ -276,8 +276,9 @@ export class TaskContextRecord implements GatewayTaskContext {
   readonly principal: string | undefined;
   readonly depth: number;
   readonly scope: Scope;
+  #reply: "task" | "message" = "task";
 
-  constructor(init: GatewayTaskContext) {
+  constructor(init: Omit<GatewayTaskContext, "replyWithMessage">) {
     this.taskId = init.taskId;
     this.message = init.message;
     this.contextId = init.contextId;
@@ -285,6 +286,15 @@ export class TaskContextRecord implements GatewayTaskContext {
     this.principal = init.principal;
     this.depth = init.depth;
     this.scope = init.scope;
+  }
+
+  replyWithMessage(): void {
+    this.#reply = "message";
+  }
+
+  /** How the message that started the task is answered. */
+  get reply(): "task" | "message" {
+    return this.#reply;
   }
 
   /** A message steered the run (same task) or resumed it (a new task). */

@@ -2,7 +2,7 @@
 // the SDK-client tests over loopback do not reach.
 import assert from "node:assert/strict";
 import { type AgentRef, createMemoryLogger, createRootScope, type Scope } from "@seam/host";
-import { createSubagentService, subagentProgress } from "@seam/subagent";
+import { createSubagentService, subagentProgress, type SubagentProvider } from "@seam/subagent";
 import { createGateway, createMemoryTaskStore, getGatewayTask, SEAM_EXTENSION_URI } from "./mod.ts";
 
 import {
@@ -1097,5 +1097,42 @@ Deno.test("HTTP+JSON statuses follow A2A §5.4", async () => {
     );
     assert.equal(version.status, 400);
     assert.equal((await version.json()).error.status, "UNIMPLEMENTED");
+  });
+});
+
+Deno.test("replyWithMessage(): the task answers with a direct Message, never stored", async (t) => {
+  const replying: SubagentProvider = {
+    name: "replies",
+    capabilities: ALL,
+    inheritsParentContext: false,
+    start(request) {
+      getGatewayTask(request.parent.scope)!.replyWithMessage();
+      return {
+        id: crypto.randomUUID(),
+        started: Promise.resolve(),
+        result: Promise.resolve({ output: "Direct answer", stopReason: "completed" as const }),
+        cancel() {},
+        dispose: () => Promise.resolve(),
+      };
+    },
+  };
+  await withSetup([replying], {}, async (s) => {
+    await t.step("SendMessage answers {message}", async () => {
+      const answer = await rpc(s.gateway, "SendMessage", { message: message("hi") });
+      assert.equal(answer.result.task, undefined);
+      assert.equal(answer.result.message.role, "ROLE_AGENT");
+      assert.deepEqual(answer.result.message.parts, [{ text: "Direct answer" }]);
+    });
+    await t.step("a stream carries the message alone", async () => {
+      const got = await frames(
+        await s.gateway.fetch(rpcRequest("SendStreamingMessage", { message: message("hi") })),
+      );
+      assert.equal(got.length, 1);
+      assert.deepEqual(got[0].result.message.parts, [{ text: "Direct answer" }]);
+    });
+    await t.step("no task is stored or listed", async () => {
+      const listed = await rpc(s.gateway, "ListTasks", {});
+      assert.deepEqual(listed.result.tasks, []);
+    });
   });
 });

@@ -40,6 +40,15 @@ export interface GatewayTaskContext {
    * `taskId` and `contextId`.
    */
   readonly message: A2AMessage;
+  /**
+   * Answer the message that starts this task with a direct A2A `Message`
+   * (the run's output as its parts) instead of a task, as A2A allows for an
+   * agent that only replies. Call it while the run starts (synchronously,
+   * inside the provider's `start`): the gateway reads it before it answers.
+   * The task is then never stored or listed, a stream carries only the
+   * message, and `returnImmediately` waits for it anyway.
+   */
+  replyWithMessage(): void;
 }
 
 /**

@@ -92,7 +92,9 @@ export function createTckProvider(options: TckProviderOptions = {}): SubagentPro
     inheritsParentContext: false,
     start(request): SubagentRunHandle {
       const id = `tck-${++n}`;
-      const messageId = getGatewayTask(request.parent.scope)?.message.messageId ?? "";
+      const task = getGatewayTask(request.parent.scope);
+      const messageId = task?.message.messageId ?? "";
+      if (messageId.startsWith("tck-message-response")) task!.replyWithMessage();
       const behaviour = behaviourOf(messageId, textOf(request.prompt), streamingTimeoutS);
       const abort = new AbortController();
       const inputs = new SubagentInputs(request.parent.scope, id);
