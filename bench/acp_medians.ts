@@ -5,20 +5,25 @@
 // and with reuseProcess (a session per run on one warm process), and the
 // in-process spawn provider on the scripted model as the baseline; and our
 // server bundled into one module (`deno bundle`), cold.
-// Run: deno run --allow-env --allow-read --allow-run bench/acp_medians.ts
+// Run: deno run --allow-env --allow-read --allow-write=tests/.out --allow-run bench/acp_medians.ts [--before=<checkout>]
 import { type BenchProvider, runOnce, setupAcpBench } from "./acp_setup.ts";
 
 const ROUNDS = 15;
-const PER_ROUND: Record<BenchProvider, number> = {
+/** `--before=<dir>`: also run that checkout's server from source (a before/after pair). */
+const before = Deno.args.find((a) => a.startsWith("--before="))?.slice("--before=".length);
+const PER_ROUND: Partial<Record<BenchProvider, number>> = {
   "acp-cold": 4,
   "acp-warm": 20,
   "server-cold": 4,
+  ...(before === undefined ? {} : { "before-cold": 4 }),
   "server-warm": 20,
   "bundle-cold": 4,
   spawn: 50,
 };
 const PROVIDERS = Object.keys(PER_ROUND) as BenchProvider[];
-const COLD: BenchProvider[] = ["acp-cold", "server-cold", "bundle-cold"];
+const COLD = (["acp-cold", "server-cold", "before-cold", "bundle-cold"] as const).filter((p) =>
+  p in PER_ROUND
+);
 
 interface Phases {
   started: number[];
@@ -26,7 +31,7 @@ interface Phases {
   dispose: number[];
 }
 
-const bench = await setupAcpBench();
+const bench = await setupAcpBench(before);
 const samples = Object.fromEntries(PROVIDERS.map((p) => [p, [] as number[]])) as Record<
   BenchProvider,
   number[]
@@ -37,7 +42,7 @@ const phases = Object.fromEntries(
 
 async function round(record: boolean): Promise<void> {
   for (const provider of PROVIDERS) {
-    for (let i = 0; i < PER_ROUND[provider]; i++) {
+    for (let i = 0; i < PER_ROUND[provider]!; i++) {
       const t0 = performance.now();
       const timing = await runOnce(bench, provider);
       if (!record) continue;
@@ -65,6 +70,7 @@ const label: Record<BenchProvider, string> = {
   "server-cold": "our server, cold (spawn → result → dispose)",
   "server-warm": "our server, reuseProcess (per run)",
   "bundle-cold": "our server bundled, cold",
+  "before-cold": `the server of ${before}, cold`,
   spawn: "spawn in-process (baseline)",
 };
 for (const provider of PROVIDERS) {

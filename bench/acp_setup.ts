@@ -33,6 +33,8 @@ export interface AcpBench {
   readonly serverWarm: AcpProvider;
   /** Our ACP server bundled into one module (`deno bundle`), one process per run. */
   readonly bundleCold: AcpProvider;
+  /** Another checkout's server from source, one process per run (`--before=<dir>`). */
+  readonly beforeCold: AcpProvider | undefined;
   close(): Promise<void>;
   /** Remove the bundle's temporary folder at once (for an exit hook, where nothing is awaited). */
   removeBundleSync(): void;
@@ -45,10 +47,15 @@ export type BenchProvider =
   | "server-cold"
   | "server-warm"
   | "bundle-cold"
+  | "before-cold"
   | "spawn";
 
-/** Register the six providers on one host (bundling the server first). */
-export async function setupAcpBench(): Promise<AcpBench> {
+/**
+ * Register the six providers on one host (bundling the server first), and
+ * with `before` (another checkout's root) a seventh: that checkout's server
+ * from source, one process per run.
+ */
+export async function setupAcpBench(before?: string): Promise<AcpBench> {
   const { logger } = createMemoryLogger();
   const host = createHost({ logger });
   host.models.register(host.scope, "scripted", createScriptedModel());
@@ -66,8 +73,11 @@ export async function setupAcpBench(): Promise<AcpBench> {
   const bundleCold = createAcpProvider(
     bundledServerConfig(bundle.path, { name: "bundle-cold", logger }, "warn"),
   );
-  for (const provider of [cold, warm, serverCold, serverWarm, bundleCold]) {
-    service.registerProvider(provider);
+  const beforeCold = before === undefined ? undefined : createAcpProvider(
+    serverConfig({ name: "before-cold", logger }, "warn", before),
+  );
+  for (const provider of [cold, warm, serverCold, serverWarm, bundleCold, beforeCold]) {
+    if (provider) service.registerProvider(provider);
   }
   const parent = await host.agents.create({ id: "parent", options: { model: "scripted" } });
   return {
@@ -79,7 +89,9 @@ export async function setupAcpBench(): Promise<AcpBench> {
     serverCold,
     serverWarm,
     bundleCold,
+    beforeCold,
     async close() {
+      await beforeCold?.dispose();
       await cold.dispose();
       await warm.dispose();
       await serverCold.dispose();

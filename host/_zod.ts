@@ -1,5 +1,4 @@
 import { formatPath } from "./path.ts";
-import { toJSONSchema } from "zod";
 import type { JsonSchemaIssue } from "./json_schema.ts";
 import type { JsonValue } from "./json.ts";
 
@@ -21,9 +20,22 @@ export function isZod3(value: unknown): boolean {
     !("_zod" in value) && typeof (value as { safeParse?: unknown }).safeParse === "function";
 }
 
-/** The JSON Schema of what the schema accepts as input, without `$schema`. */
+/**
+ * The JSON Schema of what the schema accepts as input, without `$schema`,
+ * through the schema's own `toJSONSchema` (zod's `z.toJSONSchema`). The
+ * schema's method, not an import of zod: a host (an ACP server process)
+ * then starts without loading zod's ~30 core modules (bench/README.md, ACP).
+ *
+ * @throws {TypeError} for a zod schema without the method (zod/mini).
+ */
 export function zodToJsonSchema(schema: ZodSchema): Record<string, JsonValue> {
-  const json = toJSONSchema(schema as never, { io: "input" }) as Record<string, JsonValue>;
+  const method = (schema as { toJSONSchema?: unknown }).toJSONSchema;
+  if (typeof method !== "function") {
+    throw new TypeError(
+      "Cannot convert the zod schema to JSON Schema: it has no toJSONSchema method (a zod/mini schema?); pass a zod classic schema or a JSON Schema",
+    );
+  }
+  const json = method.call(schema, { io: "input" }) as Record<string, JsonValue>;
   delete json.$schema;
   return json;
 }

@@ -74,11 +74,12 @@ function serverFlags(logLevel: string): string[] {
 /**
  * A provider config running our ACP server on the scripted model, logging at
  * `logLevel` (default `info`: its first line names its pid, for
- * {@linkcode AgentWatch}).
+ * {@linkcode AgentWatch}); `root` runs another checkout's server instead.
  */
 export function serverConfig(
   extra: Partial<AcpProviderConfig> = {},
   logLevel: "debug" | "info" | "warn" = "info",
+  root?: string,
 ): AcpProviderConfig {
   return {
     command: Deno.execPath(),
@@ -86,9 +87,9 @@ export function serverConfig(
       "run",
       "--quiet",
       "--config",
-      WORKSPACE_CONFIG,
+      root === undefined ? WORKSPACE_CONFIG : `${root}/deno.json`,
       "--allow-env",
-      SERVE_SCRIPT,
+      root === undefined ? SERVE_SCRIPT : `${root}/providers/acp/serve.ts`,
       ...serverFlags(logLevel),
     ],
     disposeEofGraceMs: 1_000,

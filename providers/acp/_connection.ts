@@ -4,7 +4,8 @@
 // serves the agent's requests; `session/update` notifications are taken off
 // the stream before it, in wire order, so the last chunk before a prompt's
 // answer is always part of the output.
-import * as acp from "@agentclientprotocol/sdk";
+// @ts-types="@agentclientprotocol/sdk"
+import * as acp from "./_acp_sdk.bundle.js";
 import type { Logger } from "@seam/host";
 import { isRecord } from "@seam/host";
 import { deferred, settledWithin } from "./_async.ts";

@@ -1,7 +1,8 @@
 // The agent side of ACP: a host agent per session, served over any pair of
 // byte streams. Runtime-neutral (web streams and the SDK only): the stdio
 // entry is `serve.ts`.
-import * as acp from "@agentclientprotocol/sdk";
+// @ts-types="@agentclientprotocol/sdk"
+import * as acp from "./_acp_sdk.bundle.js";
 import {
   type Agent,
   agentTextDelta,
