@@ -12,9 +12,9 @@
  * deno run --allow-env --allow-net providers/acp/serve.ts [--model scripted|<name>] [--log-level info]
  * ```
  *
- * When a process is started per run (`createAcpProvider` without
- * `reuseProcess`), bundle the server once: one module starts ~60 ms sooner
- * than the hundreds it is made of (measured in `bench/README.md`).
+ * From source it loads ~40 modules (the ACP SDK as one vendored bundle),
+ * and starts about as fast as a bundle of itself (`bench/README.md`); a
+ * bundle still needs no workspace:
  *
  * ```sh
  * deno bundle --platform deno --minify -o seam-acp.js providers/acp/serve.ts
