@@ -25,7 +25,8 @@ Deno.test("createAcpProvider() authenticates with an env_var method whose variab
     const result = await h.start("complete signed in").result;
     assert.equal(result.stopReason, "completed", failure(result));
     assert.equal(textOf(result.output), "signed in");
-    assert.ok(h.watch.agentLines().includes("authenticate test-key"));
+    // stderr is another pipe: its line may come after the result.
+    await until(() => h.watch.agentLines().includes("authenticate test-key"), "authenticate");
   }));
 
 Deno.test("createAcpProvider() lists the agent's authentication methods on -32000", () =>
