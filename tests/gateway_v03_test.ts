@@ -3,7 +3,14 @@
 // HTTP on both bindings, with the card a 0.3 client reads; then every 0.3
 // refusal on the wire, each naming what was wrong.
 import assert from "node:assert/strict";
-import { type AgentCard, type StreamResponse, type Task, TaskState } from "@a2a-js/sdk";
+import {
+  type AgentCard,
+  type Message,
+  Role,
+  type StreamResponse,
+  type Task,
+  TaskState,
+} from "@a2a-js/sdk";
 import { Client, ClientFactory, ClientFactoryOptions } from "@a2a-js/sdk/client";
 import {
   LegacyJsonRpcTransport,
@@ -18,7 +25,7 @@ import {
   type SubagentProvider,
   type SubagentResultInput,
 } from "@seam/subagent";
-import { SEAM_EXTENSION_URI } from "../gateway/mod.ts";
+import { getGatewayTask, SEAM_EXTENSION_URI } from "../gateway/mod.ts";
 import { controlledProvider, withSetup } from "../gateway/_test_support.ts";
 import {
   type Binding,
@@ -923,6 +930,64 @@ Deno.test("gateway a2a03: files and data out, in each binding's 0.3 form", async
           assert.deepEqual(data[0], { answer: 42 });
           // The JSON-RPC form carries the flag that unwraps a list; proto JSON has no part metadata.
           assert.deepEqual(data[1], binding === "JSONRPC" ? [1, 2] : { value: [1, 2] });
+        },
+      );
+    }
+  });
+});
+
+Deno.test("gateway a2a03: a direct Message reply in 0.3 form", async (t) => {
+  const replying: SubagentProvider = {
+    name: "replies",
+    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
+    inheritsParentContext: false,
+    start(request) {
+      getGatewayTask(request.parent.scope)!.replyWithMessage();
+      return {
+        id: crypto.randomUUID(),
+        started: Promise.resolve(),
+        result: Promise.resolve({ output: "Direct answer", stopReason: "completed" as const }),
+        cancel() {},
+        dispose: () => Promise.resolve(),
+      };
+    },
+  };
+  await withGateway({ a2a03: true }, async (served) => {
+    served.subagents.registerProvider(replying);
+    await t.step(
+      "on the wire: kind message, role agent (JSON-RPC); {message} (HTTP+JSON)",
+      async () => {
+        const { body } = await rpc(served, "message/send", {
+          message: message03([{ kind: "text", text: "hi" }]),
+        }, { path: "/replies/" });
+        const m = body.result as Record<string, unknown>;
+        assert.equal(m.kind, "message");
+        assert.equal(m.role, "agent");
+        assert.deepEqual(m.parts, [{ kind: "text", text: "Direct answer" }]);
+        const r = await rest(served, "POST", "/replies/v1/message:send", {
+          message: { messageId: "m", role: "ROLE_USER", content: [{ text: "hi" }] },
+        });
+        const pm = r.body.message as Record<string, unknown>;
+        assert.equal(pm.role, "ROLE_AGENT");
+        assert.deepEqual(pm.content, [{ text: "Direct answer" }]);
+      },
+    );
+    for (const binding of BINDINGS) {
+      await t.step(
+        `the SDK's 0.3 client gets a Message, and a stream of one (${binding})`,
+        async () => {
+          const client = await client03(served, binding, "/replies/.well-known/agent-card.json");
+          const reply = await client.sendMessage(sendRequest(userMessage("hi"))) as Message;
+          assert.equal(reply.role, Role.ROLE_AGENT);
+          assert.equal(
+            reply.parts[0].content?.$case === "text" ? reply.parts[0].content.value : "",
+            "Direct answer",
+          );
+          const events: StreamResponse[] = [];
+          for await (const e of client.sendMessageStream(sendRequest(userMessage("hi")))) {
+            events.push(e);
+          }
+          assert.deepEqual(kinds(events), ["message"]);
         },
       );
     }
