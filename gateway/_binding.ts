@@ -4,10 +4,13 @@ import type { BearerAuth } from "./_auth.ts";
 import type { BodyLimits } from "./_body.ts";
 import { GatewayError } from "./_errors.ts";
 import type { Operations } from "./_operations.ts";
+import type { PushService } from "./_push.ts";
 
 /** The parts of the gateway a binding answers from. */
 export interface BindingContext {
   readonly operations: Operations;
+  /** Push notifications, when configured. */
+  readonly push: PushService | undefined;
   readonly auth: BearerAuth | undefined;
   readonly body: BodyLimits;
   readonly logger: Logger;
@@ -62,4 +65,16 @@ export function principalOf(
   request: Request,
 ): Promise<string | undefined> | undefined {
   return context.auth?.principalOf(request);
+}
+
+/**
+ * The push service, or the error a gateway without push answers
+ * (`PushNotificationNotSupportedError`).
+ */
+export function pushOf(context: BindingContext): PushService {
+  if (context.push) return context.push;
+  throw new GatewayError(
+    "pushNotSupported",
+    "Push notifications are not supported by this gateway (capabilities.pushNotifications is false); stream or poll instead",
+  );
 }

@@ -74,6 +74,8 @@ export function buildCard(options: {
   readonly auth: boolean;
   /** With A2A 0.3 served: the card for 1.0 clients, or for 0.3 clients. */
   readonly v03?: "1.0" | "0.3";
+  /** Whether push notifications are configured. */
+  readonly push?: boolean;
 }): BuiltCard {
   const { info, base, only } = options;
   const tenant = only ? { tenant: only.name } : {};
@@ -97,7 +99,7 @@ export function buildCard(options: {
     ],
     capabilities: {
       streaming: true,
-      pushNotifications: false,
+      pushNotifications: options.push === true,
       extendedAgentCard: false,
       extensions: [{
         uri: SEAM_EXTENSION_URI,
@@ -173,6 +175,7 @@ export interface CardCacheOptions {
   readonly defaultProvider: string | undefined;
   /** Whether A2A 0.3 is served (a 0.3 card request gets the 0.3 card). */
   readonly v03?: boolean;
+  readonly push?: boolean;
 }
 
 /**
@@ -248,6 +251,7 @@ export class CardCache {
         only: single,
         auth: this.#options.auth,
         v03,
+        push: this.#options.push,
       });
       if (this.#cards.size >= 64) this.#cards.clear();
       this.#cards.set(key, card);

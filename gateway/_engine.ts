@@ -12,6 +12,7 @@ import { type AcceptedExtension, hasStartFields, readExtension } from "./_extens
 import { answerFromMessage, requestAnswered } from "./_input_answer.ts";
 import { Disposals, KeptRuns } from "./_kept_runs.ts";
 import { LiveTask, type LiveTaskHooks, type LiveTaskLimits } from "./_live_task.ts";
+import type { PreparedPush, PushService } from "./_push.ts";
 import { type ProgressSource, TaskStarter } from "./_task_start.ts";
 import type { GatewayParentFactory } from "./options.ts";
 import {
@@ -46,6 +47,8 @@ export interface EngineOptions {
   readonly maxLiveTasks: number;
   readonly maxLiveTasksPerPrincipal: number;
   readonly task: LiveTaskLimits;
+  /** Push notifications, when configured. */
+  readonly push?: PushService;
 }
 
 /** The result of sending a message. */
@@ -123,6 +126,9 @@ export class Engine {
       publish: cluster
         ? (task, event) => cluster.publish(task.record.task.id, event as JsonObject)
         : undefined,
+      event: options.push
+        ? (record, event, terminal) => options.push!.event(record, event, terminal)
+        : undefined,
     };
   }
 
@@ -144,11 +150,16 @@ export class Engine {
       message.metadata as A2AMetadata | undefined,
       params.metadata as A2AMetadata | undefined,
     );
-    if (params.configuration?.taskPushNotificationConfig !== undefined) {
-      throw new GatewayError(
-        "pushNotSupported",
-        "Push notifications are not supported by this gateway (capabilities.pushNotifications is false); stream or poll instead",
-      );
+    const pushConfig = params.configuration?.taskPushNotificationConfig;
+    let push: PreparedPush | undefined;
+    if (pushConfig !== undefined && pushConfig !== null) {
+      if (!this.#options.push) {
+        throw new GatewayError(
+          "pushNotSupported",
+          "Push notifications are not supported by this gateway (capabilities.pushNotifications is false); stream or poll instead",
+        );
+      }
+      push = await this.#options.push.prepare(pushConfig, message.taskId);
     }
     if (!acceptsOutput(params.configuration?.acceptedOutputModes)) {
       throw new GatewayError(
@@ -159,7 +170,7 @@ export class Engine {
       );
     }
     if (message.taskId !== undefined) {
-      return this.#steer(params, principal, ext, onLive, forwarded);
+      return this.#steer(params, principal, ext, onLive, forwarded, push);
     }
     this.#admit(principal);
     if (this.cluster) {
@@ -174,7 +185,10 @@ export class Engine {
     this.#count(principal, +1);
     const accepted = userMessage(params, taskId, contextId);
     let started;
+    let pushId: string | undefined;
     try {
+      // Kept before the run starts, so the webhook hears every change.
+      if (push) pushId = await this.#options.push!.attach(push, taskId);
       started = await this.#starter.start({
         provider,
         prompt: partsToBlocks(message.parts),
@@ -187,6 +201,7 @@ export class Engine {
       });
     } catch (error) {
       this.#count(principal, -1);
+      if (pushId !== undefined) this.#options.push!.detach(taskId, pushId);
       throw error;
     }
     const { run } = started;
@@ -373,6 +388,7 @@ export class Engine {
     ext: AcceptedExtension,
     onLive: ((live: LiveTask) => void) | undefined,
     forwarded: boolean,
+    push: PreparedPush | undefined,
   ): Promise<Sent> {
     const taskId = params.message.taskId!;
     const found = await this.find(taskId, principal, params.tenant);
@@ -423,6 +439,7 @@ export class Engine {
         `Unsupported operation: task "${t.id}" is still running and provider "${task.record.provider}" cannot steer a running child (its runs have no sendMessage); wait for it or cancel it`,
       );
     }
+    if (push) await this.#options.push!.attach(push, t.id, task);
     task.admitSteering();
     const blocks = partsToBlocks(params.message.parts);
     const accepted = userMessage(params, t.id, t.contextId);

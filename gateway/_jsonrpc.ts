@@ -1,11 +1,12 @@
 /** The JSON-RPC 2.0 binding: `POST /` with an A2A method and its params, one table of methods. */
-import { assertOpen, type BindingContext, principalOf } from "./_binding.ts";
+import { assertOpen, type BindingContext, principalOf, pushOf } from "./_binding.ts";
 import { discardBody, readJsonBody } from "./_body.ts";
 import { GatewayError, jsonRpcError, toGatewayError } from "./_errors.ts";
 import { assertVersion, json, jsonRpcErrorResponse } from "./_http.ts";
 import { lastEventId } from "./_operations.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
 import { parseGetParams, parseIdParams, parseListParams, parseSendParams } from "./_validate.ts";
+import { parsePushConfig, parsePushConfigList, parsePushConfigRef } from "./_push_params.ts";
 
 type RpcId = string | number | null;
 
@@ -32,12 +33,17 @@ function framing(id: RpcId): StreamFraming {
   };
 }
 
-function pushNotSupported(): GatewayError {
-  return new GatewayError(
-    "pushNotSupported",
-    "Push notifications are not supported by this gateway (capabilities.pushNotifications is false); stream or poll instead",
-  );
-}
+const createPushConfig: Method = async (context, { params, principal, id }) => {
+  const push = pushOf(context);
+  const input = parsePushConfig(params, "");
+  if (input.taskId === undefined) {
+    throw new GatewayError("invalidParams", "Invalid params: taskId is required");
+  }
+  return ok(id, await push.create(input, principal));
+};
+
+const listPushConfigs: Method = async (context, { params, principal, id }) =>
+  ok(id, await pushOf(context).list(parsePushConfigList(params), principal));
 
 /** The A2A 1.0 methods. */
 const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
@@ -79,14 +85,19 @@ const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
       "Unsupported operation: this gateway has no extended agent card (capabilities.extendedAgentCard is false)",
     );
   }],
-  ...[
-    "CreateTaskPushNotificationConfig",
-    "SetTaskPushNotificationConfig",
-    "GetTaskPushNotificationConfig",
-    "ListTaskPushNotificationConfigs",
-    "ListTaskPushNotificationConfig",
-    "DeleteTaskPushNotificationConfig",
-  ].map((name): [string, Method] => [name, () => Promise.reject(pushNotSupported())]),
+  ["CreateTaskPushNotificationConfig", createPushConfig],
+  ["SetTaskPushNotificationConfig", createPushConfig],
+  ["GetTaskPushNotificationConfig", async (context, { params, principal, id }) => {
+    const push = pushOf(context);
+    return ok(id, await push.get(parsePushConfigRef(params), principal));
+  }],
+  ["ListTaskPushNotificationConfigs", listPushConfigs],
+  ["ListTaskPushNotificationConfig", listPushConfigs],
+  ["DeleteTaskPushNotificationConfig", async (context, { params, principal, id }) => {
+    const push = pushOf(context);
+    await push.delete(parsePushConfigRef(params), principal);
+    return ok(id, {});
+  }],
 ]);
 
 /** A2A 0.3 method names and their 1.0 successors, for the hint in "method not found". */

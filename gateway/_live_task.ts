@@ -49,6 +49,12 @@ export interface LiveTaskHooks {
    * (set on a shared storage, which journals them).
    */
   readonly publish?: ((task: LiveTask, event: StreamEvent) => void) | undefined;
+  /**
+   * Every status update and every whole artifact, as it happens (push
+   * notifications); `terminal` with the last. Absent: no event is built
+   * for it.
+   */
+  readonly event?: (record: TaskRecord, event: StreamEvent, terminal: boolean) => void;
 }
 
 /** Why a task is being ended early, with the timer that tears its child down if it hangs. */
@@ -380,6 +386,7 @@ export class LiveTask {
     if (this.#streamed) {
       this.record.task.artifacts = [streamedArtifact(this.#streamed)];
       this.#streamed = undefined;
+      this.#tapArtifact(this.record.task.artifacts[0]);
     }
     this.#end(
       failed ? "TASK_STATE_FAILED" : "TASK_STATE_CANCELED",
@@ -428,8 +435,8 @@ export class LiveTask {
       const artifact: A2AArtifact = { artifactId: OUTPUT_ARTIFACT, name: OUTPUT_ARTIFACT, parts };
       t.artifacts = [artifact];
       this.#streamed = undefined;
-      if (this.#subscribers || this.#hooks.publish) {
-        this.#broadcast({
+      if (this.#subscribers || this.#hooks.publish || this.#pushTap()) {
+        const event = {
           artifactUpdate: {
             taskId: t.id,
             contextId: t.contextId,
@@ -437,11 +444,14 @@ export class LiveTask {
             append: false,
             lastChunk: true,
           },
-        }, false);
+        };
+        this.#broadcast(event, false);
+        this.#pushTap()?.(this.record, event, false);
       }
     } else if (this.#streamed) {
       t.artifacts = [streamedArtifact(this.#streamed)];
       this.#streamed = undefined;
+      this.#tapArtifact(t.artifacts[0]);
     }
     this.#end(
       state,
@@ -497,17 +507,42 @@ export class LiveTask {
     record.task.status = status;
     record.updatedAt = now;
     const stored = this.reply === "task" ? this.#hooks.persist(record) : undefined;
-    if (this.#subscribers || this.#hooks.publish) {
-      this.#broadcast({
+    const tap = this.#pushTap();
+    if (this.#subscribers || this.#hooks.publish || tap) {
+      const event = {
         statusUpdate: {
           taskId: record.task.id,
           contextId: record.task.contextId,
           status,
           metadata: record.task.metadata,
         },
-      }, endsStreams);
+      };
+      this.#broadcast(event, endsStreams);
+      tap?.(record, event, isTerminalState(state));
     }
     return stored;
+  }
+
+  /**
+   * The artifact built from streamed text, whole, for the event tap only
+   * (subscribers heard its pieces as they came).
+   */
+  /** The event tap, for a task the client sees (a message reply has no task to hear of). */
+  #pushTap(): LiveTaskHooks["event"] {
+    return this.reply === "task" ? this.#hooks.event : undefined;
+  }
+
+  #tapArtifact(artifact: A2AArtifact): void {
+    const t = this.record.task;
+    this.#pushTap()?.(this.record, {
+      artifactUpdate: {
+        taskId: t.id,
+        contextId: t.contextId,
+        artifact,
+        append: false,
+        lastChunk: true,
+      },
+    }, false);
   }
 
   #broadcast(event: StreamEvent, final: boolean): void {

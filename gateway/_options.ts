@@ -7,6 +7,18 @@ import { subagentProgressSource } from "./progress.ts";
 import { createMemoryTaskStore, type TaskStore } from "./task_store.ts";
 import type { GatewayOptions, GatewayProgress } from "./options.ts";
 import type { BodyLimits } from "./_body.ts";
+import type { AllowWebhook } from "./_push_policy.ts";
+import type { PushOutbox } from "./push_outbox.ts";
+import { createMemoryPushConfigStore, type PushConfigStore } from "./push_store.ts";
+
+/** Push resolved; the outbox is made by the gateway when not given (it needs the logger). */
+export interface PushOptionsResolved {
+  readonly allowWebhook: AllowWebhook | undefined;
+  readonly store: PushConfigStore;
+  readonly outbox: PushOutbox | undefined;
+  readonly maxConfigsPerTask: number;
+  readonly maxPayloadBytes: number;
+}
 
 /** Every option resolved: what the parts of the gateway are built from. */
 export interface GatewaySettings {
@@ -26,6 +38,7 @@ export interface GatewaySettings {
   readonly task: LiveTaskLimits;
   /** Whether A2A 0.3 is served beside 1.0. */
   readonly a2a03: boolean;
+  readonly push: PushOptionsResolved | undefined;
 }
 
 function count(value: unknown, name: string, fallback: number, min = 0): number {
@@ -94,6 +107,7 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
       `Cannot create gateway: a2a03 must be a boolean, got ${JSON.stringify(options.a2a03)}`,
     );
   }
+  const push = resolvePush(options.push);
   return {
     scope,
     subagents: options.subagents ?? getSubagentService(scope),
@@ -138,6 +152,44 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
       cancelGraceMs,
     },
     a2a03: options.a2a03 ?? false,
+    push,
+  };
+}
+
+function resolvePush(push: GatewayOptions["push"]): PushOptionsResolved | undefined {
+  if (push === undefined) return undefined;
+  if (push === null || typeof push !== "object") {
+    throw new TypeError(
+      "Cannot create gateway: push must be an object (push: {} for the defaults)",
+    );
+  }
+  if (push.allowWebhook !== undefined && typeof push.allowWebhook !== "function") {
+    throw new TypeError(
+      "Cannot create gateway: push.allowWebhook must be a function (url) => boolean",
+    );
+  }
+  const store = push.configStore;
+  if (
+    store !== undefined &&
+    (["put", "list", "delete", "release"] as const).some((m) => typeof store[m] !== "function")
+  ) {
+    throw new TypeError(
+      "Cannot create gateway: push.configStore must have put, list, delete and release",
+    );
+  }
+  const outbox = push.outbox;
+  if (
+    outbox !== undefined &&
+    (["enqueue", "discard", "close"] as const).some((m) => typeof outbox[m] !== "function")
+  ) {
+    throw new TypeError("Cannot create gateway: push.outbox must have enqueue, discard and close");
+  }
+  return {
+    allowWebhook: push.allowWebhook,
+    store: store ?? createMemoryPushConfigStore(),
+    outbox,
+    maxConfigsPerTask: count(push.maxConfigsPerTask, "push.maxConfigsPerTask", 10, 1),
+    maxPayloadBytes: count(push.maxPayloadBytes, "push.maxPayloadBytes", 256 * 1024, 1_024),
   };
 }
 

@@ -3,7 +3,8 @@
  * `/tasks/{id}:cancel`, …), each also under a `/{tenant}` prefix naming the
  * provider.
  */
-import { assertOpen, type BindingContext, principalOf } from "./_binding.ts";
+import { assertOpen, type BindingContext, principalOf, pushOf } from "./_binding.ts";
+import { parsePushConfig, parsePushConfigList, parsePushConfigRef } from "./_push_params.ts";
 import { discardBody, readJsonBody } from "./_body.ts";
 import { GatewayError, restErrorBody, toGatewayError } from "./_errors.ts";
 import { assertVersion, json, restErrorResponse } from "./_http.ts";
@@ -24,6 +25,8 @@ interface RestCall {
   readonly tenant: string | undefined;
   /** The task id in the path, for task routes. */
   readonly id: string;
+  /** The push config id in the path (`/tasks/{id}/pushNotificationConfigs/{configId}`). */
+  readonly configId?: string;
   readonly principal: string | undefined;
   readonly ctx: unknown;
 }
@@ -114,13 +117,7 @@ const ROUTES = {
   },
   push: {
     methods: ["GET", "POST", "DELETE"],
-    handle: () =>
-      Promise.reject(
-        new GatewayError(
-          "pushNotSupported",
-          "Push notifications are not supported by this gateway (capabilities.pushNotifications is false); stream or poll instead",
-        ),
-      ),
+    handle: (context, call) => handlePush(context, call),
   },
   extendedCard: {
     methods: ["GET"],
@@ -136,8 +133,50 @@ const ROUTES = {
 
 type RouteName = keyof typeof ROUTES;
 
+/**
+ * `/tasks/{id}/pushNotificationConfigs`: POST creates, GET lists;
+ * `…/{configId}`: GET reads, DELETE removes.
+ */
+async function handlePush(context: BindingContext, call: RestCall): Promise<Response> {
+  const push = pushOf(context);
+  const method = call.request.method;
+  const { configId } = call;
+  if (configId === undefined ? method === "DELETE" : method === "POST") {
+    const allow = configId === undefined ? "GET, POST" : "GET, DELETE";
+    throw new GatewayError(
+      "methodNotFound",
+      `Method not allowed: ${method} ${call.url.pathname.slice(0, 100)} (allowed: ${allow})`,
+      { httpStatus: 405 },
+    );
+  }
+  const ref = { taskId: call.id, ...(call.tenant === undefined ? {} : { tenant: call.tenant }) };
+  if (method === "POST") {
+    const input = parsePushConfig(await bodyOf(context, call), "");
+    if (input.taskId !== undefined && input.taskId !== call.id) {
+      throw new GatewayError(
+        "invalidParams",
+        `Invalid params: taskId "${
+          input.taskId.slice(0, 100)
+        }" does not match the task in the path ("${call.id.slice(0, 100)}")`,
+      );
+    }
+    return json(await push.create({ ...input, taskId: call.id }, call.principal));
+  }
+  discardBody(call.request);
+  if (configId === undefined) {
+    const q = queryOf(call);
+    return json(await push.list(parsePushConfigList({ ...q, ...ref }), call.principal));
+  }
+  const params = parsePushConfigRef({ ...ref, id: configId });
+  if (method === "GET") return json(await push.get(params, call.principal));
+  await push.delete(params, call.principal);
+  return json({});
+}
+
 /** The route for path segments (after the base path and any tenant), and the task id in it. */
-function match(segs: readonly string[]): { name: RouteName; id: string } | undefined {
+function match(
+  segs: readonly string[],
+): { name: RouteName; id: string; configId?: string } | undefined {
   const [a, b, c] = segs;
   if (segs.length === 1) {
     if (a === "message:send") return { name: "send", id: "" };
@@ -152,7 +191,9 @@ function match(segs: readonly string[]): { name: RouteName; id: string } | undef
     if (b.endsWith(":subscribe")) return { name: "subscribe", id: b.slice(0, -10) };
     return { name: "get", id: b };
   }
-  if (c === "pushNotificationConfigs" && segs.length <= 4) return { name: "push", id: b };
+  if (c === "pushNotificationConfigs" && segs.length <= 4) {
+    return { name: "push", id: b, configId: segs[3] };
+  }
   return undefined;
 }
 
@@ -216,6 +257,7 @@ export async function handleRest(
       url,
       tenant,
       id: matched.id,
+      configId: matched.configId,
       principal,
       ctx,
     });

@@ -12,6 +12,8 @@ import { Operations } from "./_operations.ts";
 import { resolveOptions } from "./_options.ts";
 import { handleRest } from "./_rest.ts";
 import { isV1Route, V03_BINDINGS } from "./_v03.ts";
+import { PushService } from "./_push.ts";
+import { createMemoryPushOutbox } from "./push_memory_outbox.ts";
 import type { Gateway, GatewayCorsOptions, GatewayOptions } from "./options.ts";
 
 /**
@@ -102,6 +104,12 @@ export function createGateway(options: GatewayOptions): Gateway {
   const logger = scope.logger.child("gateway");
   const auth = options.auth ? new BearerAuth(options.auth, logger) : undefined;
   const gatewayScope = scope.child("a2a-gateway");
+  const push = settings.push
+    ? new PushService({
+      ...settings.push,
+      outbox: settings.push.outbox ?? createMemoryPushOutbox({ logger: logger.child("push") }),
+    }, logger.child("push"))
+    : undefined;
   const engine = new Engine({
     subagents,
     store: settings.store,
@@ -116,7 +124,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     maxLiveTasks: settings.maxLiveTasks,
     maxLiveTasksPerPrincipal: settings.maxLiveTasksPerPrincipal,
     task: settings.task,
+    push,
   });
+  if (push) push.find = (id, principal, tenant) => engine.find(id, principal, tenant);
   const cards = new CardCache({
     subagents,
     info: settings.info,
@@ -127,23 +137,30 @@ export function createGateway(options: GatewayOptions): Gateway {
     auth: auth !== undefined,
     defaultProvider: options.defaultProvider,
     v03: settings.a2a03,
+    push: push !== undefined,
   });
   // Cards are rebuilt after every provider change.
   const unlisten = [
     scope.on(subagentProviderAdded, () => cards.invalidate()),
     scope.on(subagentProviderRemoved, () => cards.invalidate()),
   ];
-  gatewayScope.onDispose(() => engine.shutdown());
+  // Shutdown ends every live task; their last notifications reach the outbox before it closes.
+  const stop = async (): Promise<void> => {
+    await engine.shutdown();
+    await push?.close();
+  };
+  gatewayScope.onDispose(stop);
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>
     closing ??= (async () => {
-      await engine.shutdown();
+      await stop();
       await Promise.all(unlisten.map((off) => off()));
       await gatewayScope.dispose();
     })();
 
   const context: BindingContext = {
     operations: new Operations(engine, logger),
+    push,
     auth,
     body: settings.body,
     logger,

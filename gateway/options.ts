@@ -2,6 +2,8 @@
 import type { AgentRef, Scope } from "@seam/host";
 import type { SubagentAgentOptions, SubagentService } from "@seam/subagent";
 import type { TaskStore } from "./task_store.ts";
+import type { PushOutbox } from "./push_outbox.ts";
+import type { PushConfigStore } from "./push_store.ts";
 import type { A2AMessage } from "./types.ts";
 
 /**
@@ -113,6 +115,43 @@ export interface GatewayCardOptions {
   readonly iconUrl?: string;
 }
 
+/**
+ * Push notifications (A2A §4.3): clients register webhooks per task
+ * (`CreateTaskPushNotificationConfig`, or `SendMessage`'s
+ * `configuration.taskPushNotificationConfig`) and every status change of the
+ * task, and its artifact once whole, is POSTed to them as a `StreamResponse`
+ * (`{statusUpdate}`, `{artifactUpdate}`), with the config's authentication
+ * (`Authorization: {scheme} {credentials}`), its token
+ * (`X-A2A-Notification-Token`) and an id that stays the same across retries
+ * (`X-A2A-Notification-Id`). Streamed text is not pushed piece by piece.
+ */
+export interface GatewayPushOptions {
+  /**
+   * Asked about a webhook the policy refuses as non-public: a literal
+   * private, loopback, link-local or reserved IP address, `localhost` or
+   * `*.localhost`, a single-label name, or a name under `.local`,
+   * `.internal`, `.lan` or `.home.arpa`. `true` allows it. Other names are
+   * not resolved (see the gateway README). Only http and https URLs
+   * without credentials are ever accepted. Default: none is allowed.
+   */
+  readonly allowWebhook?: (url: URL) => boolean | Promise<boolean>;
+  /** Configs a task may hold. Default 10. */
+  readonly maxConfigsPerTask?: number;
+  /**
+   * The largest notification body, in bytes: a status update beyond it is
+   * sent without its message and metadata, an artifact update is not sent
+   * (the task holds it). Default 256 KiB.
+   */
+  readonly maxPayloadBytes?: number;
+  /** Where configs are kept. Default {@linkcode createMemoryPushConfigStore}(). */
+  readonly configStore?: PushConfigStore;
+  /**
+   * Where notifications go to be delivered; the gateway's `close()` closes
+   * it. Default {@linkcode createMemoryPushOutbox}() with the gateway's logger.
+   */
+  readonly outbox?: PushOutbox;
+}
+
 /** Options of {@linkcode createGateway}. */
 export interface GatewayOptions {
   /**
@@ -197,6 +236,11 @@ export interface GatewayOptions {
    * no change.
    */
   readonly a2a03?: boolean;
+  /**
+   * Push notifications; off unless given (`push: {}` turns them on with the
+   * defaults). The card's `capabilities.pushNotifications` says which.
+   */
+  readonly push?: GatewayPushOptions;
 }
 
 /**

@@ -31,7 +31,7 @@ if (import.meta.main) {
   const [which = "both", ...extra] = Deno.args;
   const bindings = which === "both" ? ["jsonrpc", "http_json"] : [which];
   const sut = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-net=127.0.0.1", "--allow-env", `${here}sut.ts`, "0"],
+    args: ["run", "--allow-net=127.0.0.1,localhost", "--allow-env", `${here}sut.ts`, "0"],
     stdout: "piped",
     stderr: "inherit",
   }).spawn();

@@ -2,7 +2,7 @@
  * The conformance kit's system under test: a seam gateway over
  * {@linkcode createTckProvider}, served on `127.0.0.1:PORT` (default 41241).
  *
- *   deno run --allow-net=127.0.0.1 --allow-env compat/a2a_tck/sut.ts [port]
+ *   deno run --allow-net=127.0.0.1,localhost --allow-env compat/a2a_tck/sut.ts [port]
  *
  * @module
  */
@@ -16,7 +16,12 @@ if (import.meta.main) {
   const timeout = Number(Deno.env.get("TCK_STREAMING_TIMEOUT") ?? 2);
   const root = createRootScope({ logger: createLogger({ level: "warn" }) });
   createSubagentService(root).registerProvider(createTckProvider({ streamingTimeoutS: timeout }));
-  const gateway = createGateway({ scope: root, maxResumableRuns: 0 });
+  const gateway = createGateway({
+    scope: root,
+    maxResumableRuns: 0,
+    // The kit's webhook receiver listens on this machine (http://localhost:PORT/webhook).
+    push: { allowWebhook: (url) => url.hostname === "localhost" || url.hostname === "127.0.0.1" },
+  });
   const server = Deno.serve({
     hostname: "127.0.0.1",
     port,

@@ -1,0 +1,244 @@
+/**
+ * The in-memory {@linkcode PushOutbox}: a queue per webhook, one request in
+ * flight per webhook, bounded retries with backoff.
+ *
+ * @module
+ */
+import { createLogger, delay, type Logger } from "@seam/host";
+import {
+  type PushNotification,
+  type PushOutbox,
+  pushRetryDelay,
+  type PushRetryOptions,
+  sendPushNotification,
+} from "./push_outbox.ts";
+
+/** Options of {@linkcode createMemoryPushOutbox}. */
+export interface MemoryPushOutboxOptions extends PushRetryOptions {
+  /** Attempts per notification, the first included. Default 5. */
+  readonly maxAttempts?: number;
+  /** How long one request may take, in ms. Default 10,000. */
+  readonly timeoutMs?: number;
+  /**
+   * Notifications waiting per webhook URL; beyond it the oldest waiting one
+   * is dropped (with a warning), so a dead webhook keeps the latest states.
+   * Default 100.
+   */
+  readonly maxQueuedPerWebhook?: number;
+  /** Webhook URLs with notifications waiting at once; beyond it a new one's are dropped. Default 1,000. */
+  readonly maxWebhooks?: number;
+  /** How long `close()` lets queued notifications have their attempt, in ms. Default 2,000. */
+  readonly closeGraceMs?: number;
+  /** Where drops are reported. Default: a console logger named `"push"`. */
+  readonly logger?: Logger;
+  /** The fetch to send with. Default: the global `fetch`. */
+  readonly fetch?: typeof fetch;
+}
+
+interface Entry {
+  readonly notification: PushNotification;
+  attempt: number;
+  /** Its config was deleted while it was being attempted: no retry. */
+  discarded: boolean;
+}
+
+interface Queue {
+  readonly url: string;
+  readonly entries: Entry[];
+  /** The entry being attempted (or waited on for a retry), if any. */
+  head: Entry | undefined;
+}
+
+type OutboxState = "open" | "closing" | "closed";
+
+function positive(value: number | undefined, name: string, fallback: number, min = 1): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new RangeError(
+      `Cannot create push outbox: ${name} must be an integer of at least ${min}, got ${value}`,
+    );
+  }
+  return value;
+}
+
+class MemoryPushOutbox implements PushOutbox {
+  readonly #queues = new Map<string, Queue>();
+  readonly #workers = new Set<Promise<void>>();
+  /** Aborts the waits between retries (close begins). */
+  readonly #waits = new AbortController();
+  /** Aborts requests in flight (the close grace ran out). */
+  readonly #requests = new AbortController();
+  #state: OutboxState = "open";
+  #closing: Promise<void> | undefined;
+  readonly #maxAttempts: number;
+  readonly #timeoutMs: number;
+  readonly #maxQueued: number;
+  readonly #maxWebhooks: number;
+  readonly #graceMs: number;
+  readonly #retry: PushRetryOptions;
+  readonly #logger: Logger;
+  readonly #fetch: typeof fetch | undefined;
+
+  constructor(options: MemoryPushOutboxOptions) {
+    this.#maxAttempts = positive(options.maxAttempts, "maxAttempts", 5);
+    this.#timeoutMs = positive(options.timeoutMs, "timeoutMs", 10_000);
+    this.#maxQueued = positive(options.maxQueuedPerWebhook, "maxQueuedPerWebhook", 100);
+    this.#maxWebhooks = positive(options.maxWebhooks, "maxWebhooks", 1_000);
+    this.#graceMs = positive(options.closeGraceMs, "closeGraceMs", 2_000, 0);
+    this.#retry = {
+      baseDelayMs: positive(options.baseDelayMs, "baseDelayMs", 500, 0),
+      maxDelayMs: positive(options.maxDelayMs, "maxDelayMs", 30_000, 0),
+    };
+    this.#logger = options.logger ?? createLogger({ name: "push" });
+    this.#fetch = options.fetch;
+  }
+
+  enqueue(notification: PushNotification): void {
+    if (this.#state !== "open") {
+      this.#drop(notification, "the outbox is closed");
+      return;
+    }
+    let queue = this.#queues.get(notification.url);
+    if (!queue) {
+      if (this.#queues.size >= this.#maxWebhooks) {
+        this.#drop(
+          notification,
+          `${this.#queues.size} webhooks have notifications waiting (maxWebhooks)`,
+        );
+        return;
+      }
+      queue = { url: notification.url, entries: [], head: undefined };
+      this.#queues.set(notification.url, queue);
+    }
+    if (queue.entries.length >= this.#maxQueued) {
+      const oldest = queue.entries.shift()!;
+      this.#drop(
+        oldest.notification,
+        `${this.#maxQueued} notifications wait for this webhook (maxQueuedPerWebhook)`,
+      );
+    }
+    queue.entries.push({ notification, attempt: 0, discarded: false });
+    if (queue.head === undefined) this.#start(queue);
+  }
+
+  discard(taskId: string, configId: string): void {
+    const match = (e: Entry) =>
+      e.notification.taskId === taskId && e.notification.configId === configId;
+    for (const queue of this.#queues.values()) {
+      if (queue.head && match(queue.head)) queue.head.discarded = true;
+      const kept = queue.entries.filter((e) => !match(e));
+      queue.entries.splice(0, queue.entries.length, ...kept);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.#closing ??= (async () => {
+      this.#state = "closing";
+      this.#waits.abort();
+      const workers = Promise.all([...this.#workers]);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const grace = new Promise<void>((resolve) => timer = setTimeout(resolve, this.#graceMs));
+      await Promise.race([workers, grace]);
+      clearTimeout(timer);
+      this.#state = "closed";
+      this.#requests.abort();
+      await workers;
+    })();
+  }
+
+  #start(queue: Queue): void {
+    const worker = this.#work(queue).catch((error) =>
+      this.#logger.error("A push delivery worker failed", error)
+    );
+    this.#workers.add(worker);
+    worker.finally(() => this.#workers.delete(worker));
+  }
+
+  /** Deliver a queue's notifications one at a time, in order, until it is empty. */
+  async #work(queue: Queue): Promise<void> {
+    try {
+      while (queue.entries.length > 0) {
+        if (this.#state === "closed") {
+          for (const e of queue.entries) this.#drop(e.notification, "the outbox closed");
+          queue.entries.length = 0;
+          break;
+        }
+        const entry = queue.entries.shift()!;
+        queue.head = entry;
+        await this.#deliver(entry);
+        queue.head = undefined;
+      }
+    } finally {
+      queue.head = undefined;
+      if (this.#queues.get(queue.url) === queue && queue.entries.length === 0) {
+        this.#queues.delete(queue.url);
+      }
+    }
+  }
+
+  async #deliver(entry: Entry): Promise<void> {
+    const n = entry.notification;
+    for (;;) {
+      entry.attempt++;
+      const outcome = await sendPushNotification(n, {
+        signal: this.#requests.signal,
+        timeoutMs: this.#timeoutMs,
+        fetch: this.#fetch,
+      });
+      if (outcome.kind === "delivered") return;
+      if (outcome.kind === "drop") {
+        this.#drop(n, `the webhook refused it (${outcome.reason})`);
+        return;
+      }
+      if (entry.discarded) return;
+      if (entry.attempt >= this.#maxAttempts) {
+        this.#drop(n, `${entry.attempt} attempts failed, the last: ${outcome.reason}`);
+        return;
+      }
+      if (this.#state !== "open") {
+        this.#drop(n, `the outbox is closing (last attempt: ${outcome.reason})`);
+        return;
+      }
+      const wait = Math.min(
+        this.#retry.maxDelayMs!,
+        Math.max(outcome.retryAfterMs ?? 0, pushRetryDelay(entry.attempt, this.#retry)),
+      );
+      try {
+        await delay(wait, this.#waits.signal);
+      } catch {
+        this.#drop(n, `the outbox is closing (last attempt: ${outcome.reason})`);
+        return;
+      }
+    }
+  }
+
+  #drop(n: PushNotification, why: string): void {
+    this.#logger.warn(
+      `Push notification ${n.id} for task "${n.taskId}" (config "${n.configId}") to ${
+        n.url.slice(0, 200)
+      } was dropped: ${why}`,
+    );
+  }
+}
+
+/**
+ * The in-memory {@linkcode PushOutbox} (the gateway's default): each webhook
+ * URL has its own queue, delivered in order with one request in flight, so
+ * a slow or dead webhook holds up only its own notifications. A failed
+ * attempt (network error, timeout, 408, 429, 5xx) is retried up to
+ * `maxAttempts` with exponential backoff and jitter ({@linkcode pushRetryDelay},
+ * at least `Retry-After`); any other 4xx or a redirect drops the notification.
+ * Drops are logged. Nothing survives the process: for that, implement the
+ * port on a database.
+ *
+ * @example
+ * ```ts
+ * import { createMemoryPushOutbox } from "@seam/gateway";
+ *
+ * const outbox = createMemoryPushOutbox({ maxAttempts: 3, baseDelayMs: 200 });
+ * await outbox.close();
+ * ```
+ */
+export function createMemoryPushOutbox(options: MemoryPushOutboxOptions = {}): PushOutbox {
+  return new MemoryPushOutbox(options);
+}

@@ -1,0 +1,178 @@
+/**
+ * How push notifications leave the gateway: the {@linkcode PushOutbox} port,
+ * one delivery attempt ({@linkcode sendPushNotification}), the retry schedule
+ * ({@linkcode pushRetryDelay}) and the in-memory outbox that puts them
+ * together ({@linkcode createMemoryPushOutbox}).
+ *
+ * A durable outbox (one that survives restarts) keeps the same shape: it
+ * writes each notification in `enqueue`, and a worker claims them, calls
+ * `sendPushNotification`, and deletes a notification once it is delivered
+ * or dropped, or schedules the next attempt with `pushRetryDelay`.
+ *
+ * @module
+ */
+import type { A2APushAuthentication } from "./push_store.ts";
+
+/** One notification for one webhook: the unit an outbox delivers, at least once. */
+export interface PushNotification {
+  /**
+   * Unique per notification and the same on every attempt: sent as
+   * `X-A2A-Notification-Id`, the receiver's key to drop duplicates.
+   */
+  readonly id: string;
+  /** The task it is about. */
+  readonly taskId: string;
+  /** The config it is sent for. */
+  readonly configId: string;
+  /** Where it goes (a URL that passed the gateway's webhook policy). */
+  readonly url: string;
+  /** Sent as `X-A2A-Notification-Token`. */
+  readonly token?: string;
+  /** Sent as `Authorization: {scheme} {credentials}`. */
+  readonly authentication?: A2APushAuthentication;
+  /** The JSON text of the A2A `StreamResponse` (`{statusUpdate}` or `{artifactUpdate}`), bounded by the gateway. */
+  readonly body: string;
+  /** When the gateway created it, in ms since the epoch. */
+  readonly createdAt: number;
+}
+
+/**
+ * Where the gateway hands notifications over. Once `enqueue` returned (or
+ * its promise fulfilled), the outbox owns delivery: at least once, in
+ * order per webhook, with bounded retries. Notifications of one task reach
+ * `enqueue` in the order its events happened.
+ */
+export interface PushOutbox {
+  /** Accept a notification for delivery. */
+  enqueue(notification: PushNotification): void | Promise<void>;
+  /**
+   * The config was deleted: drop what is still waiting for it (a request
+   * already on its way may still land).
+   */
+  discard(taskId: string, configId: string): void | Promise<void>;
+  /**
+   * Stop delivering: no new attempts after what is already queued has had
+   * its chance within a grace period; every timer and request is released
+   * when the promise fulfils. The gateway's `close()` calls it.
+   */
+  close(): Promise<void>;
+}
+
+/** What one attempt came to. */
+export type PushAttemptOutcome =
+  | { readonly kind: "delivered"; readonly status: number }
+  /** Worth another attempt (network error, timeout, 408, 429, 5xx); `retryAfterMs` from `Retry-After`. */
+  | { readonly kind: "retry"; readonly reason: string; readonly retryAfterMs?: number }
+  /** Not worth another (any other 4xx, a redirect: redirects are never followed). */
+  | { readonly kind: "drop"; readonly reason: string };
+
+/** The webhook request's timeout when none is given, in ms (A2A recommends 10–30 s). */
+export const PUSH_TIMEOUT_MS = 10_000;
+
+/**
+ * Make one delivery attempt: `POST url` with the body, its authentication,
+ * token and id, never following a redirect. Never throws.
+ *
+ * @example
+ * ```ts ignore
+ * const outcome = await sendPushNotification(notification, { signal });
+ * if (outcome.kind === "retry") scheduleIn(pushRetryDelay(attempt, {}));
+ * ```
+ */
+export async function sendPushNotification(
+  notification: PushNotification,
+  options: {
+    readonly signal?: AbortSignal;
+    readonly timeoutMs?: number;
+    readonly fetch?: typeof fetch;
+  } = {},
+): Promise<PushAttemptOutcome> {
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "x-a2a-notification-id": notification.id,
+  };
+  const auth = notification.authentication;
+  if (auth?.scheme) {
+    headers.authorization = auth.credentials ? `${auth.scheme} ${auth.credentials}` : auth.scheme;
+  }
+  if (notification.token) headers["x-a2a-notification-token"] = notification.token;
+  const timeoutMs = options.timeoutMs ?? PUSH_TIMEOUT_MS;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const outer = options.signal;
+  const onAbort = () => controller.abort();
+  outer?.addEventListener("abort", onAbort, { once: true });
+  if (outer?.aborted) controller.abort();
+  let response: Response;
+  try {
+    response = await (options.fetch ?? fetch)(notification.url, {
+      method: "POST",
+      headers,
+      body: notification.body,
+      redirect: "manual",
+      signal: controller.signal,
+    });
+  } catch (error) {
+    const why = outer?.aborted
+      ? "the outbox closed"
+      : controller.signal.aborted
+      ? `no answer within ${timeoutMs} ms`
+      : error instanceof Error
+      ? error.message
+      : String(error);
+    return { kind: "retry", reason: why.slice(0, 200) };
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener("abort", onAbort);
+  }
+  // The answer's body is never read; release it.
+  try {
+    await response.body?.cancel();
+  } catch {
+    // Nothing to release.
+  }
+  const status = response.status;
+  if (status >= 200 && status < 300) return { kind: "delivered", status };
+  if (status === 408 || status === 429 || status >= 500) {
+    const retryAfterMs = parseRetryAfter(response.headers.get("retry-after"));
+    return {
+      kind: "retry",
+      reason: `HTTP ${status}`,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    };
+  }
+  return {
+    kind: "drop",
+    reason: status >= 300 && status < 400
+      ? `HTTP ${status} (redirects are not followed)`
+      : `HTTP ${status}`,
+  };
+}
+
+function parseRetryAfter(value: string | null): number | undefined {
+  if (value === null) return undefined;
+  if (/^\d{1,9}$/.test(value.trim())) return Number(value.trim()) * 1_000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+/** The retry schedule's settings. */
+export interface PushRetryOptions {
+  /** The delay before the first retry, in ms. Default 500. */
+  readonly baseDelayMs?: number;
+  /** The longest delay, in ms (a `Retry-After` is capped to it too). Default 30,000. */
+  readonly maxDelayMs?: number;
+}
+
+/**
+ * The delay before attempt `attempt + 1` after `attempt` failed (1-based):
+ * exponential from `baseDelayMs`, capped at `maxDelayMs`, with "equal
+ * jitter" (half fixed, half random) so webhooks that failed together do not
+ * retry together.
+ */
+export function pushRetryDelay(attempt: number, options: PushRetryOptions = {}): number {
+  const base = options.baseDelayMs ?? 500;
+  const cap = options.maxDelayMs ?? 30_000;
+  const exp = Math.min(cap, base * 2 ** Math.min(30, attempt - 1));
+  return Math.round(exp / 2 + Math.random() * exp / 2);
+}
