@@ -9,6 +9,13 @@ import { GatewayError, jsonRpcError } from "./_errors.ts";
 import { json } from "./_http.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
 import { eventOut, sendResultOut, taskOut } from "./_v03_convert.ts";
+import {
+  deletePushConfig,
+  getPushConfig,
+  listPushConfigs,
+  pushRefParams,
+  setPushConfig,
+} from "./_v03_push.ts";
 import { getParamsFromJson, idParamsFromJson, sendParamsFromJson } from "./_v03_params.ts";
 
 type RpcId = string | number | null;
@@ -44,14 +51,6 @@ function framing(id: RpcId): StreamFraming {
   };
 }
 
-/** The error for a 0.3 push-config call. */
-export function v03PushNotSupported(): GatewayError {
-  return new GatewayError(
-    "pushNotSupported",
-    "Push notifications are not supported by this gateway (capabilities.pushNotifications is false); stream or poll instead",
-  );
-}
-
 /** The error for the 0.3 authenticated extended card. */
 export function v03NoExtendedCard(): GatewayError {
   return new GatewayError(
@@ -84,12 +83,25 @@ export const V03_METHODS: ReadonlyMap<string, V03Method> = new Map<string, V03Me
     const answer = await operations.subscribe(ids, principal, framing(id));
     return sseResponse(answer.body, v03Headers(answer.headers));
   }],
-  ...[
-    "tasks/pushNotificationConfig/set",
-    "tasks/pushNotificationConfig/get",
-    "tasks/pushNotificationConfig/list",
-    "tasks/pushNotificationConfig/delete",
-  ].map((name): [string, V03Method] => [name, () => Promise.reject(v03PushNotSupported())]),
+  ["tasks/pushNotificationConfig/set", async (context, { params, principal, id, tenant }) => {
+    return ok(id, await setPushConfig(context, params, principal, tenant, "json"));
+  }],
+  ["tasks/pushNotificationConfig/get", async (context, { params, principal, id, tenant }) => {
+    const ref = pushRefParams(params, "tasks/pushNotificationConfig/get", false);
+    return ok(
+      id,
+      await getPushConfig(context, ref.taskId, ref.configId, principal, tenant, "json"),
+    );
+  }],
+  ["tasks/pushNotificationConfig/list", async (context, { params, principal, id, tenant }) => {
+    const ref = pushRefParams(params, "tasks/pushNotificationConfig/list", false);
+    return ok(id, await listPushConfigs(context, ref.taskId, principal, tenant, "json"));
+  }],
+  ["tasks/pushNotificationConfig/delete", async (context, { params, principal, id, tenant }) => {
+    const ref = pushRefParams(params, "tasks/pushNotificationConfig/delete", true);
+    await deletePushConfig(context, ref.taskId, ref.configId!, principal, tenant);
+    return ok(id, null);
+  }],
   ["agent/getAuthenticatedExtendedCard", () => Promise.reject(v03NoExtendedCard())],
 ]);
 

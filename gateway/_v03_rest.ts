@@ -13,7 +13,8 @@ import { json } from "./_http.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
 import { eventOut, sendResultOut, taskOut } from "./_v03_convert.ts";
 import { sendParamsFromProto } from "./_v03_params.ts";
-import { v03Headers, v03NoExtendedCard, v03PushNotSupported } from "./_v03_jsonrpc.ts";
+import { v03Headers, v03NoExtendedCard } from "./_v03_jsonrpc.ts";
+import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from "./_v03_push.ts";
 
 /** One matched 0.3 request. */
 interface V03RestCall {
@@ -21,6 +22,8 @@ interface V03RestCall {
   readonly url: URL;
   readonly tenant: string | undefined;
   readonly id: string;
+  /** The push config id in the path, for one config's route. */
+  readonly configId?: string;
   readonly principal: string | undefined;
   readonly ctx: unknown;
 }
@@ -132,9 +135,41 @@ const ROUTES = {
       return sseResponse(answer.body, v03Headers(answer.headers));
     },
   },
-  push: {
-    methods: ["GET", "POST", "DELETE"],
-    handle: () => Promise.reject(v03PushNotSupported()),
+  pushConfigs: {
+    methods: ["GET", "POST"],
+    handle: async (context, call) => {
+      if (call.request.method === "GET") {
+        const configs = await listPushConfigs(
+          context,
+          call.id,
+          call.principal,
+          call.tenant,
+          "proto",
+        );
+        return json({ configs, nextPageToken: "" });
+      }
+      const body = await bodyOf(context, call.request);
+      const made = await setPushConfig(
+        context,
+        body,
+        call.principal,
+        call.tenant,
+        "proto",
+        call.id,
+      );
+      return json(made);
+    },
+  },
+  pushConfig: {
+    methods: ["GET", "DELETE"],
+    handle: async (context, call) => {
+      if (call.request.method === "GET") {
+        const { id, configId, principal, tenant } = call;
+        return json(await getPushConfig(context, id, configId, principal, tenant, "proto"));
+      }
+      await deletePushConfig(context, call.id, call.configId!, call.principal, call.tenant);
+      return new Response(null, { status: 204 });
+    },
   },
   card: {
     methods: ["GET"],
@@ -145,7 +180,9 @@ const ROUTES = {
 type RouteName = keyof typeof ROUTES;
 
 /** The route for the segments after `/v1`. */
-function route(rest: readonly string[]): { name: RouteName; id: string } | undefined {
+function route(
+  rest: readonly string[],
+): { name: RouteName; id: string; configId?: string } | undefined {
   const [a, b, c] = rest;
   if (rest.length === 1) {
     if (a === "message:send") return { name: "send", id: "" };
@@ -159,14 +196,16 @@ function route(rest: readonly string[]): { name: RouteName; id: string } | undef
     if (b.endsWith(":subscribe")) return { name: "subscribe", id: b.slice(0, -10) };
     return { name: "get", id: b };
   }
-  if (c === "pushNotificationConfigs" && rest.length <= 4) return { name: "push", id: b };
+  if (c !== "pushNotificationConfigs") return undefined;
+  if (rest.length === 3) return { name: "pushConfigs", id: b };
+  if (rest.length === 4 && rest[3] !== "") return { name: "pushConfig", id: b, configId: rest[3] };
   return undefined;
 }
 
 /** The 0.3 route for path segments (`v1/…` or `{tenant}/v1/…`), with its tenant. */
 function match(
   segs: readonly string[],
-): { name: RouteName; id: string; tenant: string | undefined } | undefined {
+): { name: RouteName; id: string; configId?: string; tenant: string | undefined } | undefined {
   if (segs[0] === "v1" && segs.length >= 2) {
     const found = route(segs.slice(1));
     if (found) return { ...found, tenant: undefined };
@@ -218,6 +257,7 @@ export async function handleV03Rest(
       url,
       tenant: matched.tenant,
       id: matched.id,
+      configId: matched.configId,
       principal,
       ctx,
     });
