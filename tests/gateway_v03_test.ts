@@ -1122,5 +1122,44 @@ Deno.test("gateway a2a03: push config refusals name the 0.3 field", async (t) =>
         assert.match(e.message, pattern);
       });
     }
+
+    await t.step(
+      "a config on message/send (JSON-RPC) and on message:send (HTTP+JSON) is registered",
+      async () => {
+        const { body } = await rpc(served, "message/send", {
+          message: message03([{ kind: "text", text: "hang" }]),
+          configuration: {
+            blocking: false,
+            pushNotificationConfig: {
+              id: "on-send",
+              url: "http://127.0.0.1:9/h",
+              authentication: { schemes: ["Bearer"], credentials: "c" },
+            },
+          },
+        });
+        const id = (body.result as { id: string }).id;
+        const listed = await rpc(served, "tasks/pushNotificationConfig/list", { id });
+        assert.deepEqual(listed.body.result, [{
+          taskId: id,
+          pushNotificationConfig: {
+            id: "on-send",
+            url: "http://127.0.0.1:9/h",
+            authentication: { schemes: ["Bearer"], credentials: "c" },
+          },
+        }]);
+        const r = await rest(served, "POST", "/v1/message:send", {
+          message: { messageId: "p", role: "ROLE_USER", content: [{ text: "hang" }] },
+          configuration: { pushNotification: { id: "rest", url: "http://127.0.0.1:9/r" } },
+        });
+        const taskId = (r.body.task as { id: string }).id;
+        const one = await rest(served, "GET", `/v1/tasks/${taskId}/pushNotificationConfigs/rest`);
+        assert.equal(one.body.name, `tasks/${taskId}/pushNotificationConfigs/rest`);
+        const refused = await rpc(served, "message/send", {
+          message: message03([{ kind: "text", text: "hang" }]),
+          configuration: { pushNotificationConfig: { url: "http://10.0.0.1/h" } },
+        });
+        assert.equal(error(refused.body).code, -32602);
+      },
+    );
   });
 });
