@@ -216,6 +216,21 @@ interface Pending {
 export type SubagentInputAsk = Omit<SubagentInputRequest, "id" | "runId" | "path">;
 
 /**
+ * Where a request relayed from below comes from: a provider whose child is
+ * itself a delegation tree elsewhere (an A2A agent that is a seam gateway)
+ * relays its requests with the run ids below its own run, so the request's
+ * `path` runs from this tree's root to the run that really asks (its `runId`).
+ */
+export interface SubagentInputRelay {
+  /** The run ids below this run, down to the run that asks (1 to 64 non-empty strings). */
+  readonly below: readonly string[];
+}
+
+/** The most run ids a relayed request's `below` may hold, and the longest id. */
+const MAX_BELOW = 64;
+const MAX_RUN_ID = 256;
+
+/**
  * A run's input requests, for the provider that runs it (see the module
  * doc). Expose `respond` on the run handle to let the caller answer too.
  */
@@ -246,10 +261,13 @@ export class SubagentInputs {
    * answer how it was decided. Never rejects: a request nobody handles is
    * refused with a note.
    *
+   * `relay` says where a request relayed from below comes from (see
+   * {@linkcode SubagentInputRelay}); the request's id stays this run's.
+   *
    * @throws {TypeError} for a malformed request (before anything is announced).
    */
-  ask(ask: SubagentInputAsk): Promise<SubagentInputAnswer> {
-    const request = this.#checked(ask);
+  ask(ask: SubagentInputAsk, relay?: SubagentInputRelay): Promise<SubagentInputAnswer> {
+    const request = this.#checked(ask, relay);
     const controller = new AbortController();
     let settle!: (answer: SubagentInputAnswer) => void;
     const answered = new Promise<SubagentInputAnswer>((resolve) => {
@@ -330,9 +348,19 @@ export class SubagentInputs {
     });
   }
 
-  #checked(ask: SubagentInputAsk): SubagentInputRequest {
+  #checked(ask: SubagentInputAsk, relay: SubagentInputRelay | undefined): SubagentInputRequest {
     if (ask === null || typeof ask !== "object") {
       throw new TypeError("Cannot ask for input: the request must be an object");
+    }
+    const below = relay === undefined ? [] : relay.below;
+    if (
+      relay !== undefined &&
+      (!Array.isArray(below) || below.length === 0 || below.length > MAX_BELOW ||
+        below.some((id) => typeof id !== "string" || id === "" || id.length > MAX_RUN_ID))
+    ) {
+      throw new TypeError(
+        `Cannot ask for input: relay.below must be 1 to ${MAX_BELOW} run ids (non-empty strings of at most ${MAX_RUN_ID} characters)`,
+      );
     }
     const { kind, message } = ask;
     if (kind !== "permission" && kind !== "question" && kind !== "authentication") {
@@ -367,13 +395,16 @@ export class SubagentInputs {
         throw new TypeError("Cannot ask for input: a permission request needs toolCall.name");
       }
     }
-    const copy = jsonCopy(ask, "request") as Record<string, unknown>;
+    const { id: _id, runId: _runId, path: _path, ...copy } = jsonCopy(ask, "request") as Record<
+      string,
+      unknown
+    >;
     const id = `${this.#runId}/input-${++this.#asked}`;
     return deepFreeze({
       ...copy,
       id,
-      runId: this.#runId,
-      path: [...subagentRunPath(this.#parentScope), this.#runId],
+      runId: below.at(-1) ?? this.#runId,
+      path: [...subagentRunPath(this.#parentScope), this.#runId, ...below],
     }) as unknown as SubagentInputRequest;
   }
 }

@@ -175,3 +175,53 @@ Deno.test("run.respond is the provider's respond, the answer copied and checked"
   await run.dispose();
   await root.dispose();
 });
+
+Deno.test("SubagentInputs.ask() with a relay: the path reaches the run that asks below", async (t) => {
+  const root = createRootScope();
+  try {
+    const parent = root.child("parent-run");
+    parent.provide(subagentRunPathKey, ["root-run"]);
+    const seen: string[][] = [];
+    handleSubagentInput(root, (request) => {
+      seen.push([request.id, request.runId, ...request.path]);
+      return { outcome: "answered", text: "main" };
+    });
+    const inputs = new SubagentInputs(parent, "a2a-1");
+    await t.step("the id is this run's, the runId and path the asking run's", async () => {
+      const answer = await inputs.ask(
+        { kind: "question", message: "Which branch?" },
+        { below: ["remote-7", "acp-2"] },
+      );
+      assert.deepEqual(answer, { outcome: "answered", text: "main" });
+      assert.deepEqual(seen, [[
+        "a2a-1/input-1",
+        "acp-2",
+        "root-run",
+        "a2a-1",
+        "remote-7",
+        "acp-2",
+      ]]);
+    });
+    for (
+      const [what, below] of [
+        ["empty", []],
+        ["too long", Array.from({ length: 65 }, (_, i) => `r${i}`)],
+        ["an empty id", ["x", ""]],
+        ["an id too long", ["x".repeat(257)]],
+        ["not an array", "remote-7"],
+      ] as const
+    ) {
+      await t.step(`a relay whose below is ${what} is refused before anything is announced`, () => {
+        assert.throws(
+          () =>
+            inputs.ask({ kind: "question", message: "?" }, { below: below as unknown as string[] }),
+          /Cannot ask for input: relay\.below must be 1 to 64 run ids/,
+        );
+        assert.equal(inputs.waiting, false);
+        assert.equal(seen.length, 1);
+      });
+    }
+  } finally {
+    await root.dispose();
+  }
+});

@@ -315,6 +315,7 @@ Deno.test("A2A provider: the seam extension carries the depth, the cap and the o
         maxDepth: 5,
         persona: "You are P.",
         toolFilter: { allow: [] },
+        path: [run.id], // its run path, for the input requests of the runs over there
       });
       const message = (sent!.params as { message: { extensions: string[] } }).message;
       assert.deepEqual(message.extensions, [SEAM_EXTENSION_URI]);
@@ -325,7 +326,11 @@ Deno.test("A2A provider: the seam extension carries the depth, the cap and the o
     const capped = subagents.start("a2a", { prompt: "@reply ok", parent });
     assert.equal((await capped.result).stopReason, "completed");
     await capped.dispose();
-    assert.deepEqual(seamExtensionOf(bodies.at(-1)!), { depth: 2, maxDepth: 6 });
+    assert.deepEqual(seamExtensionOf(bodies.at(-1)!), {
+      depth: 2,
+      maxDepth: 6,
+      path: [capped.id],
+    });
     await a2a.dispose();
   } finally {
     await root.dispose();
@@ -404,7 +409,11 @@ Deno.test("A2A provider: resume carries the depth cap, so it holds kept run or f
           assert.equal((await first.result).stopReason, "completed");
           const second = first.resume!("second");
           const result = await second.result;
-          assert.deepEqual(seamExtensionOf(bodies.at(-1)!), { depth: 0, maxDepth: 4 });
+          assert.deepEqual(seamExtensionOf(bodies.at(-1)!), {
+            depth: 0,
+            maxDepth: 4,
+            path: [second.id],
+          });
           if (kept) {
             assert.equal(result.stopReason, "completed", textOf(result.output));
             assert.equal(textOf(result.output), "second");

@@ -144,6 +144,8 @@ export class Alarm {
   readonly #onFire: () => void;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #armedAt = 0;
+  /** While paused: what was left of the count. */
+  #left: number | undefined;
 
   constructor(ms: number, onFire: () => void) {
     this.#ms = ms;
@@ -152,6 +154,7 @@ export class Alarm {
 
   /** Start the count (again). */
   arm(): void {
+    this.#left = undefined;
     this.#armedAt = Date.now();
     if (this.#timer === undefined) this.#schedule(this.#ms);
   }
@@ -160,6 +163,24 @@ export class Alarm {
   stop(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
+    this.#left = undefined;
+  }
+
+  /** Stop the count, keeping what is left of it for {@linkcode Alarm.resume}. */
+  pause(): void {
+    if (this.#timer === undefined) return;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#left = Math.max(1, this.#armedAt + this.#ms - Date.now());
+  }
+
+  /** Go on counting from where {@linkcode Alarm.pause} stopped (nothing when not paused). */
+  resume(): void {
+    const left = this.#left;
+    if (left === undefined) return;
+    this.#left = undefined;
+    this.#armedAt = Date.now() - (this.#ms - left);
+    this.#schedule(left);
   }
 
   #schedule(wait: number): void {

@@ -12,9 +12,12 @@ import {
 import {
   cancelOnAbort,
   type SubagentFailure,
+  type SubagentInputAnswer,
+  SubagentInputs,
   subagentProgress,
   type SubagentResultInput,
   type SubagentRunHandle,
+  subagentRunPath,
   type SubagentStopReason,
 } from "@seam/subagent";
 import type { SendMessageRequest, StreamResponse } from "@a2a-js/sdk";
@@ -31,6 +34,7 @@ import {
 import { SEAM_EXTENSION_URI } from "./_extension.ts";
 import { failureOf } from "./_failure.ts";
 import { failedStatusOf } from "./_fetch.ts";
+import { answerMessage, remoteAskOf } from "./_input_request.ts";
 import { type TaskNews, TaskReader } from "./_task_reader.ts";
 import type { RemoteContext, RunPlan } from "./_remote.ts";
 import { blocksToParts, type Piece, sendRequest, userMessage } from "./_wire.ts";
@@ -40,11 +44,20 @@ import { blocksToParts, type Piece, sendRequest, userMessage } from "./_wire.ts"
  * - `starting`: the message is out, no task known yet (`started` pending);
  * - `streaming`: the task is known, its first stream is read;
  * - `following`: the task is followed after that stream (re-attached) or polled;
+ * - `asking`: the task waits for input (INPUT_REQUIRED, AUTH_REQUIRED) and the
+ *   run asks its parent (the idle timeout and the deadline paused);
  * - `ending`: the result is settled; the I/O winds down (a task still live is cancelled);
  * - `ended`: settled and wound down;
  * - `handed-over`: ended, its interrupted task continued by a `resume` run.
  */
-type RunState = "starting" | "streaming" | "following" | "ending" | "ended" | "handed-over";
+type RunState =
+  | "starting"
+  | "streaming"
+  | "following"
+  | "asking"
+  | "ending"
+  | "ended"
+  | "handed-over";
 
 const noop = (): void => {};
 let runCounter = 0;
@@ -62,6 +75,10 @@ export class A2ARun {
   readonly #io = new AbortController();
   readonly #idle: Alarm;
   readonly #deadline: Alarm | undefined;
+  /** The input requests the remote task raised, asked in the parent's scope. */
+  readonly #inputs: SubagentInputs;
+  /** The run ids from the root down to this run (sent to a seam gateway). */
+  readonly #path: readonly string[];
   #state: RunState = "starting";
   /** The request under way, for notes (`SendStreamingMessage`, `GetTask`, …). */
   #call: string;
@@ -80,6 +97,8 @@ export class A2ARun {
     this.id = `${remote.providerName}-${++runCounter}`;
     this.#remote = remote;
     this.#plan = plan;
+    this.#inputs = new SubagentInputs(plan.parent.scope, this.id);
+    this.#path = [...subagentRunPath(plan.parent.scope), this.id];
     this.#call = remote.streaming ? "SendStreamingMessage" : "SendMessage";
     this.#task = new TaskReader({
       resourceUris: remote.seam !== undefined,
@@ -129,6 +148,7 @@ export class A2ARun {
       result: this.result,
       cancel: (reason?: string) => this.cancel(reason),
       dispose: () => this.dispose(),
+      respond: (requestId, answer) => this.#inputs.respond(requestId, answer),
     };
     if (remote.offerSendMessage) handle.sendMessage = (content) => this.sendMessage(content);
     if (remote.offerResume) handle.resume = (content) => this.resume(content);
@@ -148,38 +168,16 @@ export class A2ARun {
 
   async #drive(): Promise<void> {
     if (this.#settled) return;
-    const remote = this.#remote;
     const task = this.#task;
     try {
-      if (remote.streaming) {
-        const drained = await this.#consume((signal) =>
-          remote.client.sendMessageStream(this.#request(), this.#options(signal))
-        );
-        if (!drained) {
-          if (task.taskId === undefined) {
-            throw this.#lastDrop ??
-              new RemoteProtocolError("the stream ended before the remote agent created a task");
-          }
-          await this.#follow(true);
-        }
-        if (remote.refreshOnEnd && task.condition === "ended" && !this.#settled) {
-          this.#call = "GetTask";
-          const id = task.taskId!;
-          const snapshot = await this.#unary((signal) =>
-            remote.client.getTask(
-              { tenant: remote.tenant, id, historyLength: 0 },
-              this.#options(signal),
-            )
-          );
-          task.replaceArtifacts(snapshot?.artifacts);
-          this.#finishFromRemote();
-        }
-      } else {
-        const answer = await this.#unary(
-          (signal) => remote.client.sendMessage(this.#request(), this.#options(signal)),
-        );
-        this.#take(task.readAnswer(answer as never));
-        if (!this.#shouldStop()) await this.#follow(false);
+      let request = this.#request();
+      // One exchange per message: the first, then one per answer to an interruption.
+      for (;;) {
+        await this.#exchange(request);
+        if (this.#settled || task.condition !== "interrupted") break;
+        const answer = await this.#askParent();
+        if (answer === undefined) break;
+        request = answer;
       }
     } catch (error) {
       this.#fail(error); // a no-op once cancel() settled the run
@@ -193,6 +191,86 @@ export class A2ARun {
       if (task.condition === "live") await this.#cancelRemote();
       if (this.#state === "ending") this.#state = "ended";
     }
+  }
+
+  /** Send one message and read what it brings until reading can stop. */
+  async #exchange(request: SendMessageRequest): Promise<void> {
+    const remote = this.#remote;
+    const task = this.#task;
+    if (remote.streaming) {
+      const drained = await this.#consume((signal) =>
+        remote.client.sendMessageStream(request, this.#options(signal))
+      );
+      if (!drained) {
+        if (task.taskId === undefined) {
+          throw this.#lastDrop ??
+            new RemoteProtocolError("the stream ended before the remote agent created a task");
+        }
+        await this.#follow(true);
+      }
+      if (remote.refreshOnEnd && task.condition === "ended" && !this.#settled) {
+        this.#call = "GetTask";
+        const id = task.taskId!;
+        const snapshot = await this.#unary((signal) =>
+          remote.client.getTask(
+            { tenant: remote.tenant, id, historyLength: 0 },
+            this.#options(signal),
+          )
+        );
+        task.replaceArtifacts(snapshot?.artifacts);
+        this.#finishFromRemote();
+      }
+    } else {
+      const answer = await this.#unary(
+        (signal) => remote.client.sendMessage(request, this.#options(signal)),
+      );
+      this.#take(task.readAnswer(answer as never));
+      if (!this.#shouldStop()) await this.#follow(false);
+    }
+  }
+
+  /**
+   * The remote task waits for input: ask the parent (the request travels up
+   * its scopes to a handler, or `run.respond` answers it) and answer
+   * `undefined` when the run ended meanwhile or at the refusal, else the
+   * message that answers the task. A refusal goes to a seam gateway as its
+   * `answer` (the child there decides); another agent has no way to hear one,
+   * so the run ends at the interruption (`error`, its code the state's;
+   * `resume()` may still answer it). The idle timeout and the deadline do
+   * not count the wait.
+   */
+  async #askParent(): Promise<SendMessageRequest | undefined> {
+    const task = this.#task;
+    const remote = this.#remote;
+    const asked = remoteAskOf(task.statusPieces, task.state, task.taskId, this.#path);
+    let answered: Promise<SubagentInputAnswer>;
+    try {
+      answered = this.#inputs.ask(asked.ask, asked.relay);
+    } catch (error) {
+      throw new RemoteProtocolError(
+        `the remote agent's input request is malformed: ${messageOf(error)}`,
+      );
+    }
+    this.#state = "asking";
+    this.#idle.stop();
+    this.#deadline?.pause();
+    const answer = await answered;
+    if (this.#settled) return undefined;
+    this.#state = "following";
+    this.#deadline?.resume();
+    if (answer.outcome === "refused" && asked.remoteId === undefined) {
+      this.#finishFromRemote(answer.reason);
+      return undefined;
+    }
+    task.answered();
+    this.#idle.arm();
+    this.#call = remote.streaming ? "SendStreamingMessage" : "SendMessage";
+    const message = answerMessage(answer, asked.remoteId, {
+      taskId: task.taskId!,
+      contextId: task.contextId,
+      depth: this.#plan.depth,
+    });
+    return sendRequest(remote.tenant, message, !remote.streaming);
   }
 
   /** Whether reading can stop: the task ended or waits, the agent replied, or the run settled. */
@@ -217,9 +295,8 @@ export class A2ARun {
         return;
       case "interrupted":
         // The remote task waits for input (INPUT_REQUIRED) or authentication
-        // (AUTH_REQUIRED). Today the run ends here and resume() answers it on
-        // the same task; an input request to the caller belongs here (issue 15).
-        return this.#finishFromRemote();
+        // (AUTH_REQUIRED): reading stops, and the drive asks the parent.
+        return;
       case "ended":
         // A stream whose chunks cannot be trusted ends after one more read (see #drive).
         if (this.#remote.refreshOnEnd && this.#remote.streaming) return;
@@ -235,7 +312,10 @@ export class A2ARun {
     const message = userMessage(blocksToParts(plan.prompt), {
       contextId: plan.contextId,
       taskId: plan.taskId,
-      metadata: seam ? { [SEAM_EXTENSION_URI]: plan.extension } : undefined,
+      // The run path lets the remote's input requests carry it on up to the root.
+      metadata: seam
+        ? { [SEAM_EXTENSION_URI]: { ...plan.extension, path: this.#path } }
+        : undefined,
       extensions: seam ? [SEAM_EXTENSION_URI] : undefined,
     });
     return sendRequest(this.#remote.tenant, message, !this.#remote.streaming);
@@ -394,9 +474,9 @@ export class A2ARun {
 
   // ---- endings ----
 
-  #finishFromRemote(): void {
+  #finishFromRemote(refused?: string): void {
     if (this.#settled) return;
-    const outcome = this.#task.outcome(this.#plan.outputSchema, this.#remote.offerResume);
+    const outcome = this.#task.outcome(this.#plan.outputSchema, this.#remote.offerResume, refused);
     this.#finish(outcome.stopReason, outcome.pieces, outcome.error, outcome.structured);
   }
 
@@ -420,6 +500,7 @@ export class A2ARun {
     if (this.#settled) return;
     this.#fail(why);
     this.#stopIo("timed out");
+    this.#inputs.cancelAll("the run timed out");
   }
 
   /**
@@ -488,10 +569,14 @@ export class A2ARun {
   // ---- the handle ----
 
   /** End the run `aborted` at once; the remote task is cancelled in the background. */
-  cancel(_reason?: string): void {
+  cancel(reason?: string): void {
     if (this.#settled) return;
+    const asking = this.#state === "asking";
     this.#finish("aborted", this.#task.pieces());
     this.#stopIo("cancelled");
+    this.#inputs.cancelAll(reason ?? "the run was cancelled");
+    // The remote task waits on the answer that will not come.
+    if (asking) void this.#cancelRemote();
   }
 
   /** Cancel if live, wait for the drive to stop, cancel a task still live. Memoized. */

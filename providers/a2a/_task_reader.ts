@@ -108,6 +108,10 @@ export class TaskReader {
   #held = 0;
   #report: SeamTaskReport | undefined;
   #continuing: string | undefined;
+  /** The status message's id (A2A `messageId`), to tell a new interruption from the one answered. */
+  #statusMessageId: string | undefined;
+  /** Set once an interruption was answered, until the task moves on: what it said then. */
+  #answered: { readonly messageId: string | undefined } | undefined;
 
   constructor(options: TaskReaderOptions) {
     this.#options = options;
@@ -139,6 +143,27 @@ export class TaskReader {
     return this.#held;
   }
 
+  /** What the task said last (its status message), as pieces. */
+  get statusPieces(): readonly Piece[] {
+    return this.#statusMessage?.pieces ?? [];
+  }
+
+  /**
+   * The interruption was answered (a message is on its way): the task is
+   * live again, and reading it again in that same interrupted state (a
+   * snapshot from before the answer, its status message unchanged) does not
+   * make it interrupted; a new status message in an interrupted state does.
+   *
+   * @throws {TypeError} when the task is not interrupted.
+   */
+  answered(): void {
+    if (this.#condition !== "interrupted") {
+      throw new TypeError(`Cannot answer the remote task: it is ${this.#condition}`);
+    }
+    this.#answered = { messageId: this.#statusMessageId };
+    this.#condition = "live";
+  }
+
   /** One stream event (`task`, `message`, `statusUpdate` or `artifactUpdate`). */
   read(event: StreamResponse): TaskNews {
     const payload = event?.payload;
@@ -150,7 +175,7 @@ export class TaskReader {
       case "statusUpdate": {
         const update = payload.value;
         const first = this.#noteTask(update?.taskId, update?.contextId) ? FIRST_NEWS : NO_NEWS;
-        return merge(first, this.#readStatus(update.status, update.metadata));
+        return merge(first, this.#readStatus(update.status, update.metadata, false));
       }
       case "artifactUpdate": {
         const update = payload.value;
@@ -188,7 +213,7 @@ export class TaskReader {
     for (const artifact of task.artifacts ?? []) {
       news = merge(news, this.#readArtifact(artifact, false));
     }
-    return merge(news, this.#readStatus(task.status, task.metadata));
+    return merge(news, this.#readStatus(task.status, task.metadata, true));
   }
 
   /** A message: about the task (progress, its latest word), or a direct reply (the whole run). */
@@ -248,8 +273,14 @@ export class TaskReader {
    * is the `error`; the structured value for an `outputSchema`. A remote end
    * other than by this run's own cancel is never `aborted`: a task cancelled
    * over there ends `error` (`REMOTE_CANCELED`) with the remote's reason.
+   * `refused`: why the interruption's input request was refused (the run
+   * ends at it).
    */
-  outcome(schema: OutputSchema | undefined, offerResume: boolean): TaskOutcome {
+  outcome(
+    schema: OutputSchema | undefined,
+    offerResume: boolean,
+    refused?: string,
+  ): TaskOutcome {
     const state = this.#state;
     const report = this.#report;
     const exact = report?.stopReason;
@@ -298,7 +329,9 @@ export class TaskReader {
             state === TaskStates.INPUT_REQUIRED ? "INPUT_REQUIRED" : "AUTH_REQUIRED",
             `the remote agent stopped in ${stateName(state)}${reason}: it needs ${
               state === TaskStates.INPUT_REQUIRED ? "more input" : "authentication"
-            } to go on${offerResume ? "; resume() answers it on the same task" : ""}`,
+            } to go on${
+              refused === undefined ? "" : `, and its input request was refused (${refused})`
+            }${offerResume ? "; resume() answers it on the same task" : ""}`,
             data,
           );
           break;
@@ -395,7 +428,11 @@ export class TaskReader {
     return false;
   }
 
-  #readStatus(status: TaskStatus | undefined, metadata: Task["metadata"]): TaskNews {
+  #readStatus(
+    status: TaskStatus | undefined,
+    metadata: Task["metadata"],
+    snapshot: boolean,
+  ): TaskNews {
     if (!status || typeof status.state !== "number") {
       throw new RemoteProtocolError("the remote agent sent a task status with no state");
     }
@@ -415,6 +452,8 @@ export class TaskReader {
       changed = this.#setStatusMessage(
         partsToPieces(status.message.parts, this.#options.resourceUris),
       );
+      const id = status.message.messageId;
+      this.#statusMessageId = typeof id === "string" && id !== "" ? id : undefined;
     }
     const state = status.state;
     let condition: TaskCondition;
@@ -429,15 +468,24 @@ export class TaskReader {
       case TaskStates.REJECTED:
         condition = "ended";
         break;
-      // The task waits for an answer from this side (issue 15 turns this into an input request).
+      // The task waits for an answer from this side (the run asks its parent), unless
+      // this is the interruption already answered, read again.
       case TaskStates.INPUT_REQUIRED:
-      case TaskStates.AUTH_REQUIRED:
-        condition = "interrupted";
+      case TaskStates.AUTH_REQUIRED: {
+        const answered = this.#answered;
+        const id = status.message ? this.#statusMessageId : undefined;
+        const stale = answered !== undefined &&
+          (answered.messageId !== undefined && id !== undefined
+            ? id === answered.messageId
+            : snapshot && state === this.#state);
+        condition = stale ? "live" : "interrupted";
         break;
+      }
       default:
         throw new RemoteProtocolError(`the remote task entered ${stateName(state)}`);
     }
     if (state !== this.#state) changed = true;
+    if (condition !== "live" || state !== this.#state) this.#answered = undefined;
     this.#state = state;
     this.#condition = condition;
     return changed ? { text: "", changed, first: false } : NO_NEWS;

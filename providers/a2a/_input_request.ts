@@ -1,0 +1,103 @@
+// What an interrupted remote task asks, as an input request for the run's
+// parent, and the message that answers it. Pure: `_run.ts` asks and sends.
+import type { JsonValue } from "@seam/host";
+import type { SubagentInputAnswer, SubagentInputAsk, SubagentInputRelay } from "@seam/subagent";
+import type { Message } from "@a2a-js/sdk";
+import { RemoteProtocolError } from "./_async.ts";
+import { SEAM_EXTENSION_URI } from "./_extension.ts";
+import { blocksToParts, type Piece, TaskStates, textOfPieces, userMessage } from "./_wire.ts";
+
+/** What the remote task asks: the request, where it comes from, the remote request's id. */
+export interface RemoteAsk {
+  readonly ask: SubagentInputAsk;
+  /** The run ids below this run (a seam gateway's request). */
+  readonly relay?: SubagentInputRelay;
+  /** The id a seam gateway's answer names. */
+  readonly remoteId?: string;
+}
+
+function isRecord(value: unknown): value is Record<string, JsonValue> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * The input request of an interrupted task, from its status message: a seam
+ * gateway's structured request (the data part under the seam extension:
+ * kind, message, toolCall, options, authentication, its run path), else a
+ * question (INPUT_REQUIRED) or an authentication request (AUTH_REQUIRED) in
+ * the message's words. `ownPath` is this run's path (the prefix a seam
+ * gateway's path repeats).
+ *
+ * @throws {RemoteProtocolError} for a seam request that is not an object or has no id.
+ */
+export function remoteAskOf(
+  pieces: readonly Piece[],
+  state: number,
+  taskId: string | undefined,
+  ownPath: readonly string[],
+): RemoteAsk {
+  for (const piece of pieces) {
+    if (piece.type !== "data" || !isRecord(piece.data)) continue;
+    const ext = piece.data[SEAM_EXTENSION_URI];
+    if (!isRecord(ext) || ext.inputRequest === undefined) continue;
+    return seamAsk(ext.inputRequest, ownPath);
+  }
+  const said = textOfPieces(pieces).trim();
+  const auth = state === TaskStates.AUTH_REQUIRED;
+  const fallback = auth
+    ? `The remote agent needs authentication to go on (task "${taskId}")`
+    : `The remote agent needs more input to go on (task "${taskId}")`;
+  return { ask: { kind: auth ? "authentication" : "question", message: said || fallback } };
+}
+
+function seamAsk(value: JsonValue, ownPath: readonly string[]): RemoteAsk {
+  if (!isRecord(value)) {
+    throw new RemoteProtocolError("the seam gateway sent an input request that is not an object");
+  }
+  const { id, runId, path, kind, message, toolCall, options, authentication } = value;
+  if (typeof id !== "string" || id === "") {
+    throw new RemoteProtocolError("the seam gateway sent an input request with no id");
+  }
+  const ask: Record<string, unknown> = { kind, message };
+  if (toolCall !== undefined) ask.toolCall = toolCall;
+  if (options !== undefined) ask.options = options;
+  if (authentication !== undefined) ask.authentication = authentication;
+  // Its path repeats this run's (the gateway was given it); what follows is below.
+  let below: unknown[] | undefined;
+  if (Array.isArray(path)) {
+    const repeats = path.length > ownPath.length && ownPath.every((step, i) => path[i] === step);
+    below = repeats ? path.slice(ownPath.length) : path;
+  }
+  if ((below === undefined || below.length === 0) && typeof runId === "string") below = [runId];
+  return {
+    ask: ask as unknown as SubagentInputAsk,
+    relay: below && below.length > 0 ? { below: below as string[] } : undefined,
+    remoteId: id,
+  };
+}
+
+/**
+ * The message that answers the remote task: for a seam gateway, the seam
+ * extension's `answer` naming the remote request (so the option is exact),
+ * with the answer in words beside it; for any other agent, text.
+ */
+export function answerMessage(
+  answer: SubagentInputAnswer,
+  remoteId: string | undefined,
+  ids: { taskId: string; contextId: string | undefined; depth: number },
+): Message {
+  const text = answer.outcome === "selected"
+    ? answer.optionId
+    : answer.outcome === "answered"
+    ? answer.text
+    : `refused: ${answer.reason}`;
+  const seam = remoteId !== undefined;
+  return userMessage(blocksToParts([{ type: "text", text }]), {
+    contextId: ids.contextId,
+    taskId: ids.taskId,
+    metadata: seam
+      ? { [SEAM_EXTENSION_URI]: { depth: ids.depth, answer: { requestId: remoteId, ...answer } } }
+      : undefined,
+    extensions: seam ? [SEAM_EXTENSION_URI] : undefined,
+  });
+}
