@@ -5,7 +5,12 @@
 // input-required and resume, a direct message, a data part.
 import assert from "node:assert/strict";
 import { type ContentBlock, createMemoryLogger, createRootScope, textOf } from "@seam/host";
-import { createSubagentService, subagentProgress } from "@seam/subagent";
+import {
+  createSubagentService,
+  handleSubagentInput,
+  type SubagentInputRequest,
+  subagentProgress,
+} from "@seam/subagent";
 import { createA2AProvider } from "@seam/subagent-a2a";
 import { startSdkServer } from "./a2a_sdk_server.ts";
 import { until } from "./a2a_support.ts";
@@ -131,6 +136,60 @@ for (const mode of MODES) {
               assert.equal(answered.taskId, asked.taskId, "the answer went to the same task");
             } finally {
               await first.dispose();
+            }
+          },
+        );
+
+        await t.step(
+          "INPUT_REQUIRED with a handler: the question goes up, its answer to the same task, the run goes on",
+          async () => {
+            const asked: SubagentInputRequest[] = [];
+            const stop = handleSubagentInput(root, (request) => {
+              asked.push(request);
+              return { outcome: "answered", text: "report.txt" };
+            });
+            try {
+              const { stopReason, text, run: r } = await outcome("ask which file?");
+              assert.equal(stopReason, "completed");
+              assert.equal(text, "got: report.txt");
+              assert.equal(asked.length, 1);
+              assert.equal(asked[0].kind, "question");
+              assert.equal(asked[0].message, "which file?");
+              assert.deepEqual(asked[0].path, [r.id]);
+              const [question, answer] = server.received.slice(-2);
+              assert.equal(answer.taskId, question.taskId, "the answer went to the same task");
+              assert.equal(answer.text, "report.txt");
+              assert.ok(
+                answer.metadata === undefined ||
+                  Object.keys(answer.metadata as object).length === 0,
+                "a plain agent's answer is plain text",
+              );
+            } finally {
+              await stop();
+            }
+          },
+        );
+
+        await t.step(
+          "INPUT_REQUIRED refused by the handler: the run ends there, with the reason",
+          async () => {
+            const stop = handleSubagentInput(
+              root,
+              () => ({ outcome: "refused", reason: "not in this session" }),
+            );
+            try {
+              const before = server.received.length;
+              const { stopReason, error } = await outcome("ask which file?");
+              assert.equal(stopReason, "error");
+              assert.equal(error?.code, "INPUT_REQUIRED");
+              assert.match(error!.message, /its input request was refused \(not in this session\)/);
+              assert.equal(
+                server.received.length,
+                before + 1,
+                "nothing was sent after the refusal",
+              );
+            } finally {
+              await stop();
             }
           },
         );

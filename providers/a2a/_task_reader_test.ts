@@ -325,3 +325,49 @@ Deno.test("TaskReader checks that a seam gateway continued the context it was as
   );
   assert.equal(ok.condition, "live");
 });
+
+Deno.test("TaskReader.answered(): the interruption answered, read again, is live; a new one interrupts", async (t) => {
+  const said = (messageId: string) => ({ ...agentSays("Which file?"), messageId });
+  const asks = (messageId: string, state: number = TaskStates.INPUT_REQUIRED): StreamResponse => ({
+    payload: {
+      $case: "statusUpdate",
+      value: {
+        taskId: "t",
+        contextId: "c",
+        status: { state, message: said(messageId), timestamp: undefined },
+        metadata: undefined,
+      },
+    },
+  });
+  const r = new TaskReader({ resourceUris: false, maxOutputChars: 10_000 });
+  await t.step("answering a task that does not wait is refused", () => {
+    r.readTask(task(TaskStates.WORKING));
+    assert.throws(() => r.answered(), /Cannot answer the remote task: it is live/);
+  });
+  await t.step("the same status message again (a snapshot, an update): live", () => {
+    r.read(asks("q1"));
+    assert.equal(r.condition, "interrupted");
+    r.answered();
+    assert.equal(r.condition, "live");
+    const snapshot = task(TaskStates.INPUT_REQUIRED);
+    r.readTask({ ...snapshot, status: { ...snapshot.status!, message: said("q1") } });
+    assert.equal(r.condition, "live");
+    r.read(asks("q1"));
+    assert.equal(r.condition, "live");
+  });
+  await t.step("a new status message in an interrupted state: interrupted again", () => {
+    r.read(asks("q2", TaskStates.AUTH_REQUIRED));
+    assert.equal(r.condition, "interrupted");
+    assert.equal(r.state, TaskStates.AUTH_REQUIRED);
+  });
+  await t.step("with no message id, a snapshot in the same state is the old one", () => {
+    const plain = new TaskReader({ resourceUris: false, maxOutputChars: 10_000 });
+    plain.readTask(task(TaskStates.INPUT_REQUIRED));
+    plain.answered();
+    plain.readTask(task(TaskStates.INPUT_REQUIRED));
+    assert.equal(plain.condition, "live");
+    plain.read(status(TaskStates.WORKING));
+    plain.read(status(TaskStates.INPUT_REQUIRED));
+    assert.equal(plain.condition, "interrupted", "after WORKING, it is a new interruption");
+  });
+});

@@ -1,0 +1,82 @@
+import assert from "node:assert/strict";
+import { answerMessage, remoteAskOf } from "./_input_request.ts";
+import { SEAM_EXTENSION_URI } from "./_extension.ts";
+import { RemoteProtocolError } from "./_async.ts";
+import { TaskStates } from "./_wire.ts";
+
+const seamPart = (inputRequest: unknown) => ({
+  type: "data" as const,
+  data: { [SEAM_EXTENSION_URI]: { inputRequest } } as never,
+});
+const REQUEST = {
+  id: "shell-1/input-1",
+  runId: "shell-1",
+  path: ["root", "a2a-3", "shell-1"],
+  kind: "permission",
+  message: "The child wants to run a command",
+  toolCall: { name: "shell", rawInput: { command: "ls" } },
+  options: [{ id: "allow", label: "Allow", kind: "allow_once" }],
+};
+
+Deno.test("remoteAskOf() reads what an interrupted task asks", async (t) => {
+  await t.step("a seam gateway's request: its fields, the path below this run, its id", () => {
+    const asked = remoteAskOf(
+      [{ type: "text", text: "The child wants… Answer with…" }, seamPart(REQUEST)],
+      TaskStates.INPUT_REQUIRED,
+      "t",
+      ["root", "a2a-3"],
+    );
+    assert.deepEqual(asked, {
+      ask: {
+        kind: "permission",
+        message: REQUEST.message,
+        toolCall: REQUEST.toolCall,
+        options: REQUEST.options,
+      },
+      relay: { below: ["shell-1"] },
+      remoteId: "shell-1/input-1",
+    });
+  });
+  await t.step("a path that does not repeat this run's is all below; none: the runId", () => {
+    const other = remoteAskOf([seamPart({ ...REQUEST, path: ["x", "y"] })], 6, "t", ["root"]);
+    assert.deepEqual(other.relay, { below: ["x", "y"] });
+    const bare = remoteAskOf([seamPart({ ...REQUEST, path: undefined })], 6, "t", ["root"]);
+    assert.deepEqual(bare.relay, { below: ["shell-1"] });
+  });
+  await t.step("any other agent: a question, or authentication, in its words", () => {
+    assert.deepEqual(
+      remoteAskOf([{ type: "text", text: " Which file? " }], TaskStates.INPUT_REQUIRED, "t", []),
+      { ask: { kind: "question", message: "Which file?" } },
+    );
+    assert.deepEqual(remoteAskOf([], TaskStates.AUTH_REQUIRED, "t-9", []), {
+      ask: {
+        kind: "authentication",
+        message: 'The remote agent needs authentication to go on (task "t-9")',
+      },
+    });
+  });
+  await t.step("a seam request that is not an object, or has no id, is a protocol error", () => {
+    assert.throws(() => remoteAskOf([seamPart("allow?")], 6, "t", []), RemoteProtocolError);
+    assert.throws(
+      () => remoteAskOf([seamPart({ ...REQUEST, id: 7 })], 6, "t", []),
+      /the seam gateway sent an input request with no id/,
+    );
+  });
+});
+
+Deno.test("answerMessage() answers on the same task: the exact answer for a seam gateway, text otherwise", () => {
+  const ids = { taskId: "t", contextId: "c", depth: 2 };
+  const seam = answerMessage({ outcome: "selected", optionId: "allow" }, "r-1", ids);
+  assert.equal(seam.taskId, "t");
+  assert.equal(seam.contextId, "c");
+  assert.deepEqual(seam.metadata, {
+    [SEAM_EXTENSION_URI]: {
+      depth: 2,
+      answer: { requestId: "r-1", outcome: "selected", optionId: "allow" },
+    },
+  });
+  assert.deepEqual(seam.extensions, [SEAM_EXTENSION_URI]);
+  const plain = answerMessage({ outcome: "answered", text: "report.txt" }, undefined, ids);
+  assert.equal(plain.metadata, undefined);
+  assert.deepEqual(plain.parts.map((p) => p.content), [{ $case: "text", value: "report.txt" }]);
+});
