@@ -16,6 +16,10 @@ export interface BindingContext {
   readonly logger: Logger;
   /** Whether the gateway is closing (every request then answers 503). */
   readonly closed: () => boolean;
+  /** The extended card for an authenticated request (throws -32007 when none is configured). */
+  readonly extendedCard: (request: Request) => unknown;
+  /** The URIs of the extensions every message must activate. */
+  readonly requiredExtensions: readonly string[];
   /** The A2A 0.3 bindings, when the gateway serves 0.3 clients (`a2a03`). */
   readonly v03?: V03Bindings;
 }
@@ -77,4 +81,30 @@ export function pushOf(context: BindingContext): PushService {
     "pushNotSupported",
     "Push notifications are not supported by this gateway (capabilities.pushNotifications is false); stream or poll instead",
   );
+}
+
+/**
+ * Refuse a message that does not activate every required extension (by the
+ * `A2A-Extensions` header or `message.extensions`).
+ *
+ * @throws {GatewayError} -32008 naming the first one missing.
+ */
+export function assertRequiredExtensions(
+  context: BindingContext,
+  request: Request,
+  params: { readonly message: { readonly extensions?: readonly string[] } },
+): void {
+  if (context.requiredExtensions.length === 0) return;
+  const header = request.headers.get("a2a-extensions") ?? "";
+  const active = new Set(header.split(",").map((uri) => uri.trim()).filter(Boolean));
+  for (const uri of params.message.extensions ?? []) active.add(uri);
+  for (const uri of context.requiredExtensions) {
+    if (!active.has(uri)) {
+      throw new GatewayError(
+        "extensionRequired",
+        `Extension support required: this gateway requires the extension "${uri}"; activate it with the A2A-Extensions header (or message.extensions)`,
+        { metadata: { extension: uri.slice(0, 200) } },
+      );
+    }
+  }
 }

@@ -2,6 +2,7 @@
 import type { RegisteredSubagentProvider, SubagentService } from "@seam/subagent";
 import { GatewayError } from "./_errors.ts";
 import { restErrorResponse } from "./_http.ts";
+import type { GatewayExtendedCardOptions, GatewayRequiredExtension } from "./options.ts";
 import { isV03CardRequest } from "./_v03.ts";
 import { addV03ToCard } from "./_v03_card.ts";
 import {
@@ -76,6 +77,10 @@ export function buildCard(options: {
   readonly v03?: "1.0" | "0.3";
   /** Whether push notifications are configured. */
   readonly push?: boolean;
+  /** What the configuration adds: an extended card, required extensions. */
+  readonly extras?: CardExtras;
+  /** Build the extended card (the extras' additions shown). */
+  readonly extended?: boolean;
 }): BuiltCard {
   const { info, base, only } = options;
   const tenant = only ? { tenant: only.name } : {};
@@ -100,14 +105,21 @@ export function buildCard(options: {
     capabilities: {
       streaming: true,
       pushNotifications: options.push === true,
-      extendedAgentCard: false,
-      extensions: [{
-        uri: SEAM_EXTENSION_URI,
-        description:
-          "seam subagent delegation: message.metadata[uri] may carry outputSchema, maxDepth, toolFilter, persona and the caller's depth; params list each provider's capability flags. A field the provider cannot honour is rejected, never ignored.",
-        required: false,
-        params,
-      }],
+      extendedAgentCard: options.extras?.extendedCard !== undefined,
+      extensions: [
+        ...(options.extras?.requiredExtensions ?? []).map((e) => ({
+          uri: e.uri,
+          ...(e.description ? { description: e.description } : {}),
+          required: true,
+        })),
+        {
+          uri: SEAM_EXTENSION_URI,
+          description:
+            "seam subagent delegation: message.metadata[uri] may carry outputSchema, maxDepth, toolFilter, persona and the caller's depth; params list each provider's capability flags. A field the provider cannot honour is rejected, never ignored.",
+          required: false,
+          params,
+        },
+      ],
     },
     defaultInputModes: INPUT_MODES,
     defaultOutputModes: OUTPUT_MODES,
@@ -120,6 +132,13 @@ export function buildCard(options: {
       outputModes: OUTPUT_MODES,
     })),
   };
+  const extendedCard = options.extras?.extendedCard;
+  if (options.extended && extendedCard) {
+    if (extendedCard.description) card.description = extendedCard.description;
+    if (extendedCard.skills?.length) {
+      card.skills = [...(card.skills as unknown[]), ...extendedCard.skills];
+    }
+  }
   if (info.provider) card.provider = info.provider;
   if (info.documentationUrl) card.documentationUrl = info.documentationUrl;
   if (info.iconUrl) card.iconUrl = info.iconUrl;
@@ -163,6 +182,12 @@ export function etagMatches(header: string | null, etag: string): boolean {
   return false;
 }
 
+/** What the configuration adds to the cards. */
+export interface CardExtras {
+  readonly extendedCard: GatewayExtendedCardOptions | undefined;
+  readonly requiredExtensions: readonly GatewayRequiredExtension[];
+}
+
 /** What the card cache needs. */
 export interface CardCacheOptions {
   readonly subagents: SubagentService;
@@ -176,6 +201,8 @@ export interface CardCacheOptions {
   /** Whether A2A 0.3 is served (a 0.3 card request gets the 0.3 card). */
   readonly v03?: boolean;
   readonly push?: boolean;
+  /** What the configuration adds. */
+  readonly extras?: CardExtras;
 }
 
 /**
@@ -199,6 +226,44 @@ export class CardCache {
   invalidate(): void {
     this.#cards.clear();
     this.#changed = new Date().toUTCString();
+  }
+
+  /**
+   * The extended card for an authenticated caller, as JSON (the public card
+   * plus `extendedCard`'s additions).
+   *
+   * @throws {GatewayError} -32007 when no extended card is configured.
+   */
+  extended(request: Request): unknown {
+    if (!this.#options.extras?.extendedCard) {
+      throw new GatewayError(
+        "extendedCardNotConfigured",
+        "Extended agent card not configured: this gateway has none (capabilities.extendedAgentCard is false)",
+      );
+    }
+    const { subagents } = this.#options;
+    const base = (this.#options.publicUrl ?? new URL(request.url).origin) +
+      this.#options.basePath;
+    const providers = [];
+    for (const name of subagents.list()) {
+      const p = subagents.getProvider(name);
+      if (p) providers.push(p);
+    }
+    const fallback = this.#options.defaultProvider ?? subagents.list()[0];
+    return JSON.parse(
+      buildCard({
+        info: this.#options.info,
+        base,
+        providers,
+        defaultProvider: fallback !== undefined && subagents.getProvider(fallback)
+          ? fallback
+          : undefined,
+        only: undefined,
+        auth: this.#options.auth,
+        extras: this.#options.extras,
+        extended: true,
+      }).body,
+    );
   }
 
   /** The card response for `request`: every provider, or `only` one. */
@@ -252,6 +317,7 @@ export class CardCache {
         auth: this.#options.auth,
         v03,
         push: this.#options.push,
+        extras: this.#options.extras,
       });
       if (this.#cards.size >= 64) this.#cards.clear();
       this.#cards.set(key, card);

@@ -1,5 +1,11 @@
 /** The JSON-RPC 2.0 binding: `POST /` with an A2A method and its params, one table of methods. */
-import { assertOpen, type BindingContext, principalOf, pushOf } from "./_binding.ts";
+import {
+  assertOpen,
+  assertRequiredExtensions,
+  type BindingContext,
+  principalOf,
+  pushOf,
+} from "./_binding.ts";
 import { discardBody, readJsonBody } from "./_body.ts";
 import { GatewayError, jsonRpcError, toGatewayError } from "./_errors.ts";
 import { assertVersion, json, jsonRpcErrorResponse } from "./_http.ts";
@@ -47,12 +53,16 @@ const listPushConfigs: Method = async (context, { params, principal, id }) =>
 
 /** The A2A 1.0 methods. */
 const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
-  ["SendMessage", async ({ operations }, { params, principal, id, ctx }) => {
-    const answer = await operations.send(parseSendParams(params), principal, ctx);
+  ["SendMessage", async (context, { params, principal, id, ctx, request }) => {
+    const send = parseSendParams(params);
+    assertRequiredExtensions(context, request, send);
+    const answer = await context.operations.send(send, principal, ctx);
     return ok(id, answer.result, answer.headers);
   }],
-  ["SendStreamingMessage", async ({ operations }, { params, principal, id, ctx }) => {
-    const answer = await operations.stream(parseSendParams(params), principal, ctx, framing(id));
+  ["SendStreamingMessage", async (context, { params, principal, id, ctx, request }) => {
+    const send = parseSendParams(params);
+    assertRequiredExtensions(context, request, send);
+    const answer = await context.operations.stream(send, principal, ctx, framing(id));
     return sseResponse(answer.body, answer.headers);
   }],
   [
@@ -79,12 +89,6 @@ const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
     );
     return sseResponse(answer.body, answer.headers);
   }],
-  ["GetExtendedAgentCard", () => {
-    throw new GatewayError(
-      "unsupportedOperation",
-      "Unsupported operation: this gateway has no extended agent card (capabilities.extendedAgentCard is false)",
-    );
-  }],
   ["CreateTaskPushNotificationConfig", createPushConfig],
   ["SetTaskPushNotificationConfig", createPushConfig],
   ["GetTaskPushNotificationConfig", async (context, { params, principal, id }) => {
@@ -98,6 +102,10 @@ const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
     await push.delete(parsePushConfigRef(params), principal);
     return ok(id, {});
   }],
+  [
+    "GetExtendedAgentCard",
+    (context, { id, request }) => Promise.resolve(ok(id, context.extendedCard(request))),
+  ],
 ]);
 
 /** A2A 0.3 method names and their 1.0 successors, for the hint in "method not found". */

@@ -5,7 +5,12 @@ import type { CardInfo } from "./_card.ts";
 import type { LiveTaskLimits } from "./_live_task.ts";
 import { subagentProgressSource } from "./progress.ts";
 import { createMemoryTaskStore, type TaskStore } from "./task_store.ts";
-import type { GatewayOptions, GatewayProgress } from "./options.ts";
+import type {
+  GatewayExtendedCardOptions,
+  GatewayOptions,
+  GatewayProgress,
+  GatewayRequiredExtension,
+} from "./options.ts";
 import type { BodyLimits } from "./_body.ts";
 import type { AllowWebhook } from "./_push_policy.ts";
 import type { PushOutbox } from "./push_outbox.ts";
@@ -39,6 +44,8 @@ export interface GatewaySettings {
   /** Whether A2A 0.3 is served beside 1.0. */
   readonly a2a03: boolean;
   readonly push: PushOptionsResolved | undefined;
+  readonly extendedCard: GatewayExtendedCardOptions | undefined;
+  readonly requiredExtensions: readonly GatewayRequiredExtension[];
 }
 
 function count(value: unknown, name: string, fallback: number, min = 0): number {
@@ -102,6 +109,8 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
     throw new TypeError("Cannot create gateway: limits must be an object");
   }
   const cancelGraceMs = count(options.cancelTimeoutMs, "cancelTimeoutMs", 5_000);
+  const extendedCard = checkExtendedCard(options);
+  const requiredExtensions = checkRequiredExtensions(options.requiredExtensions);
   if (options.a2a03 !== undefined && typeof options.a2a03 !== "boolean") {
     throw new TypeError(
       `Cannot create gateway: a2a03 must be a boolean, got ${JSON.stringify(options.a2a03)}`,
@@ -110,6 +119,8 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
   const push = resolvePush(options.push);
   return {
     scope,
+    extendedCard,
+    requiredExtensions,
     subagents: options.subagents ?? getSubagentService(scope),
     store: options.taskStore ?? createMemoryTaskStore(),
     info: {
@@ -206,4 +217,46 @@ function checkBasePath(value: unknown): string {
     );
   }
   return value.replace(/\/+$/, "");
+}
+
+function checkExtendedCard(options: GatewayOptions): GatewayExtendedCardOptions | undefined {
+  const card = options.extendedCard;
+  if (card === undefined) return undefined;
+  if (card === null || typeof card !== "object") {
+    throw new TypeError("Cannot create gateway: extendedCard must be an object");
+  }
+  if (!options.auth) {
+    throw new TypeError(
+      "Cannot create gateway: extendedCard is for authenticated callers; give auth too",
+    );
+  }
+  if (card.description !== undefined && typeof card.description !== "string") {
+    throw new TypeError("Cannot create gateway: extendedCard.description must be a string");
+  }
+  for (const [i, skill] of (card.skills ?? []).entries()) {
+    if (
+      !skill || typeof skill.id !== "string" || skill.id === "" ||
+      typeof skill.name !== "string" || typeof skill.description !== "string"
+    ) {
+      throw new TypeError(
+        `Cannot create gateway: extendedCard.skills[${i}] needs an id, a name and a description`,
+      );
+    }
+  }
+  return card;
+}
+
+function checkRequiredExtensions(
+  value: readonly GatewayRequiredExtension[] | undefined,
+): readonly GatewayRequiredExtension[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) {
+    throw new TypeError("Cannot create gateway: requiredExtensions must be a list of {uri}");
+  }
+  for (const [i, ext] of value.entries()) {
+    if (!ext || typeof ext.uri !== "string" || ext.uri === "") {
+      throw new TypeError(`Cannot create gateway: requiredExtensions[${i}].uri must be a URI`);
+    }
+  }
+  return value;
 }

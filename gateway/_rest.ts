@@ -3,7 +3,13 @@
  * `/tasks/{id}:cancel`, …), each also under a `/{tenant}` prefix naming the
  * provider.
  */
-import { assertOpen, type BindingContext, principalOf, pushOf } from "./_binding.ts";
+import {
+  assertOpen,
+  assertRequiredExtensions,
+  type BindingContext,
+  principalOf,
+  pushOf,
+} from "./_binding.ts";
 import { parsePushConfig, parsePushConfigList, parsePushConfigRef } from "./_push_params.ts";
 import { discardBody, readJsonBody } from "./_body.ts";
 import { GatewayError, restErrorBody, toGatewayError } from "./_errors.ts";
@@ -64,6 +70,7 @@ const ROUTES = {
     methods: ["POST"],
     handle: async (context, call) => {
       const params = parseSendParams(await bodyOf(context, call));
+      assertRequiredExtensions(context, call.request, params);
       const answer = await context.operations.send(params, call.principal, call.ctx);
       return json(answer.result, 200, answer.headers);
     },
@@ -72,6 +79,7 @@ const ROUTES = {
     methods: ["POST"],
     handle: async (context, call) => {
       const params = parseSendParams(await bodyOf(context, call));
+      assertRequiredExtensions(context, call.request, params);
       const answer = await context.operations.stream(params, call.principal, call.ctx, FRAMING);
       return sseResponse(answer.body, answer.headers);
     },
@@ -121,13 +129,7 @@ const ROUTES = {
   },
   extendedCard: {
     methods: ["GET"],
-    handle: () =>
-      Promise.reject(
-        new GatewayError(
-          "unsupportedOperation",
-          "Unsupported operation: this gateway has no extended agent card (capabilities.extendedAgentCard is false)",
-        ),
-      ),
+    handle: (context, call) => Promise.resolve(json(context.extendedCard(call.request))),
   },
 } as const satisfies Record<string, Route>;
 

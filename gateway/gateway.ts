@@ -138,6 +138,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     defaultProvider: options.defaultProvider,
     v03: settings.a2a03,
     push: push !== undefined,
+    extras: {
+      extendedCard: settings.extendedCard,
+      requiredExtensions: settings.requiredExtensions,
+    },
   });
   // Cards are rebuilt after every provider change.
   const unlisten = [
@@ -166,6 +170,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     logger,
     closed: () => closing !== undefined,
     v03: settings.a2a03 ? V03_BINDINGS : undefined,
+    extendedCard: (request) => cards.extended(request),
+    requiredExtensions: settings.requiredExtensions.map((e) => e.uri),
   };
 
   // The caller's execution context rides in Hono's env (its own getter

@@ -175,7 +175,7 @@ Deno.test("JSON-RPC answers malformed requests with the spec's errors", async ()
         "push config",
         -32003,
       ],
-      ['{"jsonrpc":"2.0","id":1,"method":"GetExtendedAgentCard"}', "extended card", -32004],
+      ['{"jsonrpc":"2.0","id":1,"method":"GetExtendedAgentCard"}', "extended card", -32007],
       ['{"jsonrpc":"2.0","id":1,"method":"GetTask"}', "text/plain", -32005, {
         "content-type": "text/plain",
       }],
@@ -251,7 +251,7 @@ Deno.test("HTTP+JSON routes, statuses and error bodies", async (t) => {
       assert.equal(push.body.error.details[0].reason, "PUSH_NOTIFICATION_NOT_SUPPORTED");
       const card = await call("GET", "/extendedAgentCard");
       assert.equal(card.response.status, 400);
-      assert.equal(card.body.error.details[0].reason, "UNSUPPORTED_OPERATION");
+      assert.equal(card.body.error.details[0].reason, "EXTENDED_AGENT_CARD_NOT_CONFIGURED");
     });
 
     await t.step("bad input: content type, JSON, shapes, query values", async () => {
@@ -1134,5 +1134,89 @@ Deno.test("replyWithMessage(): the task answers with a direct Message, never sto
       const listed = await rpc(s.gateway, "ListTasks", {});
       assert.deepEqual(listed.result.tasks, []);
     });
+  });
+});
+
+Deno.test("GetExtendedAgentCard: the extended card behind auth, -32007 without one", async (t) => {
+  const auth = { tokens: { alice: "a-token" } };
+  await t.step("configured: authenticated callers get the card plus its additions", async () => {
+    await withSetup([controlledProvider()], {
+      auth,
+      extendedCard: {
+        description: "For our partners",
+        skills: [{ id: "audit", name: "Audit", description: "Audits a repository" }],
+      },
+    }, async (s) => {
+      const publicCard = await (await s.gateway.fetch(
+        new Request(`${BASE}/.well-known/agent-card.json`),
+      )).json();
+      assert.equal(publicCard.capabilities.extendedAgentCard, true);
+      assert.ok(!publicCard.skills.some((k: { id: string }) => k.id === "audit"));
+      const bearer = { authorization: "Bearer a-token" };
+      const rpcCard = await rpc(s.gateway, "GetExtendedAgentCard", {}, bearer);
+      assert.equal(rpcCard.result.description, "For our partners");
+      assert.ok(rpcCard.result.skills.some((k: { id: string }) => k.id === "audit"));
+      const rest = await s.gateway.fetch(
+        new Request(`${BASE}/extendedAgentCard`, { headers: bearer }),
+      );
+      assert.equal((await rest.json()).description, "For our partners");
+      const anonymous = await s.gateway.fetch(new Request(`${BASE}/extendedAgentCard`));
+      assert.equal(anonymous.status, 401);
+      await anonymous.body?.cancel();
+    });
+  });
+  await t.step("not configured: ExtendedAgentCardNotConfiguredError on both bindings", async () => {
+    await withSetup([controlledProvider()], {}, async (s) => {
+      const answer = await rpc(s.gateway, "GetExtendedAgentCard", {});
+      assert.equal(answer.error.code, -32007);
+      const rest = await s.gateway.fetch(new Request(`${BASE}/extendedAgentCard`));
+      assert.equal(rest.status, 400);
+      assert.equal(
+        (await rest.json()).error.details[0].reason,
+        "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
+      );
+    });
+  });
+  await t.step("an extended card without auth is refused at creation", async () => {
+    await assert.rejects(
+      withSetup([], { extendedCard: {} }, () => Promise.resolve()),
+      /extendedCard is for authenticated callers; give auth too/,
+    );
+  });
+});
+
+Deno.test("requiredExtensions: declared required, enforced with -32008", async () => {
+  const uri = "urn:example:must-use";
+  await withSetup([controlledProvider({ auto: true })], {
+    requiredExtensions: [{ uri, description: "A contract the caller signs" }],
+  }, async (s) => {
+    const card = await (await s.gateway.fetch(
+      new Request(`${BASE}/.well-known/agent-card.json`),
+    )).json();
+    assert.deepEqual(card.capabilities.extensions[0], {
+      uri,
+      description: "A contract the caller signs",
+      required: true,
+    });
+    const missing = await rpc(s.gateway, "SendMessage", { message: message("hi") });
+    assert.equal(missing.error.code, -32008);
+    assert.match(missing.error.message, /requires the extension "urn:example:must-use"/);
+    const rest = await s.gateway.fetch(
+      new Request(`${BASE}/message:send`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ message: message("hi") }),
+      }),
+    );
+    assert.equal(rest.status, 400);
+    assert.equal((await rest.json()).error.details[0].reason, "EXTENSION_SUPPORT_REQUIRED");
+    const byHeader = await rpc(s.gateway, "SendMessage", { message: message("hi") }, {
+      "a2a-extensions": uri,
+    });
+    assert.equal(byHeader.result.task.status.state, "TASK_STATE_COMPLETED");
+    const byMessage = await rpc(s.gateway, "SendMessage", {
+      message: message("hi", { extensions: [uri] }),
+    });
+    assert.equal(byMessage.result.task.status.state, "TASK_STATE_COMPLETED");
   });
 });

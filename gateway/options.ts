@@ -208,6 +208,20 @@ export interface GatewayOptions {
   readonly taskStore?: TaskStore;
   /** CORS; off unless given. */
   readonly cors?: GatewayCorsOptions;
+  /**
+   * The authenticated extended card (`GetExtendedAgentCard`,
+   * `GET /extendedAgentCard`): the public card plus these. Needs `auth`; the
+   * card then declares `capabilities.extendedAgentCard`. Without it the call
+   * answers `ExtendedAgentCardNotConfiguredError` (-32007).
+   */
+  readonly extendedCard?: GatewayExtendedCardOptions;
+  /**
+   * A2A extensions a client must use: declared `required: true` in the
+   * card, and a `SendMessage`/`SendStreamingMessage` that activates none of
+   * one (neither its `A2A-Extensions` header nor `message.extensions` names
+   * it) is refused with `ExtensionSupportRequiredError` (-32008).
+   */
+  readonly requiredExtensions?: readonly GatewayRequiredExtension[];
   /** The largest request body accepted, in bytes (413 beyond). Default 1 MiB. */
   readonly bodyLimit?: number;
   /** Where a run's streamed text comes from; `false` for none. Default {@linkcode subagentProgressSource}. */
@@ -295,4 +309,34 @@ export interface Gateway {
   close(): Promise<void>;
   /** How many tasks are running now. */
   readonly liveTasks: number;
+}
+
+/** What the authenticated extended card adds to the public one. */
+export interface GatewayExtendedCardOptions {
+  /** A description for authenticated callers (replaces the public one). */
+  readonly description?: string;
+  /** More skills, shown only to authenticated callers. */
+  readonly skills?: readonly GatewayCardSkill[];
+}
+
+/** A skill of the agent card (A2A `AgentSkill`). */
+export interface GatewayCardSkill {
+  /** Unique among the card's skills. */
+  readonly id: string;
+  /** A human-readable name. */
+  readonly name: string;
+  /** What it does. */
+  readonly description: string;
+  /** Keywords. */
+  readonly tags?: readonly string[];
+  /** Example prompts. */
+  readonly examples?: readonly string[];
+}
+
+/** An A2A extension the gateway requires. */
+export interface GatewayRequiredExtension {
+  /** The extension's URI. */
+  readonly uri: string;
+  /** What it is, for the card. */
+  readonly description?: string;
 }
