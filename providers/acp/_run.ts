@@ -20,6 +20,7 @@ import { Aborted, race, settledWithin, TimedOut } from "./_async.ts";
 import { fromAcpUpdate, toAcpPrompt } from "./_content.ts";
 import { AcpError, type AcpFailure, type AcpFailureCode, resultOf } from "./_failure.ts";
 import { toProgress } from "./_progress.ts";
+import { TurnClock } from "./_turn_clock.ts";
 import type { PermissionOutcome, PermissionParams } from "./_connection.ts";
 import { CANCELLED, toOutcome } from "./_permission.ts";
 import type { AcpSession } from "./_session.ts";
@@ -44,43 +45,6 @@ interface Refusal {
 function describeRefusal(refusal: Refusal): string {
   const what = refusal.title === undefined ? "a tool call" : JSON.stringify(refusal.title);
   return `${what} (tool call ${refusal.toolCallId}, answered ${JSON.stringify(refusal.answer)})`;
-}
-
-/** The turn's deadline (`turnTimeoutMs`), paused while a permission function decides. */
-class TurnClock {
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #left: number;
-  #due = 0;
-  #pauses = 0;
-  #onTimeout: () => void;
-
-  constructor(ms: number, onTimeout: () => void) {
-    this.#left = ms;
-    this.#onTimeout = onTimeout;
-    this.#arm();
-  }
-
-  #arm(): void {
-    this.#due = performance.now() + this.#left;
-    this.#timer = setTimeout(this.#onTimeout, this.#left);
-  }
-
-  pause(): void {
-    if (this.#pauses++ > 0 || this.#timer === undefined) return;
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#left = Math.max(0, this.#due - performance.now());
-  }
-
-  resume(): void {
-    if (--this.#pauses === 0 && this.#timer === undefined && this.#left >= 0) this.#arm();
-  }
-
-  stop(): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#left = -1;
-  }
 }
 
 /** The run's output: the agent's message chunks, adjacent text merged. */
