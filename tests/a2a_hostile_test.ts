@@ -5,14 +5,17 @@
 // in bounded time with a note saying what happened, the remote task is
 // cancelled, and nothing is left running (sanitizers on, streams closed).
 import assert from "node:assert/strict";
+import { handleSubagentInput } from "@seam/subagent";
 import { createA2AProvider } from "@seam/subagent-a2a";
 import { serveRaw, startSpawnGateway, until } from "./a2a_support.ts";
 import {
+  CONTEXT,
   fakeAgent,
   parentScope,
   prompt,
   settleWithin,
   status,
+  TASK,
   task,
   withProvider,
   words,
@@ -464,5 +467,61 @@ Deno.test("a remote seam gateway shutting down ends the run error with its reaso
   } finally {
     await root.dispose();
     await remote.close();
+  }
+});
+
+Deno.test("a malformed input request from the remote ends the run PROTOCOL_ERROR; nothing is asked", async (t) => {
+  const URI = "https://jsr.io/@seam/gateway/extensions/subagent/v1";
+  const cases: Record<string, [unknown, RegExp]> = {
+    "not an object": ["allow?", /input request that is not an object/],
+    "no id": [{ kind: "question", message: "?" }, /input request with no id/],
+    "an unknown kind": [{ id: "r", kind: "sudo", message: "?" }, /kind must be "permission"/],
+    "a permission with no options": [
+      { id: "r", kind: "permission", message: "?", toolCall: { name: "shell" } },
+      /a permission request must offer options/,
+    ],
+    "a path of numbers": [
+      { id: "r", kind: "question", message: "?", path: [1, 2] },
+      /relay\.below must be 1 to 64 run ids/,
+    ],
+  };
+  for (const [name, [inputRequest, complaint]] of Object.entries(cases)) {
+    await t.step(name, async () => {
+      const agent = fakeAgent({
+        stream: (send) => {
+          send(task("TASK_STATE_WORKING"));
+          send({
+            statusUpdate: {
+              taskId: TASK,
+              contextId: CONTEXT,
+              status: {
+                state: "TASK_STATE_INPUT_REQUIRED",
+                message: {
+                  messageId: "q",
+                  role: "ROLE_AGENT",
+                  parts: [{ text: "Allow?" }, { data: { [URI]: { inputRequest } } }],
+                },
+              },
+            },
+          });
+        },
+      });
+      await withProvider(agent, async (provider, parent) => {
+        let asked = 0;
+        const stop = handleSubagentInput(parent.scope, () => {
+          asked++;
+          return { outcome: "refused", reason: "no" };
+        });
+        const run = provider.start({ prompt, parent });
+        const result = await settleWithin(run);
+        assert.equal(result.stopReason, "error");
+        assert.equal(result.error?.code, "PROTOCOL_ERROR");
+        assert.match(result.why, complaint);
+        assert.equal(asked, 0, "nothing reached the handler");
+        await run.dispose();
+        assert.deepEqual(agent.calls, ["SendStreamingMessage", "CancelTask"]);
+        await stop();
+      });
+    });
   }
 });

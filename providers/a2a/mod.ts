@@ -10,7 +10,10 @@
  * `subagent/progress`, the task's end becomes the result (the exact stop
  * reason from a seam gateway), `cancel` sends `CancelTask`, a dropped stream
  * is re-attached with `SubscribeToTask`, and `resume` continues the task's
- * context. A depth cap set at the top travels in the seam extension, so it
+ * context. A task waiting for input (`INPUT_REQUIRED`, `AUTH_REQUIRED`)
+ * becomes an input request in the parent's scope (`handleSubagentInput`,
+ * `run.respond`), with its path from the root across every hop; the answer
+ * goes back on the same task and the run goes on. A depth cap set at the top travels in the seam extension, so it
  * holds through every hop. Every run ends, bounded (`timeoutMs`,
  * `idleTimeoutMs`, `deadlineMs`, `maxOutputChars`), and no request follows
  * a redirect or an interface URL other than `http:`/`https:`.

@@ -110,9 +110,20 @@ function checkInteger(
  * (kind `text`) in the parent's scope while someone listens. The task's end
  * maps to the result: the exact `stopReason` a seam gateway reports in the
  * task's metadata, otherwise `COMPLETED` → `completed`, `FAILED` → `error`,
- * `REJECTED` → `refusal`, and `INPUT_REQUIRED` / `AUTH_REQUIRED` → `error`
- * (code `INPUT_REQUIRED` / `AUTH_REQUIRED`; the task is left open:
- * `resume(answer)` continues it; disposing the run cancels it). The output
+ * `REJECTED` → `refusal`. A task in `INPUT_REQUIRED` / `AUTH_REQUIRED` asks
+ * the run's parent: an input request (`SubagentInputs`, announced as
+ * `subagent/input-required` in the parent's scope, offered to the handlers
+ * up its scopes, answerable with `run.respond`), from a seam gateway its
+ * structured request (kind, message, tool call, options; `path` from this
+ * tree's root to the run that asks, since every message carries the run's
+ * path in the seam extension), from another agent a question in its words.
+ * The answer goes back as a message on the same task (the seam extension's
+ * exact `answer` for a seam gateway, text otherwise) and the run goes on;
+ * the wait counts against neither `idleTimeoutMs` nor `deadlineMs`. A
+ * refused request reaches a seam gateway as its answer; for another agent
+ * the run ends `error` (code `INPUT_REQUIRED` / `AUTH_REQUIRED`; the task is
+ * left open: `resume(answer)` continues it; disposing the run cancels it).
+ * Cancel and dispose refuse pending requests. The output
  * is the agent's own words only: the task's artifacts (text → text blocks,
  * images → image blocks, URLs → resource blocks), or the agent's status
  * message when there are none; with an `outputSchema`, the last `data` part
