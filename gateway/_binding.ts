@@ -4,6 +4,7 @@ import type { BearerAuth } from "./_auth.ts";
 import type { BodyLimits } from "./_body.ts";
 import { GatewayError } from "./_errors.ts";
 import type { Operations } from "./_operations.ts";
+import type { V03CardShape } from "./_v03_card.ts";
 import type { PushService } from "./_push.ts";
 
 /** The parts of the gateway a binding answers from. */
@@ -17,7 +18,7 @@ export interface BindingContext {
   /** Whether the gateway is closing (every request then answers 503). */
   readonly closed: () => boolean;
   /** The extended card for an authenticated request (throws -32007 when none is configured). */
-  readonly extendedCard: (request: Request) => unknown;
+  readonly extendedCard: (request: Request, v03?: V03CardShape) => unknown;
   /** The URIs of the extensions every message must activate. */
   readonly requiredExtensions: readonly string[];
   /** The A2A 0.3 bindings, when the gateway serves 0.3 clients (`a2a03`). */

@@ -4,7 +4,7 @@ import { GatewayError } from "./_errors.ts";
 import { restErrorResponse } from "./_http.ts";
 import type { GatewayExtendedCardOptions, GatewayRequiredExtension } from "./options.ts";
 import { isV03CardRequest } from "./_v03.ts";
-import { addV03ToCard } from "./_v03_card.ts";
+import { addV03ToCard, type V03CardShape } from "./_v03_card.ts";
 import {
   SEAM_EXTENSION_URI,
   type SeamCardExtensionParams,
@@ -74,7 +74,7 @@ export function buildCard(options: {
   readonly only: RegisteredSubagentProvider | undefined;
   readonly auth: boolean;
   /** With A2A 0.3 served: the card for 1.0 clients, or for 0.3 clients. */
-  readonly v03?: "1.0" | "0.3";
+  readonly v03?: V03CardShape;
   /** Whether push notifications are configured. */
   readonly push?: boolean;
   /** What the configuration adds: an extended card, required extensions. */
@@ -153,7 +153,7 @@ export function buildCard(options: {
     };
     card.securityRequirements = [{ schemes: { bearer: { list: [] } } }];
   }
-  if (options.v03) addV03ToCard(card, base, only?.name, options.v03 === "0.3");
+  if (options.v03) addV03ToCard(card, base, only?.name, options.v03);
   const body = JSON.stringify(card);
   return { body, etag: `W/"${hash(body)}"` };
 }
@@ -230,11 +230,12 @@ export class CardCache {
 
   /**
    * The extended card for an authenticated caller, as JSON (the public card
-   * plus `extendedCard`'s additions).
+   * plus `extendedCard`'s additions); with A2A 0.3 served, in the `v03`
+   * shape asked for (default: the 1.0 card listing the 0.3 interfaces).
    *
    * @throws {GatewayError} -32007 when no extended card is configured.
    */
-  extended(request: Request): unknown {
+  extended(request: Request, v03: V03CardShape = "1.0"): unknown {
     if (!this.#options.extras?.extendedCard) {
       throw new GatewayError(
         "extendedCardNotConfigured",
@@ -262,6 +263,7 @@ export class CardCache {
         auth: this.#options.auth,
         extras: this.#options.extras,
         extended: true,
+        v03: this.#options.v03 ? v03 : undefined,
       }).body,
     );
   }

@@ -12,8 +12,15 @@
 const PROTOCOL_VERSION = "0.3";
 
 /**
+ * Which card: the 1.0 card listing the 0.3 interfaces, the card 0.3 clients
+ * read (0.3 JSON), or the same in 0.3 proto JSON (the HTTP+JSON binding's
+ * `GET /v1/card`: security schemes and requirements in their proto form).
+ */
+export type V03CardShape = "1.0" | "0.3" | "0.3-proto";
+
+/**
  * Add 0.3 to a built 1.0 `card` (changed in place): its 0.3 interfaces, and
- * with `shape03` the 0.3 fields. `base` is the gateway's origin and base
+ * for a 0.3 `shape` the 0.3 fields. `base` is the gateway's origin and base
  * path; `provider` the one provider the card addresses, if any (0.3 has no
  * tenant: a provider's 0.3 addresses carry its name in the path).
  */
@@ -21,7 +28,7 @@ export function addV03ToCard(
   card: Record<string, unknown>,
   base: string,
   provider: string | undefined,
-  shape03: boolean,
+  shape: V03CardShape,
 ): void {
   const prefix = provider === undefined ? base : `${base}/${encodeURIComponent(provider)}`;
   const jsonRpc = `${prefix}/`;
@@ -31,7 +38,7 @@ export function addV03ToCard(
     { url: jsonRpc, protocolBinding: "JSONRPC", protocolVersion: "0.3" },
     { url: rest, protocolBinding: "HTTP+JSON", protocolVersion: "0.3" },
   );
-  if (!shape03) return;
+  if (shape === "1.0") return;
   card.protocolVersion = PROTOCOL_VERSION;
   card.url = jsonRpc;
   card.preferredTransport = "JSONRPC";
@@ -39,9 +46,15 @@ export function addV03ToCard(
     { url: jsonRpc, transport: "JSONRPC" },
     { url: rest, transport: "HTTP+JSON" },
   ];
+  // 0.3 requires every skill's tags (its clients refuse a card without them).
+  card.skills = (card.skills as Record<string, unknown>[]).map((skill) =>
+    Array.isArray(skill.tags) ? skill : { ...skill, tags: [] }
+  );
   const capabilities = card.capabilities as Record<string, unknown>;
   card.supportsAuthenticatedExtendedCard = capabilities.extendedAgentCard === true;
-  if (card.securitySchemes) {
+  if (card.securitySchemes && shape === "0.3-proto") {
+    card.security = card.securityRequirements;
+  } else if (card.securitySchemes) {
     card.securitySchemes = {
       bearer: {
         type: "http",

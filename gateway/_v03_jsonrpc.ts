@@ -8,6 +8,7 @@ import { type BindingContext, principalOf } from "./_binding.ts";
 import { GatewayError, jsonRpcError } from "./_errors.ts";
 import { json } from "./_http.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
+import type { SendParams } from "./_validate.ts";
 import { eventOut, sendResultOut, taskOut } from "./_v03_convert.ts";
 import {
   deletePushConfig,
@@ -28,6 +29,7 @@ interface V03Call {
   readonly ctx: unknown;
   /** The provider named by the request's address (`POST {base}/{provider}/`), if any. */
   readonly tenant: string | undefined;
+  readonly request: Request;
 }
 
 type V03Method = (context: BindingContext, call: V03Call) => Promise<Response>;
@@ -51,23 +53,45 @@ function framing(id: RpcId): StreamFraming {
   };
 }
 
-/** The error for the 0.3 authenticated extended card. */
-export function v03NoExtendedCard(): GatewayError {
-  return new GatewayError(
-    "unsupportedOperation",
-    "Unsupported operation: this gateway has no authenticated extended agent card (supportsAuthenticatedExtendedCard is false)",
-  );
+/**
+ * Refuse a 0.3 message that does not activate every required extension (by
+ * 0.3's `X-A2A-Extensions` header, 1.0's `A2A-Extensions`, or
+ * `message.extensions`).
+ *
+ * @throws {GatewayError} -32008 naming the first one missing.
+ */
+export function assertV03Extensions(
+  context: BindingContext,
+  request: Request,
+  params: SendParams,
+): void {
+  if (context.requiredExtensions.length === 0) return;
+  const header = request.headers.get("x-a2a-extensions") ?? request.headers.get("a2a-extensions");
+  const active = new Set((header ?? "").split(",").map((uri) => uri.trim()).filter(Boolean));
+  for (const uri of params.message.extensions ?? []) active.add(uri);
+  for (const uri of context.requiredExtensions) {
+    if (!active.has(uri)) {
+      throw new GatewayError(
+        "extensionRequired",
+        `Extension support required: this gateway requires the extension "${uri}"; activate it with the X-A2A-Extensions header (or message.extensions)`,
+        { metadata: { extension: uri.slice(0, 200) } },
+      );
+    }
+  }
 }
 
 /** The A2A 0.3 methods. */
 export const V03_METHODS: ReadonlyMap<string, V03Method> = new Map<string, V03Method>([
-  ["message/send", async ({ operations }, { params, principal, id, ctx, tenant }) => {
-    const answer = await operations.send(sendParamsFromJson(params, tenant), principal, ctx);
+  ["message/send", async (context, { params, principal, id, ctx, tenant, request }) => {
+    const send = sendParamsFromJson(params, tenant);
+    assertV03Extensions(context, request, send);
+    const answer = await context.operations.send(send, principal, ctx);
     return ok(id, sendResultOut(answer.result, "json"), v03Headers(answer.headers));
   }],
-  ["message/stream", async ({ operations }, { params, principal, id, ctx, tenant }) => {
+  ["message/stream", async (context, { params, principal, id, ctx, tenant, request }) => {
     const send = sendParamsFromJson(params, tenant);
-    const answer = await operations.stream(send, principal, ctx, framing(id));
+    assertV03Extensions(context, request, send);
+    const answer = await context.operations.stream(send, principal, ctx, framing(id));
     return sseResponse(answer.body, v03Headers(answer.headers));
   }],
   ["tasks/get", async ({ operations }, { params, principal, id, tenant }) => {
@@ -102,7 +126,10 @@ export const V03_METHODS: ReadonlyMap<string, V03Method> = new Map<string, V03Me
     await deletePushConfig(context, ref.taskId, ref.configId!, principal, tenant);
     return ok(id, null);
   }],
-  ["agent/getAuthenticatedExtendedCard", () => Promise.reject(v03NoExtendedCard())],
+  [
+    "agent/getAuthenticatedExtendedCard",
+    (context, { id, request }) => Promise.resolve(ok(id, context.extendedCard(request, "0.3"))),
+  ],
 ]);
 
 /** The 0.3 names of the 1.0 methods, for hints. */
@@ -156,5 +183,6 @@ export async function handleV03JsonRpc(
     id: call.id,
     ctx: call.ctx,
     tenant: call.tenant,
+    request,
   });
 }

@@ -13,7 +13,7 @@ import { json } from "./_http.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
 import { eventOut, sendResultOut, taskOut } from "./_v03_convert.ts";
 import { sendParamsFromProto } from "./_v03_params.ts";
-import { v03Headers, v03NoExtendedCard } from "./_v03_jsonrpc.ts";
+import { assertV03Extensions, v03Headers } from "./_v03_jsonrpc.ts";
 import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from "./_v03_push.ts";
 
 /** One matched 0.3 request. */
@@ -47,6 +47,8 @@ const STATUS: Readonly<Record<number, number>> = {
   [-32005]: 400,
   [-32006]: 500,
   [-32007]: 400,
+  [-32008]: 400,
+  [-32009]: 400,
 };
 
 /** The bare 0.3 error body. */
@@ -99,6 +101,7 @@ const ROUTES = {
     methods: ["POST"],
     handle: async (context, call) => {
       const params = sendParamsFromProto(await bodyOf(context, call.request), call.tenant);
+      assertV03Extensions(context, call.request, params);
       const answer = await context.operations.send(params, call.principal, call.ctx);
       return json(sendResultOut(answer.result, "proto"), 200, v03Headers(answer.headers));
     },
@@ -107,6 +110,7 @@ const ROUTES = {
     methods: ["POST"],
     handle: async (context, call) => {
       const params = sendParamsFromProto(await bodyOf(context, call.request), call.tenant);
+      assertV03Extensions(context, call.request, params);
       const answer = await context.operations.stream(params, call.principal, call.ctx, FRAMING);
       return sseResponse(answer.body, v03Headers(answer.headers));
     },
@@ -173,7 +177,8 @@ const ROUTES = {
   },
   card: {
     methods: ["GET"],
-    handle: () => Promise.reject(v03NoExtendedCard()),
+    handle: (context, call) =>
+      Promise.resolve(json(context.extendedCard(call.request, "0.3-proto"))),
   },
 } as const satisfies Record<string, V03Route>;
 

@@ -170,7 +170,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     logger,
     closed: () => closing !== undefined,
     v03: settings.a2a03 ? V03_BINDINGS : undefined,
-    extendedCard: (request) => cards.extended(request),
+    extendedCard: (request, v03) => cards.extended(request, v03),
     requiredExtensions: settings.requiredExtensions.map((e) => e.uri),
   };
 

@@ -691,7 +691,15 @@ Deno.test("gateway a2a03: every refusal names what was wrong", async (t) => {
         400,
         -32003,
       ],
-      ["the extended card", "GET", "/v1/card", undefined, /extended agent card/, 400, -32004],
+      [
+        "the extended card, none configured",
+        "GET",
+        "/v1/card",
+        undefined,
+        /Extended agent card not configured/,
+        400,
+        -32007,
+      ],
     ];
     for (const [what, method, path, body, pattern, status, code] of restCases) {
       await t.step(`HTTP+JSON: ${what}`, async () => {
@@ -1161,5 +1169,60 @@ Deno.test("gateway a2a03: push config refusals name the 0.3 field", async (t) =>
         assert.equal(error(refused.body).code, -32602);
       },
     );
+  });
+});
+
+Deno.test("gateway a2a03: the authenticated extended card and required extensions, in 0.3", async (t) => {
+  const EXT = "https://example.com/ext/must/v1";
+  await withGateway({
+    a2a03: true,
+    auth: { tokens: { alice: "tok-a" } },
+    extendedCard: {
+      description: "For alice",
+      skills: [{ id: "secret", name: "secret", description: "shown to callers with a token" }],
+    },
+    requiredExtensions: [{ uri: EXT, description: "must be on" }],
+  }, async (served) => {
+    const fetchImpl: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers);
+      headers.set("authorization", "Bearer tok-a");
+      return fetch(input, { ...init, headers });
+    };
+    const c03 = await card03(served);
+    assert.equal(c03.supportsAuthenticatedExtendedCard, true);
+    for (const binding of BINDINGS) {
+      await t.step(`the SDK's 0.3 client reads the extended card (${binding})`, async () => {
+        const transport = binding === "JSONRPC"
+          ? new LegacyJsonRpcTransport({ endpoint: `${served.url}/`, fetchImpl })
+          : new LegacyRestTransport({ endpoint: served.url, fetchImpl });
+        const card = await transport.getExtendedAgentCard({ tenant: "" });
+        assert.equal(card.description, "For alice");
+        assert.ok(card.skills.some((s) => s.id === "secret"));
+        assert.ok(card.supportedInterfaces.some((i) => i.protocolBinding === binding));
+      });
+      await t.step(
+        `a message without the required extension is -32008, with it accepted (${binding})`,
+        async () => {
+          const transport = binding === "JSONRPC"
+            ? new LegacyJsonRpcTransport({ endpoint: `${served.url}/`, fetchImpl })
+            : new LegacyRestTransport({ endpoint: served.url, fetchImpl });
+          const client = new Client(transport, parseLegacyAgentCard(c03));
+          await assert.rejects(
+            client.sendMessage(sendRequest(userMessage("complete x"))),
+            /Extension support required.*X-A2A-Extensions/,
+          );
+          const task = asTask(
+            await client.sendMessage(sendRequest(userMessage("complete y")), {
+              serviceParameters: { "X-A2A-Extensions": EXT },
+            }),
+          );
+          assert.equal(textOf(task), "y");
+          const viaMessage = asTask(
+            await client.sendMessage(sendRequest(userMessage("complete z", { extensions: [EXT] }))),
+          );
+          assert.equal(textOf(viaMessage), "z");
+        },
+      );
+    }
   });
 });
