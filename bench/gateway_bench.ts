@@ -64,6 +64,17 @@ Deno.bench({
   },
 });
 
+// Push configured but the task has no webhook: what every state change pays
+// for push (an event built, one config lookup) when nobody registered one.
+const pushing = createGateway({ scope: root, push: {} });
+Deno.bench({
+  name: "gateway.fetch SendMessage, push on, no webhook",
+  group: "SendMessage in process",
+  async fn() {
+    await (await pushing.fetch(request())).text();
+  },
+});
+
 // The fast paths, each against the slow path it stands in for (the rows the
 // source's comments name).
 const PARAMS = JSON.parse(BODY).params;

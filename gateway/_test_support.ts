@@ -126,6 +126,7 @@ export interface Setup {
   readonly subagents: SubagentService;
   readonly gateway: Gateway;
   readonly errors: () => string[];
+  readonly warnings: () => string[];
 }
 
 export async function withSetup(
@@ -144,6 +145,7 @@ export async function withSetup(
       subagents,
       gateway,
       errors: () => records.filter((r) => r.level === "error").map((r) => r.message),
+      warnings: () => records.filter((r) => r.level === "warn").map((r) => r.message),
     });
   } finally {
     await gateway.close();

@@ -435,3 +435,43 @@ Deno.test("close() stops retrying a dead webhook and leaves nothing running", as
     });
   }, () => 503);
 });
+
+Deno.test("a notification over maxPayloadBytes: the state still goes out, the bulk does not", async () => {
+  await withReceiver(async (receiver) => {
+    const ctl = controlledProvider();
+    await withSetup([ctl], {
+      push: { allowWebhook: loopback, maxPayloadBytes: 2_048 },
+    }, async (s) => {
+      for (const text of ["big output", "big failure"]) {
+        await rpc(s.gateway, "SendMessage", {
+          message: message(text),
+          configuration: {
+            returnImmediately: true,
+            taskPushNotificationConfig: { url: `${receiver.url}?${text.replace(" ", "-")}` },
+          },
+        });
+      }
+      const [output, failure] = ctl.runs;
+      output.ready();
+      output.finish({
+        output: [{ type: "text", text: "x".repeat(5_000) }],
+        stopReason: "completed",
+      });
+      failure.ready();
+      failure.finish({
+        output: [],
+        stopReason: "error",
+        error: { code: "BROKEN", message: "y".repeat(5_000) },
+      });
+      await receiver.until(4);
+      const bodies = receiver.accepted.map((r) => r.body);
+      // No artifact update (5,000 characters): the task holds it.
+      assert.equal(bodies.filter((b) => b.artifactUpdate).length, 0);
+      const ended = bodies.filter((b) => /COMPLETED|FAILED/.test(b.statusUpdate.status.state));
+      assert.equal(ended.length, 2);
+      const failed = ended.find((b) => b.statusUpdate.status.state === "TASK_STATE_FAILED")!;
+      assert.equal(failed.statusUpdate.status.message, undefined, "sent without its message");
+      assert.ok(s.warnings().some((w) => /over 2048 bytes/.test(w)));
+    });
+  });
+});
