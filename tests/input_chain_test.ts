@@ -386,6 +386,15 @@ Deno.test("run.respond on an A2A run: bad answers are refused and the run keeps 
         );
         await stillWaiting();
       });
+      await t.step("a message steering the run is refused while it waits", async () => {
+        await assert.rejects(
+          run.sendMessage!("do something else"),
+          new RegExp(
+            `Cannot send a message to run "${run.id}": its remote task waits for an answer to input request "${run.id}/input-1"; answer it with respond\\(\\)`,
+          ),
+        );
+        await stillWaiting();
+      });
       await t.step(
         "a valid answer: the run goes on and ends with the command's output",
         async () => {

@@ -613,6 +613,15 @@ export class A2ARun {
         }`,
       );
     }
+    if (this.#state === "asking" || this.#task.condition === "interrupted") {
+      // The remote would take any message now as the answer to what it asks.
+      const waiting = this.#inputs.pending.map((r) => `"${r.id}"`).join(", ");
+      throw new TypeError(
+        `Cannot send a message to run "${this.id}": its remote task waits for an answer${
+          waiting === "" ? "" : ` to input request ${waiting}`
+        }; answer it with respond()`,
+      );
+    }
     const remote = this.#remote;
     const blocks = toBlocks(content);
     const message = userMessage(blocksToParts(blocks), {
