@@ -418,3 +418,43 @@ Deno.test("run.respond on an A2A run: bad answers are refused and the run keeps 
     }
   });
 });
+
+Deno.test("the remote task ends over there while the answer is awaited: the late answer is refused, the run ends error", async () => {
+  await withChain({}, async ({ b, shell, root, start, remoteTask }) => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => release = resolve);
+    let asked = false;
+    const stop = handleSubagentInput(root, async () => {
+      asked = true;
+      await released;
+      return { outcome: "selected", optionId: "allow" };
+    });
+    const run = start("echo never");
+    try {
+      await until(() => asked);
+      const taskId = await onlyTaskId(b);
+      // Someone else cancels B's task (another client, an operator).
+      const response = await fetch(b.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "CancelTask",
+          params: { id: taskId },
+        }),
+      });
+      assert.equal((await response.json()).result.status.state, "TASK_STATE_CANCELED");
+      release();
+      const result = await run.result;
+      assert.equal(result.stopReason, "error");
+      assert.match(result.error!.message, /accepts no more messages/);
+      assert.equal(result.error!.code, "CHILD_FAILED");
+      assert.equal((await remoteTask(taskId)).status.state, "TASK_STATE_CANCELED");
+      assert.deepEqual(shell.ran, []);
+    } finally {
+      await run.dispose();
+      await stop();
+    }
+  });
+});
