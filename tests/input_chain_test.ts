@@ -458,3 +458,70 @@ Deno.test("the remote task ends over there while the answer is awaited: the late
     }
   });
 });
+
+Deno.test("an authentication request: B's task AUTH_REQUIRED, the root's text answer reaches the child", async () => {
+  const login: SubagentProvider = {
+    name: "login",
+    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
+    inheritsParentContext: false,
+    start(request) {
+      const inputs = new SubagentInputs(request.parent.scope, "login-1");
+      const result = (async (): Promise<SubagentResultInput> => {
+        const answer = await inputs.ask({
+          kind: "authentication",
+          message: "Log in to the wiki",
+          authentication: { url: "https://wiki.example/login" },
+        });
+        return {
+          output: answer.outcome === "answered" ? `token: ${answer.text}` : "no token",
+          stopReason: "completed",
+        };
+      })();
+      return {
+        id: "login-1",
+        started: Promise.resolve(),
+        result,
+        respond: (id, answer) => inputs.respond(id, answer),
+        cancel: () => inputs.cancelAll("cancelled"),
+        dispose: () => result.then(() => {}),
+      };
+    },
+  };
+  let state: string | undefined;
+  const b = startSpawnGateway("loopback", {
+    setup: (_host, subagents) => subagents.registerProvider(login),
+  });
+  const root = createRootScope({ logger: createMemoryLogger().logger });
+  try {
+    const subagents = createSubagentService(root);
+    const a2a = await createA2AProvider({ url: b.url, provider: "login" });
+    subagents.registerProvider(a2a);
+    const seen: SubagentInputRequest[] = [];
+    handleSubagentInput(root, async (request) => {
+      seen.push(request);
+      state = (await b.gateway.fetch(
+        new Request("http://b.test/", {
+          method: "POST",
+          headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ListTasks", params: {} }),
+        }),
+      ).then((r) => r.json())).result.tasks[0].status.state;
+      return { outcome: "answered", text: "token-123" };
+    });
+    const run = subagents.start("a2a", { prompt: "go", parent: { id: "p", scope: root } });
+    try {
+      const result = await run.result;
+      assert.equal(textOf(result.output), "token: token-123");
+      assert.equal(state, "TASK_STATE_AUTH_REQUIRED");
+      assert.equal(seen[0].kind, "authentication");
+      assert.deepEqual(seen[0].authentication, { url: "https://wiki.example/login" });
+      assert.deepEqual(seen[0].path, [run.id, "login-1"]);
+    } finally {
+      await run.dispose();
+    }
+    await a2a.dispose();
+  } finally {
+    await root.dispose();
+    await b.close();
+  }
+});
