@@ -16,6 +16,7 @@
  * | one provider's card (interfaces carry `tenant`) | `GET /{provider}/.well-known/agent-card.json` |
  * | JSON-RPC | `POST /` |
  * | HTTP+JSON | `POST /message:send`, `POST /message:stream`, `GET /tasks/{id}`, `GET /tasks`, `POST /tasks/{id}:cancel`, `GET\|POST /tasks/{id}:subscribe`, each also under `/{provider}` |
+ * | push configs (with `push`) | `POST\|GET /tasks/{id}/pushNotificationConfigs`, `GET\|DELETE /tasks/{id}/pushNotificationConfigs/{configId}`; JSON-RPC `Create`/`Get`/`List`/`DeleteTaskPushNotificationConfig` |
  *
  * ## Addressing a provider
  *
@@ -51,6 +52,17 @@
  * resumes its run (`run.resume`) as a new task. Runs are disposed when their
  * task ends, except a run that can `resume`, which is kept for its context
  * until `maxResumableRuns` newer ones push it out or the gateway closes.
+ *
+ * ## Push notifications
+ *
+ * Off unless `push` is given ({@linkcode GatewayPushOptions}); then the card
+ * says `pushNotifications: true`, clients register webhooks per task, and
+ * every status change (and the artifact, once whole) is POSTed to them as a
+ * `StreamResponse`, at least once, with the config's authentication and an
+ * `X-A2A-Notification-Id` to deduplicate. Webhooks pass a policy (http(s),
+ * no private or loopback target unless `allowWebhook` allows it). Configs
+ * live behind {@linkcode PushConfigStore}, delivery behind
+ * {@linkcode PushOutbox}; both have in-memory defaults.
  *
  * ## Versions
  *
