@@ -1,0 +1,142 @@
+// The delivery side on its own, against real receivers on loopback.
+import assert from "node:assert/strict";
+import { createMemoryLogger } from "@seam/host";
+import { createMemoryPushOutbox, type PushNotification, sendPushNotification } from "./mod.ts";
+
+/** A receiver on 127.0.0.1 whose answers the test decides; every request body is recorded. */
+async function withServer(
+  handle: (request: Request, body: string) => Response | Promise<Response>,
+  fn: (url: string, bodies: string[]) => Promise<void>,
+): Promise<void> {
+  const bodies: string[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+    const body = await req.text();
+    bodies.push(body);
+    return handle(req, body);
+  });
+  try {
+    await fn(`http://127.0.0.1:${server.addr.port}/hook`, bodies);
+  } finally {
+    await server.shutdown();
+  }
+}
+
+function note(url: string, body: string): PushNotification {
+  return {
+    id: crypto.randomUUID(),
+    taskId: "t1",
+    configId: "c1",
+    url,
+    body,
+    createdAt: Date.now(),
+  };
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 500 && !condition(); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  assert.ok(condition(), what);
+}
+
+Deno.test("sendPushNotification() says what one attempt came to", async (t) => {
+  await withServer((req) => {
+    const q = new URL(req.url).search;
+    if (q === "?busy") return new Response(null, { status: 503, headers: { "retry-after": "7" } });
+    if (q === "?moved") {
+      return new Response(null, { status: 302, headers: { location: "/hook?elsewhere" } });
+    }
+    if (q === "?gone") return new Response(null, { status: 410 });
+    return new Response("ok");
+  }, async (url, bodies) => {
+    await t.step("2xx is delivered", async () => {
+      assert.deepEqual(await sendPushNotification(note(url, "{}")), {
+        kind: "delivered",
+        status: 200,
+      });
+    });
+    await t.step("503 with Retry-After is a retry after that long", async () => {
+      assert.deepEqual(await sendPushNotification(note(`${url}?busy`, "{}")), {
+        kind: "retry",
+        reason: "HTTP 503",
+        retryAfterMs: 7_000,
+      });
+    });
+    await t.step("a redirect is never followed", async () => {
+      const before = bodies.length;
+      const outcome = await sendPushNotification(note(`${url}?moved`, "{}"));
+      assert.equal(outcome.kind, "drop");
+      assert.match((outcome as { reason: string }).reason, /302 \(redirects are not followed\)/);
+      assert.equal(bodies.length, before + 1, "the Location was not requested");
+    });
+    await t.step("another 4xx is dropped", async () => {
+      assert.deepEqual(await sendPushNotification(note(`${url}?gone`, "{}")), {
+        kind: "drop",
+        reason: "HTTP 410",
+      });
+    });
+    await t.step("nobody listening is a retry", async () => {
+      const outcome = await sendPushNotification(note("http://127.0.0.1:9/", "{}"));
+      assert.equal(outcome.kind, "retry");
+    });
+  });
+});
+
+Deno.test("sendPushNotification() gives up on a receiver that does not answer in time", async () => {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => release = resolve);
+  await withServer(async () => {
+    await held;
+    return new Response("late");
+  }, async (url) => {
+    const outcome = await sendPushNotification(note(url, "{}"), { timeoutMs: 50 });
+    release();
+    assert.deepEqual(outcome, { kind: "retry", reason: "no answer within 50 ms" });
+  });
+});
+
+Deno.test("createMemoryPushOutbox() bounds what waits per webhook, oldest dropped first", async () => {
+  const { logger, records } = createMemoryLogger();
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => release = resolve);
+  await withServer(async (_req, body) => {
+    if (body === "1") await held;
+    return new Response("ok");
+  }, async (url, bodies) => {
+    const outbox = createMemoryPushOutbox({ maxQueuedPerWebhook: 2, logger });
+    outbox.enqueue(note(url, "1"));
+    await until(() => bodies.length === 1, "the first is in flight");
+    for (const body of ["2", "3", "4", "5"]) outbox.enqueue(note(url, body));
+    release();
+    await until(() => bodies.length === 3, "the kept ones arrive");
+    assert.deepEqual(bodies, ["1", "4", "5"]);
+    const dropped = records.filter((r) => /maxQueuedPerWebhook/.test(r.message));
+    assert.equal(dropped.length, 2);
+    await outbox.close();
+  });
+});
+
+Deno.test("createMemoryPushOutbox() bounds the webhooks with notifications waiting", async () => {
+  const { logger, records } = createMemoryLogger();
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => release = resolve);
+  await withServer(async () => {
+    await held;
+    return new Response("ok");
+  }, async (url, bodies) => {
+    const outbox = createMemoryPushOutbox({ maxWebhooks: 1, logger });
+    outbox.enqueue(note(`${url}?a`, "a"));
+    outbox.enqueue(note(`${url}?b`, "b"));
+    await until(() => bodies.length === 1, "the first webhook's arrives");
+    release();
+    await outbox.close();
+    assert.deepEqual(bodies, ["a"]);
+    assert.ok(records.some((r) => /maxWebhooks/.test(r.message)));
+  });
+});
+
+Deno.test("createMemoryPushOutbox() refuses nonsensical bounds by name", () => {
+  assert.throws(() => createMemoryPushOutbox({ maxAttempts: 0 }), /maxAttempts/);
+  assert.throws(() => createMemoryPushOutbox({ timeoutMs: 1.5 }), /timeoutMs/);
+  assert.throws(() => createMemoryPushOutbox({ maxQueuedPerWebhook: -1 }), /maxQueuedPerWebhook/);
+});
