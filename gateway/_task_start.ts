@@ -83,6 +83,13 @@ export interface TaskStarterOptions {
 }
 
 /**
+ * The run path each task scope provides, by its context: a continuation
+ * from another caller's run replaces it in place (a scope provides a
+ * service once), so requests raised after it carry the new caller's path.
+ */
+const runPaths = new WeakMap<TaskContextRecord, string[]>();
+
+/**
  * Starts tasks' runs. Every fresh run gets a scope of the task's own: it
  * holds the caller's `DelegationContext` and the task's progress listener,
  * so streamed text is routed by the task (an identity the gateway owns), not
@@ -127,6 +134,9 @@ export class TaskStarter {
       stopProgress = this.#listen(kept.parent, route);
       kept.chain.context.accept(plan.taskId, plan.message);
       const run = kept.run.resume(plan.prompt);
+      // The continuing caller is another run: requests from now on carry its path.
+      const runPath = runPaths.get(kept.chain.context);
+      if (ext.path !== undefined && runPath) runPath.splice(0, runPath.length, ...ext.path);
       route.runId = run.id;
       kept.chain.runs.push(run);
       return {
@@ -161,8 +171,6 @@ export class TaskStarter {
     try {
       // Where the remote caller sits in its delegation chain, for the providers below.
       scope.provide(delegationContextKey, Object.freeze({ depth: ext.depth, maxDepth: cap }));
-      // Its run path: the runs' input requests carry it on up to the caller's root.
-      if (ext.path !== undefined) scope.provide(subagentRunPathKey, ext.path);
       const context = new TaskContextRecord({
         taskId: plan.taskId,
         contextId: plan.contextId,
@@ -173,6 +181,10 @@ export class TaskStarter {
         message: plan.message,
       });
       scope.provide(gatewayTaskKey, context);
+      // The caller's run path: the runs' input requests carry it on up to the caller's root.
+      const runPath = [...(ext.path ?? [])];
+      scope.provide(subagentRunPathKey, runPath);
+      runPaths.set(context, runPath);
       const chain = new RunChain(scope, cap, context);
       // The runs' input requests stop here: the task asks its client.
       handleSubagentInput(

@@ -7,6 +7,7 @@ import {
   SubagentInputs,
   type SubagentProvider,
   type SubagentResultInput,
+  type SubagentRunHandle,
 } from "@seam/subagent";
 import { SEAM_EXTENSION_URI } from "./mod.ts";
 import {
@@ -242,5 +243,64 @@ Deno.test("the caller's run path in the seam extension leads the request's path"
         assert.equal(provider.answers.length, before);
       });
     }
+  });
+});
+
+Deno.test("a continuation from another caller's run: the kept run's next requests carry that caller's path", async () => {
+  let n = 0;
+  const resumable: SubagentProvider = {
+    name: "asks",
+    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
+    inheritsParentContext: false,
+    start(request) {
+      const run = (): SubagentRunHandle => {
+        const id = `asks-${++n}`;
+        const inputs = new SubagentInputs(request.parent.scope, id);
+        const result = tick().then(() => inputs.ask({ kind: "question", message: "Which branch?" }))
+          .then(
+            (answer): SubagentResultInput => ({
+              output: JSON.stringify(answer),
+              stopReason: "completed",
+            }),
+          );
+        return {
+          id,
+          started: Promise.resolve(),
+          result,
+          respond: (requestId, answer) => inputs.respond(requestId, answer),
+          cancel: () => inputs.cancelAll("cancelled"),
+          dispose: () => result.then(() => {}),
+          resume: () => run(),
+        };
+      };
+      return run();
+    },
+  };
+  await withSetup([resumable], {}, async (s) => {
+    const pathOf = (
+      task: {
+        status: {
+          message: { parts: { data: Record<string, { inputRequest: { path: string[] } }> }[] };
+        };
+      },
+    ) => task.status.message.parts[1].data[SEAM_EXTENSION_URI].inputRequest.path;
+    const first = await rpc(s.gateway, "SendMessage", {
+      message: message("go", { metadata: { [SEAM_EXTENSION_URI]: { path: ["root", "a2a-1"] } } }),
+    });
+    const task = first.result.task;
+    assert.deepEqual(pathOf(task), ["root", "a2a-1", "asks-1"]);
+    const done = await rpc(s.gateway, "SendMessage", {
+      message: message("main", { taskId: task.id }),
+    });
+    assert.equal(done.result.task.status.state, "TASK_STATE_COMPLETED");
+    const next = await rpc(s.gateway, "SendMessage", {
+      message: message("again", {
+        contextId: task.contextId,
+        metadata: { [SEAM_EXTENSION_URI]: { path: ["root", "a2a-2"] } },
+      }),
+    });
+    assert.equal(next.result.task.status.state, "TASK_STATE_INPUT_REQUIRED");
+    assert.deepEqual(pathOf(next.result.task), ["root", "a2a-2", "asks-2"]);
+    await rpc(s.gateway, "CancelTask", { id: next.result.task.id });
   });
 });
