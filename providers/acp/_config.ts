@@ -100,9 +100,9 @@ export function resolveConfig(config: AcpProviderConfig): ResolvedConfig {
   }
   if (
     permission !== undefined && permission !== "reject" && permission !== "allow" &&
-    typeof permission !== "function"
+    permission !== "ask" && typeof permission !== "function"
   ) {
-    fail("permission", '"reject", "allow" or a function', permission);
+    fail("permission", '"reject", "allow", "ask" or a function', permission);
   }
   if (reuseProcess !== undefined && typeof reuseProcess !== "boolean") {
     fail("reuseProcess", "a boolean", reuseProcess);

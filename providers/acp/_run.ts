@@ -10,6 +10,8 @@ import {
 } from "@seam/host";
 import {
   cancelOnAbort,
+  type SubagentInputAnswer,
+  SubagentInputs,
   subagentProgress,
   type SubagentResultInput,
   type SubagentRunHandle,
@@ -21,8 +23,15 @@ import { fromAcpUpdate, toAcpPrompt } from "./_content.ts";
 import { AcpError, type AcpFailure, type AcpFailureCode, resultOf } from "./_failure.ts";
 import { toProgress } from "./_progress.ts";
 import { TurnClock } from "./_turn_clock.ts";
-import type { PermissionOutcome, PermissionParams } from "./_connection.ts";
-import { CANCELLED, toOutcome } from "./_permission.ts";
+import type { PermissionOptionWire, PermissionOutcome, PermissionParams } from "./_connection.ts";
+import {
+  answerOutcome,
+  askOptions,
+  CANCELLED,
+  permissionAsk,
+  toolCallInfo,
+  toOutcome,
+} from "./_permission.ts";
 import type { AcpSession } from "./_session.ts";
 import { type AcpToolCall, type AcpUpdate, acpUpdate } from "./events.ts";
 import type { AcpPermissionDecision, AcpPermissionRequest } from "./types.ts";
@@ -40,11 +49,15 @@ interface Refusal {
   readonly toolKind?: string;
   /** The id of the option picked (a `reject_*` one), or `"cancelled"`. */
   readonly answer: string;
+  /** Why, when an input request was refused (`permission: "ask"`). */
+  readonly reason?: string;
 }
 
 function describeRefusal(refusal: Refusal): string {
   const what = refusal.title === undefined ? "a tool call" : JSON.stringify(refusal.title);
-  return `${what} (tool call ${refusal.toolCallId}, answered ${JSON.stringify(refusal.answer)})`;
+  return `${what} (tool call ${refusal.toolCallId}, answered ${JSON.stringify(refusal.answer)}${
+    refusal.reason === undefined ? "" : `: ${refusal.reason}`
+  })`;
 }
 
 /** The run's output: the agent's message chunks, adjacent text merged. */
@@ -75,6 +88,11 @@ export class AcpRun implements SubagentRunHandle {
   readonly id: string;
   readonly started: Promise<void>;
   readonly result: Promise<SubagentResultInput>;
+  /**
+   * Answer a pending input request (`permission: "ask"` only; absent
+   * otherwise, as such a run never asks).
+   */
+  readonly respond?: (requestId: string, answer: SubagentInputAnswer) => void;
   #session: AcpSession;
   #request: RunRequest;
   #resumed: boolean;
@@ -90,6 +108,8 @@ export class AcpRun implements SubagentRunHandle {
   #unbindSignal = noop;
   #clock: TurnClock | undefined;
   #refusals: Refusal[] = [];
+  /** The permission requests asked up the tree (`permission: "ask"`). */
+  #inputs: SubagentInputs;
 
   constructor(
     session: AcpSession,
@@ -100,6 +120,10 @@ export class AcpRun implements SubagentRunHandle {
     this.#session = session;
     this.#request = request;
     this.#resumed = resumed;
+    this.#inputs = new SubagentInputs(request.parent.scope, this.id);
+    if (session.settings.permission === "ask") {
+      this.respond = (requestId, answer) => this.#inputs.respond(requestId, answer);
+    }
     this.started = new Promise<void>((resolve, reject) => {
       this.#resolveStarted = resolve;
       this.#rejectStarted = reject;
@@ -280,6 +304,8 @@ export class AcpRun implements SubagentRunHandle {
     this.#settled = true;
     this.#prompting = false;
     this.#clock?.stop();
+    // What still waits is answered `cancelled` to the agent (see onPermission).
+    this.#inputs.cancelAll(`the run ended ${stopReason}`);
     this.#unbindSignal();
     this.#abort.abort(new Error(`the run ended (${stopReason})`));
     if (!this.#isStarted) {
@@ -303,6 +329,7 @@ export class AcpRun implements SubagentRunHandle {
       session.connection.cancel(session.sessionId);
     }
     this.#abort.abort(new Error(reason ?? "cancelled"));
+    this.#inputs.cancelAll(reason ?? "the run was cancelled");
     this.#finish("aborted");
   }
 
@@ -380,39 +407,17 @@ export class AcpRun implements SubagentRunHandle {
     params: PermissionParams,
     agentSignal: AbortSignal,
   ): Promise<PermissionOutcome> {
-    if (this.#settled) return CANCELLED;
+    if (this.#settled || agentSignal.aborted) return CANCELLED;
     const { permission } = this.#session.settings;
-    const logger = this.#session.logger;
     const options = Array.isArray(params.options) ? params.options : [];
-    let decision: AcpPermissionDecision;
-    if (typeof permission === "string") {
-      decision = permission;
+    let outcome: PermissionOutcome;
+    let reason: string | undefined;
+    if (permission === "ask") {
+      ({ outcome, reason } = await this.#ask(params, options, agentSignal));
     } else {
-      this.#clock?.pause();
-      const withdrawn = AbortSignal.any([this.#abort.signal, agentSignal]);
-      const request: AcpPermissionRequest = Object.freeze({
-        runId: this.id,
-        parentId: this.#request.parent.id,
-        sessionId: this.#session.sessionId ?? "",
-        toolCall: deepFreeze(toolCallOf(params.toolCall)),
-        raw: rawToolCall(params.toolCall),
-        options: deepFreeze(
-          options.map((o) => ({ optionId: o.optionId, name: o.name, kind: o.kind })),
-        ),
-        signal: withdrawn,
-      });
-      try {
-        decision = await race(Promise.resolve().then(() => permission(request)), withdrawn);
-      } catch (error) {
-        if (withdrawn.aborted) return CANCELLED;
-        logger.error(`The permission handler of ACP run ${this.id} failed: rejecting`, error);
-        decision = "reject";
-      } finally {
-        this.#clock?.resume();
-      }
+      outcome = await this.#decide(params, options, agentSignal);
     }
     if (this.#settled || agentSignal.aborted) return CANCELLED;
-    const outcome = toOutcome(decision, options, logger);
     const picked = outcome.outcome === "selected"
       ? options.find((o) => o.optionId === outcome.optionId)
       : undefined;
@@ -426,9 +431,106 @@ export class AcpRun implements SubagentRunHandle {
         ...(title === undefined ? {} : { title }),
         ...(toolKind === undefined ? {} : { toolKind }),
         answer: picked ? picked.optionId : "cancelled",
+        ...(reason === undefined ? {} : { reason: reason.slice(0, 500) }),
       });
     }
     return outcome;
+  }
+
+  /** `"reject"`, `"allow"` or the permission function's decision, as the wire answer. */
+  async #decide(
+    params: PermissionParams,
+    options: readonly PermissionOptionWire[],
+    agentSignal: AbortSignal,
+  ): Promise<PermissionOutcome> {
+    const { permission } = this.#session.settings;
+    const logger = this.#session.logger;
+    if (typeof permission === "string") {
+      return toOutcome(permission as AcpPermissionDecision, options, logger);
+    }
+    let decision: AcpPermissionDecision;
+    this.#clock?.pause();
+    const withdrawn = AbortSignal.any([this.#abort.signal, agentSignal]);
+    const request: AcpPermissionRequest = Object.freeze({
+      runId: this.id,
+      parentId: this.#request.parent.id,
+      sessionId: this.#session.sessionId ?? "",
+      toolCall: deepFreeze(toolCallOf(params.toolCall)),
+      raw: rawToolCall(params.toolCall),
+      options: deepFreeze(
+        options.map((o) => ({ optionId: o.optionId, name: o.name, kind: o.kind })),
+      ),
+      signal: withdrawn,
+    });
+    try {
+      decision = await race(Promise.resolve().then(() => permission(request)), withdrawn);
+    } catch (error) {
+      if (withdrawn.aborted) return CANCELLED;
+      logger.error(`The permission handler of ACP run ${this.id} failed: rejecting`, error);
+      decision = "reject";
+    } finally {
+      this.#clock?.resume();
+    }
+    if (this.#settled || agentSignal.aborted) return CANCELLED;
+    return toOutcome(decision, options, logger);
+  }
+
+  /**
+   * `permission: "ask"`: the request goes up the tree as an input request
+   * (the turn's clock paused meanwhile) and its answer comes back as the
+   * option chosen; a refusal picks the agent's reject option, else
+   * `cancelled`. The agent withdrawing its request refuses the input request.
+   */
+  async #ask(
+    params: PermissionParams,
+    options: readonly PermissionOptionWire[],
+    agentSignal: AbortSignal,
+  ): Promise<{ outcome: PermissionOutcome; reason?: string }> {
+    const logger = this.#session.logger;
+    const offered = askOptions(options, logger);
+    if (offered.length === 0) {
+      logger.warn(
+        `ACP run ${this.id}: the agent's permission request offers no option one can pick: answering cancelled`,
+      );
+      return { outcome: CANCELLED };
+    }
+    const ask = permissionAsk(
+      this.#session.settings.provider,
+      toolCallInfo(params.toolCall),
+      offered,
+    );
+    const before = new Set(this.#inputs.pending.map((r) => r.id));
+    let answering: Promise<SubagentInputAnswer>;
+    try {
+      answering = this.#inputs.ask(ask);
+    } catch (error) {
+      logger.error(`ACP run ${this.id}: cannot ask for permission: refusing`, error);
+      const reason = `the permission request could not be asked: ${messageOf(error)}`;
+      return { outcome: answerOutcome({ outcome: "refused", reason }, offered), reason };
+    }
+    // Nothing to withdraw when a listener answered at once.
+    const asked = this.#inputs.pending.find((r) => !before.has(r.id));
+    const withdraw = () => {
+      if (asked && this.#inputs.pending.includes(asked)) {
+        this.#inputs.respond(asked.id, {
+          outcome: "refused",
+          reason: "the ACP agent withdrew its permission request",
+        });
+      }
+    };
+    this.#clock?.pause();
+    agentSignal.addEventListener("abort", withdraw, { once: true });
+    let answer: SubagentInputAnswer;
+    try {
+      answer = await answering;
+    } finally {
+      agentSignal.removeEventListener("abort", withdraw);
+      this.#clock?.resume();
+    }
+    return {
+      outcome: answerOutcome(answer, offered),
+      ...(answer.outcome === "refused" ? { reason: answer.reason } : {}),
+    };
   }
 }
 

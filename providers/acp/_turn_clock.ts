@@ -1,6 +1,7 @@
 // The deadline of one prompt turn (`turnTimeoutMs`). Waiting for a
-// permission function does not count against it: the clock pauses while one
-// decides (several may overlap) and runs on with the time that was left.
+// permission function, or for the answer to an input request, does not count
+// against it: the clock pauses while one decides (several may overlap) and
+// runs on with the time that was left.
 
 /** The turn's deadline (`turnTimeoutMs`), paused while a permission function decides. */
 export class TurnClock {

@@ -43,6 +43,14 @@ const CAPABILITIES: SubagentCapabilities = Object.freeze({
  * permission request was refused, the run ends `aborted` saying which tool
  * call was refused.
  *
+ * Permission requests follow `permission` (default `"reject"`). Under
+ * `"ask"` each becomes an input request of the run: `subagent/input-required`
+ * in the parent's scope with the tool call and the agent's options, answered
+ * by a `handleSubagentInput` handler up the scope chain or through
+ * `run.respond`; the option chosen is the agent's answer, a refusal (nobody
+ * handles it, a handler refused) its reject option (else `cancelled`), and
+ * the wait does not count against `turnTimeoutMs`.
+ *
  * `cancel()` sends `session/cancel`, answers a pending permission request
  * `cancelled` and ends the run `aborted` at once, whatever the agent answers
  * later. `dispose()` sends `session/close` (when the agent advertises it),

@@ -13,8 +13,8 @@ Deno.test("createAcpProvider() rejects a bad config naming the field", () => {
     [{ command: "a", env: { "A=B": "x" } }, /config\.env must be variable names/, TypeError],
     [{ command: "a", name: "" }, /config\.name must be a non-empty string/, TypeError],
     [
-      { command: "a", permission: "ask" },
-      /config\.permission must be "reject", "allow"/,
+      { command: "a", permission: "maybe" },
+      /config\.permission must be "reject", "allow", "ask" or a function/,
       TypeError,
     ],
     [{ command: "a", reuseProcess: 1 }, /config\.reuseProcess must be a boolean/, TypeError],

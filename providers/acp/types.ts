@@ -69,8 +69,25 @@ export type AcpPermissionHandler = (
   request: AcpPermissionRequest,
 ) => AcpPermissionDecision | Promise<AcpPermissionDecision>;
 
-/** How the provider answers the child agent's permission requests. */
-export type AcpPermissionPolicy = "reject" | "allow" | AcpPermissionHandler;
+/**
+ * How the provider answers the child agent's permission requests
+ * (`session/request_permission`):
+ * - `"reject"` (the default): the agent's `reject_once` option (else
+ *   `reject_always`, else `cancelled`), without asking anyone;
+ * - `"allow"`: its `allow_once` option (else `allow_always`);
+ * - `"ask"`: the request becomes an input request of the run
+ *   (`SubagentInputs`): announced as `subagent/input-required` in the
+ *   parent's scope with the tool call (`name`: the agent's id for the
+ *   call, `title`, `kind`, `rawInput`, `content`) and the agent's options
+ *   (their ids kept, `kind` as ACP's), offered to the handlers installed
+ *   with `handleSubagentInput` up the scope chain, and answerable through
+ *   `run.respond`. The option chosen is the agent's answer; a refusal (no
+ *   handler anywhere, a handler refused) picks the agent's reject option
+ *   (else `cancelled`); cancel and dispose answer `cancelled` and refuse the
+ *   pending request. The wait does not count against `turnTimeoutMs`;
+ * - a function: decides each request itself (see {@linkcode AcpPermissionHandler}).
+ */
+export type AcpPermissionPolicy = "reject" | "allow" | "ask" | AcpPermissionHandler;
 
 /** Configuration of {@linkcode createAcpProvider}. */
 export interface AcpProviderConfig {
@@ -91,7 +108,10 @@ export interface AcpProviderConfig {
   readonly env?: Readonly<Record<string, string>>;
   /** The name to register under. Default `"acp"`. */
   readonly name?: string;
-  /** How permission requests are answered. Default `"reject"`. */
+  /**
+   * How permission requests are answered: `"reject"`, `"allow"`, `"ask"`
+   * (up the tree, as an input request) or a function. Default `"reject"`.
+   */
   readonly permission?: AcpPermissionPolicy;
   /**
    * Teardown: how long the agent may take to answer `session/close` (sent
@@ -115,7 +135,8 @@ export interface AcpProviderConfig {
   /**
    * The longest one prompt turn may take: then the agent gets
    * `session/cancel` and the run ends `error` (code `TIMEOUT`). Time spent
-   * waiting for a permission function does not count. Some agents retry
+   * waiting for a permission function, or for the answer to an input
+   * request (`permission: "ask"`), does not count. Some agents retry
    * forever (a bad key, no model): pass a deadline, this or `signal`.
    * Positive, finite. Default: none.
    */

@@ -22,6 +22,8 @@ export interface AgentIo {
    * inherited), through `setsid(1)` when `setsid` is set; its pid.
    */
   spawnScript(code: string, setsid: boolean): number;
+  /** Run `argv` to its end (stdin closed, stderr inherited): its exit code and stdout. */
+  run(argv: readonly string[]): Promise<{ code: number; stdout: string }>;
 }
 
 type Deno = {
@@ -36,6 +38,7 @@ type Deno = {
   execPath(): string;
   Command: new (command: string, options: Record<string, unknown>) => {
     spawn(): { pid: number; unref(): void };
+    output(): Promise<{ code: number; stdout: Uint8Array }>;
   };
 };
 
@@ -62,6 +65,19 @@ function denoIo(deno: Deno): AgentIo {
       }).spawn();
       child.unref();
       return child.pid;
+    },
+    async run(argv) {
+      try {
+        const { code, stdout } = await new deno.Command(argv[0], {
+          args: argv.slice(1),
+          stdin: "null",
+          stdout: "piped",
+          stderr: "inherit",
+        }).output();
+        return { code, stdout: new TextDecoder().decode(stdout) };
+      } catch {
+        return { code: 127, stdout: "" }; // not found, not executable
+      }
     },
   };
 }
@@ -96,6 +112,18 @@ async function nodeIo(): Promise<AgentIo> {
       });
       child.unref();
       return child.pid ?? 0;
+    },
+    run(argv) {
+      return new Promise((resolve) => {
+        const child = childProcess.spawn(argv[0], argv.slice(1), {
+          stdio: ["ignore", "pipe", "inherit"],
+        });
+        let stdout = "";
+        child.stdout.setEncoding("utf8");
+        child.stdout.on("data", (piece: string) => stdout += piece);
+        child.on("error", () => resolve({ code: 127, stdout }));
+        child.on("close", (code: number | null) => resolve({ code: code ?? 1, stdout }));
+      });
     },
   };
 }

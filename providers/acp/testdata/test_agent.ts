@@ -18,6 +18,14 @@
  * - `odd-stop`: one chunk, then a stop reason ACP does not define.
  * - `crash`: one chunk, then exits with code 7 mid-turn.
  * - `permission`: asks for permission, replies with the outcome, `end_turn`.
+ * - `run <command…>`: announces an `execute` tool call (`rawInput.command`,
+ *   `content`, `locations`), asks permission for it and, when an allow option
+ *   is picked, runs the command (needs `--allow-run`) and replies
+ *   `ran "<command>": <its stdout>`; else replies `did not run "<command>"
+ *   (<the answer>)`; `cancelled` when the turn was cancelled meanwhile. It
+ *   offers `--permission-options=<id>:<kind>,…` (default one of each kind:
+ *   `yes`, `always`, `no`, `never`); `--sparse-permission` asks with the
+ *   tool call's id alone, as agents that announced the call before do.
  * - `garbage <text>`: prints non-JSON lines on stdout, then as `complete`.
  * - `oversized <bytes>`: sends one update line of about `<bytes>` bytes.
  * - `env <NAME>`: replies with the variable's value or `(unset)`.
@@ -122,6 +130,67 @@ function requestClient(method: string, params: Json): Promise<Json> {
     pendingClientRequests.set(id, resolve);
     send({ id, method, params });
   });
+}
+
+/** The options `permission` offers. */
+const PERMISSION_OPTIONS: readonly Json[] = [
+  { optionId: "yes", name: "Allow", kind: "allow_once" },
+  { optionId: "always", name: "Always allow", kind: "allow_always" },
+  { optionId: "no", name: "Reject", kind: "reject_once" },
+];
+
+/** The options `run` offers: `--permission-options=<id>:<kind>,…`, or one of each kind. */
+function runOptions(): Json[] {
+  const spec = option("permission-options") ??
+    "yes:allow_once,always:allow_always,no:reject_once,never:reject_always";
+  return spec.split(",").filter((entry) => entry !== "").map((entry) => {
+    const [optionId, kind = "allow_once"] = entry.split(":");
+    return { optionId, name: `${kind.replace("_", " ")} (${optionId})`, kind };
+  });
+}
+
+/** How a permission request was answered. */
+interface PermissionReply {
+  /** The turn was cancelled while it waited. */
+  readonly cancelled: boolean;
+  /** `"selected"`, `"cancelled"`, or undefined for an error answer. */
+  readonly outcome?: string;
+  readonly optionId?: string;
+  /** The kind of the option selected, if it was one offered. */
+  readonly kind?: string;
+  /** The answer in words (`selected yes`, `cancelled`). */
+  readonly described: string;
+}
+
+/** Ask the client for permission (`session/request_permission`), logging the answer. */
+async function askPermission(
+  session: Session,
+  toolCall: Json,
+  options: readonly Json[],
+): Promise<PermissionReply> {
+  const waitCancel = cancelled(session);
+  const answer = requestClient("session/request_permission", {
+    sessionId: session.id,
+    toolCall,
+    options,
+  });
+  const first = await Promise.race([answer, waitCancel.then(() => undefined)]);
+  const reply = first === undefined ? await answer : first;
+  const result = (reply.result ?? {}) as { outcome?: { outcome?: string; optionId?: string } };
+  const outcome = result.outcome?.outcome;
+  const optionId = result.outcome?.optionId;
+  const described = outcome === "selected"
+    ? `selected ${optionId}`
+    : String(outcome ?? JSON.stringify(reply.error));
+  log(`permission outcome: ${described}`);
+  const kind = options.find((o) => o.optionId === optionId)?.kind;
+  return {
+    cancelled: first === undefined,
+    ...(outcome === undefined ? {} : { outcome }),
+    ...(optionId === undefined ? {} : { optionId }),
+    ...(typeof kind === "string" ? { kind } : {}),
+    described,
+  };
 }
 
 /** Wait for `session/cancel` on `session` (never resolves with --ignore-cancel). */
@@ -252,28 +321,56 @@ async function prompt(id: unknown, params: Json): Promise<void> {
       io.exit(7);
       return;
     case "permission": {
-      const waitCancel = cancelled(session);
-      const answer = requestClient("session/request_permission", {
-        sessionId: sid,
-        toolCall: { toolCallId: "call-p", title: "Delete everything", kind: "delete" },
-        options: [
-          { optionId: "yes", name: "Allow", kind: "allow_once" },
-          { optionId: "always", name: "Always allow", kind: "allow_always" },
-          { optionId: "no", name: "Reject", kind: "reject_once" },
-        ],
-      });
-      const outcome = await Promise.race([answer, waitCancel.then(() => undefined)]);
-      const reply = outcome === undefined ? await answer : outcome;
-      const result = (reply.result ?? {}) as { outcome?: { outcome?: string; optionId?: string } };
-      const described = result.outcome?.outcome === "selected"
-        ? `selected ${result.outcome.optionId}`
-        : String(result.outcome?.outcome ?? JSON.stringify(reply.error));
-      log(`permission outcome: ${described}`);
-      if (outcome === undefined) return stop("cancelled");
-      if (flag("cancel-on-reject") && ["no", "never"].includes(result.outcome?.optionId ?? "")) {
+      const reply = await askPermission(session, {
+        toolCallId: "call-p",
+        title: "Delete everything",
+        kind: "delete",
+      }, PERMISSION_OPTIONS);
+      if (reply.cancelled) return stop("cancelled");
+      if (flag("cancel-on-reject") && ["no", "never"].includes(reply.optionId ?? "")) {
         return stop("cancelled");
       }
-      chunks(sid, `permission: ${described}`);
+      chunks(sid, `permission: ${reply.described}`);
+      return stop("end_turn");
+    }
+    case "run": {
+      // As a coding agent does: announce the call, ask, run it only if allowed.
+      const toolCall = {
+        toolCallId: "call-run",
+        title: `Run "${rest}"`,
+        kind: "execute",
+        status: "pending",
+        rawInput: { command: rest },
+        content: [{ type: "content", content: { type: "text", text: `$ ${rest}` } }],
+        locations: [{ path: session.cwd }],
+      };
+      update(sid, { sessionUpdate: "tool_call", ...toolCall });
+      const reply = await askPermission(
+        session,
+        flag("sparse-permission") ? { toolCallId: toolCall.toolCallId } : toolCall,
+        runOptions(),
+      );
+      if (reply.cancelled) return stop("cancelled");
+      const allowed = reply.kind === "allow_once" || reply.kind === "allow_always";
+      if (!allowed) {
+        update(sid, {
+          sessionUpdate: "tool_call_update",
+          toolCallId: "call-run",
+          status: "failed",
+        });
+        if (flag("cancel-on-reject") && reply.outcome === "selected") return stop("cancelled");
+        chunks(sid, `did not run "${rest}" (${reply.described})`);
+        return stop("end_turn");
+      }
+      const { code, stdout } = await io.run(rest.split(/\s+/));
+      log(`ran ${rest}: exit ${code}`);
+      update(sid, {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "call-run",
+        status: code === 0 ? "completed" : "failed",
+        content: [{ type: "content", content: { type: "text", text: stdout } }],
+      });
+      chunks(sid, `ran "${rest}": ${stdout.trim()}`);
       return stop("end_turn");
     }
     case "garbage":
