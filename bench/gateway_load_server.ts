@@ -7,7 +7,9 @@
 // executor), `sdk-hono` (the same request handler and executor behind the
 // SDK's JsonRpcTransportHandler on Hono under Deno.serve: the fairest peer,
 // same runtime and HTTP layer as the gateway), `hono` (a bare Hono route
-// answering the gateway's JSON).
+// answering the gateway's JSON), `gateway-pg` (the seam gateway on
+// @seam/gateway-postgres at DATABASE_URL, in a schema of its own dropped at
+// exit).
 // Every kind answers `GET /__rss` with its memory after a full GC, and
 // prints `ready <port>` once it listens (port 0: any free port).
 import express from "express";
@@ -26,7 +28,9 @@ import {
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import { createLogger, createRootScope } from "@seam/host";
 import { createSubagentService, type SubagentProvider } from "@seam/subagent";
-import { createGateway } from "../gateway/mod.ts";
+import { createGateway, type TaskStore } from "../gateway/mod.ts";
+import { createPostgresTaskStore } from "../gateway_postgres/mod.ts";
+import postgres from "postgres";
 
 const [kind, portText] = Deno.args;
 const port = Number(portText);
@@ -67,10 +71,10 @@ export const LOAD_BODY = JSON.stringify({
   },
 });
 
-function serveGateway(): void {
+function serveGateway(taskStore?: TaskStore): void {
   const root = createRootScope({ logger: createLogger({ level: "silent" }) });
   createSubagentService(root).registerProvider(echo);
-  const gateway = createGateway({ scope: root });
+  const gateway = createGateway({ scope: root, taskStore });
   Deno.serve({ hostname: "127.0.0.1", port, onListen: ready }, (request) => {
     if (request.method === "GET" && new URL(request.url).pathname === RSS_PATH) {
       return Response.json(memory());
@@ -225,13 +229,30 @@ function serveSdkHono(): void {
 
 if (import.meta.main) {
   // Exit cleanly on SIGTERM, so `--cpu-prof` can write its profile.
-  Deno.addSignalListener("SIGTERM", () => Deno.exit(0));
+  if (kind !== "gateway-pg") Deno.addSignalListener("SIGTERM", () => Deno.exit(0));
   if (kind === "gateway") serveGateway();
+  else if (kind === "gateway-pg") await serveGatewayOnPostgres();
   else if (kind === "hono") await serveHono();
   else if (kind === "sdk") serveSdk();
   else if (kind === "sdk-hono") serveSdkHono();
   else {
-    console.error(`unknown kind "${kind}" (gateway, sdk, sdk-hono, hono)`);
+    console.error(`unknown kind "${kind}" (gateway, gateway-pg, sdk, sdk-hono, hono)`);
     Deno.exit(2);
   }
+}
+
+/** The gateway on PostgreSQL, in a schema of its own that SIGTERM drops. */
+async function serveGatewayOnPostgres(): Promise<void> {
+  const url = Deno.env.get("DATABASE_URL");
+  if (!url) throw new Error("gateway-pg needs DATABASE_URL");
+  const schema = `bench_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const store = await createPostgresTaskStore({ url, schema });
+  Deno.addSignalListener("SIGTERM", async () => {
+    await store.close();
+    const sql = postgres(url, { max: 1, onnotice: () => {} });
+    await sql.unsafe(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await sql.end();
+    Deno.exit(0);
+  });
+  serveGateway(store);
 }

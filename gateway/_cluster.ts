@@ -78,8 +78,11 @@ export class Cluster {
     if (this.#unreachable !== undefined) throw unavailable(this.#unreachable);
   }
 
-  /** Start journaling a task this instance runs: its creation is generation 1. */
-  track(taskId: string, snapshot: () => StoredTask, lost: () => void): void {
+  /**
+   * Start journaling a task this instance runs: its creation is generation
+   * 1. Answers when that is committed (rejects if it could not be).
+   */
+  track(taskId: string, snapshot: () => StoredTask, lost: () => void): Promise<void> {
     const journal = new Journal({
       storage: this.#options.storage,
       logger: this.#options.logger,
@@ -90,6 +93,12 @@ export class Cluster {
     });
     this.#journals.set(taskId, journal);
     journal.emit({ task: snapshot().task });
+    return journal.created;
+  }
+
+  /** Stop writing a task that could not be created: nothing else knows of it. */
+  abandon(taskId: string): void {
+    this.#journals.get(taskId)?.abandon();
   }
 
   /** The task's snapshot changed: write it with what is queued. */

@@ -223,21 +223,46 @@ export class Engine {
     started.route.sink = (text) => live.appendText(text);
     if (live.reply === "message") {
       // A direct reply: no task exists for anyone else to see.
-    } else if (this.cluster) {
-      this.cluster.track(
-        taskId,
-        () => ({ ...record, task: this.view(record) }),
-        () =>
-          live.forceEnd(
-            "Failed: another gateway instance ended this task (this one's lease had lapsed).",
-          ),
-      );
-    } else this.#persist(record);
+    } else if (this.cluster) return this.#sendShared(live, onLive, ext.used);
+    else this.#persist(record);
     live.observe();
     onLive?.(live);
-    // Announced only once committed: any instance can find the task by then.
-    if (this.cluster && live.reply === "task") await this.cluster.persist(taskId);
     return { live, taskId, extension: ext.used };
+  }
+
+  /**
+   * A new task on a shared storage: journaled from its creation, and
+   * announced (streams attached, the request answered) only once that is
+   * committed. If it cannot be, the run is stopped and the request answers
+   * 503: nothing else knows of the task.
+   */
+  async #sendShared(
+    live: LiveTask,
+    onLive: ((live: LiveTask) => void) | undefined,
+    extension: boolean,
+  ): Promise<Sent> {
+    const cluster = this.cluster!;
+    const record = live.record;
+    const taskId = record.task.id;
+    const created = cluster.track(
+      taskId,
+      () => ({ ...record, task: this.view(record) }),
+      () =>
+        live.forceEnd(
+          "Failed: another gateway instance ended this task (this one's lease had lapsed).",
+        ),
+    );
+    live.observe();
+    try {
+      await created;
+    } catch (error) {
+      cluster.abandon(taskId);
+      live.endEarly("client", "the task store could not record the task");
+      live.forceEnd("Failed: the task store could not record this task.");
+      throw storeFailure(error, this.#logger, `Recording task "${taskId}"`);
+    }
+    onLive?.(live);
+    return { live, taskId, extension };
   }
 
   /** The task `id` as `principal` may see it (through `tenant`), live or stored. */

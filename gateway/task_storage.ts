@@ -117,8 +117,9 @@ export interface TaskStorage extends TaskStore {
   ): readonly TaskLogEntry[] | Promise<readonly TaskLogEntry[]>;
   /**
    * Call `listener` with the new generation after each committed append of
-   * task `id` (from any instance). A listener may be called again with a
-   * generation it already saw (after a reconnect): read from your cursor.
+   * task `id` (from any instance). It may also be called with 0 (anything
+   * may have changed: once listening is in place, after a reconnect) or
+   * with a generation it already saw: read from your own cursor.
    *
    * @returns how to stop listening.
    */

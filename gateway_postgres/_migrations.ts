@@ -57,6 +57,20 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX commands_open ON commands (target) WHERE NOT taken;
     `,
   },
+  {
+    version: 2,
+    name: "watchers",
+    // Who listens to a task: an append notifies only when someone does
+    // (NOTIFY serializes committing transactions; bench/README.md).
+    sql: `
+      CREATE TABLE watchers (
+        task_id text COLLATE "C" NOT NULL,
+        watcher text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (task_id, watcher)
+      );
+    `,
+  },
 ];
 
 /** The SQL a terminal-state test uses (shared with the store's queries). */

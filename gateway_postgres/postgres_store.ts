@@ -96,6 +96,9 @@ export class PostgresStore implements PostgresTaskStore {
   readonly #servers = new Map<string, TaskCommandHandler>();
   readonly #waiters = new Map<string, Waiter>();
   #unlisten: (() => Promise<void>) | undefined;
+  /** This store's name in the watchers table. */
+  readonly #watcher: string = crypto.randomUUID();
+  readonly #timers = new Set<ReturnType<typeof setTimeout>>();
   #beats = 0;
   #closing: Promise<void> | undefined;
 
@@ -214,7 +217,10 @@ export class PostgresStore implements PostgresTaskStore {
             INSERT INTO events (task_id, generation, event)
             SELECT t.id, u.ord::integer, u.ev FROM t, unnest(${events}::text[]) WITH ORDINALITY AS u(ev, ord)
           )
-          SELECT pg_notify(${this.#names.events}, t.id || ':' || ${generation}::text) FROM t`
+          SELECT t.id, pg_notify(${this.#names.events}, t.id || ':' || ${generation}::text)
+          FROM t WHERE EXISTS (SELECT 1 FROM watchers w WHERE w.task_id = t.id)
+          UNION ALL SELECT t.id, NULL FROM t
+            WHERE NOT EXISTS (SELECT 1 FROM watchers w WHERE w.task_id = t.id)`
         : sql`
           WITH t AS (
             UPDATE tasks SET context_id = ${t.contextId}, owner = ${r.owner ?? null},
@@ -226,7 +232,10 @@ export class PostgresStore implements PostgresTaskStore {
             SELECT t.id, ${expected}::integer + u.ord::integer, u.ev
             FROM t, unnest(${events}::text[]) WITH ORDINALITY AS u(ev, ord)
           )
-          SELECT pg_notify(${this.#names.events}, t.id || ':' || ${generation}::text) FROM t`);
+          SELECT t.id, pg_notify(${this.#names.events}, t.id || ':' || ${generation}::text)
+          FROM t WHERE EXISTS (SELECT 1 FROM watchers w WHERE w.task_id = t.id)
+          UNION ALL SELECT t.id, NULL FROM t
+            WHERE NOT EXISTS (SELECT 1 FROM watchers w WHERE w.task_id = t.id)`);
     if (rows.length === 0) {
       throw new TaskStorageError(
         "CONFLICT",
@@ -251,14 +260,50 @@ export class PostgresStore implements PostgresTaskStore {
 
   subscribe(id: string, listener: (generation: number) => void): () => void {
     let entry = this.#listeners.get(id);
-    if (!entry) this.#listeners.set(id, entry = { set: new Set(), last: 0 });
+    if (!entry) {
+      this.#listeners.set(id, entry = { set: new Set(), last: 0 });
+      this.#watch(id, entry);
+    }
     const own = entry;
     const wrapped = (generation: number) => listener(generation);
     own.set.add(wrapped);
     return () => {
       own.set.delete(wrapped);
-      if (own.set.size === 0 && this.#listeners.get(id) === own) this.#listeners.delete(id);
+      if (own.set.size === 0 && this.#listeners.get(id) === own) {
+        this.#listeners.delete(id);
+        this.#sql`DELETE FROM watchers WHERE task_id = ${id} AND watcher = ${this.#watcher}`
+          .catch(() => {});
+      }
     };
+  }
+
+  /**
+   * Say in the database that this store listens to task `id`, so appends
+   * notify it; then wake its listeners, for what was appended before (and
+   * once more a second later, for an append that was under way meanwhile).
+   */
+  #watch(id: string, entry: Listeners): void {
+    const wake = () => {
+      if (this.#listeners.get(id) !== entry) return;
+      for (const listener of [...entry.set]) {
+        try {
+          listener(0);
+        } catch {
+          // A listener's fault is its own.
+        }
+      }
+    };
+    this.#sql`
+      INSERT INTO watchers (task_id, watcher) VALUES (${id}, ${this.#watcher})
+      ON CONFLICT DO NOTHING`
+      .then(() => {
+        wake();
+        const timer = setTimeout(() => {
+          this.#timers.delete(timer);
+          wake();
+        }, 1_000);
+        this.#timers.add(timer);
+      }, () => wake());
   }
 
   async heartbeat(instance: string): Promise<void> {
@@ -272,7 +317,8 @@ export class PostgresStore implements PostgresTaskStore {
       // Now and then: forget long-gone instances and commands nobody collected.
       await this.#run("clean up", () =>
         sql`
-          WITH a AS (DELETE FROM instances WHERE expires_at < now() - interval '1 day')
+          WITH a AS (DELETE FROM instances WHERE expires_at < now() - interval '1 day'),
+            w AS (DELETE FROM watchers WHERE created_at < now() - interval '1 day')
           DELETE FROM commands WHERE created_at < now() - interval '10 minutes'`);
     }
   }
@@ -345,6 +391,9 @@ export class PostgresStore implements PostgresTaskStore {
       this.#waiters.clear();
       this.#listeners.clear();
       this.#servers.clear();
+      for (const timer of this.#timers) clearTimeout(timer);
+      this.#timers.clear();
+      await this.#sql`DELETE FROM watchers WHERE watcher = ${this.#watcher}`.catch(() => {});
       await this.#unlisten?.().catch(() => {});
       await this.#sql.end({ timeout: 5 });
     })();
