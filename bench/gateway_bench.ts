@@ -6,6 +6,7 @@ import { createLogger, createRootScope } from "@seam/host";
 import { createSubagentService, type SubagentProvider } from "@seam/subagent";
 import { createGateway } from "../gateway/mod.ts";
 import { isoNow } from "../gateway/_task_view.ts";
+import { V03_BINDINGS } from "../gateway/_v03.ts";
 import { parseSendParams, parseSendParamsWithSchema } from "../gateway/_validate.ts";
 
 const BODY = JSON.stringify({
@@ -177,5 +178,25 @@ Deno.bench({
   group: "A2A 0.3 beside 1.0",
   async fn() {
     await (await v03.fetch(request03())).text();
+  },
+});
+
+// The 0.3 hook alone on a 1.0 request (what a2a03 adds to every 1.0
+// JSON-RPC call), against the header read the 1.0 path does anyway.
+const hookRequest = request();
+const hookCall = { method: "SendMessage", params: {}, id: 1, v1: true, ctx: undefined };
+Deno.bench({
+  name: "v03 hook: the A2A-Version read alone",
+  group: "A2A 0.3 hook on a 1.0 request",
+  baseline: true,
+  fn() {
+    hookRequest.headers.get("a2a-version");
+  },
+});
+Deno.bench({
+  name: "v03 hook: V03_BINDINGS.jsonRpc (answers undefined)",
+  group: "A2A 0.3 hook on a 1.0 request",
+  fn() {
+    V03_BINDINGS.jsonRpc(undefined as never, hookRequest, hookCall);
   },
 });
