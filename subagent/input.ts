@@ -17,6 +17,10 @@
  *   answer throws, and the request keeps waiting for a valid one.
  * - Waiting is not working: providers pause their own deadlines while
  *   `inputs.waiting` is true.
+ * - A provider whose child is a delegation tree elsewhere (the A2A provider
+ *   in front of a seam gateway) relays the requests raised over there with
+ *   `ask(request, {below})`: the run ids below its own run, so `path` runs
+ *   from this tree's root to the run that really asks.
  *
  * @module
  */
