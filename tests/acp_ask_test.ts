@@ -207,6 +207,39 @@ Deno.test('permission: "ask" leaves out an option whose id the agent offered twi
     assert.ok(h.watch.messages("warn").some((m) => m.includes("Left out a permission option")));
   }));
 
+Deno.test('permission: "ask" completes a request naming the call by id from the call the agent announced', () =>
+  withAcpAgent(["--sparse-permission"], { permission: "ask" }, async (h) => {
+    const { asked } = record(h);
+    handleSubagentInput(rootOf(h), () => ({ outcome: "selected", optionId: "yes" }));
+    const result = await h.start("run echo sparse").result;
+    assert.equal(textOf(result.output), 'ran "echo sparse": sparse', failure(result));
+    assert.deepEqual(asked[0].toolCall, {
+      name: "call-run",
+      title: 'Run "echo sparse"',
+      kind: "execute",
+      rawInput: { command: "echo sparse" },
+      content: [{ type: "text", text: "$ echo sparse" }],
+    });
+  }));
+
+Deno.test('permission: "ask" refuses the request the agent withdraws, and the run goes on', () =>
+  withAcpAgent(["--withdraw-permission=300"], { permission: "ask" }, async (h) => {
+    const { resolved } = record(h);
+    let signal: AbortSignal | undefined;
+    handleSubagentInput(rootOf(h), (request, context) => {
+      signal = context.signal;
+      return waitsForever(request, context);
+    });
+    const result = await h.start("run echo withdrawn").result;
+    assert.equal(result.stopReason, "completed", failure(result));
+    assert.match(textOf(result.output), /^did not run "echo withdrawn"/);
+    assert.equal(signal?.aborted, true);
+    assert.deepEqual(resolved.map((r) => r.answer), [
+      { outcome: "refused", reason: "the ACP agent withdrew its permission request" },
+    ]);
+    assert.deepEqual(ran(h), []);
+  }));
+
 for (const how of ["cancel", "dispose"] as const) {
   Deno.test(`permission: "ask" answers the agent cancelled at ${how} while a request is pending`, () =>
     withAcpAgent([], { permission: "ask" }, async (h) => {

@@ -201,3 +201,46 @@ export function answerOutcome(
     options.find((o) => o.kind === "reject_always");
   return reject ? { outcome: "selected", optionId: reject.id } : CANCELLED;
 }
+
+/** The fields of a tool call a permission request may leave out. */
+const TOOL_CALL_FIELDS = ["title", "kind", "rawInput", "content"] as const;
+/** The most calls in flight remembered (the oldest is forgotten). */
+const MAX_KNOWN = 32;
+
+/**
+ * What a run's `tool_call` and `tool_call_update`s told of its calls still
+ * in flight (the last 32 not `completed` or `failed`): ACP's permission
+ * request carries a `ToolCallUpdate`, every field optional, and an agent
+ * that announced the call may name it by its id alone; the request is
+ * completed with what was told.
+ */
+export class KnownToolCalls {
+  readonly #calls = new Map<string, Record<string, unknown>>();
+
+  /** One `tool_call` / `tool_call_update` (its raw object). */
+  remember(update: unknown): void {
+    if (!isRecord(update) || typeof update.toolCallId !== "string") return;
+    const id = update.toolCallId;
+    const known = this.#calls.get(id);
+    this.#calls.delete(id);
+    if (update.status === "completed" || update.status === "failed") return;
+    const merged: Record<string, unknown> = { ...known, toolCallId: id };
+    for (const key of TOOL_CALL_FIELDS) {
+      if (update[key] !== undefined && update[key] !== null) merged[key] = update[key];
+    }
+    this.#calls.set(id, merged);
+    if (this.#calls.size > MAX_KNOWN) this.#calls.delete(this.#calls.keys().next().value!);
+  }
+
+  /** `toolCall` with the fields it leaves out taken from what was told of it. */
+  complete(toolCall: unknown): unknown {
+    if (!isRecord(toolCall) || typeof toolCall.toolCallId !== "string") return toolCall;
+    const known = this.#calls.get(toolCall.toolCallId);
+    if (!known) return toolCall;
+    const merged: Record<string, unknown> = { ...known };
+    for (const [key, value] of Object.entries(toolCall)) {
+      if (value !== undefined && value !== null) merged[key] = value;
+    }
+    return merged;
+  }
+}

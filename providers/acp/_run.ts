@@ -5,53 +5,31 @@ import {
   type ContentBlock,
   type ContentInput,
   deepFreeze,
-  frozenJsonCopy,
   messageOf,
 } from "@seam/host";
 import {
   cancelOnAbort,
   type SubagentInputAnswer,
-  SubagentInputs,
   subagentProgress,
   type SubagentResultInput,
   type SubagentRunHandle,
   type SubagentStopReason,
 } from "@seam/subagent";
-import type { JsonValue } from "@seam/host";
 import { Aborted, race, settledWithin, TimedOut } from "./_async.ts";
 import { fromAcpUpdate, toAcpPrompt } from "./_content.ts";
 import { AcpError, type AcpFailure, type AcpFailureCode, resultOf } from "./_failure.ts";
 import { toProgress } from "./_progress.ts";
 import { TurnClock } from "./_turn_clock.ts";
-import type { PermissionOptionWire, PermissionOutcome, PermissionParams } from "./_connection.ts";
-import {
-  answerOutcome,
-  askOptions,
-  CANCELLED,
-  permissionAsk,
-  toolCallInfo,
-  toOutcome,
-} from "./_permission.ts";
+import type { PermissionOutcome, PermissionParams } from "./_connection.ts";
+import { type Refusal, RunPermissions } from "./_run_permissions.ts";
 import type { AcpSession } from "./_session.ts";
-import { type AcpToolCall, type AcpUpdate, acpUpdate } from "./events.ts";
-import type { AcpPermissionDecision, AcpPermissionRequest } from "./types.ts";
+import { type AcpUpdate, acpUpdate } from "./events.ts";
 
 const noop = () => {};
 let runCounter = 0;
 
 /** The phases before the prompt: a failure there is the start's, and quotes stderr. */
 const STARTUP_PHASES: ReadonlySet<string> = new Set(["initialize", "authenticate", "session/new"]);
-
-/** A permission request this run answered with a refusal. */
-interface Refusal {
-  readonly toolCallId: string;
-  readonly title?: string;
-  readonly toolKind?: string;
-  /** The id of the option picked (a `reject_*` one), or `"cancelled"`. */
-  readonly answer: string;
-  /** Why, when an input request was refused (`permission: "ask"`). */
-  readonly reason?: string;
-}
 
 function describeRefusal(refusal: Refusal): string {
   const what = refusal.title === undefined ? "a tool call" : JSON.stringify(refusal.title);
@@ -107,9 +85,7 @@ export class AcpRun implements SubagentRunHandle {
   #disposal: Promise<void> | undefined;
   #unbindSignal = noop;
   #clock: TurnClock | undefined;
-  #refusals: Refusal[] = [];
-  /** The permission requests asked up the tree (`permission: "ask"`). */
-  #inputs: SubagentInputs;
+  #permissions: RunPermissions;
 
   constructor(
     session: AcpSession,
@@ -120,10 +96,15 @@ export class AcpRun implements SubagentRunHandle {
     this.#session = session;
     this.#request = request;
     this.#resumed = resumed;
-    this.#inputs = new SubagentInputs(request.parent.scope, this.id);
-    if (session.settings.permission === "ask") {
-      this.respond = (requestId, answer) => this.#inputs.respond(requestId, answer);
-    }
+    this.#permissions = new RunPermissions({
+      id: this.id,
+      parent: request.parent,
+      session,
+      signal: this.#abort.signal,
+      clock: () => this.#clock,
+    });
+    const respond = this.#permissions.respondFunction();
+    if (respond) this.respond = respond;
     this.started = new Promise<void>((resolve, reject) => {
       this.#resolveStarted = resolve;
       this.#rejectStarted = reject;
@@ -227,13 +208,14 @@ export class AcpRun implements SubagentRunHandle {
       case "cancelled": {
         // The agent's own cancel: after a refused permission (codex ends
         // the turn so), say so, or the parent takes it for its own cancel.
-        if (this.#refusals.length === 0) return this.#finish("aborted");
+        const refusals = this.#permissions.refusals;
+        if (refusals.length === 0) return this.#finish("aborted");
         return this.#finish("aborted", {
           code: "PERMISSION_REFUSED",
           message: `The ACP agent stopped its turn after a permission request was refused: ${
-            this.#refusals.map(describeRefusal).join("; ")
+            refusals.map(describeRefusal).join("; ")
           }`,
-          data: { refused: this.#refusalData() },
+          data: { refused: this.#permissions.refusalData() },
         });
       }
       case "max_turn_requests":
@@ -253,10 +235,6 @@ export class AcpRun implements SubagentRunHandle {
           ),
         );
     }
-  }
-
-  #refusalData(): JsonValue[] {
-    return this.#refusals.map((r) => ({ ...r }));
   }
 
   /** `turnTimeoutMs` ran out: ask the agent to stop, end the run `error`. */
@@ -294,7 +272,9 @@ export class AcpRun implements SubagentRunHandle {
         phase,
         ...(error instanceof AcpError ? error.data : {}),
         ...(tail === "" ? {} : { stderr: tail }),
-        ...(this.#refusals.length === 0 ? {} : { refused: this.#refusalData() }),
+        ...(this.#permissions.refusals.length === 0
+          ? {}
+          : { refused: this.#permissions.refusalData() }),
       },
     });
   }
@@ -305,7 +285,7 @@ export class AcpRun implements SubagentRunHandle {
     this.#prompting = false;
     this.#clock?.stop();
     // What still waits is answered `cancelled` to the agent (see onPermission).
-    this.#inputs.cancelAll(`the run ended ${stopReason}`);
+    this.#permissions.cancelAll(`the run ended ${stopReason}`);
     this.#unbindSignal();
     this.#abort.abort(new Error(`the run ended (${stopReason})`));
     if (!this.#isStarted) {
@@ -329,7 +309,7 @@ export class AcpRun implements SubagentRunHandle {
       session.connection.cancel(session.sessionId);
     }
     this.#abort.abort(new Error(reason ?? "cancelled"));
-    this.#inputs.cancelAll(reason ?? "the run was cancelled");
+    this.#permissions.cancelAll(reason ?? "the run was cancelled");
     this.#finish("aborted");
   }
 
@@ -377,6 +357,9 @@ export class AcpRun implements SubagentRunHandle {
       return;
     }
     if (update.kind === "message" && this.#prompting) this.#output.append(update.content);
+    if (update.kind === "tool-call" || update.kind === "tool-call-update") {
+      this.#permissions.remember(update.raw);
+    }
     this.#emit(update);
   }
 
@@ -403,148 +386,7 @@ export class AcpRun implements SubagentRunHandle {
   }
 
   /** A `session/request_permission` for this run's session. */
-  async onPermission(
-    params: PermissionParams,
-    agentSignal: AbortSignal,
-  ): Promise<PermissionOutcome> {
-    if (this.#settled || agentSignal.aborted) return CANCELLED;
-    const { permission } = this.#session.settings;
-    const options = Array.isArray(params.options) ? params.options : [];
-    let outcome: PermissionOutcome;
-    let reason: string | undefined;
-    if (permission === "ask") {
-      ({ outcome, reason } = await this.#ask(params, options, agentSignal));
-    } else {
-      outcome = await this.#decide(params, options, agentSignal);
-    }
-    if (this.#settled || agentSignal.aborted) return CANCELLED;
-    const picked = outcome.outcome === "selected"
-      ? options.find((o) => o.optionId === outcome.optionId)
-      : undefined;
-    if (
-      outcome.outcome === "cancelled" ||
-      (typeof picked?.kind === "string" && picked.kind.startsWith("reject"))
-    ) {
-      const { toolCallId, title, toolKind } = toolCallOf(params.toolCall);
-      this.#refusals.push({
-        toolCallId,
-        ...(title === undefined ? {} : { title }),
-        ...(toolKind === undefined ? {} : { toolKind }),
-        answer: picked ? picked.optionId : "cancelled",
-        ...(reason === undefined ? {} : { reason: reason.slice(0, 500) }),
-      });
-    }
-    return outcome;
+  onPermission(params: PermissionParams, agentSignal: AbortSignal): Promise<PermissionOutcome> {
+    return this.#permissions.answer(params, agentSignal);
   }
-
-  /** `"reject"`, `"allow"` or the permission function's decision, as the wire answer. */
-  async #decide(
-    params: PermissionParams,
-    options: readonly PermissionOptionWire[],
-    agentSignal: AbortSignal,
-  ): Promise<PermissionOutcome> {
-    const { permission } = this.#session.settings;
-    const logger = this.#session.logger;
-    if (typeof permission === "string") {
-      return toOutcome(permission as AcpPermissionDecision, options, logger);
-    }
-    let decision: AcpPermissionDecision;
-    this.#clock?.pause();
-    const withdrawn = AbortSignal.any([this.#abort.signal, agentSignal]);
-    const request: AcpPermissionRequest = Object.freeze({
-      runId: this.id,
-      parentId: this.#request.parent.id,
-      sessionId: this.#session.sessionId ?? "",
-      toolCall: deepFreeze(toolCallOf(params.toolCall)),
-      raw: rawToolCall(params.toolCall),
-      options: deepFreeze(
-        options.map((o) => ({ optionId: o.optionId, name: o.name, kind: o.kind })),
-      ),
-      signal: withdrawn,
-    });
-    try {
-      decision = await race(Promise.resolve().then(() => permission(request)), withdrawn);
-    } catch (error) {
-      if (withdrawn.aborted) return CANCELLED;
-      logger.error(`The permission handler of ACP run ${this.id} failed: rejecting`, error);
-      decision = "reject";
-    } finally {
-      this.#clock?.resume();
-    }
-    if (this.#settled || agentSignal.aborted) return CANCELLED;
-    return toOutcome(decision, options, logger);
-  }
-
-  /**
-   * `permission: "ask"`: the request goes up the tree as an input request
-   * (the turn's clock paused meanwhile) and its answer comes back as the
-   * option chosen; a refusal picks the agent's reject option, else
-   * `cancelled`. The agent withdrawing its request refuses the input request.
-   */
-  async #ask(
-    params: PermissionParams,
-    options: readonly PermissionOptionWire[],
-    agentSignal: AbortSignal,
-  ): Promise<{ outcome: PermissionOutcome; reason?: string }> {
-    const logger = this.#session.logger;
-    const offered = askOptions(options, logger);
-    if (offered.length === 0) {
-      logger.warn(
-        `ACP run ${this.id}: the agent's permission request offers no option one can pick: answering cancelled`,
-      );
-      return { outcome: CANCELLED };
-    }
-    const ask = permissionAsk(
-      this.#session.settings.provider,
-      toolCallInfo(params.toolCall),
-      offered,
-    );
-    const before = new Set(this.#inputs.pending.map((r) => r.id));
-    let answering: Promise<SubagentInputAnswer>;
-    try {
-      answering = this.#inputs.ask(ask);
-    } catch (error) {
-      logger.error(`ACP run ${this.id}: cannot ask for permission: refusing`, error);
-      const reason = `the permission request could not be asked: ${messageOf(error)}`;
-      return { outcome: answerOutcome({ outcome: "refused", reason }, offered), reason };
-    }
-    // Nothing to withdraw when a listener answered at once.
-    const asked = this.#inputs.pending.find((r) => !before.has(r.id));
-    const withdraw = () => {
-      if (asked && this.#inputs.pending.includes(asked)) {
-        this.#inputs.respond(asked.id, {
-          outcome: "refused",
-          reason: "the ACP agent withdrew its permission request",
-        });
-      }
-    };
-    this.#clock?.pause();
-    agentSignal.addEventListener("abort", withdraw, { once: true });
-    let answer: SubagentInputAnswer;
-    try {
-      answer = await answering;
-    } finally {
-      agentSignal.removeEventListener("abort", withdraw);
-      this.#clock?.resume();
-    }
-    return {
-      outcome: answerOutcome(answer, offered),
-      ...(answer.outcome === "refused" ? { reason: answer.reason } : {}),
-    };
-  }
-}
-
-/** The tool call as the agent sent it, a frozen JSON copy (`null` if it is no object). */
-function rawToolCall(value: unknown): JsonValue {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
-  try {
-    return frozenJsonCopy(value, "toolCall");
-  } catch {
-    return null;
-  }
-}
-
-function toolCallOf(value: unknown): AcpToolCall {
-  const update = fromAcpUpdate({ ...(value as object), sessionUpdate: "tool_call_update" });
-  return update?.kind === "tool-call-update" ? update.toolCall : { toolCallId: "" };
 }

@@ -25,7 +25,9 @@
  *   (<the answer>)`; `cancelled` when the turn was cancelled meanwhile. It
  *   offers `--permission-options=<id>:<kind>,…` (default one of each kind:
  *   `yes`, `always`, `no`, `never`); `--sparse-permission` asks with the
- *   tool call's id alone, as agents that announced the call before do.
+ *   tool call's id alone, as agents that announced the call before do;
+ *   `--withdraw-permission=<ms>` withdraws an unanswered request
+ *   (`$/cancel_request`) after `<ms>`.
  * - `garbage <text>`: prints non-JSON lines on stdout, then as `complete`.
  * - `oversized <bytes>`: sends one update line of about `<bytes>` bytes.
  * - `env <NAME>`: replies with the variable's value or `(unset)`.
@@ -174,6 +176,18 @@ async function askPermission(
     toolCall,
     options,
   });
+  const withdrawAfter = option("withdraw-permission");
+  if (withdrawAfter !== undefined) {
+    // Withdraw it (ACP's `$/cancel_request`) unless it was answered by then.
+    const requestId = requestCounter;
+    let answered = false;
+    answer.then(() => answered = true);
+    setTimeout(() => {
+      if (answered) return;
+      log(`withdrawing permission request ${requestId}`);
+      send({ method: "$/cancel_request", params: { requestId } });
+    }, Number(withdrawAfter));
+  }
   const first = await Promise.race([answer, waitCancel.then(() => undefined)]);
   const reply = first === undefined ? await answer : first;
   const result = (reply.result ?? {}) as { outcome?: { outcome?: string; optionId?: string } };
