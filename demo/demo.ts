@@ -8,7 +8,6 @@
  */
 import {
   agentTextDelta,
-  agentToolCallStart,
   createHost,
   createScriptedModel,
   delay,
@@ -235,29 +234,19 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     children: [],
   };
   const nodes = new Map<string, Node>([[root.id, root]]);
-  const labels = new Map<string, string>();
-  const key = (agentId: string, prompt: string) => `${agentId}\u0000${prompt}`;
-
   const stamp = () => `[${seconds(now() - root.startedAt)}]`;
   const log = (line: string) => {
     if (!live) write(`${line}\n`);
   };
 
-  host.scope.on(agentToolCallStart, (info) => {
-    const args = info.args as { description?: unknown; prompt?: unknown } | null;
-    if (args && typeof args.prompt === "string" && typeof args.description === "string") {
-      labels.set(key(info.agentId, args.prompt), args.description);
-    }
-  });
   host.scope.on(subagentStart, (info) => {
-    const parent = nodes.get(info.parentId) ?? root;
-    const child = host.agents.get(info.id); // an in-process child resolves
-    const prompt = textOf(info.prompt);
+    const parent = nodes.get(info.parentRunId ?? info.parentId) ?? root;
     const node: Node = {
-      id: info.id,
+      id: info.runId,
       provider: info.provider,
-      label: labels.get(key(info.parentId, prompt)) ?? clip(oneLine(prompt), 40, false),
-      depth: child?.options.subagentDepth ?? parent.depth + 1,
+      // The tool's call `description`, carried by the event.
+      label: info.label ?? clip(oneLine(textOf(info.prompt)), 40, false),
+      depth: info.depth,
       status: "running",
       text: "",
       startedAt: now(),
@@ -279,7 +268,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     if (info.kind === "text" && node && node.status === "running") node.text += info.text ?? "";
   });
   host.scope.on(subagentEnd, (info) => {
-    const node = nodes.get(info.id);
+    const node = nodes.get(info.runId);
     if (!node) return;
     node.status = info.stopReason;
     node.durationMs = info.durationMs;

@@ -9,7 +9,14 @@ import {
 } from "@seam/host";
 import { SubagentError } from "./errors.ts";
 import { SUBAGENT_START_FIELDS, unsupportedStartFields } from "./start_fields.ts";
-import type { RegisteredSubagentProvider, SubagentAgentOptions, SubagentRequest } from "./types.ts";
+import type {
+  RegisteredSubagentProvider,
+  SubagentAgentOptions,
+  SubagentRequest,
+  SubagentRunPlace,
+  SubagentStartRequest,
+} from "./types.ts";
+import { delegationContextKey } from "./delegation.ts";
 
 const REQUEST_FIELDS = new Set([
   "prompt",
@@ -20,7 +27,11 @@ const REQUEST_FIELDS = new Set([
   "maxDepth",
   "toolFilter",
   "persona",
+  "label",
 ]);
+
+/** The longest `label` a request may carry. */
+const MAX_LABEL = 200;
 
 /** The accepted request plus what the service keeps for itself. */
 export interface AcceptedRequest {
@@ -30,6 +41,8 @@ export interface AcceptedRequest {
   readonly parentId: string;
   /** The parent's scope, read once. */
   readonly parentScope: Scope;
+  /** Where the run sits in the tree (also `request.place`). */
+  readonly place: SubagentRunPlace;
 }
 
 function invalid(message: string): never {
@@ -57,6 +70,7 @@ export function acceptContent(
 export function acceptRequest(
   provider: RegisteredSubagentProvider,
   input: unknown,
+  places: ReadonlyMap<string, SubagentRunPlace>,
 ): AcceptedRequest {
   if (!isRecord(input)) {
     invalid(`request must be an object, got ${describe(input)}`);
@@ -69,8 +83,17 @@ export function acceptRequest(
     }
   }
   // Each field read once, in this order; then capabilities, then values.
-  const { prompt, parent, signal, agentOptions, outputSchema, maxDepth, toolFilter, persona } =
-    input as Partial<Record<keyof SubagentRequest, unknown>>;
+  const {
+    prompt,
+    parent,
+    signal,
+    agentOptions,
+    outputSchema,
+    maxDepth,
+    toolFilter,
+    persona,
+    label,
+  } = input as Partial<Record<keyof SubagentStartRequest, unknown>>;
   // Most requests use none of the start-time fields: skip the table for them.
   const startFields = outputSchema !== undefined || maxDepth !== undefined ||
       toolFilter !== undefined || persona !== undefined
@@ -112,12 +135,23 @@ export function acceptRequest(
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     invalid(`request.signal must be an AbortSignal, got ${describe(signal)}`);
   }
+  if (
+    label !== undefined &&
+    (typeof label !== "string" || label === "" || label.length > MAX_LABEL)
+  ) {
+    invalid(
+      `request.label must be a non-empty string of at most ${MAX_LABEL} characters, got ${
+        typeof label === "string" ? `${label.length} characters` : describe(label)
+      }`,
+    );
+  }
 
   const request: Record<string, unknown> = {
     prompt: acceptContent(prompt, "request.prompt"),
     parent,
   };
   if (signal !== undefined) request.signal = signal;
+  if (label !== undefined) request.label = label;
   if (agentOptions !== undefined) {
     request.agentOptions = acceptAgentOptions(agentOptions);
   }
@@ -127,8 +161,11 @@ export function acceptRequest(
       if (value !== undefined) request[spec.field] = spec.accept(value, `request.${spec.field}`);
     }
   }
+  const place = placeOf(parentId, parentScope, provider.name, label as string | undefined, places);
+  request.place = place;
   return {
     request: Object.freeze(request) as unknown as SubagentRequest,
+    place,
     parentId,
     parentScope,
   };
@@ -153,4 +190,36 @@ function acceptAgentOptions(value: unknown): SubagentAgentOptions {
     );
   }
   return options as SubagentAgentOptions;
+}
+
+/**
+ * Where a run started by `parentId` sits: under the live run of that id
+ * (an in-process child's agent id is its run id), else under what the
+ * parent scope's delegation context says, else at the top.
+ */
+function placeOf(
+  parentId: string,
+  parentScope: Scope,
+  provider: string,
+  label: string | undefined,
+  places: ReadonlyMap<string, SubagentRunPlace>,
+): SubagentRunPlace {
+  const above = places.get(parentId);
+  let parentRunId: string | undefined;
+  let depth: number;
+  if (above !== undefined) {
+    parentRunId = parentId;
+    depth = above.depth + 1;
+  } else {
+    const context = parentScope.inject(delegationContextKey);
+    parentRunId = context?.runId;
+    depth = (context?.depth ?? 0) + 1;
+  }
+  const place: { -readonly [K in keyof SubagentRunPlace]: SubagentRunPlace[K] } = {
+    provider,
+    depth,
+  };
+  if (parentRunId !== undefined) place.parentRunId = parentRunId;
+  if (label !== undefined) place.label = label;
+  return Object.freeze(place);
 }

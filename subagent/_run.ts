@@ -11,6 +11,7 @@ import type {
   SubagentRun,
   SubagentRunEndInfo,
   SubagentRunInfo,
+  SubagentRunPlace,
 } from "./types.ts";
 
 /** What a run wrapper needs to know about the run it wraps. */
@@ -23,6 +24,10 @@ export interface RunContext {
   readonly prompt: readonly ContentBlock[];
   readonly outputSchema: OutputSchema | undefined;
   readonly signal: AbortSignal | undefined;
+  /** Where the run sits in the tree. */
+  readonly place: SubagentRunPlace;
+  /** The service's live runs by id: where a run started by one of their children sits. */
+  readonly places: Map<string, SubagentRunPlace>;
 }
 
 type Fn = (...args: unknown[]) => unknown;
@@ -204,6 +209,7 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
   // unloading its provider (through `context.runs`).
   const finalDispose = (): Promise<void> => {
     context.runs.delete(run);
+    if (context.places.get(id) === context.place) context.places.delete(id);
     unbindSignal();
     unbindSignal = noop;
     return dispose();
@@ -253,6 +259,7 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
   if (rawRespond) run.respond = respondOf(handle, rawRespond);
   Object.freeze(run);
   context.runs.add(run);
+  context.places.set(id, context.place);
   return run;
 }
 
@@ -321,8 +328,8 @@ function observeLifecycle(
   let info: SubagentRunInfo | undefined;
   const runInfo = (): SubagentRunInfo =>
     info ??= Object.freeze({
-      id,
-      provider: context.provider.name,
+      runId: id,
+      ...context.place,
       parentId: context.parentId,
       prompt: context.prompt,
       inheritsParentContext: context.provider.inheritsParentContext,

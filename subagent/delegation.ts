@@ -11,6 +11,11 @@ export interface DelegationContext {
   readonly depth: number;
   /** The absolute cap inherited from above, when one was set. */
   readonly maxDepth?: number;
+  /**
+   * The run whose child owns the scope, when known (a gateway: the remote
+   * caller's run id): the `parentRunId` of the runs started under it.
+   */
+  readonly runId?: string;
 }
 
 /** The service key under which a scope provides its {@linkcode DelegationContext}. */

@@ -9,6 +9,7 @@ import type {
   RegisteredSubagentProvider,
   SubagentProvider,
   SubagentRun,
+  SubagentRunPlace,
   SubagentStartRequest,
 } from "./types.ts";
 
@@ -112,6 +113,8 @@ export const subagentServiceKey: ServiceKey<SubagentService> = defineService(
  */
 export function createSubagentService(scope: Scope): SubagentService {
   const registry = new Map<string, Registration>();
+  // Where each live run sits, by run id: a run its child starts sits below it.
+  const places = new Map<string, SubagentRunPlace>();
 
   const service: SubagentService = {
     registerProvider(provider, options = {}) {
@@ -165,7 +168,7 @@ export function createSubagentService(scope: Scope): SubagentService {
         );
       }
       const provider = registration.snapshot;
-      const accepted = acceptRequest(provider, request);
+      const accepted = acceptRequest(provider, request, places);
       const raw = provider.start(accepted.request);
       return wrapRun(raw, {
         provider,
@@ -175,6 +178,8 @@ export function createSubagentService(scope: Scope): SubagentService {
         prompt: accepted.request.prompt,
         outputSchema: accepted.request.outputSchema,
         signal: accepted.request.signal,
+        place: accepted.place,
+        places,
       });
     },
 

@@ -539,7 +539,7 @@ Deno.test("subagent/start and subagent/end follow readiness", async (t) => {
     service.registerProvider(provider);
     const infos: SubagentRunInfo[] = [];
     const seenBy: string[] = [];
-    root.on(subagentStart, (info) => void seenBy.push(`root:${info.id}`));
+    root.on(subagentStart, (info) => void seenBy.push(`root:${info.runId}`));
     parent.scope.on(subagentStart, (info) => void infos.push(info));
     const run = service.start("p", { prompt: [{ type: "text", text: "task" }], parent });
     provider.runs[0].started.resolve();
@@ -548,8 +548,9 @@ Deno.test("subagent/start and subagent/end follow readiness", async (t) => {
     assert.deepEqual(
       { ...infos[0], prompt: [...infos[0].prompt] },
       {
-        id: "p-1",
+        runId: "p-1",
         provider: "p",
+        depth: 1,
         parentId: "parent",
         prompt: [{ type: "text", text: "task" }],
         inheritsParentContext: false,
@@ -655,7 +656,7 @@ Deno.test("sendMessage() and resume() are checked and wrapped", async () => {
   }));
   service.registerProvider(provider);
   const starts: string[] = [];
-  parent.scope.on(subagentStart, (info) => void starts.push(info.id));
+  parent.scope.on(subagentStart, (info) => void starts.push(info.runId));
   const run = service.start("steer", { prompt: "x", parent });
   await run.sendMessage!("more context");
   assert.deepEqual(sent, [[{ type: "text", text: "more context" }]]);

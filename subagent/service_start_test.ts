@@ -259,8 +259,8 @@ Deno.test("start() hands the provider a detached frozen snapshot", async () => {
   assert.equal(seen.persona, "terse");
   assert.deepEqual(
     Object.keys(service.start("p", { prompt: "x", parent }) && provider.runs[1].request).sort(),
-    ["parent", "prompt"],
-    "omitted fields stay absent",
+    ["parent", "place", "prompt"],
+    "omitted fields stay absent (the service's place is always there)",
   );
   await run.dispose();
   await provider.runs[1].handle.dispose();

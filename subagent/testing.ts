@@ -222,7 +222,7 @@ export async function testSubagentProvider(
       parent.scope.on(subagentStart, (info) => {
         kinds.push("start");
         events.push(info);
-        const run = runs.find((r) => r.id === info.id);
+        const run = runs.find((r) => r.id === info.runId);
         if (run) isFulfilled(run.started).then((ok) => startSawStarted.push(ok));
       });
       parent.scope.on(subagentEnd, (info) => {
@@ -253,7 +253,9 @@ export async function testSubagentProvider(
 
   /** Start/end pairing: nothing, or start then end with the same id. */
   const checkPairing = (h: Harness, run: SubagentRun) => {
-    const mine = h.events.map((e, i) => ({ e, kind: h.kinds[i] })).filter((x) => x.e.id === run.id);
+    const mine = h.events.map((e, i) => ({ e, kind: h.kinds[i] })).filter((x) =>
+      x.e.runId === run.id
+    );
     const kinds = mine.map((x) => x.kind).join(",");
     check(
       kinds === "" || kinds === "start,end",
@@ -296,7 +298,7 @@ export async function testSubagentProvider(
         );
         check(h.startSawStarted[0] === true, "subagent/start fired before run.started fulfilled");
         const [start, end] = h.events as [SubagentRunInfo, SubagentRunEndInfo];
-        check(start.id === run.id && end.id === run.id, "event ids must be the run's id");
+        check(start.runId === run.id && end.runId === run.id, "event ids must be the run's id");
         check(start.provider === PROVIDER_NAME, "subagent/start must name the provider");
         check(start.parentId === h.parent.id, "subagent/start must name the parent");
         check(isDeeplyFrozen(start) && isDeeplyFrozen(end), "event payloads must be deeply frozen");

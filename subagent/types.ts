@@ -55,6 +55,33 @@ export interface SubagentStartRequest {
   readonly toolFilter?: SubagentToolFilter;
   /** The child's persona (needs `capabilities.persona`). */
   readonly persona?: string;
+  /**
+   * A short label for the task (the `subagent` tool passes its call's
+   * `description`): descriptive only, carried by the run's events. A
+   * non-empty string of at most 200 characters.
+   */
+  readonly label?: string;
+}
+
+/**
+ * Where a run sits in the delegation tree, as the service works it out at
+ * `start`: the part every `subagent/start`, `subagent/end` and
+ * `subagent/progress` of the run carries. Frozen.
+ */
+export interface SubagentRunPlace {
+  /** The provider's name. */
+  readonly provider: string;
+  /**
+   * The run whose child is the delegating agent, when the service knows it
+   * (the parent's id names a live run of this service, as an in-process
+   * child's does, or the parent's scope's `DelegationContext` says so);
+   * absent for a top-level delegation.
+   */
+  readonly parentRunId?: string;
+  /** The child's depth: a top agent's children are at depth 1. */
+  readonly depth: number;
+  /** The request's `label`, when given. */
+  readonly label?: string;
 }
 
 /**
@@ -79,6 +106,15 @@ export interface SubagentRequest {
   readonly toolFilter?: SubagentToolFilter;
   /** The requested persona, when given (already checked). */
   readonly persona?: string;
+  /** The request's label, when given (already checked). */
+  readonly label?: string;
+  /**
+   * Where the run sits in the tree. Always set by the service; a provider
+   * spreads it into the `subagent/progress` it emits (see
+   * {@linkcode SubagentProgressInfo}). Absent only when a provider is
+   * called directly, without the service.
+   */
+  readonly place?: SubagentRunPlace;
 }
 
 /** Why a run ended. */
@@ -296,11 +332,9 @@ export interface SubagentProviderRemovedInfo {
 }
 
 /** Payload of `subagent/start`. */
-export interface SubagentRunInfo {
+export interface SubagentRunInfo extends SubagentRunPlace {
   /** The run's id (for spawn and fork: the child agent's id). */
-  readonly id: string;
-  /** The provider's name. */
-  readonly provider: string;
+  readonly runId: string;
   /** The delegating agent's id. */
   readonly parentId: string;
   /** The task, as given to the provider. */
@@ -336,8 +370,13 @@ export type SubagentProgressKind = "text" | "thought" | "tool-call" | "tool-resu
  * Payload of `subagent/progress`: something a running child did, emitted by
  * the provider in the delegating parent's scope while the run is live.
  * Progress is never output: the output is the result's.
+ *
+ * A provider spreads its request's `place` into each one, so progress says
+ * where it is in the tree like `subagent/start` does (`provider`, `depth`,
+ * `parentRunId`, `label`); these fields are absent only when a provider
+ * does not (a provider written before they existed).
  */
-export interface SubagentProgressInfo {
+export interface SubagentProgressInfo extends Partial<SubagentRunPlace> {
   /** The run's id. */
   readonly runId: string;
   /** What happened. */

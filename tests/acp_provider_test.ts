@@ -77,7 +77,8 @@ Deno.test("createAcpProvider() emits subagent/progress for the updates that show
     const run = h.start("progress a b");
     assert.equal((await run.result).stopReason, "completed");
     assert.ok(seen.every((info) => info.runId === run.id && Object.isFrozen(info)));
-    assert.deepEqual(seen.map(({ runId: _, ...rest }) => rest), [
+    assert.ok(seen.every((info) => info.provider === "acp" && info.depth === 1), "its place");
+    assert.deepEqual(seen.map(({ runId: _, provider: _p, depth: _d, ...rest }) => rest), [
       { kind: "thought", text: "thinking about it" },
       { kind: "plan", text: "[in_progress] answer" },
       { kind: "tool-call", callId: "call-1", name: "Look something up" },

@@ -342,6 +342,10 @@ function createTool(
         run = service.start(providerName, {
           prompt: args.prompt,
           parent: agent,
+          // The call's short label rides on the run's events (nothing checks it there).
+          ...(typeof args.description === "string" && args.description !== ""
+            ? { label: args.description.slice(0, 200) }
+            : {}),
           signal: call.signal,
           ...options,
         });

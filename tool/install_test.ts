@@ -388,13 +388,16 @@ Deno.test("installSubagentTool() passes its options through, and only those give
     const request = runs[0].request;
     assert.deepEqual(Object.keys(request).sort(), [
       "agentOptions",
+      "label",
       "maxDepth",
       "parent",
       "persona",
+      "place",
       "prompt",
       "signal",
       "toolFilter",
     ]);
+    assert.equal(request.label, "a test task", "the call's description is the run's label");
     assert.deepEqual(request.agentOptions, { model: "other" });
     assert.equal(request.persona, "You are Ada, terse.");
     assert.deepEqual(request.toolFilter, { deny: ["subagent"] });
@@ -406,7 +409,13 @@ Deno.test("installSubagentTool() passes its options through, and only those give
   await t.step("nothing given: the keys are absent, never {} or allow: []", async () => {
     const { w, runs } = await setup({});
     await call(w, "@reply hi");
-    assert.deepEqual(Object.keys(runs[0].request).sort(), ["parent", "prompt", "signal"]);
+    assert.deepEqual(Object.keys(runs[0].request).sort(), [
+      "label",
+      "parent",
+      "place",
+      "prompt",
+      "signal",
+    ]);
     await w.dispose();
   });
   await t.step("agentOptions without a model and a filter with one list stay minimal", async () => {

@@ -1,7 +1,7 @@
 // What a run is given: what every run of one provider shares (the client,
 // the bounds, the policy), and what one run's request is.
 import type { AgentRef, ContentBlock, Logger } from "@seam/host";
-import type { OutputSchema } from "@seam/subagent";
+import type { OutputSchema, SubagentRunPlace } from "@seam/subagent";
 import type { Client } from "@a2a-js/sdk/client";
 import type { SeamMessageFields, SeamRemoteProvider } from "./_extension.ts";
 
@@ -61,4 +61,6 @@ export interface RunPlan {
   readonly taskId?: string;
   /** Whether this run continues an earlier run's context. */
   readonly resumed: boolean;
+  /** Where the run sits in the tree (the service's), for its progress events. */
+  readonly place?: SubagentRunPlace;
 }

@@ -469,7 +469,10 @@ export class A2ARun {
     if (text === "" || this.#settled) return;
     const scope = this.#plan.parent.scope;
     if (!scope.hasListeners(subagentProgress)) return;
-    scope.emit(subagentProgress, Object.freeze({ runId: this.id, kind: "text" as const, text }));
+    scope.emit(
+      subagentProgress,
+      Object.freeze({ ...this.#plan.place, runId: this.id, kind: "text" as const, text }),
+    );
   }
 
   // ---- endings ----
@@ -664,6 +667,7 @@ export class A2ARun {
       prompt: toBlocks(content),
       parent: plan.parent,
       depth: plan.depth,
+      ...(plan.place ? { place: plan.place } : {}),
       // A continuation keeps the first run's settings: the caller's depth travels, and
       // so does the depth cap on a context continuation, so a seam gateway that kept
       // no run for the context (and starts a fresh one) still applies it.

@@ -470,6 +470,7 @@ function startRun(remote: RemoteContext, request: SubagentRequest): SubagentRunH
     depth,
     extension,
     resumed: false,
+    ...(request.place ? { place: request.place } : {}),
   });
   return run.handle;
 }

@@ -13,6 +13,7 @@ import {
   subagentProgress,
   type SubagentResultInput,
   type SubagentRunHandle,
+  type SubagentRunPlace,
   type SubagentStopReason,
 } from "@seam/subagent";
 import { Aborted, race, settledWithin, TimedOut } from "./_async.ts";
@@ -59,6 +60,8 @@ export interface RunRequest {
   readonly prompt: readonly ContentBlock[];
   readonly parent: AgentRef;
   readonly signal?: AbortSignal;
+  /** Where the run sits in the tree (the service's), for its progress events. */
+  readonly place?: SubagentRunPlace;
 }
 
 /** One prompt turn: the handle a provider returns from `start` or `resume`. */
@@ -341,7 +344,11 @@ export class AcpRun implements SubagentRunHandle {
     const prompt: readonly ContentBlock[] = typeof content === "string"
       ? [{ type: "text", text: content }]
       : content;
-    return new AcpRun(session, { prompt, parent: this.#request.parent }, true);
+    return new AcpRun(
+      session,
+      { prompt, parent: this.#request.parent, place: this.#request.place },
+      true,
+    );
   }
 
   /** A `session/update` for this run's session. */
@@ -370,7 +377,12 @@ export class AcpRun implements SubagentRunHandle {
       scope.hasListeners(subagentProgress) && (update.kind !== "message" || this.#prompting)
     ) {
       const progress = toProgress(update);
-      if (progress) scope.emit(subagentProgress, deepFreeze({ runId: this.id, ...progress }));
+      if (progress) {
+        scope.emit(
+          subagentProgress,
+          deepFreeze({ ...this.#request.place, runId: this.id, ...progress }),
+        );
+      }
     }
     if (!scope.hasListeners(acpUpdate)) return;
     scope.emit(

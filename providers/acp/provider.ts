@@ -164,6 +164,7 @@ export function createAcpProvider(config: AcpProviderConfig): AcpProvider {
         prompt: request.prompt,
         parent: request.parent,
         ...(request.signal ? { signal: request.signal } : {}),
+        ...(request.place ? { place: request.place } : {}),
       }, false);
     },
     dispose(): Promise<void> {

@@ -30,6 +30,7 @@ import {
   type SubagentRequest,
   type SubagentResultInput,
   type SubagentRunHandle,
+  type SubagentRunPlace,
   type SubagentToolFilter,
   tighterDepthCap,
 } from "@seam/subagent";
@@ -149,6 +150,7 @@ interface Plan {
   readonly toolFilter: SubagentToolFilter | undefined;
   readonly outputSchema: OutputSchema | undefined;
   readonly seed: readonly SessionEvent[] | undefined;
+  readonly place: SubagentRunPlace | undefined;
 }
 
 function fail(message: string): never {
@@ -248,6 +250,7 @@ function plan(
     toolFilter,
     outputSchema,
     seed,
+    place: request.place,
   };
 }
 
@@ -334,7 +337,7 @@ class Child {
       }).then((agent) => {
         this.agent = agent;
         if (plan.parentScope.hasListeners(subagentProgress)) {
-          relayProgress(agent, plan.parentScope);
+          relayProgress(agent, plan.parentScope, plan.place);
         }
         return agent;
       })
@@ -528,17 +531,24 @@ class InProcessRun implements SubagentRunHandle {
  * Re-emit the child's own streamed text and tool calls as
  * `subagent/progress` in the parent's scope, for as long as the child lives.
  */
-function relayProgress(agent: Agent, parentScope: Scope): void {
+function relayProgress(
+  agent: Agent,
+  parentScope: Scope,
+  place: SubagentRunPlace | undefined,
+): void {
   const runId = agent.id;
   agent.scope.on(agentTextDelta, (info) => {
     if (info.agentId !== runId) return;
-    parentScope.emit(subagentProgress, Object.freeze({ runId, kind: "text", text: info.text }));
+    parentScope.emit(
+      subagentProgress,
+      Object.freeze({ ...place, runId, kind: "text", text: info.text }),
+    );
   });
   agent.scope.on(agentToolCallStart, (info) => {
     if (info.agentId !== runId) return;
     parentScope.emit(
       subagentProgress,
-      Object.freeze({ runId, kind: "tool-call", name: info.name, callId: info.callId }),
+      Object.freeze({ ...place, runId, kind: "tool-call", name: info.name, callId: info.callId }),
     );
   });
   agent.scope.on(agentToolCallEnd, (info) => {
@@ -546,6 +556,7 @@ function relayProgress(agent: Agent, parentScope: Scope): void {
     parentScope.emit(
       subagentProgress,
       Object.freeze({
+        ...place,
         runId,
         kind: "tool-result",
         name: info.name,

@@ -36,8 +36,11 @@ Deno.test("createInProcessProvider() keeps a cancel racing creation consistent",
           const seen: string[] = [];
           host.scope.on(agentCreated, (info) => void seen.push(`created:${info.agent.id}`));
           host.scope.on(agentDisposed, (info) => void seen.push(`disposed:${info.agentId}`));
-          host.scope.on(subagentStart, (info) => void seen.push(`start:${info.id}`));
-          host.scope.on(subagentEnd, (info) => void seen.push(`end:${info.id}:${info.stopReason}`));
+          host.scope.on(subagentStart, (info) => void seen.push(`start:${info.runId}`));
+          host.scope.on(
+            subagentEnd,
+            (info) => void seen.push(`end:${info.runId}:${info.stopReason}`),
+          );
 
           const run = subagents.start(provider, { prompt: "@hang", parent });
           outcomes.add(depth === 0 ? "same tick" : "later");

@@ -509,7 +509,11 @@ Deno.test("createInProcessProvider() called directly still checks its input", as
 Deno.test("createInProcessProvider() relays the child's progress to the parent's scope", async () => {
   const w = await world();
   const progress: string[] = [];
+  const places = new Set<string>();
   w.parent.scope.on(subagentProgress, (info) => {
+    places.add(
+      `${info.runId} ${info.provider} depth ${info.depth} under ${info.parentRunId ?? "-"}`,
+    );
     progress.push(
       `${info.runId === first.id ? "child" : "grandchild"} ${info.kind} ${
         info.kind === "text" ? info.text!.trim() : info.name
@@ -528,6 +532,12 @@ Deno.test("createInProcessProvider() relays the child's progress to the parent's
     "child tool-result delegate",
     "child text got",
     "child text it",
+  ]);
+  // Each progress event says where it is in the tree, like subagent/start.
+  const grandchildId = [...places].find((p) => !p.startsWith(`${first.id} `))!.split(" ")[0];
+  assert.deepEqual([...places], [
+    `${first.id} spawn depth 1 under -`,
+    `${grandchildId} spawn depth 2 under ${first.id}`,
   ]);
   await first.dispose();
   await w.dispose();
