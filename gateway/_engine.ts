@@ -465,7 +465,8 @@ export class Engine {
       );
     }
     if (push) await this.#options.push!.attach(push, t.id, task);
-    task.admitSteering();
+    const size = JSON.stringify(params.message.parts).length;
+    task.admitSteering(size);
     const blocks = partsToBlocks(params.message.parts);
     const accepted = userMessage(params, t.id, t.contextId);
     onLive?.(task);
@@ -473,7 +474,7 @@ export class Engine {
       task.chain.context.accept(t.id, accepted);
       await send(blocks);
     } catch (error) {
-      task.releaseSteering();
+      task.releaseSteering(size);
       throw new GatewayError(
         "unsupportedOperation",
         `Unsupported operation: the running child did not take the message (${
@@ -498,7 +499,7 @@ export class Engine {
     const t = task.record.task;
     const request = requestAnswered(task.waitingInputs, ext.answer);
     const answer = answerFromMessage(request, params.message.parts, ext.answer);
-    task.admitSteering();
+    task.admitSteering(JSON.stringify(params.message.parts).length);
     const accepted = userMessage(params, t.id, t.contextId);
     (t.history ??= []).push(accepted);
     task.chain.context.accept(t.id, accepted);

@@ -98,6 +98,8 @@ export interface LiveTaskLimits {
   readonly maxSubscribers: number;
   readonly maxBufferedBytes: number;
   readonly maxSteeringMessages: number;
+  /** The JSON size of all follow-up messages' parts together. */
+  readonly maxSteeringBytes: number;
   /** 0: none. */
   readonly deadlineMs: number;
   /** How long a cancelled run may take to confirm before the task ends without it. */
@@ -125,6 +127,7 @@ export class LiveTask {
   readonly #inputs = new Map<string, WaitingInput>();
   #onInterrupt: (() => void)[] = [];
   #steered = 0;
+  #steeredBytes = 0;
   #stopProgress: (() => void) | undefined;
   #resolveDone!: () => void;
   readonly #hooks: LiveTaskHooks;
@@ -326,7 +329,7 @@ export class LiveTask {
    *
    * @throws {GatewayError} beyond it.
    */
-  admitSteering(): void {
+  admitSteering(bytes: number): void {
     if (this.#steered >= this.#limits.maxSteeringMessages) {
       throw new GatewayError(
         "invalidRequest",
@@ -334,12 +337,21 @@ export class LiveTask {
         { httpStatus: 429, metadata: { reason: "TOO_MANY_MESSAGES" } },
       );
     }
+    if (this.#steeredBytes + bytes > this.#limits.maxSteeringBytes) {
+      throw new GatewayError(
+        "invalidRequest",
+        `Too much content: task "${this.record.task.id}" took ${this.#steeredBytes} bytes of follow-up messages and this one brings ${bytes} (the limit is ${this.#limits.maxSteeringBytes} in all)`,
+        { httpStatus: 429, metadata: { reason: "TOO_MUCH_STEERING" } },
+      );
+    }
     this.#steered++;
+    this.#steeredBytes += bytes;
   }
 
   /** Take back a steering message the run did not take. */
-  releaseSteering(): void {
+  releaseSteering(bytes: number): void {
     this.#steered--;
+    this.#steeredBytes -= bytes;
   }
 
   /** Whether a client asked to cancel. */

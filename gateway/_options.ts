@@ -11,7 +11,7 @@ import type {
   GatewayProgress,
   GatewayRequiredExtension,
 } from "./options.ts";
-import type { BodyLimits } from "./_body.ts";
+import { BodyDeadlines, type BodyLimits } from "./_body.ts";
 import type { AllowWebhook } from "./_push_policy.ts";
 import type { PushOutbox } from "./push_outbox.ts";
 import { createMemoryPushConfigStore, type PushConfigStore } from "./push_store.ts";
@@ -109,6 +109,7 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
     throw new TypeError("Cannot create gateway: limits must be an object");
   }
   const cancelGraceMs = count(options.cancelTimeoutMs, "cancelTimeoutMs", 5_000);
+  const bodyTimeoutMs = count(limits.bodyTimeoutMs, "limits.bodyTimeoutMs", 30_000, 1);
   const extendedCard = checkExtendedCard(options);
   const requiredExtensions = checkRequiredExtensions(options.requiredExtensions);
   if (options.a2a03 !== undefined && typeof options.a2a03 !== "boolean") {
@@ -138,8 +139,9 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
     cardMaxAge: count(options.cardMaxAge, "cardMaxAge", 60),
     body: {
       maxBytes: count(options.bodyLimit, "bodyLimit", 1 << 20),
-      timeoutMs: count(limits.bodyTimeoutMs, "limits.bodyTimeoutMs", 30_000, 1),
+      timeoutMs: bodyTimeoutMs,
       maxDepth: count(limits.maxJsonDepth, "limits.maxJsonDepth", 64, 2),
+      deadlines: new BodyDeadlines(bodyTimeoutMs),
     },
     progress: options.progress === false ? undefined : options.progress ?? subagentProgressSource,
     maxResumableRuns: count(options.maxResumableRuns, "maxResumableRuns", 64),
@@ -159,6 +161,7 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
         1_024,
       ),
       maxSteeringMessages: count(limits.maxSteeringMessages, "limits.maxSteeringMessages", 100),
+      maxSteeringBytes: count(limits.maxSteeringBytes, "limits.maxSteeringBytes", 1 << 20),
       deadlineMs: count(limits.taskTimeoutMs, "limits.taskTimeoutMs", 0),
       cancelGraceMs,
     },

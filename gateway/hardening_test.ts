@@ -480,3 +480,29 @@ Deno.test("small edges: inherited method names, WORKING first, the card's host",
     });
   });
 });
+
+Deno.test("a task takes at most limits.maxSteeringBytes of follow-up content", async () => {
+  const provider = controlledProvider({ steer: true });
+  await withSetup([provider], { limits: { maxSteeringBytes: 2_000 } }, async (s) => {
+    const sent = await rpc(s.gateway, "SendMessage", {
+      message: message("start"),
+      configuration: { returnImmediately: true },
+    });
+    const taskId = sent.result.task.id;
+    provider.runs[0].ready();
+    const steer = (text: string) =>
+      s.gateway.fetch(rpcRequest("SendMessage", {
+        message: message(text, { taskId }),
+        configuration: { returnImmediately: true },
+      }));
+    const first = await steer("x".repeat(1_500));
+    assert.ok((await first.json()).result);
+    const second = await steer("y".repeat(1_000));
+    assert.equal(second.status, 429);
+    assert.match((await second.json()).error.message, /the limit is 2000 in all/);
+    const small = await steer("ok");
+    assert.ok((await small.json()).result, "what fits is still taken");
+    assert.equal(provider.runs[0].sent.length, 2);
+    provider.runs[0].finish({ output: "", stopReason: "completed" });
+  });
+});

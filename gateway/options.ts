@@ -282,6 +282,8 @@ export interface GatewayLimits {
   readonly maxJsonDepth?: number;
   /** Follow-up messages a live task takes. Default 100. */
   readonly maxSteeringMessages?: number;
+  /** The size (JSON of their parts) of all follow-up messages a live task takes. Default 1 MiB. */
+  readonly maxSteeringBytes?: number;
   /** Open streams per task (`SendStreamingMessage` follow-ups, `SubscribeToTask`). Default 16. */
   readonly maxSubscribersPerTask?: number;
   /**

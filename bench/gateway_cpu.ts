@@ -1,0 +1,116 @@
+// CPU time per request of each server, measured in the server process
+// (/proc/<pid>/stat: user + system time), so a busy machine slows the run
+// but hardly changes the figure:
+//
+//   deno run -A bench/gateway_cpu.ts [--requests=20000] [--rounds=3] [--only=gateway,gateway@/tmp/before]
+//
+// autocannon sends `--requests` JSON-RPC `SendMessage`s at 10 connections per
+// round; servers alternate. Linux only (reads /proc). Printed, never asserted.
+import autocannon from "autocannon";
+import { LOAD_BODY } from "./gateway_load_server.ts";
+
+const flags = new Map(
+  Deno.args.filter((a) => a.startsWith("--")).map((a) => {
+    const [k, v] = a.slice(2).split("=");
+    return [k, v ?? "true"] as const;
+  }),
+);
+const REQUESTS = Number(flags.get("requests") ?? 20_000);
+const ROUNDS = Number(flags.get("rounds") ?? 3);
+const KINDS = (flags.get("only") ?? "gateway,sdk-hono,sdk,hono").split(",");
+const SERVER = new URL("./gateway_load_server.ts", import.meta.url).pathname;
+const TICKS = 100; // USER_HZ on Linux
+
+function serverArgs(kind: string): string[] {
+  const at = kind.indexOf("@");
+  if (at === -1) return [SERVER, kind];
+  const dir = kind.slice(at + 1);
+  return ["--config", `${dir}/deno.json`, `${dir}/bench/gateway_load_server.ts`, kind.slice(0, at)];
+}
+
+async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / TICKS; // utime, stime
+}
+
+interface Server {
+  readonly kind: string;
+  readonly url: string;
+  readonly pid: number;
+  readonly stop: () => Promise<void>;
+}
+
+async function start(kind: string): Promise<Server> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", ...serverArgs(kind), "0"],
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  let port: number | undefined;
+  while (port === undefined) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`${kind} exited before it was ready`);
+    buffer += value;
+    const match = /ready (\d+)/.exec(buffer);
+    if (match) port = Number(match[1]);
+  }
+  const drain = (async () => {
+    while (!(await reader.read()).done) { /* discard */ }
+  })();
+  return {
+    kind,
+    url: `http://127.0.0.1:${port}/`,
+    pid: child.pid,
+    stop: async () => {
+      child.kill("SIGTERM");
+      await child.status;
+      await drain.catch(() => {});
+    },
+  };
+}
+
+const load = (url: string, amount: number) =>
+  autocannon({
+    url,
+    method: "POST",
+    headers: { "content-type": "application/json", "a2a-version": "1.0" },
+    body: LOAD_BODY,
+    connections: 10,
+    amount,
+  });
+
+const servers: Server[] = [];
+const perRequest = new Map<string, number[]>();
+try {
+  for (const kind of KINDS) {
+    servers.push(await start(kind));
+    perRequest.set(kind, []);
+  }
+  for (const server of servers) await load(server.url, 2_000); // warm-up
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const server of servers) {
+      const before = await cpuSeconds(server.pid);
+      const result = await load(server.url, REQUESTS);
+      const used = (await cpuSeconds(server.pid)) - before;
+      const us = used * 1e6 / result.requests.total;
+      perRequest.get(server.kind)!.push(us);
+      console.error(`round ${round + 1} ${server.kind}: ${us.toFixed(1)} µs CPU per request`);
+    }
+  }
+} finally {
+  for (const server of servers) await server.stop();
+}
+const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
+console.log(
+  `\nserver CPU per SendMessage (user+system), ${ROUNDS} alternating rounds of ${REQUESTS}\n`,
+);
+console.log("| server | µs CPU per request (median) | rounds |");
+console.log("| --- | --- | --- |");
+for (const [kind, values] of perRequest) {
+  console.log(
+    `| ${kind} | ${median(values).toFixed(1)} | ${values.map((v) => v.toFixed(1)).join(" / ")} |`,
+  );
+}
