@@ -49,13 +49,20 @@ export class BodyDeadlines {
     return read;
   }
 
-  /** The read finished (or failed). */
+  /**
+   * The read finished (or failed). The timer is left to its next tick, which
+   * stops it when nothing is pending: arming and clearing it per request is
+   * what this class exists to avoid.
+   */
   done(read: PendingRead): void {
     this.#pending.delete(read);
-    if (this.#pending.size === 0 && this.#timer !== undefined) {
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
-    }
+  }
+
+  /** Stop the timer (the gateway closes). */
+  stop(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#pending.clear();
   }
 
   readonly #tick = (): void => {
@@ -215,6 +222,16 @@ export function discardBody(request: Request): void {
  * inside strings do not count). Linear in the text, no allocation.
  */
 export function exceedsDepth(text: string, max: number): boolean {
+  // A text with no more than `max` opening brackets cannot nest deeper: a
+  // few native searches clear the common small body without the scan.
+  let opens = 0;
+  for (let at = text.indexOf("{"); at !== -1 && opens <= max; at = text.indexOf("{", at + 1)) {
+    opens++;
+  }
+  for (let at = text.indexOf("["); at !== -1 && opens <= max; at = text.indexOf("[", at + 1)) {
+    opens++;
+  }
+  if (opens <= max) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {

@@ -126,6 +126,7 @@ export class LiveTask {
   #deadlineLeft = 0;
   readonly #inputs = new Map<string, WaitingInput>();
   #onInterrupt: (() => void)[] = [];
+  #settledOrInterrupted: Promise<void> | undefined;
   #steered = 0;
   #steeredBytes = 0;
   #stopProgress: (() => void) | undefined;
@@ -198,10 +199,12 @@ export class LiveTask {
   /** Fulfils at the task's end or at its next interrupted state, whichever comes first. */
   untilSettledOrInterrupted(): Promise<void> {
     if (this.#phase === "interrupted") return Promise.resolve();
-    return Promise.race([
-      this.done,
-      new Promise<void>((resolve) => this.#onInterrupt.push(resolve)),
-    ]);
+    // One promise per wait, resolved by the end or an interruption (a race
+    // of two new promises per SendMessage was measurable garbage).
+    return this.#settledOrInterrupted ??= new Promise<void>((resolve) => {
+      this.#onInterrupt.push(resolve);
+      this.done.then(resolve);
+    });
   }
 
   #interrupt(request: SubagentInputRequest): void {
@@ -220,6 +223,7 @@ export class LiveTask {
     );
     const waiters = this.#onInterrupt;
     this.#onInterrupt = [];
+    this.#settledOrInterrupted = undefined;
     for (const resolve of waiters) resolve();
   }
 

@@ -152,6 +152,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const stop = async (): Promise<void> => {
     await engine.shutdown();
     await push?.close();
+    settings.body.deadlines.stop();
   };
   gatewayScope.onDispose(stop);
   let closing: Promise<void> | undefined;

@@ -190,7 +190,9 @@ class MemoryTaskStoreImpl implements MemoryTaskStore {
   #queue: Mark[] = [];
   #head = 0;
   #bytes = 0;
-  readonly #perOwner = new Map<string | undefined, Mark[]>();
+  // Per owner: its terminal tasks in the order they ended, as a queue with
+  // stale entries skipped lazily (like the main queue), and how many are kept.
+  readonly #perOwner = new Map<string | undefined, OwnerQueue>();
   readonly #maxTerminal: number;
   readonly #ttl: number;
   readonly #maxBytes: number;
@@ -257,12 +259,17 @@ class MemoryTaskStoreImpl implements MemoryTaskStore {
     this.#queue.push(mark);
     this.#bytes += mark.bytes;
     let own = this.#perOwner.get(record.owner);
-    if (!own) this.#perOwner.set(record.owner, own = []);
-    own.push(mark);
+    if (!own) this.#perOwner.set(record.owner, own = { marks: [], head: 0, kept: 0 });
+    own.marks.push(mark);
+    own.kept++;
     // One owner over its share loses its own oldest, nobody else's.
-    while (own.length > this.#maxPerOwner) {
-      const oldest = own.shift()!;
+    while (own.kept > this.#maxPerOwner && own.head < own.marks.length) {
+      const oldest = own.marks[own.head++];
       if (this.#ended.get(oldest.id) === oldest) this.#drop(oldest);
+    }
+    if (own.head > 1024 && own.head * 2 > own.marks.length) {
+      own.marks = own.marks.slice(own.head);
+      own.head = 0;
     }
     this.#evict();
   }
@@ -348,11 +355,7 @@ class MemoryTaskStoreImpl implements MemoryTaskStore {
     this.#ended.delete(id);
     this.#bytes -= mark.bytes;
     const own = this.#perOwner.get(mark.owner);
-    if (own) {
-      const at = own.indexOf(mark);
-      if (at !== -1) own.splice(at, 1);
-      if (own.length === 0) this.#perOwner.delete(mark.owner);
-    }
+    if (own && --own.kept === 0) this.#perOwner.delete(mark.owner);
   }
 
   #drop(mark: Mark): void {
@@ -381,6 +384,13 @@ class MemoryTaskStoreImpl implements MemoryTaskStore {
       this.#head = 0;
     }
   }
+}
+
+/** One owner's terminal tasks, oldest first from `head` (stale marks skipped). */
+interface OwnerQueue {
+  marks: Mark[];
+  head: number;
+  kept: number;
 }
 
 /** A terminal task's place in the eviction queue. */
