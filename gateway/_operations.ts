@@ -68,7 +68,7 @@ export class Operations {
     // A blocking send answers at the end, or where the task stops to ask.
     if (!params.configuration?.returnImmediately) await live.untilSettledOrInterrupted();
     // On a shared storage, answered once committed: any instance finds it as answered.
-    await this.#engine.cluster?.persist(sent.taskId);
+    if (this.#engine.cluster) await this.#engine.cluster.persist(sent.taskId);
     return {
       result: { task: this.#engine.view(live.record, params.configuration?.historyLength) },
       headers: sent.extension ? EXTENSION_HEADERS : undefined,
