@@ -14,6 +14,7 @@ import type { Scope } from "./scope.ts";
 import type {
   RegisteredTool,
   Tool,
+  ToolApprover,
   ToolCall,
   ToolCallContext,
   ToolErrorCode,
@@ -23,6 +24,7 @@ import type {
   ToolRegistry,
 } from "./tools.ts";
 import { isZod3, isZod4, type ZodSchema, zodValidate } from "./_zod.ts";
+import { type ApprovalSpec, readApproval, seekApproval } from "./_tool_approval.ts";
 import { messageOf } from "./unknown.ts";
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -36,6 +38,8 @@ interface Entry {
   readonly tool: object;
   readonly run: (args: unknown, call: ToolCallContext) => unknown;
   readonly validate: Validate;
+  /** Set when some call needs approval. */
+  readonly approval: ApprovalSpec | undefined;
 }
 
 interface Filter {
@@ -47,6 +51,7 @@ interface Level {
   tools: Map<string, Entry> | undefined;
   filters: Filter[] | undefined;
   guards: ToolGuard[] | undefined;
+  approver: ToolApprover | undefined;
 }
 
 function passes(filters: readonly Filter[] | undefined, name: string): boolean {
@@ -66,7 +71,7 @@ export class ToolRegistryImpl implements ToolRegistry {
   #level(scope: Scope): Level {
     let level = this.#levels.get(scope);
     if (!level) {
-      level = { tools: undefined, filters: undefined, guards: undefined };
+      level = { tools: undefined, filters: undefined, guards: undefined, approver: undefined };
       this.#levels.set(scope, level);
     }
     return level;
@@ -95,6 +100,7 @@ export class ToolRegistryImpl implements ToolRegistry {
       throw new TypeError(`Cannot register tool "${name}": execute must be a function`);
     }
     const { parameters, validate } = compileParameters(name, tool.parameters);
+    const approval = readApproval(name, tool);
     if (this.#find(scope, name)) {
       throw new TypeError(
         `Cannot register tool "${name}": a tool with that name is already visible in scope "${scope.label}"`,
@@ -106,6 +112,7 @@ export class ToolRegistryImpl implements ToolRegistry {
       tool,
       run: execute as Entry["run"],
       validate,
+      approval,
     };
     const dispose = scope.onDispose(() => {
       const tools = this.#levels.get(scope)?.tools;
@@ -167,6 +174,35 @@ export class ToolRegistryImpl implements ToolRegistry {
     });
     (this.#level(scope).guards ??= []).push(guard);
     return dispose;
+  }
+
+  approve(scope: Scope, approver: ToolApprover): () => Promise<void> {
+    if (typeof approver !== "function") {
+      throw new TypeError(
+        `Cannot install a tool approver: expected a function, got ${describe(approver)}`,
+      );
+    }
+    const level = this.#level(scope);
+    if (level.approver) {
+      throw new TypeError(
+        `Cannot install a tool approver: scope "${scope.label}" already has one`,
+      );
+    }
+    const dispose = scope.onDispose(() => {
+      const current = this.#levels.get(scope);
+      if (current?.approver === approver) current.approver = undefined;
+    });
+    level.approver = approver;
+    return dispose;
+  }
+
+  /** The nearest approver up from `scope`. */
+  #approverOf(scope: Scope): ToolApprover | undefined {
+    for (let s: Scope | undefined = scope; s; s = s.parent) {
+      const approver = this.#levels.get(s)?.approver;
+      if (approver) return approver;
+    }
+    return undefined;
   }
 
   visible(scope: Scope): RegisteredTool[] {
@@ -270,6 +306,16 @@ export class ToolRegistryImpl implements ToolRegistry {
           return failure(callId, name, "DENIED", `Tool "${name}" was denied: ${reason}`);
         }
       }
+    }
+    if (entry.approval) {
+      const unapproved = await seekApproval(
+        entry.approval,
+        entry.tool,
+        this.#approverOf(scope),
+        { agent, callId, name, args, rawInput: call.args },
+        signal,
+      );
+      if (unapproved) return failure(callId, name, unapproved.code, unapproved.text);
     }
     if (signal.aborted) {
       return failure(callId, name, "ABORTED", `Tool "${name}" was cancelled`);

@@ -57,6 +57,29 @@ export interface Tool<A = unknown> {
    * rejection becomes a `TOOL_FAILED` error result. Honour `call.signal`.
    */
   execute(args: A, call: ToolCallContext): ToolResult | Promise<ToolResult>;
+  /**
+   * Whether a call needs approval before it runs: `true` for every call, or
+   * a predicate over the validated arguments (a throw counts as "cannot
+   * tell", and the call is not run). Default: no approval. A call that needs
+   * it runs only once the nearest approver up the agent's scopes (see
+   * {@linkcode ToolRegistry.approve}) said yes; anything else (a refusal, no
+   * approver anywhere, a failing approver) is a `NOT_APPROVED` error result
+   * the model sees. A subagent provider installs an approver per child that
+   * asks up the delegation tree (`@seam/subagent`'s input requests).
+   */
+  readonly requiresApproval?: boolean | ((args: A) => boolean);
+  /**
+   * What kind of action the tool performs, shown with approval requests:
+   * ACP's tool kinds `read`, `edit`, `delete`, `move`, `search`, `execute`,
+   * `think`, `fetch`, `other` (any name of up to 64 characters is kept).
+   */
+  readonly kind?: string;
+  /**
+   * A title for one call, shown with approval requests (`Run "deno test"`).
+   * Default (or when it throws or returns no text): the tool's name and its
+   * arguments as JSON, clipped.
+   */
+  readonly title?: (args: A) => string;
 }
 
 /** A tool as registered: its name, description and the spec the model sees. */
@@ -84,6 +107,8 @@ export interface ToolCall {
  * - `UNKNOWN_TOOL`: no visible tool has that name (hidden by a restriction too);
  * - `INVALID_ARGS`: the arguments failed the tool's schema (the issues are listed);
  * - `DENIED`: a guard refused the call;
+ * - `NOT_APPROVED`: the tool requires approval and the call did not get it
+ *   (refused, no approver, or the approver failed);
  * - `TOOL_FAILED`: the tool threw or returned a malformed result;
  * - `ABORTED`: the turn was cancelled before the call finished.
  */
@@ -91,6 +116,7 @@ export type ToolErrorCode =
   | "UNKNOWN_TOOL"
   | "INVALID_ARGS"
   | "DENIED"
+  | "NOT_APPROVED"
   | "TOOL_FAILED"
   | "ABORTED";
 
@@ -141,6 +167,43 @@ export type ToolGuard = (
   call: ToolGuardCall,
 ) => ToolGuardDecision | Promise<ToolGuardDecision>;
 
+/** What an approver is asked about a call whose tool requires approval. */
+export interface ToolApprovalRequest {
+  /** The calling agent. */
+  readonly agent: Agent;
+  /** The call's id. */
+  readonly callId: string;
+  /** The tool's name. */
+  readonly name: string;
+  /** The validated arguments (what `execute` would receive). */
+  readonly args: unknown;
+  /** The arguments as the model gave them (JSON). */
+  readonly rawInput: JsonValue;
+  /** A title for a person: the tool's `title(args)`, or its name and arguments. */
+  readonly title: string;
+  /** The tool's `kind`, when it declares one. */
+  readonly kind?: string;
+  /** Aborts when the call is cancelled (the turn cancelled, the agent disposed). */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * An approver's verdict: only `{approved: true}` lets the call run;
+ * `{approved: false, reason}` refuses it (the model sees the reason).
+ */
+export type ToolApprovalDecision =
+  | { readonly approved: true }
+  | { readonly approved: false; readonly reason: string };
+
+/**
+ * Decides whether a call that needs approval may run. A throw or a
+ * rejection refuses the call; a verdict after the call's signal aborted is
+ * ignored (the call ends `ABORTED`).
+ */
+export type ToolApprover = (
+  request: ToolApprovalRequest,
+) => ToolApprovalDecision | Promise<ToolApprovalDecision>;
+
 /**
  * The host's tools. Registrations, restrictions and guards belong to a scope
  * and apply to that scope's subtree.
@@ -173,6 +236,17 @@ export interface ToolRegistry {
   /** Consult `guard` before each call in `scope`'s subtree. Returns the disposer. */
   guard(scope: Scope, guard: ToolGuard): () => Promise<void>;
   /**
+   * Decide the calls in `scope`'s subtree whose tool requires approval (see
+   * {@linkcode Tool.requiresApproval}): the approver of the nearest scope up
+   * the calling agent's scopes decides, after the guards allowed the call.
+   * With none anywhere such a call is not run (`NOT_APPROVED`): never
+   * silently allowed. One approver per scope. Returns the disposer.
+   *
+   * @throws {TypeError} for an approver that is not a function, or when
+   * `scope` already has one.
+   */
+  approve(scope: Scope, approver: ToolApprover): () => Promise<void>;
+  /**
    * The tools visible from `scope`.
    *
    * @throws {TypeError} when two visible tools share a name (an ancestor
@@ -181,8 +255,9 @@ export interface ToolRegistry {
   visible(scope: Scope): RegisteredTool[];
   /**
    * Run one call of `agent`'s model: find the visible tool, validate the
-   * arguments, consult the guards (nearest scope first), execute. Never
-   * rejects: every failure is an error outcome with a `code`.
+   * arguments, consult the guards (nearest scope first), ask for approval
+   * when the tool requires it, execute. Never rejects: every failure is an
+   * error outcome with a `code`.
    */
   execute(agent: Agent, call: ToolCall, signal: AbortSignal): Promise<ToolOutcome>;
 }
