@@ -25,15 +25,19 @@ import {
   type OutputSchema,
   type SubagentCapabilities,
   SubagentDepthError,
+  type SubagentInputAnswer,
   subagentProgress,
   type SubagentProvider,
   type SubagentRequest,
   type SubagentResultInput,
   type SubagentRunHandle,
+  subagentRunPath,
+  subagentRunPathKey,
   type SubagentRunPlace,
   type SubagentToolFilter,
   tighterDepthCap,
 } from "@seam/subagent";
+import { ChildApprovals } from "./_approvals.ts";
 import { type Capture, installCapture, STRUCTURED_RESULT_TOOL } from "./_structured.ts";
 
 /** The name of the system-prompt section a request's `persona` replaces for its child. */
@@ -84,6 +88,21 @@ let runCounter = 0;
  * While a run is live, the child's streamed text and tool calls are
  * re-emitted as `subagent/progress` in the parent's scope (only when
  * something listens there at start).
+ *
+ * Input requests: the child's scope carries its run path
+ * (`subagentRunPathKey`: the parent's path and the run id, so its own
+ * children's requests name the whole path) and a tool approver. A call of
+ * a tool that requires approval (`requiresApproval` in `@seam/host`)
+ * becomes a permission request (the tool's name, title, kind and raw
+ * input; options allow once / allow always / reject once / reject always)
+ * announced in the parent's scope and offered to the handlers up the tree
+ * (`SubagentInputs`), or answered with `run.respond`. The tool runs only
+ * when an allow option is chosen; anything else is the tool's error result
+ * the model reads ("the call was not approved: …"). An "always" answer
+ * holds for that tool for the rest of the child's life (its resumed runs
+ * too). `cancel` and `dispose` refuse what is pending ("cancelled: …").
+ * The driver sets no deadline of its own, so waiting counts against
+ * nothing (a caller's `signal` still cancels).
  *
  * Every check happens synchronously in `start`, before any child exists (a
  * parent whose depth has no safe successor is a `RangeError`). The child's
@@ -312,11 +331,14 @@ class Child {
   #holders = 0;
   #disposal: Promise<void> | undefined;
   #creation = new AbortController();
+  #parentScope: Scope;
+  #approvals: ChildApprovals | undefined;
 
   constructor(id: string, plan: Plan, composed: Composed) {
     this.id = id;
     this.composed = composed;
     this.capture = composed.capture;
+    this.#parentScope = plan.parentScope;
     const signal = this.#creation.signal;
     // Creation waits one microtask, so a cancel or dispose in the same tick
     // as start() happens before anything is published. (A creation with an
@@ -336,12 +358,42 @@ class Child {
         signal,
       }).then((agent) => {
         this.agent = agent;
+        this.#enroll(agent, plan);
         if (plan.parentScope.hasListeners(subagentProgress)) {
           relayProgress(agent, plan.parentScope, plan.place);
         }
         return agent;
       })
     );
+  }
+
+  /** The child's input requests and tool approvals (made on first use). */
+  get approvals(): ChildApprovals {
+    return this.#approvals ??= new ChildApprovals(this.#parentScope, this.id);
+  }
+
+  /** Refuse the child's pending input requests ("cancelled: <reason>"). */
+  refusePending(reason: string): void {
+    this.#approvals?.cancelAll(reason);
+  }
+
+  /**
+   * Make the child part of the delegation tree: its scope carries its run
+   * path (so its own children's requests name the whole path), and its
+   * tool calls that need approval ask up the tree.
+   */
+  #enroll(agent: Agent, plan: Plan): void {
+    const scope = agent.scope;
+    try {
+      scope.provide(
+        subagentRunPathKey,
+        Object.freeze([...subagentRunPath(plan.parentScope), this.id]),
+      );
+      plan.host.tools.approve(scope, (request) => this.approvals.approve(request));
+    } catch (error) {
+      // Something of the host's own (an agent/created listener) got there first.
+      scope.logger.warn(`Subagent "${this.id}": its scope keeps what was there`, error);
+    }
   }
 
   hold(): void {
@@ -362,6 +414,7 @@ class Child {
   }
 
   #teardown(): Promise<void> {
+    this.refusePending("disposed");
     const { owned, scope } = this.composed;
     const agent = this.agent;
     if (agent) {
@@ -483,6 +536,7 @@ class InProcessRun implements SubagentRunHandle {
     if (this.#settled || this.#cancelled !== undefined) return;
     const why = this.#cancelled = reason ?? "cancelled";
     const child = this.#child;
+    child.refusePending(why);
     if (child.agent) child.agent.cancel(why);
     else child.abortCreation(why);
   }
@@ -497,6 +551,24 @@ class InProcessRun implements SubagentRunHandle {
     return this.#disposal = released.then(() =>
       this.#finish({ output: [], stopReason: "aborted" })
     );
+  }
+
+  /**
+   * Answer one of the child's pending input requests (its tool calls
+   * waiting for approval).
+   *
+   * @throws {RangeError} when no such request waits or the option was not offered.
+   * @throws {TypeError} for a malformed answer; the request keeps waiting.
+   */
+  respond(requestId: string, answer: SubagentInputAnswer): void {
+    if (this.#settled) {
+      throw new RangeError(
+        `Cannot answer input request "${
+          String(requestId).slice(0, 100)
+        }": run "${this.id}" has finished`,
+      );
+    }
+    this.#child.approvals.inputs.respond(requestId, answer);
   }
 
   sendMessage(content: ContentInput): Promise<void> {
