@@ -122,6 +122,11 @@ function describeError(error: unknown): string {
  *   exception: a start-time refusal (no provider, a depth cap, an
  *   unsupported capability) or a non-completed run becomes an error result
  *   saying what happened (see {@linkcode subagentResultToToolResult}).
+ * - **Questions and approvals**: the call keeps collecting synchronously
+ *   (the parent model is not interrupted); a child's input request (a tool
+ *   call needing approval) is announced in the calling agent's scope and
+ *   travels up its scopes to a handler like any other (`handleSubagentInput`
+ *   on the root answers for every descendant).
  *
  * The tool is registered in `scope` itself, so agents whose scope is `scope`
  * or below it see it (children delegate again through it, within
