@@ -8,18 +8,18 @@ import { OutputSchemaError } from "./errors.ts";
 import type { OutputSchema } from "./types.ts";
 
 /**
- * Check that `schema` (plain JSON data) is a valid `outputSchema`: rooted at
- * `type: "object"` and within the JSON Schema subset seam enforces.
- *
- * The subset: `type` (a name or a list of `object`, `array`, `string`,
- * `number`, `integer`, `boolean`, `null`), `properties`, `required`,
- * `additionalProperties` (boolean or schema), `items` (one schema), `enum`,
- * `const`, `anyOf`, `minLength`, `maxLength`, `pattern`, `minimum`,
- * `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `minItems`, `maxItems`;
- * the annotations `$schema`, `$id`, `title`, `description`, `default`,
- * `examples` and `format` are accepted and not enforced. Anything else
- * (`$ref`, `allOf`, `oneOf`, `not`, `if`, …) is rejected, so a schema never
- * promises more than is checked.
+ * Check that `schema` (plain JSON data) is a valid `outputSchema`: standard
+ * JSON Schema (draft 2020-12 unless its `$schema` names 2019-09 or
+ * draft-07) whose every accepted value is an object (`type: "object"` at
+ * the root, or an `anyOf`/`oneOf` of object schemas, as a discriminated
+ * union), and that seam can enforce: host's `checkJsonSchema`, validated by
+ * `@cfworker/json-schema` (no `eval`, so it runs on edge hosts). Every
+ * keyword the draft defines is enforced — tuples (`prefixItems`), records,
+ * recursive types through `$ref`/`$defs`, `format`; what cannot be (a
+ * `$ref` to another document, a keyword with a malformed value, a `$ref`
+ * that loops without reaching into the value) is refused, so a schema never
+ * promises more than is checked. A zod schema goes in through the service's
+ * request, or `toJsonSchema` from `@seam/host`.
  *
  * @throws {OutputSchemaError} naming the path of the first problem.
  *

@@ -266,3 +266,44 @@ Deno.test("start() hands the provider a detached frozen snapshot", async () => {
   await provider.runs[1].handle.dispose();
   await root.dispose();
 });
+
+Deno.test("start() takes a zod outputSchema and hands the provider its JSON Schema", async (t) => {
+  const { z } = await import("zod");
+  await t.step("converted, checked and frozen", async () => {
+    const { root, service, parent } = setup();
+    const provider = manualProvider("p", ALL_CAPABILITIES);
+    service.registerProvider(provider);
+    const schema = z.object({ answer: z.string(), score: z.number().min(0).optional() });
+    const run = service.start("p", { prompt: "task", parent, outputSchema: schema });
+    const given = provider.runs[0].request.outputSchema;
+    assert.deepEqual(given, {
+      type: "object",
+      properties: { answer: { type: "string" }, score: { type: "number", minimum: 0 } },
+      required: ["answer"],
+    });
+    assert.ok(Object.isFrozen(given));
+    await run.dispose();
+    await root.dispose();
+  });
+  await t.step(
+    "a zod schema that is not object-rooted or has no JSON form is refused",
+    async () => {
+      const { root, service, parent } = setup();
+      const provider = manualProvider("p", ALL_CAPABILITIES);
+      service.registerProvider(provider);
+      for (
+        const [schema, message] of [
+          [z.array(z.string()), /request\.outputSchema/],
+          [z.object({ when: z.date() }), /has no JSON Schema form/],
+        ] as const
+      ) {
+        assert.throws(
+          () => service.start("p", { prompt: "task", parent, outputSchema: schema }),
+          (error: unknown) => error instanceof OutputSchemaError && message.test(error.message),
+        );
+      }
+      assert.equal(provider.runs.length, 0);
+      await root.dispose();
+    },
+  );
+});

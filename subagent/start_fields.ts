@@ -1,4 +1,12 @@
-import { describe, frozenJsonCopy, isRecord } from "@seam/host";
+import {
+  describe,
+  frozenJsonCopy,
+  isRecord,
+  JsonSchemaError,
+  toJsonSchema,
+  type ZodLikeSchema,
+} from "@seam/host";
+import { OutputSchemaError } from "./errors.ts";
 import { assertSubagentMaxDepth } from "./max_depth.ts";
 import { checkOutputSchema } from "./output_schema.ts";
 import type { OutputSchema, SubagentCapabilities, SubagentToolFilter } from "./types.ts";
@@ -51,15 +59,33 @@ function invalid(action: string, message: string): never {
 }
 
 /**
- * Copy and check an output schema: plain JSON, object-rooted, in what the
- * validator supports (see `checkOutputSchema`).
+ * Copy and check an output schema: an object-rooted JSON Schema (see
+ * `checkOutputSchema`), or a zod 4 schema, converted with host's
+ * `toJsonSchema` (zod's own `z.toJSONSchema`) first.
  *
- * @throws {OutputSchemaError} naming the keyword and path that are wrong.
+ * @throws {OutputSchemaError} naming the keyword and path that are wrong
+ * (for a zod schema without a JSON Schema form too).
  */
 export function acceptOutputSchema(value: unknown, path = "outputSchema"): OutputSchema {
-  const schema = frozenJsonCopy(value, path);
+  const schema = frozenJsonCopy(isZodSchema(value) ? fromZod(value, path) : value, path);
   checkOutputSchema(schema, path);
   return schema as OutputSchema;
+}
+
+/** A zod 4 schema, recognised by its marker (as host's tool registry does). */
+function isZodSchema(value: unknown): value is ZodLikeSchema {
+  return isRecord(value) && "_zod" in value && typeof value.safeParse === "function";
+}
+
+function fromZod(schema: ZodLikeSchema, path: string): unknown {
+  try {
+    return toJsonSchema(schema, { path });
+  } catch (error) {
+    if (error instanceof JsonSchemaError) {
+      throw new OutputSchemaError(error.path, error.message, { cause: error });
+    }
+    throw new OutputSchemaError(path, (error as Error).message, { cause: error });
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { SubagentInputAnswer } from "./input.ts";
-import type { AgentRef, ContentBlock, ContentInput, JsonValue } from "@seam/host";
+import type { AgentRef, ContentBlock, ContentInput, JsonValue, ZodLikeSchema } from "@seam/host";
 
 /**
  * Start-time features a provider supports. The service checks them before a
@@ -47,8 +47,12 @@ export interface SubagentStartRequest {
   readonly signal?: AbortSignal;
   /** Per-child agent options. */
   readonly agentOptions?: SubagentAgentOptions;
-  /** Ask for a structured result (needs `capabilities.outputSchema`). */
-  readonly outputSchema?: OutputSchema;
+  /**
+   * Ask for a structured result (needs `capabilities.outputSchema`): an
+   * object-rooted JSON Schema, or a zod 4 schema (converted to JSON Schema
+   * with `toJsonSchema` from `@seam/host`; the provider gets the JSON Schema).
+   */
+  readonly outputSchema?: OutputSchema | ZodLikeSchema;
   /** Absolute cap on the child's depth (needs `capabilities.depthLimit`). */
   readonly maxDepth?: number;
   /** Restrict the child's tools (needs `capabilities.toolFilter`). */
