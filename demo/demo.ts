@@ -1,8 +1,10 @@
 /**
  * The delegation demo, runtime-neutral: a parent agent delegates through the
  * `subagent` tool (bound to `spawn`) and the `subagent_fork` tool (bound to
- * `fork`) in parallel, the spawn child delegates once more, and the whole
- * tree of runs is printed as it happens. `main.ts` is the Deno entry.
+ * `fork`) in parallel, the spawn child delegates once more, the grandchild
+ * asks for approval to run a command (answered by a scripted handler on the
+ * root scope), and the whole tree of runs is printed as it happens.
+ * `main.ts` is the Deno entry.
  *
  * @module
  */
@@ -22,7 +24,11 @@ import {
 } from "@seam/host";
 import {
   createSubagentService,
+  handleSubagentInput,
   subagentEnd,
+  type SubagentInputHandler,
+  subagentInputRequired,
+  subagentInputResolved,
   subagentProgress,
   subagentStart,
   type SubagentStopReason,
@@ -56,6 +62,16 @@ export interface DemoOptions {
   readonly now?: () => number;
 }
 
+/** A tool call a run asked approval for, and the answer. */
+export interface DemoApproval {
+  /** What was asked (`Run "deno test --filter flaky"`). */
+  readonly title: string;
+  /** The answer: the option chosen (`Allow once`) or `refused: <reason>`; absent while waiting. */
+  readonly answer?: string;
+  /** Whether the call was allowed; absent while waiting. */
+  readonly allowed?: boolean;
+}
+
 /** One run in the printed tree (the root is the parent agent itself). */
 export interface DemoRun {
   /** The run's id (the child agent's id; `main` for the parent). */
@@ -72,6 +88,8 @@ export interface DemoRun {
   readonly text: string;
   /** Milliseconds from start to end, once done. */
   readonly durationMs?: number;
+  /** The tool calls it asked approval for, in order. */
+  readonly approvals: readonly DemoApproval[];
   /** The runs it started, in start order. */
   readonly children: readonly DemoRun[];
 }
@@ -87,8 +105,11 @@ export interface DemoReport {
 /** The task, in words (the scripted model acts it out; a real model is given it). */
 export const DEMO_TASK =
   "Prepare the seam 0.2 release: in parallel, audit the open issues (a fresh child, which " +
-  "checks the flaky tests with a grandchild of its own) and draft the release notes (a fork, " +
-  "which already knows the context); then combine both into a short plan.";
+  "checks the flaky tests with a grandchild of its own, asking approval to run them) and draft " +
+  "the release notes (a fork, which already knows the context); then combine both into a short plan.";
+
+/** The command the grandchild asks to run; the root's policy allows `deno test` commands only. */
+export const DEMO_COMMAND = "deno test --filter flaky";
 
 const CONTEXT =
   "Context for later: we release seam 0.2 on Friday; its headline is the model-facing subagent " +
@@ -99,8 +120,9 @@ const REAL_TASK = `${DEMO_TASK}
 Do it like this, calling both tools in ONE step so they run in parallel:
 1. \`subagent\` (a fresh child that cannot see this conversation): ask it to list the three most
    likely release blockers for a small TypeScript library that delegates tasks between AI agents,
-   and tell it to use its own \`subagent\` tool exactly once to ask a grandchild how to tell a
-   flaky test from a real failure, including that answer in one line.
+   and tell it to use its own \`subagent\` tool exactly once to ask a grandchild to run
+   \`${DEMO_COMMAND}\` with its \`run_command\` tool (which needs approval) and report in one
+   line, including that answer in one line.
 2. \`subagent_fork\` (a child that sees our earlier turns): ask it to draft three lines of release
    notes for 0.2.
 Then answer with the combined plan in at most eight lines.`;
@@ -110,7 +132,8 @@ function scriptedTurns(thinkMs: number): { context: string; task: string } {
   const delay = `@delay ${thinkMs}`;
   const grandchild = [
     delay,
-    "@reply Two tests are flaky on CI: the SSE reconnect test and the fork teardown test; both pass on a rerun.",
+    `@call run_command ${JSON.stringify({ command: DEMO_COMMAND })}`,
+    "@reply Two tests are flaky on CI: {{results}}.",
   ].join("\n");
   const spawn = [
     delay,
@@ -156,6 +179,13 @@ function paced(inner: ModelAdapter, wordMs: number): ModelAdapter {
   };
 }
 
+interface Approval {
+  id: string;
+  title: string;
+  answer?: string;
+  allowed?: boolean;
+}
+
 interface Node {
   id: string;
   provider: string;
@@ -165,7 +195,49 @@ interface Node {
   text: string;
   startedAt: number;
   durationMs?: number;
+  approvals: Approval[];
   children: Node[];
+}
+
+/**
+ * The demo's `run_command`: it needs approval for every call, and only
+ * pretends to run (a canned report), so the demo stays deterministic.
+ */
+const RUN_COMMAND = {
+  name: "run_command",
+  description:
+    "Run a shell command in the repository and return its output (in this demo it is simulated). Every call needs approval.",
+  parameters: {
+    type: "object",
+    properties: { command: { type: "string", description: "The command line" } },
+    required: ["command"],
+  },
+  requiresApproval: true,
+  kind: "execute",
+  title: ({ command }: { command: string }) => `Run "${command}"`,
+  execute: ({ command }: { command: string }) => ({
+    content: command.startsWith("deno test")
+      ? "the SSE reconnect test and the fork teardown test failed, then passed on a rerun"
+      : `${command}: done`,
+  }),
+};
+
+/**
+ * The root's scripted approval policy: after a pause (a person reading),
+ * allow `deno test` commands once, reject anything else.
+ */
+function scriptedPolicy(thinkMs: number): SubagentInputHandler {
+  return async (request, { signal }) => {
+    if (request.kind !== "permission") return undefined;
+    try {
+      await delay(thinkMs, signal);
+    } catch {
+      return undefined; // answered or cancelled meanwhile
+    }
+    const command = (request.toolCall?.rawInput as { command?: unknown } | undefined)?.command;
+    const allowed = typeof command === "string" && command.startsWith("deno test");
+    return { outcome: "selected", optionId: allowed ? "allow_once" : "reject_once" };
+  };
 }
 
 const GLYPHS: Record<DemoRun["status"], string> = {
@@ -221,6 +293,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
   installSubagentTool(host.scope, { provider: "fork", toolName: "subagent_fork", maxDepth: 2 });
   subagents.registerProvider(createSpawnProvider());
   subagents.registerProvider(createForkProvider());
+  // A tool that needs approval, and the root's handler that answers for every descendant.
+  host.tools.register(host.scope, RUN_COMMAND);
+  handleSubagentInput(host.scope, scriptedPolicy(pace.thinkMs));
 
   const t0 = now();
   const root: Node = {
@@ -231,6 +306,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     status: "running",
     text: "",
     startedAt: t0,
+    approvals: [],
     children: [],
   };
   const nodes = new Map<string, Node>([[root.id, root]]);
@@ -250,6 +326,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
       status: "running",
       text: "",
       startedAt: now(),
+      approvals: [],
       children: [],
     };
     nodes.set(node.id, node);
@@ -266,6 +343,35 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
   host.scope.on(subagentProgress, (info) => {
     const node = nodes.get(info.runId);
     if (info.kind === "text" && node && node.status === "running") node.text += info.text ?? "";
+  });
+  let redraw = (): void => {};
+  host.scope.on(subagentInputRequired, (request) => {
+    const node = nodes.get(request.runId);
+    if (!node) return;
+    const title = request.toolCall?.title ?? request.message;
+    node.approvals.push({ id: request.id, title });
+    log(`${stamp()} ? ${node.id} asks approval: ${title}`);
+    redraw();
+  });
+  host.scope.on(subagentInputResolved, ({ request, answer }) => {
+    const node = nodes.get(request.runId);
+    const approval = node?.approvals.find((a) => a.id === request.id);
+    if (!node || !approval) return;
+    const option = answer.outcome === "selected"
+      ? request.options?.find((o) => o.id === answer.optionId)
+      : undefined;
+    approval.allowed = option !== undefined && option.kind.startsWith("allow");
+    approval.answer = option
+      ? option.label
+      : answer.outcome === "refused"
+      ? `refused: ${answer.reason}`
+      : "answered";
+    log(
+      `${stamp()} ${approval.allowed ? "✓" : "✗"} the root ${
+        approval.allowed ? "allowed" : "did not allow"
+      } ${node.id}: ${approval.title} (${approval.answer})`,
+    );
+    redraw();
   });
   host.scope.on(subagentEnd, (info) => {
     const node = nodes.get(info.runId);
@@ -297,6 +403,16 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
           : paint("31", word)
       } · ${seconds(elapsed)}`;
     };
+    const asks = (node: Node, indent: string) => {
+      for (const approval of node.approvals) {
+        const answer = approval.answer === undefined
+          ? paint("33", "… waiting for approval")
+          : approval.allowed
+          ? paint("32", `✓ ${approval.answer}`)
+          : paint("31", `✗ ${approval.answer}`);
+        lines.push(`${indent}  ? ${approval.title} → ${answer}`);
+      }
+    };
     const excerpt = (node: Node, indent: string) => {
       const text = oneLine(node.text);
       if (text === "") return;
@@ -314,6 +430,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
           }  [${child.id} · ${child.provider} · depth ${child.depth} · ${status(child)}]`,
         );
         const inner = `${prefix}${last ? "   " : "│  "}`;
+        asks(child, child.children.length > 0 ? `${inner}│` : inner);
         excerpt(child, child.children.length > 0 ? `${inner}│` : inner);
         walk(child, inner);
       });
@@ -323,6 +440,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
   };
 
   let drawn = 0;
+  let drawing = false;
   const draw = () => {
     // A line wider than the terminal would wrap and throw off the redraw:
     // clip it (a clipped line loses its colours).
@@ -333,6 +451,10 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     );
     write(`${drawn > 0 ? `\x1b[${drawn}F\x1b[0J` : ""}${lines.join("\n")}\n`);
     drawn = lines.length;
+  };
+  // A question and its answer are drawn at once, not at the next tick.
+  redraw = () => {
+    if (drawing) draw();
   };
 
   const scripted = scriptedTurns(pace.thinkMs);
@@ -346,6 +468,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
   );
   write(
     "tools    subagent → spawn (fresh child) · subagent_fork → fork (sees the completed turns) · maxDepth 2\n",
+  );
+  write(
+    "approval run_command needs approval; the root's scripted policy allows `deno test` commands once\n",
   );
 
   const main = await host.agents.create({ id: "main", options: { model: modelId } });
@@ -364,6 +489,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     root.text = "";
     if (live) {
       write("\x1b[?25l");
+      drawing = true;
       draw();
       timer = setInterval(draw, 80);
     }
@@ -375,6 +501,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     if (live) {
       clearInterval(timer);
       timer = undefined;
+      drawing = false;
       draw();
       write("\x1b[?25h\n");
     } else {
@@ -389,6 +516,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     }
     return { tree: freeze(root), finalAnswer };
   } finally {
+    drawing = false;
     if (timer !== undefined) {
       clearInterval(timer);
       write("\x1b[?25h\n");
@@ -407,6 +535,13 @@ function freeze(node: Node): DemoRun {
     status: node.status,
     text: node.text,
     ...(node.durationMs !== undefined ? { durationMs: node.durationMs } : {}),
+    approvals: Object.freeze(node.approvals.map(({ title, answer, allowed }) =>
+      Object.freeze({
+        title,
+        ...(answer !== undefined ? { answer } : {}),
+        ...(allowed !== undefined ? { allowed } : {}),
+      })
+    )),
     children: Object.freeze(node.children.map(freeze)),
   });
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { subagentToolWording } from "@seam/tool-subagent";
-import { type DemoRun, modelFromEnv, runDemo } from "./demo.ts";
+import { DEMO_COMMAND, type DemoRun, modelFromEnv, runDemo } from "./demo.ts";
 
 const FAST = { wordMs: 0, thinkMs: 5 };
 
@@ -9,8 +9,11 @@ function capture(): { write: (text: string) => void; text: () => string } {
   return { write: (text) => void chunks.push(text), text: () => chunks.join("") };
 }
 
+/** The grandchild's one approval, as the root's scripted policy answered it. */
+const ALLOWED = [{ title: `Run "${DEMO_COMMAND}"`, answer: "Allow once", allowed: true }];
+
 /** The spawn child, the fork child and the spawn child's own child, each completed. */
-function assertTree(tree: DemoRun): void {
+function assertTree(tree: DemoRun, grandchildApprovals: unknown[] = ALLOWED): void {
   assert.equal(tree.id, "main");
   assert.equal(tree.status, "completed");
   assert.deepEqual(tree.children.map((c) => [c.provider, c.depth, c.status]), [
@@ -25,6 +28,8 @@ function assertTree(tree: DemoRun): void {
     ["spawn", 2, "completed", "Check the flaky tests"],
   ]);
   assert.ok([spawn, fork, spawn.children[0]].every((run) => typeof run.durationMs === "number"));
+  assert.deepEqual(spawn.children[0].approvals, grandchildApprovals);
+  assert.ok([tree, spawn, fork].every((run) => run.approvals.length === 0));
 }
 
 Deno.test("runDemo() prints the delegation tree on the scripted model", async (t) => {
@@ -60,12 +65,27 @@ Deno.test("runDemo() prints the delegation tree on the scripted model", async (t
     const firstEnd = at(/ ✓ \S+ completed in /);
     assert.ok(Math.max(spawnStart, forkStart) < firstEnd, "both children ran in parallel");
     assert.ok(grandStart < at(new RegExp(`✓ ${spawn.id} completed in`)));
+    // The grandchild asks, the root's handler answers, then the grandchild finishes.
+    const asks = at(
+      new RegExp(`\\? ${grandchild.id} asks approval: Run "deno test --filter flaky"$`),
+    );
+    const allowed = at(
+      new RegExp(
+        `✓ the root allowed ${grandchild.id}: Run "deno test --filter flaky" \\(Allow once\\)$`,
+      ),
+    );
+    const grandEnd = at(new RegExp(`✓ ${grandchild.id} completed in`));
+    assert.ok(grandStart < asks && asks < allowed && allowed < grandEnd);
     at(new RegExp(`✓ ${fork.id} completed in \\d+\\.\\ds: Release notes:`));
     at(new RegExp(`✓ ${grandchild.id} completed in \\d+\\.\\ds: Two tests are flaky`));
 
     // The final tree.
     const tree = at(/^delegation tree$/);
     assert.match(lines[tree + 1], /^main · parent agent · ✓ completed · \d+\.\ds$/);
+    assert.ok(
+      lines.slice(tree).includes('│       ? Run "deno test --filter flaky" → ✓ Allow once'),
+      "the answer is in the tree, under the grandchild",
+    );
     const shape = lines.slice(tree + 1).filter((line) => /\[.* · depth /.test(line));
     assert.equal(shape.length, 3);
     assert.match(
@@ -87,7 +107,11 @@ Deno.test("runDemo() prints the delegation tree on the scripted model", async (t
     const answer = at(/^final answer$/);
     assert.equal(lines[answer + 1], "Plan for Friday:");
     assert.match(report.finalAnswer, /^Plan for Friday:\nThree issues block 0\.2/);
-    assert.match(report.finalAnswer, /Flaky tests: Two tests are flaky/);
+    assert.match(
+      report.finalAnswer,
+      /Flaky tests: Two tests are flaky on CI: the SSE reconnect test and the fork teardown test failed, then passed on a rerun\./,
+      "the command ran once allowed",
+    );
     assert.match(report.finalAnswer, /\nRelease notes: seam 0\.2 ships on Friday/);
     assert.ok(text.endsWith(`${report.finalAnswer}\n`));
   });
@@ -102,6 +126,8 @@ Deno.test("runDemo() prints the delegation tree on the scripted model", async (t
     assert.match(text, /ESC\[\d+FESC\[0J/, "the tree is redrawn over itself");
     assert.doesNotMatch(text, /▶ .* started/, "no line-based updates");
     assert.match(text, /ESC\[32m✓ completed ?ESC\[0m/);
+    assert.match(text, /\? Run "deno test --filter flaky" → ESC\[33m… waiting for approvalESC\[0m/);
+    assert.match(text, /\? Run "deno test --filter flaky" → ESC\[32m✓ Allow onceESC\[0m/);
     assert.ok(text.endsWith(`final answer\n${report.finalAnswer}\n`));
   });
 });
@@ -189,7 +215,7 @@ Deno.test("runDemo() runs the same delegation on an OpenAI-compatible model", as
   assert.ok(model);
   const out = capture();
   const report = await runDemo({ write: out.write, model });
-  assertTree(report.tree);
+  assertTree(report.tree, []);
   assert.equal(report.finalAnswer, "Combined: Combined: answer to FLAKY | answer to NOTES");
   assert.match(out.text(), /model {4}deepseek-chat at https:\/\/api\.deepseek\.com/);
   assert.ok(seen.every((s) => s.url === "https://api.deepseek.com/chat/completions"));
@@ -197,7 +223,7 @@ Deno.test("runDemo() runs the same delegation on an OpenAI-compatible model", as
   // The parent was offered both tools, each worded for its provider.
   const tools = (seen[0].body.tools as { function: { name: string; description: string } }[])
     .map((t) => t.function);
-  assert.deepEqual(tools.map((t) => t.name), ["subagent", "subagent_fork"]);
+  assert.deepEqual(tools.map((t) => t.name), ["subagent", "subagent_fork", "run_command"]);
   assert.equal(tools[0].description, subagentToolWording(false).description);
   assert.equal(tools[1].description, subagentToolWording(true).description);
   // The fork child saw the parent's completed context turn; the spawn child did not.

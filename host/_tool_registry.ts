@@ -10,7 +10,7 @@ import {
   validateJsonSchema,
 } from "./json_schema.ts";
 import type { ToolSpec } from "./model.ts";
-import type { Scope } from "./scope.ts";
+import { defineService, type Scope, type ServiceKey } from "./scope.ts";
 import type {
   RegisteredTool,
   Tool,
@@ -28,6 +28,11 @@ import { type ApprovalSpec, readApproval, seekApproval } from "./_tool_approval.
 import { messageOf } from "./unknown.ts";
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Where `approve` keeps a scope's approver. */
+const APPROVER_KEY: ServiceKey<ToolApprover> = defineService<ToolApprover>(
+  "@seam/host/tool-approver",
+);
 
 type Validate = (
   args: unknown,
@@ -51,7 +56,6 @@ interface Level {
   tools: Map<string, Entry> | undefined;
   filters: Filter[] | undefined;
   guards: ToolGuard[] | undefined;
-  approver: ToolApprover | undefined;
 }
 
 function passes(filters: readonly Filter[] | undefined, name: string): boolean {
@@ -71,7 +75,7 @@ export class ToolRegistryImpl implements ToolRegistry {
   #level(scope: Scope): Level {
     let level = this.#levels.get(scope);
     if (!level) {
-      level = { tools: undefined, filters: undefined, guards: undefined, approver: undefined };
+      level = { tools: undefined, filters: undefined, guards: undefined };
       this.#levels.set(scope, level);
     }
     return level;
@@ -182,27 +186,24 @@ export class ToolRegistryImpl implements ToolRegistry {
         `Cannot install a tool approver: expected a function, got ${describe(approver)}`,
       );
     }
-    const level = this.#level(scope);
-    if (level.approver) {
-      throw new TypeError(
-        `Cannot install a tool approver: scope "${scope.label}" already has one`,
-      );
+    // A service of the scope, not an entry of #levels: the in-process
+    // driver installs one per child, and a WeakMap entry per short-lived
+    // scope cost a quarter of the spawn runs per second (bench/README.md).
+    try {
+      return scope.provide(APPROVER_KEY, approver);
+    } catch (error) {
+      if (error instanceof TypeError && /already provided/.test(error.message)) {
+        throw new TypeError(
+          `Cannot install a tool approver: scope "${scope.label}" already has one`,
+        );
+      }
+      throw error;
     }
-    const dispose = scope.onDispose(() => {
-      const current = this.#levels.get(scope);
-      if (current?.approver === approver) current.approver = undefined;
-    });
-    level.approver = approver;
-    return dispose;
   }
 
   /** The nearest approver up from `scope`. */
   #approverOf(scope: Scope): ToolApprover | undefined {
-    for (let s: Scope | undefined = scope; s; s = s.parent) {
-      const approver = this.#levels.get(s)?.approver;
-      if (approver) return approver;
-    }
-    return undefined;
+    return scope.inject(APPROVER_KEY);
   }
 
   visible(scope: Scope): RegisteredTool[] {
