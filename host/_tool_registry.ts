@@ -188,7 +188,7 @@ export class ToolRegistryImpl implements ToolRegistry {
     }
     // A service of the scope, not an entry of #levels: the in-process
     // driver installs one per child, and a WeakMap entry per short-lived
-    // scope cost a quarter of the spawn runs per second (bench/README.md).
+    // scope measured slower (bench/README.md, in-process children, issue 15).
     try {
       return scope.provide(APPROVER_KEY, approver);
     } catch (error) {
