@@ -33,7 +33,7 @@ Deno.test("installSubagentTool(): a grandchild's approval travels up two levels 
         seen.push(request);
         return { outcome: "selected", optionId };
       });
-      const starts: { id: string; parentId: string }[] = [];
+      const starts: { runId: string; parentId: string }[] = [];
       host.scope.on(subagentStart, (info) => void starts.push(info));
 
       const grandchild = '@call run_command {"command": "deno test"}\n@reply {{results}}';
@@ -53,10 +53,10 @@ Deno.test("installSubagentTool(): a grandchild's approval travels up two levels 
       assert.equal(starts.length, 2);
       const [first, second] = starts;
       assert.equal(first.parentId, "main");
-      assert.equal(second.parentId, first.id);
+      assert.equal(second.parentId, first.runId);
       assert.equal(seen.length, 1);
-      assert.equal(seen[0].runId, second.id);
-      assert.deepEqual(seen[0].path, [first.id, second.id]);
+      assert.equal(seen[0].runId, second.runId);
+      assert.deepEqual(seen[0].path, [first.runId, second.runId]);
       assert.equal(seen[0].toolCall?.name, "run_command");
       if (optionId === "allow_once") {
         assert.equal(textOf(end.output), "main: child: ran deno test");
