@@ -6,8 +6,15 @@
 // bad answers and the paused turnTimeoutMs. Every test ends with no process
 // left.
 import assert from "node:assert/strict";
-import { type Scope, textOf } from "@seam/host";
 import {
+  createHost,
+  createMemoryLogger,
+  createScriptedModel,
+  type Scope,
+  textOf,
+} from "@seam/host";
+import {
+  createSubagentService,
   handleSubagentInput,
   type SubagentInputHandler,
   type SubagentInputRequest,
@@ -15,9 +22,20 @@ import {
   subagentInputResolved,
   type SubagentInputResolvedInfo,
   type SubagentResult,
+  type SubagentRunInfo,
   subagentRunPathKey,
+  subagentStart,
 } from "@seam/subagent";
-import { type AcpHarness, until, withAcpAgent } from "./acp_support.ts";
+import { createAcpProvider } from "@seam/subagent-acp";
+import { createSpawnProvider } from "@seam/subagent-spawn";
+import { installSubagentTool } from "@seam/tool-subagent";
+import {
+  type AcpHarness,
+  AgentWatch,
+  testAgentConfig,
+  until,
+  withAcpAgent,
+} from "./acp_support.ts";
 
 /** What went wrong, as the result's error says it. */
 function failure(result: SubagentResult): string {
@@ -341,3 +359,58 @@ Deno.test('permission: "ask" does not count the wait for an answer against turnT
     assert.equal(result.stopReason, "completed", failure(result));
     assert.equal(textOf(result.output), 'ran "echo patient": patient');
   }));
+
+Deno.test('permission: "ask" from an ACP child of an in-process child reaches the root handler; the parents collect as before', async (t) => {
+  for (const optionId of ["yes", "no"] as const) {
+    await t.step(optionId, async () => {
+      const watch = new AgentWatch();
+      const host = createHost({ logger: createMemoryLogger().logger });
+      host.models.register(host.scope, "scripted", createScriptedModel());
+      const subagents = createSubagentService(host.scope);
+      subagents.registerProvider(createSpawnProvider());
+      const acp = createAcpProvider(
+        testAgentConfig([], { permission: "ask", logger: watch.logger }),
+      );
+      subagents.registerProvider(acp);
+      installSubagentTool(host.scope, { provider: "spawn" });
+      installSubagentTool(host.scope, { provider: "acp", toolName: "subagent_acp" });
+      const seen: SubagentInputRequest[] = [];
+      handleSubagentInput(host.scope, (request) => {
+        seen.push(request);
+        return { outcome: "selected", optionId };
+      });
+      const starts: SubagentRunInfo[] = [];
+      host.scope.on(subagentStart, (info) => void starts.push(info));
+      try {
+        const child = `@call subagent_acp ${
+          JSON.stringify({ description: "Run it", prompt: "run echo from the grandchild" })
+        }\n@reply child: {{results}}`;
+        const main = await host.agents.create({ id: "main", options: { model: "scripted" } });
+        main.send(
+          `@call subagent ${
+            JSON.stringify({ description: "Delegate", prompt: child })
+          }\n@reply main: {{results}}`,
+        );
+        const end = await main.whenIdle();
+        assert.equal(end.reason, "completed");
+        assert.deepEqual(starts.map((s) => s.provider), ["spawn", "acp"]);
+        const [spawned, acpRun] = starts;
+        assert.equal(acpRun.parentRunId, spawned.runId);
+        assert.equal(seen.length, 1);
+        assert.equal(seen[0].runId, acpRun.runId);
+        assert.equal(seen[0].path.at(-1), acpRun.runId);
+        assert.deepEqual(seen[0].toolCall?.rawInput, { command: "echo from the grandchild" });
+        assert.match(
+          textOf(end.output),
+          optionId === "yes"
+            ? /^main: child: ran "echo from the grandchild": from the grandchild/
+            : /^main: child: did not run "echo from the grandchild" \(selected no\)/,
+        );
+      } finally {
+        await acp.dispose();
+        await host.scope.dispose();
+      }
+      assert.deepEqual(await watch.live(), [], "processes were left behind");
+    });
+  }
+});
