@@ -398,7 +398,7 @@ Deno.test('permission: "ask" from an ACP child of an in-process child reaches th
         assert.equal(acpRun.parentRunId, spawned.runId);
         assert.equal(seen.length, 1);
         assert.equal(seen[0].runId, acpRun.runId);
-        assert.equal(seen[0].path.at(-1), acpRun.runId);
+        assert.deepEqual(seen[0].path, [spawned.runId, acpRun.runId], "the whole path");
         assert.deepEqual(seen[0].toolCall?.rawInput, { command: "echo from the grandchild" });
         assert.match(
           textOf(end.output),
