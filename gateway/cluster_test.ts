@@ -265,3 +265,30 @@ Deno.test("a live task whose instance stopped renewing its lease ends FAILED on 
     assert.equal(store.read("orphan", 0, 10).length, 3, "what was committed before is kept");
   });
 });
+
+Deno.test("an instance whose task another ended (its lease lapsed) stops the run and keeps the other's end", async () => {
+  await withCluster(1, {}, async ([a], store) => {
+    const id = await startTask(a.gateway);
+    a.provider.runs[0].ready();
+    await new Promise((r) => setTimeout(r, 10)); // WORKING committed
+    const at = store.get(id)!;
+    // Another instance ends it, as the reaper does for a lapsed lease.
+    store.append({
+      record: { ...at, task: { ...at.task, status: { state: "TASK_STATE_FAILED" } } },
+      expected: at.generation!,
+      events: [{ statusUpdate: { taskId: id, status: { state: "TASK_STATE_FAILED" } } }],
+      instance: undefined,
+    });
+    a.emit(0, "late text"); // the owner's next write conflicts
+    for (let i = 0; i < 100 && a.provider.runs[0].dispose.mock.callCount() === 0; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.equal(a.provider.runs[0].dispose.mock.callCount(), 1, "the run is stopped");
+    assert.equal(store.get(id)?.task.status.state, "TASK_STATE_FAILED");
+    assert.equal(
+      store.get(id)?.generation,
+      at.generation! + 1,
+      "nothing written after the other's end",
+    );
+  });
+});
