@@ -1,5 +1,11 @@
 /** The agent cards: one for the gateway, one per provider; built, cached and served. */
-import type { RegisteredSubagentProvider, SubagentService } from "@seam/subagent";
+import {
+  type RegisteredSubagentProvider,
+  SUBAGENT_CAPABILITY_FLAGS,
+  SUBAGENT_START_FIELDS,
+  type SubagentCapabilities,
+  type SubagentService,
+} from "@seam/subagent";
 import { GatewayError } from "./_errors.ts";
 import { restErrorResponse } from "./_http.ts";
 import type { GatewayExtendedCardOptions, GatewayRequiredExtension } from "./options.ts";
@@ -32,12 +38,9 @@ const OUTPUT_MODES = ["text/plain", "application/json"];
 
 function describeProvider(provider: RegisteredSubagentProvider): string {
   const caps = provider.capabilities;
-  const options = [
-    caps.outputSchema && "outputSchema",
-    caps.depthLimit && "maxDepth",
-    caps.toolFilter && "toolFilter",
-    caps.persona && "persona",
-  ].filter(Boolean);
+  const options = SUBAGENT_START_FIELDS.filter((spec) => caps[spec.capability]).map((spec) =>
+    spec.field
+  );
   return `Delegates a self-contained task to a child agent through the "${provider.name}" provider. ${
     provider.inheritsParentContext
       ? "The child sees the delegating parent's completed turns."
@@ -50,12 +53,9 @@ function describeProvider(provider: RegisteredSubagentProvider): string {
 function descriptor(provider: RegisteredSubagentProvider): SeamProviderDescriptor {
   const c = provider.capabilities;
   return {
-    capabilities: {
-      outputSchema: c.outputSchema,
-      depthLimit: c.depthLimit,
-      toolFilter: c.toolFilter,
-      persona: c.persona,
-    },
+    capabilities: Object.fromEntries(
+      SUBAGENT_CAPABILITY_FLAGS.map((flag) => [flag, c[flag]]),
+    ) as unknown as SubagentCapabilities,
     inheritsParentContext: provider.inheritsParentContext,
   };
 }

@@ -1,5 +1,5 @@
 /** Reading the seam extension from a message. */
-import { assertSubagentMaxDepth } from "@seam/subagent";
+import { assertSubagentMaxDepth, SUBAGENT_START_FIELDS } from "@seam/subagent";
 import { GatewayError } from "./_errors.ts";
 import { type A2AMetadata, SEAM_EXTENSION_URI } from "./types.ts";
 
@@ -105,6 +105,5 @@ export function withoutMaxDepth(ext: AcceptedExtension): AcceptedExtension {
 
 /** Whether the extension carries any start-time field (anything but `depth`). */
 export function hasStartFields(ext: AcceptedExtension): boolean {
-  return ext.outputSchema !== undefined || ext.maxDepth !== undefined ||
-    ext.toolFilter !== undefined || ext.persona !== undefined;
+  return SUBAGENT_START_FIELDS.some((spec) => ext[spec.field] !== undefined);
 }

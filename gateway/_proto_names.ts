@@ -4,6 +4,7 @@
  * official kit's JSON-RPC client sends them. The request is brought to JSON
  * names before it is checked; a field given under both names is refused.
  */
+import { isRecord } from "@seam/host";
 import { GatewayError } from "./_errors.ts";
 
 /** The JSON name of a proto field name (`page_size` → `pageSize`). */
@@ -29,10 +30,6 @@ function renamed(record: Record<string, unknown>, path: string): Record<string, 
     delete out[key];
   }
   return out ?? record;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /**

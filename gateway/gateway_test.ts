@@ -81,6 +81,10 @@ Deno.test("gateway cards", async (t) => {
           inheritsParentContext: false,
         });
         assert.deepEqual(body.skills.map((s: { id: string }) => s.id), ["ctl"]);
+        assert.match(
+          body.skills[0].description,
+          /Start-time options through the seam extension: outputSchema, maxDepth, toolFilter, persona\.$/,
+        );
         assert.equal(body.securitySchemes, undefined);
       },
     );
