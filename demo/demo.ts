@@ -32,6 +32,7 @@ import {
   subagentProgress,
   subagentStart,
   type SubagentStopReason,
+  type SubagentUsage,
 } from "@seam/subagent";
 import { createForkProvider } from "@seam/subagent-fork";
 import { createSpawnProvider } from "@seam/subagent-spawn";
@@ -90,6 +91,8 @@ export interface DemoRun {
   readonly durationMs?: number;
   /** The tool calls it asked approval for, in order. */
   readonly approvals: readonly DemoApproval[];
+  /** What the run and its subtree used, once done (`subagent/end`'s usage). */
+  readonly usage?: SubagentUsage;
   /** The runs it started, in start order. */
   readonly children: readonly DemoRun[];
 }
@@ -196,6 +199,7 @@ interface Node {
   startedAt: number;
   durationMs?: number;
   approvals: Approval[];
+  usage?: SubagentUsage;
   children: Node[];
 }
 
@@ -378,6 +382,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
     if (!node) return;
     node.status = info.stopReason;
     node.durationMs = info.durationMs;
+    node.usage = info.usage;
     const final = info.lastAssistantMessage ? textOf(info.lastAssistantMessage) : "";
     if (final.trim() !== "") node.text = final;
     if (info.error) node.text = `${node.text} [${info.error.code}: ${info.error.message}]`.trim();
@@ -427,7 +432,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
         lines.push(
           `${prefix}${last ? "└─" : "├─"} ${
             paint("1", child.label)
-          }  [${child.id} · ${child.provider} · depth ${child.depth} · ${status(child)}]`,
+          }  [${child.id} · ${child.provider} · depth ${child.depth} · ${status(child)}${
+            child.usage ? ` · ${tokens(child.usage)}` : ""
+          }]`,
         );
         const inner = `${prefix}${last ? "   " : "│  "}`;
         asks(child, child.children.length > 0 ? `${inner}│` : inner);
@@ -526,6 +533,16 @@ export async function runDemo(options: DemoOptions): Promise<DemoReport> {
   }
 }
 
+/** A run's subtree tokens and model calls, e.g. `1.2k tok, 3 calls` (`~` when partial). */
+function tokens(usage: SubagentUsage): string {
+  const t = usage.total;
+  const n = t.inputTokens + t.outputTokens;
+  const shown = n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+  return `${usage.partial ? "≥" : ""}${shown} tok, ${t.modelCalls} call${
+    t.modelCalls === 1 ? "" : "s"
+  }`;
+}
+
 function freeze(node: Node): DemoRun {
   return Object.freeze({
     id: node.id,
@@ -542,6 +559,7 @@ function freeze(node: Node): DemoRun {
         ...(allowed !== undefined ? { allowed } : {}),
       })
     )),
+    ...(node.usage !== undefined ? { usage: node.usage } : {}),
     children: Object.freeze(node.children.map(freeze)),
   });
 }

@@ -30,6 +30,13 @@ function assertTree(tree: DemoRun, grandchildApprovals: unknown[] = ALLOWED): vo
   assert.ok([spawn, fork, spawn.children[0]].every((run) => typeof run.durationMs === "number"));
   assert.deepEqual(spawn.children[0].approvals, grandchildApprovals);
   assert.ok([tree, spawn, fork].every((run) => run.approvals.length === 0));
+  // The scripted model reports usage: the spawn child's subtree has its grandchild's calls in it.
+  const grandchild = spawn.children[0];
+  assert.equal(
+    spawn.usage!.total.modelCalls,
+    spawn.usage!.self.modelCalls + grandchild.usage!.total.modelCalls,
+  );
+  assert.ok(spawn.usage!.total.inputTokens >= grandchild.usage!.total.inputTokens);
 }
 
 Deno.test("runDemo() prints the delegation tree on the scripted model", async (t) => {

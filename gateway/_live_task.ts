@@ -3,7 +3,7 @@
  * terminal, the text streamed so far, the subscribers hearing it, and the
  * requests that end it early (a client's cancel, the deadline, shutdown).
  */
-import type { AgentRef, JsonValue, Logger } from "@seam/host";
+import { type AgentRef, jsonCopy, type JsonValue, type Logger } from "@seam/host";
 import type {
   SubagentInputAnswer,
   SubagentInputRequest,
@@ -422,6 +422,8 @@ export class LiveTask {
     let explanation: string | undefined;
     if (result) {
       meta.stopReason = result.stopReason;
+      // The run's usage, rolled up over its subtree, for a seam caller to add to its own.
+      if (result.usage) meta.usage = jsonCopy(result.usage);
       state = STATE_OF[result.stopReason];
       parts = blocksToParts(result.output, result.structured);
       if (result.stopReason !== "completed") explanation = EXPLAIN[result.stopReason];

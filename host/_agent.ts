@@ -185,7 +185,8 @@ class AgentImpl implements Agent {
   #turns: number;
   #controller: AbortController | undefined;
   #output: readonly ContentBlock[] = EMPTY;
-  #usage: { inputTokens: number; outputTokens: number } | undefined;
+  #usage: { inputTokens: number; outputTokens: number; cachedInputTokens?: number } | undefined;
+  #counts = { modelCalls: 0, unreportedModelCalls: 0, toolCalls: 0 };
   #idle: { promise: Promise<TurnEnd>; resolve: (end: TurnEnd) => void } | undefined;
   #last: TurnEnd | undefined;
   #lastPromise: Promise<TurnEnd> | undefined;
@@ -245,6 +246,7 @@ class AgentImpl implements Agent {
     this.#controller = new AbortController();
     this.#output = EMPTY;
     this.#usage = undefined;
+    this.#counts = { modelCalls: 0, unreportedModelCalls: 0, toolCalls: 0 };
     this.#record({ seq: 0, type: "turn-start", turn });
     this.#record({ seq: 0, type: "user-message", content: blocks });
     if (this.scope.hasListeners(agentTurnStart)) {
@@ -353,6 +355,7 @@ class AgentImpl implements Agent {
       output: this.#output,
       ...(end.error === undefined ? {} : { error: end.error }),
       ...(this.#usage ? { usage: Object.freeze(this.#usage) } : {}),
+      counts: Object.freeze(this.#counts),
     });
     this.#controller = undefined;
     this.#last = result;
@@ -436,6 +439,9 @@ class AgentImpl implements Agent {
           ...(this.options.maxTokens === undefined ? {} : { maxTokens: this.options.maxTokens }),
         };
         stream = adapter.stream(request);
+        // Counted unreported until its finish says otherwise.
+        this.#counts.modelCalls++;
+        this.#counts.unreportedModelCalls++;
       } catch (error) {
         return signal.aborted ? ABORTED : { reason: "error", error: messageOf(error) };
       }
@@ -468,7 +474,7 @@ class AgentImpl implements Agent {
               );
             }
             reason = finish as ModelFinishReason;
-            this.#addUsage(event.usage);
+            if (this.#addUsage(event.usage)) this.#counts.unreportedModelCalls--;
             break;
           } else {
             throw new TypeError(`The model adapter yielded an unknown event ${describe(type)}`);
@@ -491,6 +497,7 @@ class AgentImpl implements Agent {
       }
       Object.freeze(calls);
       this.#recordAssistant(text, calls);
+      this.#counts.toolCalls += calls.length;
       const outcomes = await this.#runTools(turn, calls, signal);
       let stop = false;
       for (let i = 0; i < calls.length; i++) {
@@ -523,9 +530,10 @@ class AgentImpl implements Agent {
     }
   }
 
-  #addUsage(usage: unknown): void {
-    if (usage === null || typeof usage !== "object") return;
-    const { inputTokens, outputTokens } = usage as Record<string, unknown>;
+  /** Add a step's reported usage to the turn's; whether it reported any. */
+  #addUsage(usage: unknown): boolean {
+    if (usage === null || typeof usage !== "object") return false;
+    const { inputTokens, outputTokens, cachedInputTokens } = usage as Record<string, unknown>;
     const total = this.#usage ??= { inputTokens: 0, outputTokens: 0 };
     if (typeof inputTokens === "number" && Number.isFinite(inputTokens)) {
       total.inputTokens += inputTokens;
@@ -533,6 +541,10 @@ class AgentImpl implements Agent {
     if (typeof outputTokens === "number" && Number.isFinite(outputTokens)) {
       total.outputTokens += outputTokens;
     }
+    if (typeof cachedInputTokens === "number" && Number.isFinite(cachedInputTokens)) {
+      total.cachedInputTokens = (total.cachedInputTokens ?? 0) + cachedInputTokens;
+    }
+    return true;
   }
 
   #runTools(

@@ -307,6 +307,7 @@ Deno.test("Agent.send() runs a turn and records the session", async () => {
   assert.deepEqual(deltas, ["Hello ", "there, ", "world"]);
   assert.ok(Object.isFrozen(end));
   assert.deepEqual(end.usage, { inputTokens: 4, outputTokens: 3 });
+  assert.deepEqual(end.counts, { modelCalls: 1, unreportedModelCalls: 0, toolCalls: 0 });
   assert.equal(await agent.whenIdle(), end);
   const events = agent.session.events();
   assert.deepEqual(types(events), ["turn-start", "user-message", "assistant-message", "turn-end"]);
@@ -360,6 +361,7 @@ Deno.test("Agent runs a step's tool calls in parallel and feeds the results back
   gates.get("a")!.resolve();
   const end = await agent.whenIdle();
   assert.equal(text(end), "Both: gate a open\ngate b open");
+  assert.deepEqual(end.counts, { modelCalls: 2, unreportedModelCalls: 0, toolCalls: 2 });
   assert.deepEqual(toolEvents, [
     'start wait {"gate":"a"}',
     'start wait {"gate":"b"}',

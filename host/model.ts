@@ -83,6 +83,8 @@ export interface ModelUsage {
   readonly inputTokens: number;
   /** Tokens produced. */
   readonly outputTokens: number;
+  /** Of the tokens read, those served from the provider's prompt cache, when reported. */
+  readonly cachedInputTokens?: number;
 }
 
 /** A piece of streamed text. */

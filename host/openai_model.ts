@@ -509,9 +509,12 @@ async function* readStream(
       }
       const reported = chunk.usage as Record<string, unknown> | null | undefined;
       if (reported && typeof reported === "object") {
+        const details = reported.prompt_tokens_details as Record<string, unknown> | null;
+        const cached = Number(details?.cached_tokens);
         usage = {
           inputTokens: Number(reported.prompt_tokens) || 0,
           outputTokens: Number(reported.completion_tokens) || 0,
+          ...(cached > 0 ? { cachedInputTokens: cached } : {}),
         };
       }
       const choices = chunk.choices;

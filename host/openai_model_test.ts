@@ -112,7 +112,12 @@ Deno.test("createOpenAICompatibleModel() streams text and reports usage", async 
         {
           id: "x",
           choices: [],
-          usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 },
+          usage: {
+            prompt_tokens: 12,
+            completion_tokens: 3,
+            total_tokens: 15,
+            prompt_tokens_details: { cached_tokens: 8 },
+          },
         },
       ]),
     async (baseUrl, seen) => {
@@ -155,7 +160,11 @@ Deno.test("createOpenAICompatibleModel() streams text and reports usage", async 
       assert.deepEqual(events, [
         { type: "text-delta", text: "Hel" },
         { type: "text-delta", text: "lo!" },
-        { type: "finish", reason: "stop", usage: { inputTokens: 12, outputTokens: 3 } },
+        {
+          type: "finish",
+          reason: "stop",
+          usage: { inputTokens: 12, outputTokens: 3, cachedInputTokens: 8 },
+        },
       ]);
       assert.deepEqual(seen.paths, ["/v1/chat/completions"]);
       assert.equal(seen.headers[0].get("authorization"), "Bearer sk-test");

@@ -19,6 +19,21 @@ export interface TurnEnd {
   readonly error?: string;
   /** Token counts summed over the turn's steps, when the model reported any. */
   readonly usage?: ModelUsage;
+  /**
+   * What the turn did: its model calls, how many of them reported no usage,
+   * and its tool calls (each executed call, refused ones included).
+   */
+  readonly counts?: TurnCounts;
+}
+
+/** What a turn did, counted (see {@linkcode TurnEnd.counts}). */
+export interface TurnCounts {
+  /** Model calls made (streams opened). */
+  readonly modelCalls: number;
+  /** Of those, the calls that finished without reporting usage (or did not finish). */
+  readonly unreportedModelCalls: number;
+  /** Tool calls executed. */
+  readonly toolCalls: number;
 }
 
 /** Fields every session event has. */

@@ -17,6 +17,7 @@ import type {
   SubagentStartRequest,
 } from "./types.ts";
 import { delegationContextKey } from "./delegation.ts";
+import type { RunNode } from "./_usage.ts";
 
 const REQUEST_FIELDS = new Set([
   "prompt",
@@ -70,7 +71,7 @@ export function acceptContent(
 export function acceptRequest(
   provider: RegisteredSubagentProvider,
   input: unknown,
-  places: ReadonlyMap<string, SubagentRunPlace>,
+  places: ReadonlyMap<string, RunNode>,
 ): AcceptedRequest {
   if (!isRecord(input)) {
     invalid(`request must be an object, got ${describe(input)}`);
@@ -202,9 +203,9 @@ function placeOf(
   parentScope: Scope,
   provider: string,
   label: string | undefined,
-  places: ReadonlyMap<string, SubagentRunPlace>,
+  places: ReadonlyMap<string, RunNode>,
 ): SubagentRunPlace {
-  const above = places.get(parentId);
+  const above = places.get(parentId)?.place;
   let parentRunId: string | undefined;
   let depth: number;
   if (above !== undefined) {

@@ -15,6 +15,7 @@ import {
   type SubagentFailure,
   type SubagentResult,
   type SubagentStopReason,
+  type SubagentUsage,
 } from "./types.ts";
 
 /** A failure code: upper-case letters, digits and `_`, starting with a letter; at most 64. */
@@ -50,6 +51,7 @@ export function normalizeResult(
   value: unknown,
   context: ResultContext,
   id: string,
+  acceptUsage: (raw: unknown) => SubagentUsage,
 ): SubagentResult {
   const name = context.provider;
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
@@ -60,6 +62,7 @@ export function normalizeResult(
   const rawOutput = source.output;
   const rawStructured = source.structured;
   const rawError = source.error;
+  const rawUsage = source.usage;
   if (!SUBAGENT_STOP_REASONS.includes(stopReason as SubagentStopReason)) {
     throw contractFault(
       name,
@@ -71,6 +74,7 @@ export function normalizeResult(
   let output: ContentBlock[];
   let structured: JsonValue | undefined;
   let error: SubagentFailure | undefined;
+  let usage: SubagentUsage;
   try {
     const copied = frozenJsonCopy(rawOutput, "result.output");
     output = parseContent(copied, "result.output", {
@@ -85,6 +89,7 @@ export function normalizeResult(
       structured = frozenJsonCopy(rawStructured, "result.structured");
     }
     if (rawError !== undefined) error = acceptFailure(rawError);
+    usage = acceptUsage(rawUsage);
   } catch (cause) {
     throw contractFault(name, `run "${id}" ${(cause as Error).message}`, cause);
   }
@@ -133,7 +138,8 @@ export function normalizeResult(
     stopReason: SubagentStopReason;
     structured?: JsonValue;
     error?: SubagentFailure;
-  } = { output, stopReason: stopReason as SubagentStopReason };
+    usage: SubagentUsage;
+  } = { output, stopReason: stopReason as SubagentStopReason, usage };
   if (structured !== undefined) result.structured = structured;
   if (error !== undefined) result.error = error;
   return Object.freeze(result) as SubagentResult;

@@ -4,6 +4,7 @@ import { cancelOnAbort } from "./abort.ts";
 import { subagentEnd, subagentStart } from "./events.ts";
 import { acceptContent } from "./_request.ts";
 import { contractFault, normalizeResult, type ResultContext } from "./_result.ts";
+import { acceptUsage, addBelow, type RunNode, unknownUsage } from "./_usage.ts";
 import type {
   OutputSchema,
   RegisteredSubagentProvider,
@@ -27,7 +28,7 @@ export interface RunContext {
   /** Where the run sits in the tree. */
   readonly place: SubagentRunPlace;
   /** The service's live runs by id: where a run started by one of their children sits. */
-  readonly places: Map<string, SubagentRunPlace>;
+  readonly places: Map<string, RunNode>;
 }
 
 type Fn = (...args: unknown[]) => unknown;
@@ -181,10 +182,21 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
     outputSchema: context.outputSchema,
     logger,
   };
+  const node: RunNode = { place: context.place, below: { figures: undefined, partial: false } };
   const result: Promise<SubagentResult> = Promise.resolve(rawResult).then(
     (value) => {
       try {
-        return normalizeResult(value, resultContext, id);
+        const normalized = normalizeResult(
+          value,
+          resultContext,
+          id,
+          (raw) => acceptUsage(raw, Date.now() - t0, node.below),
+        );
+        // The run's subtree counts towards its parent run's, when that is ours.
+        const parentRunId = context.place.parentRunId;
+        const above = parentRunId === undefined ? undefined : context.places.get(parentRunId);
+        if (above !== undefined) addBelow(above.below, normalized.usage!);
+        return normalized;
       } catch (error) {
         // Malformed terminal data rejects only once the child is torn down.
         return dispose().then(
@@ -209,7 +221,7 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
   // unloading its provider (through `context.runs`).
   const finalDispose = (): Promise<void> => {
     context.runs.delete(run);
-    if (context.places.get(id) === context.place) context.places.delete(id);
+    if (context.places.get(id) === node) context.places.delete(id);
     unbindSignal();
     unbindSignal = noop;
     return dispose();
@@ -259,7 +271,7 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
   if (rawRespond) run.respond = respondOf(handle, rawRespond);
   Object.freeze(run);
   context.runs.add(run);
-  context.places.set(id, context.place);
+  context.places.set(id, node);
   return run;
 }
 
@@ -374,6 +386,7 @@ function observeLifecycle(
         stopReason: value.stopReason,
         lastAssistantMessage: value.output,
         ...(value.error !== undefined ? { error: value.error } : {}),
+        usage: value.usage!,
       })),
     (error) =>
       schedule(end({
@@ -382,6 +395,7 @@ function observeLifecycle(
           code: "PROVIDER_FAULT",
           message: error instanceof Error ? error.message : String(error),
         }),
+        usage: unknownUsage(Date.now() - t0),
       })),
   );
 }

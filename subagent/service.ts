@@ -5,11 +5,11 @@ import { assertSubagentMaxDepth } from "./max_depth.ts";
 import { snapshotProvider } from "./_provider.ts";
 import { acceptRequest } from "./_request.ts";
 import { wrapRun } from "./_run.ts";
+import type { RunNode } from "./_usage.ts";
 import type {
   RegisteredSubagentProvider,
   SubagentProvider,
   SubagentRun,
-  SubagentRunPlace,
   SubagentStartRequest,
 } from "./types.ts";
 
@@ -114,7 +114,7 @@ export const subagentServiceKey: ServiceKey<SubagentService> = defineService(
 export function createSubagentService(scope: Scope): SubagentService {
   const registry = new Map<string, Registration>();
   // Where each live run sits, by run id: a run its child starts sits below it.
-  const places = new Map<string, SubagentRunPlace>();
+  const places = new Map<string, RunNode>();
 
   const service: SubagentService = {
     registerProvider(provider, options = {}) {

@@ -208,10 +208,15 @@ Deno.test("result is one detached, deeply frozen normalization", async () => {
   provider.runs[0].started.resolve();
   provider.runs[0].result.resolve(raw);
   const result = await run.result;
-  assert.deepEqual(result, {
+  const { usage, ...rest } = result;
+  assert.deepEqual(rest, {
     output: [{ type: "text", text: "plain text" }],
     stopReason: "completed",
   });
+  assert.equal(usage!.partial, true, "a provider that reports no usage makes it partial");
+  assert.ok(
+    Object.isFrozen(usage) && Object.isFrozen(usage!.self) && Object.isFrozen(usage!.total),
+  );
   assert.ok(
     Object.isFrozen(result) && Object.isFrozen(result.output) && Object.isFrozen(result.output[0]),
   );
@@ -271,7 +276,8 @@ Deno.test("result.error is typed data, checked, copied and frozen", async (t) =>
       error: { code: "CHILD_FAILED", message: "the model answered 503", data, extra: "dropped" },
     };
     const { result, ends } = await settle(raw);
-    assert.deepEqual(result, {
+    assert.deepEqual({ ...result, usage: undefined }, {
+      usage: undefined,
       output: [{ type: "text", text: "partial words" }],
       stopReason: "error",
       error: { code: "CHILD_FAILED", message: "the model answered 503", data },

@@ -203,6 +203,62 @@ export interface SubagentFailure {
   readonly data?: JsonValue;
 }
 
+/** What a run (or a subtree of runs) used. Frozen. */
+export interface SubagentUsageFigures {
+  /** Tokens read by model calls. */
+  readonly inputTokens: number;
+  /** Tokens produced by model calls. */
+  readonly outputTokens: number;
+  /** Of the tokens read, those served from a prompt cache (0 when none were reported). */
+  readonly cachedInputTokens: number;
+  /** Model calls made. */
+  readonly modelCalls: number;
+  /** Tool calls executed. */
+  readonly toolCalls: number;
+  /**
+   * Milliseconds: in `self`, from `start` to settlement (the service's own
+   * clock); in `total`, the sum over the run and its descendants (busy time,
+   * not elapsed time: children running in parallel add up).
+   */
+  readonly wallTimeMs: number;
+}
+
+/**
+ * A run's usage: its own and rolled up over its descendants. The service
+ * always sets it; `partial` says some figure is missing.
+ */
+export interface SubagentUsage {
+  /** The child's own model and tool use. */
+  readonly self: SubagentUsageFigures;
+  /** `self` plus every descendant's, as far as they reported. */
+  readonly total: SubagentUsageFigures;
+  /**
+   * Some leg did not report: the provider gave no usage (an ACP agent, an
+   * A2A agent that is no seam gateway), a model call finished without
+   * usage, or a descendant's usage was partial. The figures are then lower
+   * bounds.
+   */
+  readonly partial: boolean;
+}
+
+/**
+ * What a provider reports of a run's usage in its result (`wallTimeMs` is
+ * the service's). Absent counts are 0; absent `usage` makes the result's
+ * usage partial.
+ */
+export interface SubagentUsageInput {
+  /** The child's own figures. */
+  readonly self: Partial<Omit<SubagentUsageFigures, "wallTimeMs">>;
+  /**
+   * The child's subtree, when the provider knows it (a remote seam gateway's
+   * rolled-up total). Default: `self`. Local descendants are added by the
+   * service either way.
+   */
+  readonly total?: Partial<SubagentUsageFigures>;
+  /** Some of the provider's figures are missing. */
+  readonly partial?: boolean;
+}
+
 /**
  * How a run ended. A child-level failure (the model failed, the process
  * died) is `stopReason: "error"` with an `error` saying what went wrong,
@@ -222,6 +278,11 @@ export interface SubagentResult {
    * `completed`.
    */
   readonly error?: SubagentFailure;
+  /**
+   * What the run used, its own and over its descendants. Always set by the
+   * service (a result built by hand may lack it).
+   */
+  readonly usage?: SubagentUsage;
 }
 
 /**
@@ -266,6 +327,8 @@ export interface SubagentResultInput {
   readonly stopReason: SubagentStopReason;
   /** What went wrong (see {@linkcode SubagentResult.error}); not with `completed`. */
   readonly error?: SubagentFailure;
+  /** What the run used, when the provider knows (absent: the usage is partial). */
+  readonly usage?: SubagentUsageInput;
 }
 
 /**
@@ -349,6 +412,11 @@ export interface SubagentRunInfo extends SubagentRunPlace {
 
 /** Payload of `subagent/end`. */
 export interface SubagentRunEndInfo extends SubagentRunInfo {
+  /**
+   * What the run used (the result's `usage`), on a valid settle; without
+   * one, only the wall time, partial.
+   */
+  readonly usage: SubagentUsage;
   /** The normalized result, when the run settled validly. */
   readonly result?: SubagentResult;
   /**

@@ -68,6 +68,11 @@ Deno.test("createAcpProvider() emits acp/update on the parent's scope while the 
     );
     assert.equal(usage.type, "usage_update");
     assert.deepEqual(usage.raw, { sessionUpdate: "usage_update", used: 10, size: 1000 });
+    // ACP says the context's size and the tool calls, no per-call tokens: a partial usage.
+    assert.equal(result.usage!.self.inputTokens, 10);
+    assert.equal(result.usage!.self.toolCalls, 1);
+    assert.equal(result.usage!.self.modelCalls, 0);
+    assert.equal(result.usage!.partial, true);
   }));
 
 Deno.test("createAcpProvider() emits subagent/progress for the updates that show progress", () =>

@@ -12,6 +12,8 @@ import type { SubagentToolConfig } from "./install.ts";
 export interface AcceptedConfig {
   readonly provider: string;
   readonly toolName: string;
+  /** Whether the tool result gets the run's usage line. */
+  readonly reportUsage: boolean;
   /** The request fields every run gets: only the configured ones. */
   readonly options: {
     readonly agentOptions?: SubagentAgentOptions;
@@ -21,7 +23,15 @@ export interface AcceptedConfig {
   };
 }
 
-const KEYS = new Set(["provider", "toolName", "agentOptions", "persona", "toolFilter", "maxDepth"]);
+const KEYS = new Set([
+  "provider",
+  "toolName",
+  "agentOptions",
+  "persona",
+  "toolFilter",
+  "maxDepth",
+  "reportUsage",
+]);
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 function invalid(message: string): never {
@@ -43,8 +53,18 @@ function unknownKeys(record: Record<string, unknown>, known: Set<string>, path: 
 export function acceptConfig(config: SubagentToolConfig): AcceptedConfig {
   if (!isRecord(config)) invalid(`config must be an object, got ${describe(config)}`);
   unknownKeys(config, KEYS, "config");
-  const { provider, toolName = "subagent", agentOptions, persona, toolFilter, maxDepth } =
-    config as Record<string, unknown>;
+  const {
+    provider,
+    toolName = "subagent",
+    agentOptions,
+    persona,
+    toolFilter,
+    maxDepth,
+    reportUsage = false,
+  } = config as Record<string, unknown>;
+  if (typeof reportUsage !== "boolean") {
+    invalid(`config.reportUsage must be a boolean, got ${describe(reportUsage)}`);
+  }
 
   if (typeof provider !== "string" || provider === "") {
     invalid(`config.provider must be a non-empty provider name, got ${describe(provider)}`);
@@ -81,5 +101,5 @@ export function acceptConfig(config: SubagentToolConfig): AcceptedConfig {
   }
   if (maxDepth !== undefined) options.maxDepth = acceptMaxDepth(maxDepth, "config.maxDepth");
 
-  return Object.freeze({ provider, toolName, options: Object.freeze(options) });
+  return Object.freeze({ provider, toolName, reportUsage, options: Object.freeze(options) });
 }

@@ -1,3 +1,4 @@
+import { withUsageLine } from "./_usage_line.ts";
 import {
   describe,
   type Host,
@@ -57,6 +58,12 @@ export interface SubagentToolConfig {
    * tool below the cap gets an error result instead of a grandchild.
    */
   readonly maxDepth?: number;
+  /**
+   * Add the run's usage (its subtree's tokens, model and tool calls, wall
+   * time; see `SubagentResult.usage`) to what the parent model sees, as a
+   * last text line. Default: `false`.
+   */
+  readonly reportUsage?: boolean;
 }
 
 /** The arguments the model gives the tool. */
@@ -372,7 +379,10 @@ function createTool(
             isError: true,
           };
         }
-        return subagentResultToToolResult(result);
+        const toolResult = subagentResultToToolResult(result);
+        return config.reportUsage && result.usage
+          ? withUsageLine(toolResult, result.usage)
+          : toolResult;
       } finally {
         try {
           await run.dispose();

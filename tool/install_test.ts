@@ -698,3 +698,34 @@ Deno.test("installSubagentTool() bounds recursion at maxDepth", async (t) => {
     await w.dispose();
   });
 });
+
+Deno.test("installSubagentTool() adds the run's usage to the tool result with reportUsage", async (t) => {
+  await t.step("reportUsage: true appends the subtree's usage line", async () => {
+    const w = await world();
+    w.subagents.registerProvider(createSpawnProvider());
+    installSubagentTool(w.host.scope, { provider: "spawn", reportUsage: true });
+    const outcome = await call(w, "@reply three small words");
+    const text = textOf(outcome.content);
+    assert.match(
+      text,
+      /^three small words\n\n\[usage: \d+ input tokens, 3 output, 1 model call, 0 tool calls, \d+\.\d s\]$/,
+    );
+    await w.dispose();
+  });
+  await t.step("by default the parent sees the child's words only", async () => {
+    const w = await world();
+    w.subagents.registerProvider(createSpawnProvider());
+    installSubagentTool(w.host.scope, { provider: "spawn" });
+    const outcome = await call(w, "@reply three small words");
+    assert.equal(textOf(outcome.content), "three small words");
+    await w.dispose();
+  });
+  await t.step("a reportUsage that is not a boolean is refused by name", async () => {
+    const w = await world();
+    assert.throws(
+      () => installSubagentTool(w.host.scope, { provider: "spawn", reportUsage: "yes" as never }),
+      /config\.reportUsage must be a boolean/,
+    );
+    await w.dispose();
+  });
+});

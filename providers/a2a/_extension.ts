@@ -4,7 +4,11 @@
 // does not import the gateway (providers sit below it).
 import { isRecord, type JsonValue } from "@seam/host";
 import type { SubagentCapabilities, SubagentFailure, SubagentStopReason } from "@seam/subagent";
-import { SUBAGENT_CAPABILITY_FLAGS, SUBAGENT_STOP_REASONS } from "@seam/subagent";
+import {
+  SUBAGENT_CAPABILITY_FLAGS,
+  SUBAGENT_STOP_REASONS,
+  type SubagentUsageInput,
+} from "@seam/subagent";
 
 /** The seam extension's URI, as a seam gateway declares it in its card. */
 export const SEAM_EXTENSION_URI = "https://jsr.io/@seam/gateway/extensions/subagent/v1";
@@ -65,6 +69,8 @@ export interface SeamTaskReport {
   /** What went wrong over there: a typed failure, or (older gateways) its message. */
   readonly error?: string | SubagentFailure;
   readonly resumedFrom?: string;
+  /** The remote run's usage (a seam gateway's `result.usage`), when well-formed. */
+  readonly usage?: SubagentUsageInput;
 }
 
 /** The seam report in a task's (or status update's) metadata, if any. */
@@ -77,6 +83,7 @@ export function readSeamReport(
     stopReason?: SubagentStopReason;
     error?: string | SubagentFailure;
     resumedFrom?: string;
+    usage?: SubagentUsageInput;
   } = {};
   if (SUBAGENT_STOP_REASONS.includes(value.stopReason as SubagentStopReason)) {
     report.stopReason = value.stopReason as SubagentStopReason;
@@ -87,7 +94,43 @@ export function readSeamReport(
     report.error = data === undefined ? { code, message } : { code, message, data };
   }
   if (typeof value.resumedFrom === "string") report.resumedFrom = value.resumedFrom;
+  const usage = readUsage(value.usage);
+  if (usage) report.usage = usage;
   return report;
+}
+
+const USAGE_KEYS = [
+  "inputTokens",
+  "outputTokens",
+  "cachedInputTokens",
+  "modelCalls",
+  "toolCalls",
+  "wallTimeMs",
+] as const;
+
+/** Usage figures: each a non-negative finite number; anything else and there are none. */
+function readFigures(value: unknown): Record<string, number> | undefined {
+  if (!isRecord(value)) return undefined;
+  const figures: Record<string, number> = {};
+  for (const key of USAGE_KEYS) {
+    const n = value[key];
+    if (typeof n !== "number" || !Number.isFinite(n) || n < 0) return undefined;
+    figures[key] = n;
+  }
+  return figures;
+}
+
+/**
+ * A seam gateway's `usage` ({self, total, partial}); a malformed one is
+ * dropped (the run's usage is then partial, as for any other agent).
+ */
+function readUsage(value: unknown): SubagentUsageInput | undefined {
+  if (!isRecord(value)) return undefined;
+  const self = readFigures(value.self);
+  const total = readFigures(value.total);
+  if (!self || !total) return undefined;
+  const { wallTimeMs: _remoteWall, ...own } = self;
+  return { self: own, total, partial: value.partial === true };
 }
 
 const FAILURE_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;

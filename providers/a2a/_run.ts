@@ -19,6 +19,7 @@ import {
   type SubagentRunHandle,
   subagentRunPath,
   type SubagentStopReason,
+  type SubagentUsageInput,
 } from "@seam/subagent";
 import type { SendMessageRequest, StreamResponse } from "@a2a-js/sdk";
 import {
@@ -480,7 +481,13 @@ export class A2ARun {
   #finishFromRemote(refused?: string): void {
     if (this.#settled) return;
     const outcome = this.#task.outcome(this.#plan.outputSchema, this.#remote.offerResume, refused);
-    this.#finish(outcome.stopReason, outcome.pieces, outcome.error, outcome.structured);
+    this.#finish(
+      outcome.stopReason,
+      outcome.pieces,
+      outcome.error,
+      outcome.structured,
+      outcome.usage,
+    );
   }
 
   #fail(error: unknown): void {
@@ -519,6 +526,7 @@ export class A2ARun {
     pieces: readonly Piece[],
     error?: SubagentFailure,
     structured?: JsonValue,
+    usage?: SubagentUsageInput,
   ): void {
     if (this.#settled) return;
     const wasStarting = this.#state === "starting";
@@ -539,9 +547,12 @@ export class A2ARun {
       stopReason: SubagentStopReason;
       structured?: JsonValue;
       error?: SubagentFailure;
+      usage?: SubagentUsageInput;
     } = { output, stopReason };
     if (structured !== undefined) result.structured = structured;
     if (error !== undefined) result.error = error;
+    // A seam gateway reports its run's usage; any other agent leaves it partial.
+    if (usage !== undefined) result.usage = usage;
     this.#resolveResult(result);
   }
 

@@ -8,6 +8,7 @@ import {
   type OutputSchema,
   type SubagentFailure,
   type SubagentStopReason,
+  type SubagentUsageInput,
   validateStructuredOutput,
 } from "@seam/subagent";
 import type { Artifact, Message, StreamResponse, Task, TaskStatus } from "@a2a-js/sdk";
@@ -50,6 +51,8 @@ export interface TaskOutcome {
   readonly pieces: Piece[];
   readonly error?: SubagentFailure;
   readonly structured?: JsonValue;
+  /** The remote run's usage, when a seam gateway reported it. */
+  readonly usage?: SubagentUsageInput;
 }
 
 /** What the reader needs to know about the run. */
@@ -389,7 +392,9 @@ export class TaskReader {
       pieces: Piece[];
       error?: SubagentFailure;
       structured?: JsonValue;
+      usage?: SubagentUsageInput;
     } = { stopReason, pieces };
+    if (report?.usage !== undefined) outcome.usage = report.usage;
     if (error !== undefined) outcome.error = error;
     if (structured !== undefined) outcome.structured = structured;
     return outcome;

@@ -85,6 +85,8 @@ export class AcpRun implements SubagentRunHandle {
   #resolveResult!: (result: SubagentResultInput) => void;
   #output = new Output();
   #prompting = false;
+  /** What the agent said of its usage: `usage_update`'s context tokens, and its tool calls. */
+  #usage = { contextTokens: 0, toolCalls: 0 };
   #disposal: Promise<void> | undefined;
   #unbindSignal = noop;
   #clock: TurnClock | undefined;
@@ -298,7 +300,14 @@ export class AcpRun implements SubagentRunHandle {
         ),
       );
     }
-    this.#resolveResult(resultOf(this.#output.blocks, stopReason, failure));
+    // ACP reports the context's size, not each call's tokens: a lower bound, partial.
+    this.#resolveResult({
+      ...resultOf(this.#output.blocks, stopReason, failure),
+      usage: {
+        self: { inputTokens: this.#usage.contextTokens, toolCalls: this.#usage.toolCalls },
+        partial: true,
+      },
+    });
   }
 
   /**
@@ -364,6 +373,13 @@ export class AcpRun implements SubagentRunHandle {
       return;
     }
     if (update.kind === "message" && this.#prompting) this.#output.append(update.content);
+    if (update.type === "tool_call") this.#usage.toolCalls++;
+    else if (update.type === "usage_update") {
+      const used = (update.raw as { used?: unknown }).used;
+      if (typeof used === "number" && Number.isFinite(used) && used >= 0) {
+        this.#usage.contextTokens = used;
+      }
+    }
     if (update.kind === "tool-call" || update.kind === "tool-call-update") {
       this.#permissions.remember(update.raw);
     }

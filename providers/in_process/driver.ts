@@ -35,6 +35,7 @@ import {
   subagentRunPathKey,
   type SubagentRunPlace,
   type SubagentToolFilter,
+  type SubagentUsageInput,
   tighterDepthCap,
 } from "@seam/subagent";
 import { ChildApprovals } from "./_approvals.ts";
@@ -516,7 +517,8 @@ class InProcessRun implements SubagentRunHandle {
   #onEnd(end: TurnEnd): void {
     const capture = this.#child.capture;
     if (capture) capture.open = false;
-    this.#finish(mapTurnEnd(end, capture, this.#structured));
+    const mapped = mapTurnEnd(end, capture, this.#structured);
+    this.#finish({ ...mapped, usage: usageOfTurn(end) });
   }
 
   #onFailure(error: unknown): void {
@@ -637,6 +639,22 @@ function relayProgress(
       }),
     );
   });
+}
+
+/** The run's own usage: the turn's token counts and calls (partial when a model call did not report). */
+function usageOfTurn(end: TurnEnd): SubagentUsageInput {
+  const usage = end.usage;
+  const counts = end.counts;
+  return {
+    self: {
+      inputTokens: usage?.inputTokens ?? 0,
+      outputTokens: usage?.outputTokens ?? 0,
+      cachedInputTokens: usage?.cachedInputTokens ?? 0,
+      modelCalls: counts?.modelCalls ?? 0,
+      toolCalls: counts?.toolCalls ?? 0,
+    },
+    partial: counts === undefined || counts.unreportedModelCalls > 0,
+  };
 }
 
 function mapTurnEnd(

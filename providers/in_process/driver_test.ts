@@ -15,7 +15,9 @@ import {
   delegationContextKey,
   OutputSchemaError,
   SubagentDepthError,
+  subagentEnd,
   subagentProgress,
+  type SubagentRunEndInfo,
   type SubagentService,
   type SubagentStartRequest,
 } from "@seam/subagent";
@@ -589,6 +591,48 @@ Deno.test("createInProcessProvider() reports a failure as result.error, not as o
     assert.deepEqual(result.output, []);
     assert.equal(result.error?.code, "START_FAILED");
     assert.match(result.error!.message, /could not start: no room for agents/);
+    await run.dispose();
+    await w.dispose();
+  });
+});
+
+Deno.test("createInProcessProvider() reports the child's usage, rolled up over its descendants", async (t) => {
+  await t.step("the scripted model's figures, the grandchild's added to the total", async () => {
+    const w = await world();
+    const ends: SubagentRunEndInfo[] = [];
+    w.parent.scope.on(subagentEnd, (info) => void ends.push(info));
+    const run = start(w, {
+      prompt: '@call delegate {"prompt": "@reply deep words"}\n@reply got it',
+    });
+    const usage = (await run.result).usage!;
+    const grandchild = ends.find((e) => e.runId !== run.id)!.usage;
+    assert.equal(grandchild.self.modelCalls, 1);
+    assert.equal(grandchild.self.toolCalls, 0);
+    assert.equal(grandchild.self.outputTokens, 2, "the scripted model counts the words it said");
+    assert.equal(usage.self.modelCalls, 2, "a tool step and the reply");
+    assert.equal(usage.self.toolCalls, 1);
+    assert.ok(usage.self.inputTokens > 0);
+    for (const key of ["inputTokens", "outputTokens", "modelCalls", "toolCalls"] as const) {
+      assert.equal(usage.total[key], usage.self[key] + grandchild.total[key], key);
+    }
+    assert.equal(usage.partial, false);
+    await run.dispose();
+    await w.dispose();
+  });
+  await t.step("a model that reports no usage makes it partial", async () => {
+    const w = await world();
+    w.host.models.register(w.host.scope, "silent", {
+      name: "silent",
+      async *stream() {
+        yield { type: "text-delta", text: "quiet" };
+        yield { type: "finish", reason: "stop" };
+      },
+    });
+    const run = start(w, { prompt: "anything", agentOptions: { model: "silent" } });
+    const usage = (await run.result).usage!;
+    assert.equal(usage.partial, true);
+    assert.equal(usage.self.modelCalls, 1);
+    assert.equal(usage.self.inputTokens, 0);
     await run.dispose();
     await w.dispose();
   });
