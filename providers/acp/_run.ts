@@ -90,7 +90,7 @@ export class AcpRun implements SubagentRunHandle {
   #disposal: Promise<void> | undefined;
   #unbindSignal = noop;
   #clock: TurnClock | undefined;
-  #permissions: RunPermissions;
+  readonly #permissions: RunPermissions;
 
   constructor(
     session: AcpSession,
