@@ -8,7 +8,7 @@ const SERVER = new URL("./gateway_load_server.ts", import.meta.url).pathname;
  */
 export async function startServer(
   kind: string,
-): Promise<{ url: string; stop: () => Promise<void> }> {
+): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--v8-flags=--expose-gc", ...serverOf(kind), "0"],
     stdout: "piped",
@@ -30,6 +30,7 @@ export async function startServer(
   })();
   return {
     url: `http://127.0.0.1:${port}/`,
+    pid: child.pid,
     stop: async () => {
       child.kill("SIGTERM");
       await child.status;

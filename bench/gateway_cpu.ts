@@ -8,6 +8,7 @@
 // round; servers alternate. Linux only (reads /proc). Printed, never asserted.
 import autocannon from "autocannon";
 import { LOAD_BODY } from "./gateway_load_server.ts";
+import { startServer } from "./_servers.ts";
 
 const flags = new Map(
   Deno.args.filter((a) => a.startsWith("--")).map((a) => {
@@ -18,15 +19,7 @@ const flags = new Map(
 const REQUESTS = Number(flags.get("requests") ?? 20_000);
 const ROUNDS = Number(flags.get("rounds") ?? 3);
 const KINDS = (flags.get("only") ?? "gateway,sdk-hono,sdk,hono").split(",");
-const SERVER = new URL("./gateway_load_server.ts", import.meta.url).pathname;
 const TICKS = 100; // USER_HZ on Linux
-
-function serverArgs(kind: string): string[] {
-  const at = kind.indexOf("@");
-  if (at === -1) return [SERVER, kind];
-  const dir = kind.slice(at + 1);
-  return ["--config", `${dir}/deno.json`, `${dir}/bench/gateway_load_server.ts`, kind.slice(0, at)];
-}
 
 async function cpuSeconds(pid: number): Promise<number> {
   const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
@@ -42,34 +35,7 @@ interface Server {
 }
 
 async function start(kind: string): Promise<Server> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", ...serverArgs(kind), "0"],
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  let port: number | undefined;
-  while (port === undefined) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error(`${kind} exited before it was ready`);
-    buffer += value;
-    const match = /ready (\d+)/.exec(buffer);
-    if (match) port = Number(match[1]);
-  }
-  const drain = (async () => {
-    while (!(await reader.read()).done) { /* discard */ }
-  })();
-  return {
-    kind,
-    url: `http://127.0.0.1:${port}/`,
-    pid: child.pid,
-    stop: async () => {
-      child.kill("SIGTERM");
-      await child.status;
-      await drain.catch(() => {});
-    },
-  };
+  return { kind, ...(await startServer(kind)) };
 }
 
 const load = (url: string, amount: number) =>
