@@ -517,8 +517,9 @@ class InProcessRun implements SubagentRunHandle {
   #onEnd(end: TurnEnd): void {
     const capture = this.#child.capture;
     if (capture) capture.open = false;
-    const mapped = mapTurnEnd(end, capture, this.#structured);
-    this.#finish({ ...mapped, usage: usageOfTurn(end) });
+    const mapped = mapTurnEnd(end, capture, this.#structured) as { usage?: SubagentUsageInput };
+    mapped.usage = usageOfTurn(end);
+    this.#finish(mapped as SubagentResultInput);
   }
 
   #onFailure(error: unknown): void {
