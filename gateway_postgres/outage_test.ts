@@ -178,9 +178,11 @@ Deno.test({
     } finally {
       await gateway.close();
       await root.dispose();
+      // Cut the relay first: a cut after the store closed made the client
+      // schedule a reconnect (a timer) that outlived the test.
+      await relay.cut();
       await store.close();
       await direct.close();
-      await relay.cut();
       await dropSchema(schema);
     }
   },
