@@ -109,3 +109,22 @@ export function assertRequiredExtensions(
     }
   }
 }
+
+/** One matched HTTP+JSON request (either version). */
+export interface RestCall {
+  readonly request: Request;
+  readonly url: URL;
+  readonly tenant: string | undefined;
+  /** The task id in the path, for task routes. */
+  readonly id: string;
+  /** The push config id in the path (`/tasks/{id}/pushNotificationConfigs/{configId}`). */
+  readonly configId?: string;
+  readonly principal: string | undefined;
+  readonly ctx: unknown;
+}
+
+/** One HTTP+JSON route: the HTTP methods it allows and how it answers. */
+export interface RestRoute {
+  readonly methods: readonly string[];
+  readonly handle: (context: BindingContext, call: RestCall) => Promise<Response>;
+}

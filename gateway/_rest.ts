@@ -9,6 +9,8 @@ import {
   type BindingContext,
   principalOf,
   pushOf,
+  type RestCall,
+  type RestRoute,
 } from "./_binding.ts";
 import { parsePushConfig, parsePushConfigList, parsePushConfigRef } from "./_push_params.ts";
 import { discardBody, readJsonBody } from "./_body.ts";
@@ -23,25 +25,6 @@ import {
   parseListParams,
   parseSendParams,
 } from "./_validate.ts";
-
-/** One matched request. */
-interface RestCall {
-  readonly request: Request;
-  readonly url: URL;
-  readonly tenant: string | undefined;
-  /** The task id in the path, for task routes. */
-  readonly id: string;
-  /** The push config id in the path (`/tasks/{id}/pushNotificationConfigs/{configId}`). */
-  readonly configId?: string;
-  readonly principal: string | undefined;
-  readonly ctx: unknown;
-}
-
-/** One route: the HTTP methods it allows and how it answers. */
-interface Route {
-  readonly methods: readonly string[];
-  readonly handle: (context: BindingContext, call: RestCall) => Promise<Response>;
-}
 
 const FRAMING: StreamFraming = {
   event: (event) => JSON.stringify(event),
@@ -131,7 +114,7 @@ const ROUTES = {
     methods: ["GET"],
     handle: (context, call) => Promise.resolve(json(context.extendedCard(call.request))),
   },
-} as const satisfies Record<string, Route>;
+} as const satisfies Record<string, RestRoute>;
 
 type RouteName = keyof typeof ROUTES;
 
@@ -238,7 +221,7 @@ export async function handleRest(
       if (matched) tenant = segs[0];
     }
     if (!matched) throw notFound(request, path);
-    const route: Route = ROUTES[matched.name];
+    const route: RestRoute = ROUTES[matched.name];
     if (!route.methods.includes(request.method)) {
       discardBody(request);
       return restErrorResponse(

@@ -6,7 +6,7 @@
  * `{code, message, data}` body (no `google.rpc.Status`), an SSE `error`
  * event on a stream.
  */
-import { type BindingContext, principalOf } from "./_binding.ts";
+import { type BindingContext, principalOf, type RestCall, type RestRoute } from "./_binding.ts";
 import { discardBody, readJsonBody } from "./_body.ts";
 import { GatewayError, jsonRpcError, toGatewayError } from "./_errors.ts";
 import { json } from "./_http.ts";
@@ -15,23 +15,6 @@ import { eventOut, sendResultOut, taskOut } from "./_v03_convert.ts";
 import { sendParamsFromProto } from "./_v03_params.ts";
 import { assertV03Extensions, v03Headers } from "./_v03_jsonrpc.ts";
 import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from "./_v03_push.ts";
-
-/** One matched 0.3 request. */
-interface V03RestCall {
-  readonly request: Request;
-  readonly url: URL;
-  readonly tenant: string | undefined;
-  readonly id: string;
-  /** The push config id in the path, for one config's route. */
-  readonly configId?: string;
-  readonly principal: string | undefined;
-  readonly ctx: unknown;
-}
-
-interface V03Route {
-  readonly methods: readonly string[];
-  readonly handle: (context: BindingContext, call: V03RestCall) => Promise<Response>;
-}
 
 /** HTTP statuses of the 0.3 error codes (as the reference SDK's 0.3 server answers them). */
 const STATUS: Readonly<Record<number, number>> = {
@@ -180,7 +163,7 @@ const ROUTES = {
     handle: (context, call) =>
       Promise.resolve(json(context.extendedCard(call.request, "0.3-proto"))),
   },
-} as const satisfies Record<string, V03Route>;
+} as const satisfies Record<string, RestRoute>;
 
 type RouteName = keyof typeof ROUTES;
 
@@ -244,7 +227,7 @@ export async function handleV03Rest(
         `Not found: ${request.method} ${path} is not an A2A 0.3 HTTP+JSON route (they are under {base}/v1: POST /v1/message:send, POST /v1/message:stream, GET /v1/tasks/{id}, POST /v1/tasks/{id}:cancel, GET /v1/tasks/{id}:subscribe); send A2A-Version: 1.0 for the 1.0 routes`,
       );
     }
-    const r: V03Route = ROUTES[matched.name];
+    const r: RestRoute = ROUTES[matched.name];
     if (!r.methods.includes(request.method)) {
       discardBody(request);
       return errorResponse(
