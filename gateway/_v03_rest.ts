@@ -6,7 +6,7 @@
  * `{code, message, data}` body (no `google.rpc.Status`), an SSE `error`
  * event on a stream.
  */
-import { type BindingContext, principalOf, type RestCall, type RestRoute } from "./_binding.ts";
+import { type BindingContext, principalOf, type RestRoute } from "./_binding.ts";
 import { discardBody, readJsonBody } from "./_body.ts";
 import { GatewayError, jsonRpcError, toGatewayError } from "./_errors.ts";
 import { json } from "./_http.ts";
