@@ -1,78 +1,80 @@
+/** The shapes of A2A v1.0 requests; unknown fields are refused. */
 import { formatPath as formatJsonPath } from "@seam/host";
-/** The shapes of A2A v1.0 requests, checked with zod; unknown fields are dropped. */
-import { z } from "zod";
 import { GatewayError } from "./_errors.ts";
 import { camel, withJsonNames } from "./_proto_names.ts";
+import {
+  array,
+  boolean,
+  int,
+  type Issue,
+  oneOf,
+  optional,
+  record,
+  type Shape,
+  strictObject,
+  string,
+  union,
+  unknown,
+} from "./_shape.ts";
 import type { A2AMetadata, A2APart, A2ATaskState } from "./types.ts";
 
-const metadata = z.record(z.string(), z.unknown());
+const metadata = optional(record());
+const text = optional(string());
 
-const part = z.strictObject({
-  text: z.string().optional(),
-  raw: z.string().optional(),
-  url: z.string().optional(),
-  data: z.unknown().optional(),
-  mediaType: z.string().optional(),
-  filename: z.string().optional(),
-  metadata: metadata.optional(),
-}).check((ctx) => {
-  const p = ctx.value;
-  let n = 0;
-  if (p.text !== undefined) n++;
-  if (p.raw !== undefined) n++;
-  if (p.url !== undefined) n++;
-  if (p.data !== undefined && p.data !== null) n++;
-  if (n !== 1) {
-    ctx.issues.push({
-      code: "custom",
-      input: p,
-      message: n === 0
-        ? "a part must hold one of text, raw, url or data (v0.3 `kind`/`file` parts are not v1.0)"
-        : "a part must hold exactly one of text, raw, url or data",
-    });
-  }
+const part = strictObject({
+  text,
+  raw: text,
+  url: text,
+  data: optional(unknown),
+  mediaType: text,
+  filename: text,
+  metadata,
+}, {
+  rule: (p) => {
+    let n = 0;
+    if (p.text !== undefined) n++;
+    if (p.raw !== undefined) n++;
+    if (p.url !== undefined) n++;
+    if (p.data !== undefined && p.data !== null) n++;
+    if (n === 1) return undefined;
+    return n === 0
+      ? "a part must hold one of text, raw, url or data (v0.3 `kind`/`file` parts are not v1.0)"
+      : "a part must hold exactly one of text, raw, url or data";
+  },
 });
 
-const message = z.strictObject({
-  messageId: z.string().min(1, "must be a non-empty string"),
-  role: z.literal(["ROLE_USER", 1], {
-    error: "must be ROLE_USER (a client sends user messages)",
-  }),
-  parts: z.array(part).min(1, "must hold at least one part"),
-  contextId: z.string().optional(),
-  taskId: z.string().optional(),
-  metadata: metadata.optional(),
-  extensions: z.array(z.string()).optional(),
-  referenceTaskIds: z.array(z.string()).optional(),
+const strings = optional(array(string()));
+
+const message = strictObject({
+  messageId: string("must be a non-empty string"),
+  role: oneOf(["ROLE_USER", 1], "must be ROLE_USER (a client sends user messages)"),
+  parts: array(part, { nonEmpty: "must hold at least one part" }),
+  contextId: text,
+  taskId: text,
+  metadata,
+  extensions: strings,
+  referenceTaskIds: strings,
 });
 
-const historyLength = z.int().min(0);
+const historyLength = optional(int({ min: 0 }));
 
-const sendMessage = z.strictObject({
-  tenant: z.string().optional(),
+const sendMessage = strictObject({
+  tenant: text,
   message,
-  configuration: z.strictObject({
-    acceptedOutputModes: z.array(z.string()).optional(),
-    historyLength: historyLength.optional(),
-    returnImmediately: z.boolean().optional(),
-    taskPushNotificationConfig: z.unknown().optional(),
-  }).optional(),
-  metadata: metadata.optional(),
+  configuration: optional(strictObject({
+    acceptedOutputModes: strings,
+    historyLength,
+    returnImmediately: optional(boolean),
+    taskPushNotificationConfig: optional(unknown),
+  })),
+  metadata,
 });
 
-const taskId = z.string().min(1, "must be a non-empty task id");
+const taskId = string("must be a non-empty task id");
 
-const getTask = z.strictObject({
-  tenant: z.string().optional(),
-  id: taskId,
-  historyLength: historyLength.optional(),
-});
+const getTask = strictObject({ tenant: text, id: taskId, historyLength });
 
-const idOnly = z.strictObject({
-  tenant: z.string().optional(),
-  id: taskId,
-  metadata: metadata.optional(),
-});
+const idOnly = strictObject({ tenant: text, id: taskId, metadata });
 
 const STATES = [
   "TASK_STATE_SUBMITTED",
@@ -85,17 +87,19 @@ const STATES = [
   "TASK_STATE_AUTH_REQUIRED",
 ] as const;
 
-const listTasks = z.strictObject({
-  tenant: z.string().optional(),
-  contextId: z.string().optional(),
-  status: z.union([z.enum(["TASK_STATE_UNSPECIFIED", ...STATES]), z.int().min(0).max(8)])
-    .optional(),
-  pageSize: z.int().min(1, "must be between 1 and 100").max(100, "must be between 1 and 100")
-    .optional(),
-  pageToken: z.string().optional(),
-  historyLength: historyLength.optional(),
-  statusTimestampAfter: z.string().optional(),
-  includeArtifacts: z.boolean().optional(),
+const pageSizeRange = "must be between 1 and 100";
+
+const listTasks = strictObject({
+  tenant: text,
+  contextId: text,
+  status: optional(union([oneOf(["TASK_STATE_UNSPECIFIED", ...STATES]), int({ min: 0, max: 8 })])),
+  pageSize: optional(
+    int({ min: 1, max: 100, minMessage: pageSizeRange, maxMessage: pageSizeRange }),
+  ),
+  pageToken: text,
+  historyLength,
+  statusTimestampAfter: text,
+  includeArtifacts: optional(boolean),
 });
 
 /** A user message as accepted. */
@@ -151,15 +155,16 @@ function formatPath(root: string, keys: readonly PropertyKey[]): string {
   return formatJsonPath(root, keys) || "params";
 }
 
-function parse<T>(schema: z.ZodType, value: unknown, root: string): T {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data as T;
-  const issues = result.error.issues.slice(0, 5).map((issue) =>
-    issue.code === "unrecognized_keys"
-      ? `${formatPath(root, issue.path)}: unknown field${issue.keys.length > 1 ? "s" : ""} ${
-        issue.keys.map((k) => JSON.stringify(k.slice(0, 60))).join(", ")
+function parse<T>(shape: Shape, value: unknown, root: string): T {
+  const found: Issue[] = [];
+  shape(value, [], found);
+  if (found.length === 0) return value as T;
+  const issues = found.slice(0, 5).map(({ path, message, unknownKeys: keys }) =>
+    keys
+      ? `${formatPath(root, path)}: unknown field${keys.length > 1 ? "s" : ""} ${
+        keys.map((k) => JSON.stringify(k.slice(0, 60))).join(", ")
       } (refused rather than ignored)`
-      : `${formatPath(root, issue.path)}: ${issue.message}`
+      : `${formatPath(root, path)}: ${message}`
   );
   throw new GatewayError("invalidParams", `Invalid params: ${issues.join("; ")}`);
 }
@@ -178,11 +183,11 @@ const CONFIG_KEYS = new Set(["historyLength", "returnImmediately", "acceptedOutp
 
 /**
  * The common, plainly valid `SendMessage` (text parts, no unknown fields)
- * recognised without zod, for the hot path; anything else answers
+ * recognised without the shape checks, for the hot path; anything else answers
  * `undefined` and goes through the schema, which has the last word and the
  * error messages. What it accepts, the schema accepts unchanged. Measured:
  * bench/gateway_bench.ts, group "SendMessage params" (quick check against
- * the zod schema).
+ * the shape checks).
  */
 function quickSend(value: unknown): SendParams | undefined {
   if (!isPlain(value)) return undefined;
