@@ -1,146 +1,191 @@
 /**
  * A2A 0.3 requests in: params in 0.3 JSON (JSON-RPC) or the bodies of 0.3
- * proto JSON (HTTP+JSON) checked with zod, unknown fields refused, each
+ * proto JSON (HTTP+JSON) checked by shape, unknown fields refused, each
  * refusal naming the field and the version, and made into the 1.0 params
  * the operations take.
  */
 import { formatPath, type JsonValue } from "@seam/host";
-import { z } from "zod";
 import { GatewayError } from "./_errors.ts";
+import {
+  array,
+  boolean,
+  discriminated,
+  int,
+  type Issue,
+  oneOf,
+  optional,
+  record,
+  type Shape,
+  strictObject,
+  string,
+  union,
+  unknown,
+} from "./_shape.ts";
 import { DATA_PART_COMPAT, isPlain } from "./_v03_convert.ts";
 import type { GetParams, IdParams, ParsedMessage, SendParams } from "./_validate.ts";
 import type { A2AMetadata, A2APart } from "./types.ts";
 
 type Json = Record<string, unknown>;
 
-const metadata = z.record(z.string(), z.unknown());
-const fileName = { mimeType: z.string().optional(), name: z.string().optional() };
+const metadata = optional(record());
+const text = optional(string());
+const fileName = { mimeType: text, name: text };
 
-const jsonPart = z.discriminatedUnion("kind", [
-  z.strictObject({ kind: z.literal("text"), text: z.string(), metadata: metadata.optional() }),
-  z.strictObject({
-    kind: z.literal("file"),
-    file: z.union([
-      z.strictObject({ bytes: z.string(), ...fileName }),
-      z.strictObject({ uri: z.string(), ...fileName }),
-    ], { error: "must hold either bytes (base64) or uri, with optional mimeType and name" }),
-    metadata: metadata.optional(),
-  }),
-  z.strictObject({
-    kind: z.literal("data"),
-    data: z.record(z.string(), z.unknown(), { error: "must be a JSON object in A2A 0.3" }),
-    metadata: metadata.optional(),
-  }),
-], {
-  error: (issue) =>
+const jsonPart = discriminated(
+  "kind",
+  {
+    text: strictObject({ kind: unknown, text: string(), metadata }),
+    file: strictObject({
+      kind: unknown,
+      file: union([
+        strictObject({ bytes: string(), ...fileName }),
+        strictObject({ uri: string(), ...fileName }),
+      ], "must hold either bytes (base64) or uri, with optional mimeType and name"),
+      metadata,
+    }),
+    data: strictObject({
+      kind: unknown,
+      data: record("must be a JSON object in A2A 0.3"),
+      metadata,
+    }),
+  },
+  (issue) =>
     issue.code === "invalid_union"
       ? 'kind must be "text", "file" or "data" (an A2A 0.3 part; a part without kind is the 1.0 form, sent with A2A-Version: 1.0)'
       : undefined,
-});
+);
 
-const protoPart = z.union([
-  z.strictObject({ text: z.string(), metadata: metadata.optional() }),
-  z.strictObject({
-    file: z.union([
-      z.strictObject({ fileWithBytes: z.string(), ...fileName }),
-      z.strictObject({ fileWithUri: z.string(), ...fileName }),
-    ], { error: "must hold either fileWithBytes (base64) or fileWithUri, with optional mimeType" }),
-    metadata: metadata.optional(),
+const protoPart = union([
+  strictObject({ text: string(), metadata }),
+  strictObject({
+    file: union([
+      strictObject({ fileWithBytes: string(), ...fileName }),
+      strictObject({ fileWithUri: string(), ...fileName }),
+    ], "must hold either fileWithBytes (base64) or fileWithUri, with optional mimeType"),
+    metadata,
   }),
-  z.strictObject({
-    data: z.strictObject({
-      data: z.record(z.string(), z.unknown(), { error: "must be a JSON object" }),
-    }, { error: "must be {data: {...}} (an A2A 0.3 DataPart)" }),
-    metadata: metadata.optional(),
+  strictObject({
+    data: strictObject({ data: record("must be a JSON object") }, {
+      message: "must be {data: {...}} (an A2A 0.3 DataPart)",
+    }),
+    metadata,
   }),
-], { error: "a part must hold exactly one of text, file or data (A2A 0.3 proto JSON)" });
+], "a part must hold exactly one of text, file or data (A2A 0.3 proto JSON)");
 
 const ids = {
-  messageId: z.string().min(1, "must be a non-empty string"),
-  contextId: z.string().optional(),
-  taskId: z.string().optional(),
-  metadata: metadata.optional(),
-  extensions: z.array(z.string()).optional(),
+  messageId: string("must be a non-empty string"),
+  contextId: text,
+  taskId: text,
+  metadata,
+  extensions: optional(array(string())),
 };
 
-const jsonMessage = z.strictObject({
-  kind: z.literal("message", { error: 'must be "message"' }).optional(),
+const jsonMessage = strictObject({
+  kind: optional(oneOf(["message"], 'must be "message"')),
   ...ids,
-  role: z.literal("user", {
-    error: (issue) =>
+  role: oneOf(
+    ["user"],
+    (issue) =>
       issue.input === "ROLE_USER"
         ? 'must be "user" (ROLE_USER is the A2A 1.0 form)'
         : 'must be "user" (a client sends user messages)',
-  }),
-  parts: z.array(jsonPart).min(1, "must hold at least one part"),
-  referenceTaskIds: z.array(z.string()).optional(),
+  ),
+  parts: array(jsonPart, { nonEmpty: "must hold at least one part" }),
+  referenceTaskIds: optional(array(string())),
 });
 
-const protoMessage = z.strictObject({
+const protoMessage = strictObject({
   ...ids,
-  role: z.literal(["ROLE_USER", 1], {
-    error: (issue) =>
+  role: oneOf(
+    ["ROLE_USER", 1],
+    (issue) =>
       issue.input === "user"
         ? 'must be "ROLE_USER" (proto JSON; "user" is the 0.3 JSON-RPC form)'
         : 'must be "ROLE_USER" (a client sends user messages)',
-  }),
-  content: z.array(protoPart, {
-    error: (issue) =>
+  ),
+  content: array(protoPart, {
+    nonEmpty: "must hold at least one part",
+    message: (issue) =>
       issue.input === undefined
         ? "must hold the parts (A2A 0.3 proto JSON names them content; parts is the JSON-RPC form)"
         : undefined,
-  }).min(1, "must hold at least one part"),
+  }),
 });
 
-const historyLength = z.int().min(0);
-const pushConfig = z.record(z.string(), z.unknown());
+const historyLength = optional(int({ min: 0 }));
+const pushConfig = optional(record());
 
-const jsonSend = z.strictObject({
+const jsonSend = strictObject({
   message: jsonMessage,
-  configuration: z.strictObject({
-    acceptedOutputModes: z.array(z.string()).optional(),
-    historyLength: historyLength.optional(),
-    blocking: z.boolean().optional(),
-    pushNotificationConfig: pushConfig.optional(),
-  }).optional(),
-  metadata: metadata.optional(),
+  configuration: optional(strictObject({
+    acceptedOutputModes: optional(array(string())),
+    historyLength,
+    blocking: optional(boolean),
+    pushNotificationConfig: pushConfig,
+  })),
+  metadata,
 });
 
-const protoSend = z.strictObject({
+const protoSend = strictObject({
   message: protoMessage,
-  configuration: z.strictObject({
-    acceptedOutputModes: z.array(z.string()).optional(),
-    historyLength: historyLength.optional(),
-    blocking: z.boolean().optional(),
-    pushNotification: pushConfig.optional(),
-  }).optional(),
-  metadata: metadata.optional(),
+  configuration: optional(strictObject({
+    acceptedOutputModes: optional(array(string())),
+    historyLength,
+    blocking: optional(boolean),
+    pushNotification: pushConfig,
+  })),
+  metadata,
 });
 
-const taskId = z.string().min(1, "must be a non-empty task id");
-const jsonGet = z.strictObject({
-  id: taskId,
-  historyLength: historyLength.optional(),
-  metadata: metadata.optional(),
-});
-const jsonId = z.strictObject({ id: taskId, metadata: metadata.optional() });
+const taskId = string("must be a non-empty task id");
+const jsonGet = strictObject({ id: taskId, historyLength, metadata });
+const jsonId = strictObject({ id: taskId, metadata });
 
-function parse<T>(schema: z.ZodType, value: unknown, what: string): T {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data as T;
-  const issues = result.error.issues.slice(0, 5).map((issue) => {
-    const where = formatPath("", issue.path) || "params";
-    return issue.code === "unrecognized_keys"
-      ? `${where}: unknown field${issue.keys.length > 1 ? "s" : ""} ${
-        issue.keys.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 40))).join(", ")
+function parse<T>(shape: Shape, value: unknown, what: string): T {
+  const found: Issue[] = [];
+  shape(value, [], found);
+  if (found.length === 0) return value as T;
+  const issues = found.slice(0, 5).map(({ path, message, unknownKeys: keys }) => {
+    const where = formatPath("", path) || "params";
+    return keys
+      ? `${where}: unknown field${keys.length > 1 ? "s" : ""} ${
+        keys.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 40))).join(", ")
       }`
-      : `${where}: ${issue.message}`;
+      : `${where}: ${message}`;
   });
   throw new GatewayError("invalidParams", `Invalid params (A2A 0.3 ${what}): ${issues.join("; ")}`);
 }
 
-type JsonPartIn = z.infer<typeof jsonPart>;
-type ProtoPartIn = z.infer<typeof protoPart>;
+type FileIn = { mimeType?: string; name?: string };
+type JsonPartIn =
+  | { kind: "text"; text: string; metadata?: Json }
+  | { kind: "file"; file: ({ bytes: string } | { uri: string }) & FileIn; metadata?: Json }
+  | { kind: "data"; data: Json; metadata?: Json };
+type ProtoPartIn =
+  | { text: string; metadata?: Json }
+  | { file: ({ fileWithBytes: string } | { fileWithUri: string }) & FileIn; metadata?: Json }
+  | { data: { data: Json }; metadata?: Json };
+interface MessageIn {
+  messageId: string;
+  contextId?: string;
+  taskId?: string;
+  metadata?: Json;
+  extensions?: string[];
+}
+interface SendIn<M, P extends string> {
+  message: M;
+  configuration?: {
+    acceptedOutputModes?: string[];
+    historyLength?: number;
+    blocking?: boolean;
+  } & { [K in P]?: Json };
+  metadata?: Json;
+}
+type JsonSendIn = SendIn<
+  MessageIn & { parts: JsonPartIn[]; referenceTaskIds?: string[] },
+  "pushNotificationConfig"
+>;
+type ProtoSendIn = SendIn<MessageIn & { content: ProtoPartIn[] }, "pushNotification">;
 
 function jsonPartIn(part: JsonPartIn): A2APart {
   if (part.kind === "text") {
@@ -225,7 +270,7 @@ export function pushConfigIn(config: Json): Json {
  * as the 0.3 servers of the reference SDKs do.
  */
 export function sendParamsFromJson(value: unknown, tenant: string | undefined): SendParams {
-  const p = parse<z.infer<typeof jsonSend>>(jsonSend, value, "message/send params");
+  const p = parse<JsonSendIn>(jsonSend, value, "message/send params");
   const c = p.configuration;
   return {
     tenant,
@@ -253,7 +298,7 @@ export function sendParamsFromProto(value: unknown, tenant: string | undefined):
     body.message = body.request; // the proto field's own name
     delete body.request;
   }
-  const p = parse<z.infer<typeof protoSend>>(protoSend, body, "HTTP+JSON SendMessageRequest");
+  const p = parse<ProtoSendIn>(protoSend, body, "HTTP+JSON SendMessageRequest");
   const c = p.configuration;
   return {
     tenant,
