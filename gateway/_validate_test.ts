@@ -1,12 +1,20 @@
 import assert from "node:assert/strict";
 import { GatewayError } from "./_errors.ts";
 import {
+  getParamsFromJson,
+  idParamsFromJson,
+  sendParamsFromJson,
+  sendParamsFromProto,
+} from "./_v03_params.ts";
+import {
   listQueryToParams,
   parseGetParams,
+  parseIdParams,
   parseListParams,
   parseSendParams,
   parseSendParamsWithSchema,
 } from "./_validate.ts";
+import cases from "./testdata/params_refusals.json" with { type: "json" };
 
 const valid: unknown[] = [
   { message: { messageId: "m", role: "ROLE_USER", parts: [{ text: "hi" }] } },
@@ -121,4 +129,41 @@ Deno.test("parse*Params() take proto field names and refuse unknown or doubled o
     /params gives "pageSize" twice \(as "pageSize" and as "page_size"\)/,
   );
   assert.equal(listQueryToParams(new URLSearchParams("page_size=7")).pageSize, 7);
+});
+
+Deno.test("parse*Params() word each refusal as the zod schemas did (recorded with zod 4.6.7)", () => {
+  const parsers: Record<string, (value: unknown) => unknown> = {
+    send: parseSendParams,
+    get: parseGetParams,
+    id: parseIdParams,
+    list: parseListParams,
+    json3: (value) => sendParamsFromJson(value, "t"),
+    proto3: (value) => sendParamsFromProto(value, undefined),
+    get3: (value) => getParamsFromJson(value, undefined),
+    id3: (value) => idParamsFromJson(value, undefined, "tasks/cancel"),
+  };
+  assert.ok(cases.length > 150);
+  for (
+    const { parser, input, ...expected } of cases as {
+      parser: string;
+      input: unknown;
+      error?: string;
+      accepted?: unknown;
+    }[]
+  ) {
+    const what = `${parser} ${JSON.stringify(input)}`;
+    if (expected.error === undefined) {
+      const accepted = JSON.parse(JSON.stringify(parsers[parser](structuredClone(input))));
+      assert.deepEqual(accepted, expected.accepted, what);
+    } else {
+      assert.throws(
+        () => parsers[parser](structuredClone(input)),
+        (error: GatewayError) => {
+          assert.equal(error.kind, "invalidParams", what);
+          assert.equal(error.message, expected.error, what);
+          return true;
+        },
+      );
+    }
+  }
 });
