@@ -28,6 +28,8 @@ import type {
 import { InactiveScopeError, Scope } from "./scope.ts";
 import type { Session, SessionEvent, TurnEnd, TurnEndReason } from "./session.ts";
 import type { ToolOutcome } from "./tools.ts";
+import { endModelSpan, startModelSpan } from "./_trace.ts";
+import type { Span } from "@opentelemetry/api";
 import { readSeed } from "./_session_seed.ts";
 import { messageOf } from "./unknown.ts";
 
@@ -425,8 +427,10 @@ class AgentImpl implements Agent {
       if (signal.aborted) return ABORTED;
       let request: ModelRequest;
       let stream: AsyncIterable<unknown>;
+      let span: Span | undefined;
       try {
         const adapter = host.models.resolve(scope, model);
+        span = startModelSpan(scope, model, adapter.name);
         const tools = host.tools.visible(scope);
         const specs: ToolSpec[] = new Array(tools.length);
         for (let i = 0; i < tools.length; i++) specs[i] = tools[i].spec;
@@ -443,11 +447,13 @@ class AgentImpl implements Agent {
         this.#counts.modelCalls++;
         this.#counts.unreportedModelCalls++;
       } catch (error) {
+        if (span) endModelSpan(span, undefined, undefined, messageOf(error));
         return signal.aborted ? ABORTED : { reason: "error", error: messageOf(error) };
       }
       let text = "";
       let calls: ModelToolCall[] | undefined;
       let reason: ModelFinishReason | undefined;
+      let usage: unknown;
       try {
         for await (const event of stream as AsyncIterable<Record<string, unknown>>) {
           if (signal.aborted) break;
@@ -474,15 +480,18 @@ class AgentImpl implements Agent {
               );
             }
             reason = finish as ModelFinishReason;
-            if (this.#addUsage(event.usage)) this.#counts.unreportedModelCalls--;
+            usage = event.usage;
+            if (this.#addUsage(usage)) this.#counts.unreportedModelCalls--;
             break;
           } else {
             throw new TypeError(`The model adapter yielded an unknown event ${describe(type)}`);
           }
         }
       } catch (error) {
+        if (span) endModelSpan(span, reason, usage, messageOf(error));
         return signal.aborted ? ABORTED : { reason: "error", error: messageOf(error) };
       }
+      if (span) endModelSpan(span, reason, usage, signal.aborted ? "aborted" : undefined);
       if (signal.aborted) return ABORTED;
       if (reason === "max-tokens" || reason === "refusal") {
         // A truncated or refused step's tool calls are never run.

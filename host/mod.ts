@@ -52,4 +52,5 @@ export * from "./prompts.ts";
 export * from "./scripted_model.ts";
 export * from "./session.ts";
 export * from "./tools.ts";
+export * from "./trace.ts";
 export * from "./unknown.ts";

@@ -40,4 +40,5 @@ export * from "./max_depth.ts";
 export * from "./output_schema.ts";
 export * from "./service.ts";
 export * from "./start_fields.ts";
+export * from "./trace.ts";
 export * from "./types.ts";

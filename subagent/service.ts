@@ -3,7 +3,8 @@ import { SubagentError } from "./errors.ts";
 import { subagentProviderAdded, subagentProviderRemoved } from "./events.ts";
 import { assertSubagentMaxDepth } from "./max_depth.ts";
 import { snapshotProvider } from "./_provider.ts";
-import { acceptRequest } from "./_request.ts";
+import { type AcceptedRequest, acceptRequest } from "./_request.ts";
+import { failRunSpan, type RunSpan, startRunSpan, traceRun } from "./_trace.ts";
 import { wrapRun } from "./_run.ts";
 import type { RunNode } from "./_usage.ts";
 import type {
@@ -169,6 +170,12 @@ export function createSubagentService(scope: Scope): SubagentService {
       }
       const provider = registration.snapshot;
       const accepted = acceptRequest(provider, request, places);
+      const traced = startRunSpan(
+        accepted.place,
+        accepted.parentScope,
+        accepted.request.agentOptions?.model,
+      );
+      if (traced) return startTraced(provider, accepted, traced, registration, places);
       const raw = provider.start(accepted.request);
       return wrapRun(raw, {
         provider,
@@ -187,6 +194,35 @@ export function createSubagentService(scope: Scope): SubagentService {
   };
   scope.provide(subagentServiceKey, service);
   return Object.freeze(service);
+}
+
+/** `start` with a tracer: the provider gets the run's trace context, the span ends with the run. */
+function startTraced(
+  provider: RegisteredSubagentProvider,
+  accepted: AcceptedRequest,
+  traced: RunSpan,
+  registration: Registration,
+  places: Map<string, RunNode>,
+): SubagentRun {
+  try {
+    const request = Object.freeze({ ...accepted.request, traceContext: traced.context });
+    const run = wrapRun(provider.start(request), {
+      provider,
+      runs: registration.runs,
+      parentId: accepted.parentId,
+      parentScope: accepted.parentScope,
+      prompt: request.prompt,
+      outputSchema: request.outputSchema,
+      signal: request.signal,
+      place: accepted.place,
+      places,
+    });
+    traceRun(traced, run);
+    return run;
+  } catch (error) {
+    failRunSpan(traced.span, error);
+    throw error;
+  }
 }
 
 /** One registration: the accepted snapshot and the runs started through it, until disposed. */

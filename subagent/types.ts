@@ -119,6 +119,15 @@ export interface SubagentRequest {
    * called directly, without the service.
    */
   readonly place?: SubagentRunPlace;
+  /**
+   * The run's OpenTelemetry context (an `@opentelemetry/api` `Context`
+   * holding its `invoke_agent` span; typed `unknown` so the api's types stay
+   * out of this package), set by the service only when the application
+   * registered a tracer provider. A provider hands it on: as W3C
+   * `traceparent`/`tracestate` over its transport (`propagation.inject`), or
+   * as the `TraceParent` of the child's scope (`traceParentKey`).
+   */
+  readonly traceContext?: unknown;
 }
 
 /** Why a run ended. */

@@ -14,6 +14,7 @@ import {
 import {
   getSubagentService,
   type RegisteredSubagentProvider,
+  startRunsUnder,
   type SubagentAgentOptions,
   subagentProviderAdded,
   subagentProviderRemoved,
@@ -24,6 +25,7 @@ import {
   type SubagentToolFilter,
   unsupportedStartFields,
 } from "@seam/subagent";
+import { endToolSpan, startToolSpan } from "./_trace.ts";
 import { acceptConfig, type AcceptedConfig } from "./_config.ts";
 import { subagentResultToToolResult } from "./result.ts";
 import { subagentToolWording } from "./wording.ts";
@@ -338,20 +340,35 @@ function createTool(
     description: wording.description,
     parameters,
     async execute(args: SubagentToolArgs, call: ToolCallContext): Promise<ToolResult> {
-      const agent = call?.agent;
-      if (!agent) {
-        return {
-          content:
-            `Cannot delegate: the "${toolName}" tool must be called by an agent (no calling agent)`,
-          isError: true,
-        };
-      }
-      let run: SubagentRun;
-      try {
-        // The service cancels the run when `signal` aborts (once, an
-        // already-aborted signal included); a second bridge here would
-        // cancel twice.
-        run = service.start(providerName, {
+      const traced = call?.agent &&
+        startToolSpan(call.agent.scope, toolName, call.callId, providerName);
+      if (!traced) return await delegate(args, call);
+      const result = await delegate(args, call, traced.context);
+      endToolSpan(traced, result);
+      return result;
+    },
+  };
+
+  async function delegate(
+    args: SubagentToolArgs,
+    call: ToolCallContext,
+    traceContext?: unknown,
+  ): Promise<ToolResult> {
+    const agent = call?.agent;
+    if (!agent) {
+      return {
+        content:
+          `Cannot delegate: the "${toolName}" tool must be called by an agent (no calling agent)`,
+        isError: true,
+      };
+    }
+    let run: SubagentRun;
+    try {
+      // The service cancels the run when `signal` aborts (once, an
+      // already-aborted signal included); a second bridge here would
+      // cancel twice.
+      run = startRunsUnder(traceContext, () =>
+        service.start(providerName, {
           prompt: args.prompt,
           parent: agent,
           // The call's short label rides on the run's events (nothing checks it there).
@@ -360,36 +377,35 @@ function createTool(
             : {}),
           signal: call.signal,
           ...options,
-        });
+        }));
+    } catch (error) {
+      return {
+        content: `The subagent could not be started: ${describeError(error)}`,
+        isError: true,
+      };
+    }
+    try {
+      let result: SubagentResult;
+      try {
+        result = await run.result;
       } catch (error) {
         return {
-          content: `The subagent could not be started: ${describeError(error)}`,
+          content: `The subagent run broke down (provider "${providerName}"): ${
+            describeError(error)
+          }`,
           isError: true,
         };
       }
+      const toolResult = subagentResultToToolResult(result);
+      return config.reportUsage && result.usage
+        ? withUsageLine(toolResult, result.usage)
+        : toolResult;
+    } finally {
       try {
-        let result: SubagentResult;
-        try {
-          result = await run.result;
-        } catch (error) {
-          return {
-            content: `The subagent run broke down (provider "${providerName}"): ${
-              describeError(error)
-            }`,
-            isError: true,
-          };
-        }
-        const toolResult = subagentResultToToolResult(result);
-        return config.reportUsage && result.usage
-          ? withUsageLine(toolResult, result.usage)
-          : toolResult;
-      } finally {
-        try {
-          await run.dispose();
-        } catch (error) {
-          logger.error(`Disposing subagent run "${run.id}" of "${providerName}" failed`, error);
-        }
+        await run.dispose();
+      } catch (error) {
+        logger.error(`Disposing subagent run "${run.id}" of "${providerName}" failed`, error);
       }
-    },
-  };
+    }
+  }
 }

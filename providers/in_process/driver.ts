@@ -14,6 +14,7 @@ import {
   type Scope,
   type SessionEvent,
   textOf,
+  traceParentKey,
   type TurnEnd,
 } from "@seam/host";
 import {
@@ -171,6 +172,8 @@ interface Plan {
   readonly outputSchema: OutputSchema | undefined;
   readonly seed: readonly SessionEvent[] | undefined;
   readonly place: SubagentRunPlace | undefined;
+  /** The run's OpenTelemetry context, when tracing: the child's spans hang under it. */
+  readonly traceContext: unknown;
 }
 
 function fail(message: string): never {
@@ -271,6 +274,7 @@ function plan(
     outputSchema,
     seed,
     place: request.place,
+    traceContext: request.traceContext,
   };
 }
 
@@ -391,6 +395,10 @@ class Child {
         Object.freeze([...subagentRunPath(plan.parentScope), this.id]),
       );
       plan.host.tools.approve(scope, (request) => this.approvals.approve(request));
+      // The child's model and tool calls (and runs it starts) hang under the run's span.
+      if (plan.traceContext !== undefined) {
+        scope.provide(traceParentKey, Object.freeze({ context: plan.traceContext }));
+      }
     } catch (error) {
       // Something of the host's own (an agent/created listener) got there first.
       scope.logger.warn(`Subagent "${this.id}": its scope keeps what was there`, error);

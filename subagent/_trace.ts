@@ -1,0 +1,116 @@
+/**
+ * The `invoke_agent` span of a run (OpenTelemetry GenAI conventions), through
+ * `@opentelemetry/api` only. With no tracer provider registered, a start
+ * costs one global read (`activeTracer`) and nothing is recorded or copied.
+ */
+import {
+  type Context,
+  context as otelContext,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Tracer,
+} from "@opentelemetry/api";
+import { type Scope, traceParentKey } from "@seam/host";
+import type { SubagentResult, SubagentRun, SubagentRunPlace } from "./types.ts";
+
+const NAME = "@seam/subagent";
+const VERSION = "0.1.0";
+
+/** The parent set by `startRunsUnder` for the runs started synchronously inside it. */
+export type PendingParent = unknown;
+export const pendingParent: { context: PendingParent } = { context: undefined };
+
+/**
+ * The tracer of the application's registered provider, or `undefined` when
+ * there is none: the api's proxy provider then has no delegate.
+ */
+function activeTracer(): Tracer | undefined {
+  const provider = trace.getTracerProvider() as {
+    getDelegateTracer?(name: string, version?: string): Tracer | undefined;
+    getTracer(name: string, version?: string): Tracer;
+  };
+  return typeof provider.getDelegateTracer === "function"
+    ? provider.getDelegateTracer(NAME, VERSION)
+    : provider.getTracer(NAME, VERSION);
+}
+
+/** A run's span and the context its provider hands on (headers, `_meta`, a child's scope). */
+export interface RunSpan {
+  readonly span: Span;
+  readonly context: Context;
+}
+
+/**
+ * Start the span of a run about to start, or nothing without a tracer. Its
+ * parent: `startRunsUnder`'s, else the parent scope's `TraceParent`, else
+ * the api's active context.
+ */
+export function startRunSpan(
+  place: SubagentRunPlace,
+  parentScope: Scope,
+  model: string | undefined,
+): RunSpan | undefined {
+  const tracer = activeTracer();
+  if (!tracer) return undefined;
+  const parent = (pendingParent.context ?? parentScope.inject(traceParentKey)?.context ??
+    otelContext.active()) as Context;
+  const attributes: Record<string, string | number> = {
+    "gen_ai.operation.name": "invoke_agent",
+    "gen_ai.provider.name": "seam",
+    "gen_ai.agent.name": place.provider,
+    "seam.provider": place.provider,
+    "seam.run.depth": place.depth,
+  };
+  if (place.parentRunId !== undefined) attributes["seam.run.parent_id"] = place.parentRunId;
+  if (place.label !== undefined) attributes["seam.run.label"] = place.label;
+  if (model !== undefined) attributes["gen_ai.request.model"] = model;
+  const span = tracer.startSpan(
+    `invoke_agent ${place.provider}`,
+    { kind: SpanKind.INTERNAL, attributes },
+    parent,
+  );
+  return { span, context: trace.setSpan(parent, span) };
+}
+
+/** Record the run's id now, and its end (usage, stop reason, failure) once it settles. */
+export function traceRun(traced: RunSpan, run: SubagentRun): void {
+  const { span } = traced;
+  span.setAttribute("gen_ai.agent.id", run.id);
+  span.setAttribute("seam.run.id", run.id);
+  run.result.then((result) => endRunSpan(span, result), (error) => failRunSpan(span, error));
+}
+
+function endRunSpan(span: Span, result: SubagentResult): void {
+  span.setAttribute("seam.stop_reason", result.stopReason);
+  const usage = result.usage;
+  if (usage) {
+    span.setAttributes({
+      "gen_ai.usage.input_tokens": usage.self.inputTokens,
+      "gen_ai.usage.output_tokens": usage.self.outputTokens,
+      "gen_ai.usage.cache_read.input_tokens": usage.self.cachedInputTokens,
+      "seam.usage.model_calls": usage.self.modelCalls,
+      "seam.usage.tool_calls": usage.self.toolCalls,
+      "seam.usage.total.input_tokens": usage.total.inputTokens,
+      "seam.usage.total.output_tokens": usage.total.outputTokens,
+      "seam.usage.partial": usage.partial,
+    });
+  }
+  if (result.stopReason === "error") {
+    span.setAttribute("error.type", result.error?.code ?? "error");
+    span.setStatus({ code: SpanStatusCode.ERROR, message: result.error?.message });
+  }
+  span.end();
+}
+
+/** End a run's span for a fault: the run never started, or its result rejected. */
+export function failRunSpan(span: Span, error: unknown): void {
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  span.setAttribute("error.type", typeof code === "string" ? code : "PROVIDER_FAULT");
+  span.setStatus({
+    code: SpanStatusCode.ERROR,
+    message: error instanceof Error ? error.message : String(error),
+  });
+  span.end();
+}

@@ -1,0 +1,132 @@
+import assert from "node:assert/strict";
+import { ROOT_CONTEXT, trace } from "@opentelemetry/api";
+import { createHost, createMemoryLogger, createScriptedModel, traceParentKey } from "@seam/host";
+import { createSubagentService, type SubagentProvider, type SubagentRequest } from "@seam/subagent";
+import { createSpawnProvider } from "@seam/subagent-spawn";
+import { installSubagentTool } from "@seam/tool-subagent";
+import { parentOf, recordSpans } from "./trace_support.ts";
+
+function delegatingHost() {
+  const host = createHost({ logger: createMemoryLogger().logger });
+  host.models.register(host.scope, "scripted", createScriptedModel());
+  const subagents = createSubagentService(host.scope);
+  subagents.registerProvider(createSpawnProvider());
+  installSubagentTool(host.scope, { provider: "spawn", maxDepth: 2 });
+  return { host, subagents };
+}
+
+Deno.test("installSubagentTool() traces a delegation as execute_tool → invoke_agent → chat, one trace", async () => {
+  const recorded = recordSpans();
+  const { host } = delegatingHost();
+  // The application's own span: the root agent's spans hang under it.
+  const app = trace.getTracer("app").startSpan("app");
+  host.scope.provide(traceParentKey, { context: trace.setSpan(ROOT_CONTEXT, app) });
+  try {
+    const main = await host.agents.create({ id: "main", options: { model: "scripted" } });
+    main.send(
+      '@call subagent {"description": "Say hi", "prompt": "@reply hi from the child"}\n' +
+        "@reply The child said: {{results}}",
+    );
+    const end = await main.whenIdle();
+    assert.equal(end.reason, "completed");
+    app.end();
+    const spans = recorded.spans();
+    const tool = recorded.one("execute_tool subagent");
+    const run = recorded.one("invoke_agent spawn");
+    const chats = spans.filter((s) => s.name === "chat scripted");
+    // The root agent's two steps and the child's one.
+    assert.equal(chats.length, 3);
+    const childChat = chats.filter((s) => parentOf(s) === run.spanContext().spanId);
+    assert.equal(childChat.length, 1);
+    const appId = app.spanContext().spanId;
+    assert.equal(chats.filter((s) => parentOf(s) === appId).length, 2);
+    assert.equal(parentOf(tool), appId);
+    assert.equal(parentOf(run), tool.spanContext().spanId);
+    assert.equal(new Set(spans.map((s) => s.spanContext().traceId)).size, 1);
+
+    assert.equal(tool.attributes["gen_ai.operation.name"], "execute_tool");
+    assert.equal(tool.attributes["gen_ai.tool.name"], "subagent");
+    assert.equal(typeof tool.attributes["gen_ai.tool.call.id"], "string");
+    assert.equal(run.attributes["gen_ai.operation.name"], "invoke_agent");
+    assert.equal(run.attributes["gen_ai.agent.name"], "spawn");
+    assert.equal(run.attributes["gen_ai.provider.name"], "seam");
+    assert.equal(run.attributes["seam.run.depth"], 1);
+    assert.equal(run.attributes["seam.run.label"], "Say hi");
+    assert.equal(run.attributes["seam.stop_reason"], "completed");
+    assert.equal(typeof run.attributes["gen_ai.agent.id"], "string");
+    assert.equal(run.attributes["seam.usage.model_calls"], 1);
+    assert.equal(childChat[0].attributes["gen_ai.operation.name"], "chat");
+    assert.equal(childChat[0].attributes["gen_ai.request.model"], "scripted");
+    assert.deepEqual(childChat[0].attributes["gen_ai.response.finish_reasons"], ["stop"]);
+  } finally {
+    await host.scope.dispose();
+    await recorded.stop();
+  }
+});
+
+Deno.test("SubagentService.start() marks a failed run's span as an error", async () => {
+  const recorded = recordSpans();
+  const { host, subagents } = delegatingHost();
+  try {
+    const main = await host.agents.create({ id: "main", options: { model: "scripted" } });
+    const run = subagents.start("spawn", { prompt: "@fail the model broke", parent: main });
+    const result = await run.result;
+    await run.dispose();
+    assert.equal(result.stopReason, "error");
+    const span = recorded.one("invoke_agent spawn");
+    assert.equal(span.status.code, 2); // SpanStatusCode.ERROR
+    assert.equal(span.attributes["seam.stop_reason"], "error");
+    assert.equal(typeof span.attributes["error.type"], "string");
+    const chat = recorded.one("chat scripted");
+    assert.equal(parentOf(chat), span.spanContext().spanId);
+    assert.equal(chat.status.code, 2);
+  } finally {
+    await host.scope.dispose();
+    await recorded.stop();
+  }
+});
+
+Deno.test("SubagentService.start() records nothing and hands no trace context on without a tracer provider", async () => {
+  const host = createHost({ logger: createMemoryLogger().logger });
+  const subagents = createSubagentService(host.scope);
+  const seen: SubagentRequest[] = [];
+  const probe: SubagentProvider = {
+    name: "probe",
+    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
+    inheritsParentContext: false,
+    start(request) {
+      seen.push(request);
+      return {
+        id: "r1",
+        started: Promise.resolve(),
+        result: Promise.resolve({ output: [], stopReason: "completed" as const }),
+        cancel() {},
+        dispose: () => Promise.resolve(),
+      };
+    },
+  };
+  subagents.registerProvider(probe);
+  try {
+    const run = subagents.start("probe", { prompt: "x", parent: { id: "p", scope: host.scope } });
+    await run.result;
+    await run.dispose();
+    assert.equal(seen.length, 1);
+    assert.equal("traceContext" in seen[0], false);
+    // With a provider registered, the same start carries the run's context.
+    const recorded = recordSpans();
+    try {
+      const traced = subagents.start("probe", {
+        prompt: "x",
+        parent: { id: "p", scope: host.scope },
+      });
+      await traced.result;
+      await traced.dispose();
+      assert.notEqual(seen[1].traceContext, undefined);
+      assert.equal(recorded.one("invoke_agent probe").attributes["gen_ai.agent.id"], "r1");
+    } finally {
+      await recorded.stop();
+    }
+  } finally {
+    await host.scope.dispose();
+  }
+});

@@ -1,0 +1,66 @@
+/**
+ * Test-only OpenTelemetry wiring: an in-memory exporter behind a simple
+ * span processor, the W3C propagator, and (optionally) the async-hooks
+ * context manager, registered globally for one test and removed after.
+ */
+import { context, propagation, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import {
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+  TracerProvider,
+} from "@opentelemetry/sdk-trace";
+
+/** What a test reads back, and how it unregisters everything. */
+export interface RecordedSpans {
+  readonly exporter: InMemorySpanExporter;
+  /** The finished spans so far. */
+  spans(): ReadableSpan[];
+  /** The one finished span named `name` (throws naming what there is otherwise). */
+  one(name: string): ReadableSpan;
+  /** Unregister the provider, propagator and context manager. */
+  stop(): Promise<void>;
+}
+
+/** Register a recording tracer provider (and the W3C propagator) for a test. */
+export function recordSpans(options: { contextManager?: boolean } = {}): RecordedSpans {
+  const exporter = new InMemorySpanExporter();
+  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+  trace.setGlobalTracerProvider(provider);
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  if (options.contextManager) {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  }
+  const spans = () => exporter.getFinishedSpans();
+  return {
+    exporter,
+    spans,
+    one(name) {
+      const found = spans().filter((s) => s.name === name);
+      if (found.length !== 1) {
+        throw new Error(
+          `expected one span "${name}", got ${found.length} of [${
+            spans().map((s) => s.name).join(", ")
+          }]`,
+        );
+      }
+      return found[0];
+    },
+    async stop() {
+      // The exporter answers each export on a timer: let them all finish.
+      await provider.forceFlush();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      trace.disable();
+      propagation.disable();
+      context.disable();
+      await provider.shutdown();
+    },
+  };
+}
+
+/** A span's parent span id (`undefined` for a root). */
+export function parentOf(span: ReadableSpan): string | undefined {
+  return span.parentSpanContext?.spanId;
+}
