@@ -1,7 +1,21 @@
 // Median per-run cost of the service against the direct call, measured in
 // alternating batches in one process so machine noise hits both alike.
-// Run: deno task bench:overhead
+// Run: deno task bench:overhead (add `-- --trace` to register a recording
+// tracer provider whose exporter drops the spans: the cost of tracing ON).
 import { runDirect, runThroughService, setupBench } from "./_trivial_provider.ts";
+
+if (Deno.args.includes("--trace")) {
+  const { trace } = await import("@opentelemetry/api");
+  const { SimpleSpanProcessor, TracerProvider } = await import("@opentelemetry/sdk-trace");
+  const exporter = {
+    export: (_spans: unknown, done: (result: { code: 0 }) => void) => done({ code: 0 }),
+    shutdown: () => Promise.resolve(),
+  };
+  trace.setGlobalTracerProvider(
+    new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] }),
+  );
+  console.log("tracing ON (a recording provider, spans dropped at export)");
+}
 
 const BATCH = 2_000;
 const ROUNDS = 41;
