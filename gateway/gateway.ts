@@ -1,9 +1,8 @@
-import { Hono } from "hono";
-import { cors as honoCors } from "hono/cors";
 import { subagentProviderAdded, subagentProviderRemoved } from "@seam/subagent";
 import { BearerAuth } from "./_auth.ts";
 import type { BindingContext } from "./_binding.ts";
 import { CardCache } from "./_card.ts";
+import { Cors } from "./_cors.ts";
 import { Engine } from "./_engine.ts";
 import { restErrorResponse } from "./_http.ts";
 import { toGatewayError } from "./_errors.ts";
@@ -11,10 +10,11 @@ import { handleJsonRpc } from "./_jsonrpc.ts";
 import { Operations } from "./_operations.ts";
 import { resolveOptions } from "./_options.ts";
 import { handleRest } from "./_rest.ts";
-import { isV1Route, V03_BINDINGS } from "./_v03.ts";
+import { routeOf } from "./_routes.ts";
+import { V03_BINDINGS } from "./_v03.ts";
 import { PushService } from "./_push.ts";
 import { createMemoryPushOutbox } from "./push_memory_outbox.ts";
-import type { Gateway, GatewayCorsOptions, GatewayOptions } from "./options.ts";
+import type { Gateway, GatewayOptions } from "./options.ts";
 
 /**
  * Create an A2A v1.0 gateway over a subagent service: every registered
@@ -175,72 +175,44 @@ export function createGateway(options: GatewayOptions): Gateway {
     requiredExtensions: settings.requiredExtensions.map((e) => e.uri),
   };
 
-  // The caller's execution context rides in Hono's env (its own getter
-  // throws, expensively, when a runtime gives none).
-  const executionContext = (c: { env: unknown }): unknown => (c.env as { ctx?: unknown }).ctx;
-  const app = new Hono();
-  if (options.cors) app.use("*", corsMiddleware(options.cors));
-  app.get(`${basePath}/.well-known/agent-card.json`, (c) => cards.respond(c.req.raw, undefined));
-  app.get(
-    `${basePath}/:provider/.well-known/agent-card.json`,
-    (c) => cards.respond(c.req.raw, c.req.param("provider")),
-  );
-  app.post(`${basePath}/`, (c) => handleJsonRpc(context, c.req.raw, executionContext(c)));
-  if (basePath) {
-    app.post(basePath, (c) => handleJsonRpc(context, c.req.raw, executionContext(c)));
-  }
-  if (settings.a2a03) {
-    // A provider's own A2A 0.3 JSON-RPC address (0.3 has no tenant).
-    app.post(`${basePath}/:provider/`, (c) => {
-      const provider = c.req.param("provider");
-      return isV1Route(provider)
-        ? handleRest(context, c.req.raw, executionContext(c), basePath)
-        : handleJsonRpc(context, c.req.raw, executionContext(c), provider);
-    });
-  }
-  app.all("*", (c) => handleRest(context, c.req.raw, executionContext(c), basePath));
-  app.onError((error) => restErrorResponse(toGatewayError(error, logger)));
+  const cors = options.cors ? new Cors(options.cors) : undefined;
+  const dispatch = (request: Request, ctx: unknown): Promise<Response> | Response => {
+    const route = routeOf(request.method, request.url, basePath, settings.a2a03);
+    if (route.kind === "card") return cards.respond(request, route.provider);
+    if (route.kind === "jsonRpc") return handleJsonRpc(context, request, ctx, route.provider);
+    return handleRest(context, request, ctx, basePath);
+  };
+  const answer = async (request: Request, ctx: unknown): Promise<Response> => {
+    if (cors && request.method === "OPTIONS") return cors.preflight(request);
+    let response: Response;
+    try {
+      response = await dispatch(request, ctx);
+    } catch (error) {
+      response = restErrorResponse(toGatewayError(error, logger));
+    }
+    if (cors) response = cors.apply(request, response);
+    if (request.method !== "HEAD") return response;
+    // A HEAD is answered as its GET, without the body (whose stream is let go).
+    await response.body?.cancel();
+    return new Response(null, response);
+  };
 
   const rpcPath = `${basePath}/`;
   return {
     fetch: (request, _env, ctx) => {
-      // The hot path, JSON-RPC at the base, skips the router when no
-      // middleware (CORS) has to see it (bench/gateway_bench.ts, group
-      // "JSON-RPC dispatch"); everything else goes through Hono.
-      if (!options.cors && request.method === "POST" && isPath(request.url, rpcPath)) {
+      // The hot path, JSON-RPC at the base, skips routing when no CORS
+      // headers have to be added (bench/gateway_bench.ts, group "JSON-RPC
+      // dispatch").
+      if (!cors && request.method === "POST" && isPath(request.url, rpcPath)) {
         return handleJsonRpc(context, request, ctx);
       }
-      return Promise.resolve(app.fetch(request, { ctx }, ctx as never)).catch((error) =>
-        restErrorResponse(toGatewayError(error, logger))
-      );
+      return answer(request, ctx);
     },
     close,
     get liveTasks() {
       return engine.liveCount;
     },
   };
-}
-
-function corsMiddleware(cors: GatewayCorsOptions): ReturnType<typeof honoCors> {
-  const origin = cors.origin;
-  return honoCors({
-    origin: typeof origin === "function"
-      ? (o: string) => origin(o) ?? null
-      : typeof origin === "string"
-      ? origin
-      : [...origin],
-    allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
-    allowHeaders: [
-      "Authorization",
-      "Content-Type",
-      "A2A-Version",
-      "A2A-Extensions",
-      "X-A2A-Extensions",
-    ],
-    exposeHeaders: ["ETag", "A2A-Extensions", "X-A2A-Extensions", "WWW-Authenticate"],
-    maxAge: cors.maxAge,
-    credentials: cors.credentials,
-  });
 }
 
 /**

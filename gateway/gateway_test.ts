@@ -369,6 +369,19 @@ Deno.test("CORS is off by default and configurable", async () => {
   });
 });
 
+Deno.test("a HEAD is answered as its GET, without the body", async () => {
+  await withSetup([], {}, async (s) => {
+    const url = `${BASE}/.well-known/agent-card.json`;
+    const get = await s.gateway.fetch(new Request(url));
+    const head = await s.gateway.fetch(new Request(url, { method: "HEAD" }));
+    assert.equal(head.status, get.status);
+    assert.equal(head.headers.get("content-type"), get.headers.get("content-type"));
+    assert.equal(head.headers.get("etag"), get.headers.get("etag"));
+    assert.equal(head.body, null);
+    await get.body?.cancel();
+  });
+});
+
 Deno.test("a run's lifecycle maps to the task's states, in order", async (t) => {
   const provider = controlledProvider();
   await withSetup([provider], {}, async (s) => {
