@@ -10,6 +10,7 @@ import { Cluster, storeFailure } from "./_cluster.ts";
 import { GatewayError, toGatewayError } from "./_errors.ts";
 import { type AcceptedExtension, hasStartFields, readExtension } from "./_extension.ts";
 import { answerFromMessage, requestAnswered } from "./_input_answer.ts";
+import type { InspectorRecord } from "./_inspector_record.ts";
 import { Disposals, KeptRuns } from "./_kept_runs.ts";
 import { LiveTask, type LiveTaskHooks, type LiveTaskLimits } from "./_live_task.ts";
 import type { PreparedPush, PushService } from "./_push.ts";
@@ -49,6 +50,8 @@ export interface EngineOptions {
   readonly task: LiveTaskLimits;
   /** Push notifications, when configured. */
   readonly push?: PushService;
+  /** The run inspector's memory, when it is on. */
+  readonly inspector?: InspectorRecord;
 }
 
 /** The result of sending a message. */
@@ -116,6 +119,9 @@ export class Engine {
       kept: this.#kept,
       disposals: this.#disposals,
       assertOpen: () => this.#assertOpen(),
+      watch: options.inspector
+        ? (scope, context, path) => options.inspector!.watch(scope, context, path)
+        : undefined,
     });
     const cluster = this.cluster;
     this.#hooks = {
@@ -129,6 +135,7 @@ export class Engine {
       event: options.push
         ? (record, event, terminal) => options.push!.event(record, event, terminal)
         : undefined,
+      changed: options.inspector ? (task) => options.inspector!.taskChanged(task) : undefined,
     };
   }
 
@@ -221,6 +228,7 @@ export class Engine {
     this.#live.set(taskId, live);
     live.stopProgress = started.stopProgress;
     started.route.sink = (text) => live.appendText(text);
+    if (live.reply === "task") this.#options.inspector?.taskChanged(live);
     if (live.reply === "message") {
       // A direct reply: no task exists for anyone else to see.
     } else if (this.cluster) return this.#sendShared(live, onLive, ext.used);

@@ -55,6 +55,8 @@ export interface LiveTaskHooks {
    * for it.
    */
   readonly event?: (record: TaskRecord, event: StreamEvent, terminal: boolean) => void;
+  /** Every state change of a task the client sees (the run inspector); absent when it is off. */
+  readonly changed?: (task: LiveTask) => void;
 }
 
 /** Why a task is being ended early, with the timer that tears its child down if it hangs. */
@@ -538,6 +540,7 @@ export class LiveTask {
       this.#broadcast(event, endsStreams);
       tap?.(record, event, isTerminalState(state));
     }
+    if (this.reply === "task") this.#hooks.changed?.(this);
     return stored;
   }
 

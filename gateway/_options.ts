@@ -46,6 +46,17 @@ export interface GatewaySettings {
   readonly push: PushOptionsResolved | undefined;
   readonly extendedCard: GatewayExtendedCardOptions | undefined;
   readonly requiredExtensions: readonly GatewayRequiredExtension[];
+  /** The run inspector's bounds, when it is on. */
+  readonly inspector: InspectorLimits | undefined;
+}
+
+/** The run inspector's bounds, resolved. */
+export interface InspectorLimits {
+  readonly maxTasksPerPrincipal: number;
+  readonly maxRunsPerTask: number;
+  readonly maxTextPerRun: number;
+  readonly maxPrincipals: number;
+  readonly maxStreamsPerPrincipal: number;
 }
 
 function count(value: unknown, name: string, fallback: number, min = 0): number {
@@ -118,7 +129,9 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
     );
   }
   const push = resolvePush(options.push);
+  const inspector = resolveInspector(options.inspector);
   return {
+    inspector,
     scope,
     extendedCard,
     requiredExtensions,
@@ -204,6 +217,49 @@ function resolvePush(push: GatewayOptions["push"]): PushOptionsResolved | undefi
     outbox,
     maxConfigsPerTask: count(push.maxConfigsPerTask, "push.maxConfigsPerTask", 10, 1),
     maxPayloadBytes: count(push.maxPayloadBytes, "push.maxPayloadBytes", 256 * 1024, 1_024),
+  };
+}
+
+function resolveInspector(value: GatewayOptions["inspector"]): InspectorLimits | undefined {
+  if (value === undefined || value === false) return undefined;
+  if (value !== true && (value === null || typeof value !== "object" || Array.isArray(value))) {
+    throw new TypeError(
+      `Cannot create gateway: inspector must be a boolean or an object of bounds, got ${
+        JSON.stringify(value) ?? String(value)
+      }`,
+    );
+  }
+  const given = value === true ? {} : value;
+  const known = new Set([
+    "maxTasksPerPrincipal",
+    "maxRunsPerTask",
+    "maxTextPerRun",
+    "maxPrincipals",
+    "maxStreamsPerPrincipal",
+  ]);
+  for (const key of Object.keys(given)) {
+    if (!known.has(key)) {
+      throw new TypeError(
+        `Cannot create gateway: inspector has no option "${key}" (known: ${[...known].join(", ")})`,
+      );
+    }
+  }
+  return {
+    maxTasksPerPrincipal: count(
+      given.maxTasksPerPrincipal,
+      "inspector.maxTasksPerPrincipal",
+      50,
+      1,
+    ),
+    maxRunsPerTask: count(given.maxRunsPerTask, "inspector.maxRunsPerTask", 32, 1),
+    maxTextPerRun: count(given.maxTextPerRun, "inspector.maxTextPerRun", 4_096, 0),
+    maxPrincipals: count(given.maxPrincipals, "inspector.maxPrincipals", 256, 1),
+    maxStreamsPerPrincipal: count(
+      given.maxStreamsPerPrincipal,
+      "inspector.maxStreamsPerPrincipal",
+      8,
+      1,
+    ),
   };
 }
 

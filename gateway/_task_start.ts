@@ -80,6 +80,8 @@ export interface TaskStarterOptions {
   readonly disposals: Disposals;
   /** Throws once the gateway is shutting down. */
   readonly assertOpen: () => void;
+  /** The run inspector's ear on a new task scope, when the inspector is on. */
+  readonly watch?: (scope: Scope, context: TaskContextRecord, path: readonly string[]) => void;
 }
 
 /**
@@ -185,6 +187,7 @@ export class TaskStarter {
       const runPath = [...(ext.path ?? [])];
       scope.provide(subagentRunPathKey, runPath);
       runPaths.set(context, runPath);
+      this.#options.watch?.(scope, context, runPath);
       const chain = new RunChain(scope, cap, context);
       // The runs' input requests stop here: the task asks its client.
       handleSubagentInput(

@@ -6,6 +6,8 @@ import { Cors } from "./_cors.ts";
 import { Engine } from "./_engine.ts";
 import { restErrorResponse } from "./_http.ts";
 import { toGatewayError } from "./_errors.ts";
+import { InspectorRecord } from "./_inspector_record.ts";
+import { InspectorRoutes } from "./_inspector_routes.ts";
 import { handleJsonRpc } from "./_jsonrpc.ts";
 import { Operations } from "./_operations.ts";
 import { resolveOptions } from "./_options.ts";
@@ -110,7 +112,12 @@ export function createGateway(options: GatewayOptions): Gateway {
       outbox: settings.push.outbox ?? createMemoryPushOutbox({ logger: logger.child("push") }),
     }, logger.child("push"))
     : undefined;
+  // Made only when the inspector is on: off, nothing listens and nothing is kept.
+  const inspector = settings.inspector
+    ? new InspectorRecord(settings.inspector, settings.task.maxBufferedBytes)
+    : undefined;
   const engine = new Engine({
+    inspector,
     subagents,
     store: settings.store,
     logger,
@@ -151,6 +158,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   // Shutdown ends every live task; their last notifications reach the outbox before it closes.
   const stop = async (): Promise<void> => {
     await engine.shutdown();
+    inspector?.close();
     await push?.close();
     settings.body.deadlines.stop();
   };
@@ -176,7 +184,19 @@ export function createGateway(options: GatewayOptions): Gateway {
   };
 
   const cors = options.cors ? new Cors(options.cors) : undefined;
+  const inspect = inspector
+    ? new InspectorRoutes({
+      record: inspector,
+      engine,
+      auth,
+      body: settings.body,
+      logger,
+      basePath,
+      closed: () => closing !== undefined,
+    })
+    : undefined;
   const dispatch = (request: Request, ctx: unknown): Promise<Response> | Response => {
+    if (inspect?.owns(request.url)) return inspect.handle(request);
     const route = routeOf(request.method, request.url, basePath, settings.a2a03);
     if (route.kind === "card") return cards.respond(request, route.provider);
     if (route.kind === "jsonRpc") return handleJsonRpc(context, request, ctx, route.provider);

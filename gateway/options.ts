@@ -255,6 +255,33 @@ export interface GatewayOptions {
    * defaults). The card's `capabilities.pushNotifications` says which.
    */
   readonly push?: GatewayPushOptions;
+  /**
+   * The run inspector: a page at `GET {basePath}/_inspect` showing each
+   * principal its own tasks' live tree of runs (provider, depth, status,
+   * elapsed time, streamed text, usage, pending input requests), where it
+   * can cancel a run or answer a request. `true` for the defaults, or the
+   * bounds of what it keeps. Off by default: then nothing is served and
+   * nothing is recorded.
+   */
+  readonly inspector?: boolean | GatewayInspectorOptions;
+}
+
+/**
+ * What the run inspector keeps, each bound per principal: the oldest task
+ * goes first, a run beyond the cap is counted but not kept, a run's text
+ * keeps its newest characters.
+ */
+export interface GatewayInspectorOptions {
+  /** Tasks kept per principal, live or ended (the oldest ended go first). Default 50. */
+  readonly maxTasksPerPrincipal?: number;
+  /** Runs kept per task, its whole subtree. Default 32. */
+  readonly maxRunsPerTask?: number;
+  /** Characters of streamed text kept per run (the newest). Default 4,096. */
+  readonly maxTextPerRun?: number;
+  /** Principals kept (the least recently active without an open page go first). Default 256. */
+  readonly maxPrincipals?: number;
+  /** Open pages (event streams) per principal. Default 8. */
+  readonly maxStreamsPerPrincipal?: number;
 }
 
 /**

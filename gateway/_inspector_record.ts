@@ -1,0 +1,376 @@
+/**
+ * What the run inspector keeps: per principal, its tasks and the runs below
+ * each (heard as `subagent/start`, `subagent/progress` and `subagent/end` in
+ * the task's own scope), every collection bounded, and the pages that follow
+ * them as event streams. Made only when the inspector is on.
+ */
+import { jsonCopy, type JsonValue, type Scope } from "@seam/host";
+import {
+  subagentEnd,
+  type SubagentInputRequest,
+  subagentProgress,
+  type SubagentRunPlace,
+  subagentStart,
+} from "@seam/subagent";
+import { GatewayError } from "./_errors.ts";
+import type { LiveTask } from "./_live_task.ts";
+import type { InspectorLimits } from "./_options.ts";
+import { type StreamEvent, type StreamFraming, TaskSubscriber } from "./_sse.ts";
+import type { TaskContextRecord } from "./_task_start.ts";
+
+/** One run as the page shows it. */
+export interface InspectedRun {
+  readonly runId: string;
+  readonly taskId: string;
+  parentRunId: string | undefined;
+  depth: number | undefined;
+  provider: string | undefined;
+  label: string | undefined;
+  /** `running`, or the stop reason it ended with. */
+  status: string;
+  readonly startedAt: number;
+  endedAt: number | undefined;
+  /** The newest `maxTextPerRun` characters it streamed. */
+  text: string;
+  /** Whether older text was dropped. */
+  clipped: boolean;
+  toolCalls: number;
+  lastTool: string | undefined;
+  usage: JsonValue | undefined;
+  budget: JsonValue | undefined;
+  error: { code: string; message: string } | undefined;
+}
+
+/** A pending input request, as the page shows it. */
+export interface InspectedInput {
+  readonly id: string;
+  readonly runId: string;
+  readonly kind: string;
+  readonly message: string;
+  readonly tool: string | undefined;
+  readonly options: readonly { id: string; label: string; kind: string }[] | undefined;
+}
+
+/** One task as the page shows it. */
+export interface InspectedTask {
+  readonly id: string;
+  readonly contextId: string;
+  readonly provider: string;
+  state: string;
+  readonly createdAt: number;
+  updatedAt: number;
+  rootRunId: string;
+  statusText: string | undefined;
+  inputs: InspectedInput[];
+  /** Where the caller sits when it came over A2A from another seam run (the seam extension). */
+  readonly from: { readonly depth: number; readonly path: readonly string[] } | undefined;
+  /** Runs beyond `maxRunsPerTask`, counted but not kept. */
+  runsDropped: number;
+}
+
+interface TaskEntry {
+  readonly task: InspectedTask;
+  readonly runs: Map<string, InspectedRun>;
+}
+
+/** One principal's tasks (oldest first) and open pages. */
+interface PrincipalEntry {
+  readonly tasks: Map<string, TaskEntry>;
+  readonly streams: Set<TaskSubscriber>;
+}
+
+/** Events go to a page as bare JSON, one per SSE `data:` line. */
+const FRAMING: StreamFraming = {
+  event: (event) => JSON.stringify(event),
+  error: (error) => JSON.stringify({ type: "error", message: error.message }),
+};
+
+/** The run inspector's memory (see the module doc). */
+export class InspectorRecord {
+  readonly #principals = new Map<string | undefined, PrincipalEntry>();
+  /** Each watched task context's caller path. */
+  readonly #paths = new WeakMap<TaskContextRecord, readonly string[]>();
+  /** Tasks heard of whose start has not been confirmed by `taskChanged`. */
+  readonly #unconfirmed = new WeakSet<InspectedTask>();
+  readonly #limits: InspectorLimits;
+  readonly #maxBufferedBytes: number;
+
+  constructor(limits: InspectorLimits, maxBufferedBytes: number) {
+    this.#limits = limits;
+    this.#maxBufferedBytes = maxBufferedBytes;
+  }
+
+  /** The bounds, for the page (it clips its own copy of the text the same way). */
+  get limits(): InspectorLimits {
+    return this.#limits;
+  }
+
+  /**
+   * Hear the runs below a task's scope (called before its first run starts;
+   * `path` is the caller's run path, kept current by the starter).
+   */
+  watch(scope: Scope, context: TaskContextRecord, path: readonly string[]): void {
+    const owner = context.principal;
+    this.#paths.set(context, path);
+    // A start that failed leaves a task nobody will see: forget it with its scope.
+    scope.onDispose(() => {
+      const entry = this.#principals.get(owner)?.tasks.get(context.taskId);
+      if (entry && this.#unconfirmed.has(entry.task)) this.#drop(owner, entry.task.id);
+    });
+    scope.on(subagentStart, (info) => {
+      const run = this.#run(this.#entry(context), info.runId, info);
+      if (run) this.#send(owner, { type: "run", run });
+    });
+    scope.on(subagentProgress, (info) => {
+      const run = this.#run(this.#entry(context), info.runId, info);
+      if (!run) return;
+      if (info.kind === "text" && typeof info.text === "string") {
+        this.#append(run, info.text);
+        this.#send(owner, { type: "text", taskId: run.taskId, runId: run.runId, text: info.text });
+      } else if (info.kind === "tool-call") {
+        run.toolCalls++;
+        run.lastTool = typeof info.name === "string" ? info.name.slice(0, 100) : undefined;
+        this.#send(owner, { type: "run", run: withoutText(run) });
+      }
+    });
+    scope.on(subagentEnd, (info) => {
+      const run = this.#run(this.#entry(context), info.runId, info);
+      if (!run) return;
+      run.status = info.stopReason;
+      run.endedAt = run.startedAt + info.durationMs;
+      run.usage = copy(info.usage);
+      const extra = info as unknown as { budget?: unknown; result?: { budget?: unknown } };
+      run.budget = copy(extra.budget ?? extra.result?.budget);
+      if (info.error) {
+        run.error = { code: info.error.code, message: info.error.message.slice(0, 500) };
+      }
+      this.#send(owner, { type: "run", run: withoutText(run) });
+    });
+  }
+
+  /** A task was created, or changed state (its pending requests with it). */
+  taskChanged(live: LiveTask): void {
+    const record = live.record;
+    const t = record.task;
+    const entry = this.#entry(live.chain.context, t.id);
+    const task = entry.task;
+    this.#unconfirmed.delete(task);
+    task.state = t.status.state;
+    task.updatedAt = record.updatedAt;
+    task.rootRunId = live.run.id;
+    task.statusText = t.status.message?.parts.find((p) => typeof p.text === "string")?.text
+      ?.slice(0, 1_000);
+    task.inputs = live.phase === "interrupted" ? live.waitingInputs.map(inputView) : [];
+    this.#send(record.owner, { type: "task", task });
+  }
+
+  /** Everything `principal` may see now. */
+  snapshot(principal: string | undefined): StreamEvent {
+    const entry = this.#principals.get(principal);
+    const tasks: InspectedTask[] = [];
+    const runs: InspectedRun[] = [];
+    for (const { task, runs: own } of entry?.tasks.values() ?? []) {
+      tasks.push(task);
+      runs.push(...own.values());
+    }
+    return { type: "snapshot", tasks, runs, limits: this.#limits };
+  }
+
+  /** The runs of one of `principal`'s tasks, if it kept them. */
+  runsOf(principal: string | undefined, taskId: string): InspectedRun[] | undefined {
+    const entry = this.#principals.get(principal)?.tasks.get(taskId);
+    return entry ? [...entry.runs.values()] : undefined;
+  }
+
+  /**
+   * A page's event stream: the snapshot first, then every change.
+   *
+   * @throws {GatewayError} 429 beyond `maxStreamsPerPrincipal`.
+   */
+  subscribe(principal: string | undefined): TaskSubscriber {
+    const entry = this.#principal(principal);
+    if (entry.streams.size >= this.#limits.maxStreamsPerPrincipal) {
+      throw new GatewayError(
+        "invalidRequest",
+        `Too many inspector pages: ${entry.streams.size} are open for this principal (the limit is ${this.#limits.maxStreamsPerPrincipal}); close one`,
+        { httpStatus: 429, metadata: { reason: "TOO_MANY_SUBSCRIBERS" } },
+      );
+    }
+    const stream = new TaskSubscriber(FRAMING, this.#maxBufferedBytes);
+    stream.deliver(this.snapshot(principal), false);
+    if (stream.open) {
+      entry.streams.add(stream);
+      stream.onClose = () => entry.streams.delete(stream);
+    }
+    return stream;
+  }
+
+  /** End every page's stream (the gateway is closing). */
+  close(): void {
+    for (const entry of this.#principals.values()) {
+      for (const stream of [...entry.streams]) stream.end();
+    }
+  }
+
+  #principal(principal: string | undefined): PrincipalEntry {
+    let entry = this.#principals.get(principal);
+    if (entry) {
+      // Most recently active last: the first is the one to evict.
+      this.#principals.delete(principal);
+    } else {
+      entry = { tasks: new Map(), streams: new Set() };
+      if (this.#principals.size >= this.#limits.maxPrincipals) this.#evictPrincipal();
+    }
+    this.#principals.set(principal, entry);
+    return entry;
+  }
+
+  #evictPrincipal(): void {
+    for (const [key, entry] of this.#principals) {
+      if (entry.streams.size === 0) {
+        this.#principals.delete(key);
+        return;
+      }
+    }
+  }
+
+  #admitTask(owner: string | undefined, principal: PrincipalEntry, entry: TaskEntry): void {
+    const tasks = principal.tasks;
+    if (tasks.size >= this.#limits.maxTasksPerPrincipal) {
+      // The oldest ended task goes first; when none has ended, the oldest.
+      let victim: string | undefined;
+      for (const [id, e] of tasks) {
+        if (isEnded(e.task.state)) {
+          victim = id;
+          break;
+        }
+      }
+      victim ??= tasks.keys().next().value;
+      if (victim !== undefined) this.#drop(owner, victim);
+    }
+    tasks.set(entry.task.id, entry);
+  }
+
+  #drop(owner: string | undefined, taskId: string): void {
+    this.#principals.get(owner)?.tasks.delete(taskId);
+    this.#send(owner, { type: "drop", taskId });
+  }
+
+  /**
+   * The entry of the context's current task (or of `taskId`), made on first
+   * sight: a run's first event may come before its task is made.
+   */
+  #entry(context: TaskContextRecord, taskId = context.taskId): TaskEntry {
+    const owner = context.principal;
+    const known = this.#principals.get(owner)?.tasks.get(taskId);
+    if (known) return known;
+    const path = this.#paths.get(context);
+    const principal = this.#principal(owner);
+    const now = Date.now();
+    const entry: TaskEntry = {
+      task: {
+        id: taskId,
+        contextId: context.contextId,
+        provider: context.provider,
+        state: "TASK_STATE_SUBMITTED",
+        createdAt: now,
+        updatedAt: now,
+        rootRunId: "",
+        statusText: undefined,
+        inputs: [],
+        from: context.depth > 0 || (path && path.length > 0)
+          ? { depth: context.depth, path: [...(path ?? [])] }
+          : undefined,
+        runsDropped: 0,
+      },
+      runs: new Map(),
+    };
+    this.#unconfirmed.add(entry.task);
+    this.#admitTask(owner, principal, entry);
+    return entry;
+  }
+
+  /** The run `runId` of a task, made on first sight; undefined past the cap. */
+  #run(
+    entry: TaskEntry,
+    runId: string,
+    place: Partial<SubagentRunPlace>,
+  ): InspectedRun | undefined {
+    let run = entry.runs.get(runId);
+    if (!run) {
+      if (entry.runs.size >= this.#limits.maxRunsPerTask) {
+        entry.task.runsDropped++;
+        return undefined;
+      }
+      run = {
+        runId,
+        taskId: entry.task.id,
+        parentRunId: undefined,
+        depth: undefined,
+        provider: undefined,
+        label: undefined,
+        status: "running",
+        startedAt: Date.now(),
+        endedAt: undefined,
+        text: "",
+        clipped: false,
+        toolCalls: 0,
+        lastTool: undefined,
+        usage: undefined,
+        budget: undefined,
+        error: undefined,
+      };
+      entry.runs.set(runId, run);
+    }
+    run.parentRunId ??= place.parentRunId;
+    run.depth ??= place.depth;
+    run.provider ??= place.provider;
+    run.label ??= place.label;
+    return run;
+  }
+
+  #append(run: InspectedRun, text: string): void {
+    const max = this.#limits.maxTextPerRun;
+    const next = run.text + text;
+    if (next.length > max) {
+      run.text = next.slice(next.length - max);
+      run.clipped = true;
+    } else run.text = next;
+  }
+
+  #send(owner: string | undefined, event: StreamEvent): void {
+    const streams = this.#principals.get(owner)?.streams;
+    if (!streams || streams.size === 0) return;
+    for (const stream of streams) stream.deliver(event, false);
+  }
+}
+
+function isEnded(state: string): boolean {
+  return /COMPLETED|CANCELED|FAILED|REJECTED/.test(state);
+}
+
+/** A run without its text (the page has the text from the deltas and the snapshot). */
+function withoutText(run: InspectedRun): Omit<InspectedRun, "text"> {
+  const { text: _, ...rest } = run;
+  return rest;
+}
+
+function copy(value: unknown): JsonValue | undefined {
+  if (value === undefined || value === null || typeof value !== "object") return undefined;
+  try {
+    return jsonCopy(value as JsonValue);
+  } catch {
+    return undefined;
+  }
+}
+
+function inputView(request: SubagentInputRequest): InspectedInput {
+  return {
+    id: request.id,
+    runId: request.runId,
+    kind: request.kind,
+    message: request.message.slice(0, 2_000),
+    tool: request.toolCall ? (request.toolCall.title ?? request.toolCall.name) : undefined,
+    options: request.options?.map((o) => ({ id: o.id, label: o.label, kind: o.kind })),
+  };
+}

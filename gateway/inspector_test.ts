@@ -1,0 +1,358 @@
+// The run inspector's server side: off, nothing is served or heard; on, the
+// page is served, its data needs the gateway's auth, each principal sees
+// only its own tasks, answers reach the waiting request (and a stale one is
+// refused in words), and everything it keeps is bounded. The page itself
+// runs in a real browser in tests/inspector_browser_test.ts.
+import assert from "node:assert/strict";
+import {
+  SubagentInputs,
+  subagentProgress,
+  type SubagentProvider,
+  type SubagentResultInput,
+  subagentStart,
+} from "@seam/subagent";
+import {
+  controlledProvider,
+  message,
+  rpc,
+  type Setup,
+  tick,
+  untilEnded,
+  type Wire,
+  withSetup,
+} from "./_test_support.ts";
+import { createRootScope } from "@seam/host";
+import { createGateway, type GatewayOptions, SEAM_EXTENSION_URI } from "./mod.ts";
+
+const AUTH = { tokens: { alice: "alice-token", bob: "bob-token" } };
+const as = (who: "alice" | "bob") => ({ authorization: `Bearer ${who}-token` });
+
+function get(s: Setup, path: string, headers: Record<string, string> = {}): Promise<Response> {
+  return s.gateway.fetch(new Request(`http://gw.test${path}`, { headers }));
+}
+
+function post(
+  s: Setup,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return s.gateway.fetch(
+    new Request(`http://gw.test${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    }),
+  );
+}
+
+/** The events of an inspector stream, one at a time. */
+class Events {
+  readonly #reader: ReadableStreamDefaultReader<string>;
+  #buffer = "";
+
+  constructor(response: Response) {
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get("content-type"), "text/event-stream");
+    this.#reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  }
+
+  async next(): Promise<Wire> {
+    for (;;) {
+      const end = this.#buffer.indexOf("\n\n");
+      if (end !== -1) {
+        const frame = this.#buffer.slice(0, end);
+        this.#buffer = this.#buffer.slice(end + 2);
+        return JSON.parse(frame.slice("data: ".length));
+      }
+      const { value, done } = await this.#reader.read();
+      if (done) throw new Error("the stream ended");
+      this.#buffer += value;
+    }
+  }
+
+  /** The next event that `match` accepts (at most 100 read). */
+  async until(match: (event: Wire) => boolean): Promise<Wire> {
+    for (let i = 0; i < 100; i++) {
+      const event = await this.next();
+      if (match(event)) return event;
+    }
+    throw new Error("no such event in 100");
+  }
+
+  /** Whether the stream ended (the next read says done). */
+  async ended(): Promise<boolean> {
+    const { done } = await this.#reader.read();
+    return done;
+  }
+
+  cancel(): Promise<void> {
+    return this.#reader.cancel();
+  }
+}
+
+async function send(s: Setup, text: string, who?: "alice" | "bob"): Promise<Wire> {
+  const sent = await rpc(s.gateway, "SendMessage", {
+    message: message(text),
+    configuration: { returnImmediately: true },
+  }, who ? as(who) : {});
+  assert.ok(sent.result?.task, JSON.stringify(sent));
+  return sent.result.task;
+}
+
+Deno.test("inspector off: /_inspect is an unknown path and no run event is listened to", async () => {
+  const heard: boolean[] = [];
+  const provider = controlledProvider({ auto: true });
+  const start = provider.start;
+  const listening: SubagentProvider = {
+    ...provider,
+    start(request) {
+      heard.push(request.parent.scope.hasListeners(subagentStart));
+      return start(request);
+    },
+  };
+  await withSetup([listening], {}, async (s) => {
+    const unknown = await get(s, "/_nothing_here");
+    for (const path of ["/_inspect", "/_inspect/app.js", "/_inspect/events"]) {
+      const response = await get(s, path);
+      assert.equal(response.status, unknown.status, path);
+      assert.notEqual(response.headers.get("content-type"), "text/html; charset=utf-8");
+      await response.body?.cancel();
+    }
+    await unknown.body?.cancel();
+    await untilEnded(s.gateway, (await send(s, "hi")).id);
+    assert.deepEqual(heard, [false]);
+  });
+  heard.length = 0;
+  await withSetup([listening], { inspector: true }, async (s) => {
+    await untilEnded(s.gateway, (await send(s, "hi")).id);
+    assert.deepEqual(heard, [true], "on, the inspector listens in the task's scope");
+  });
+});
+
+Deno.test("inspector on: the page and its module are served; the data needs the bearer token", async () => {
+  await withSetup([controlledProvider({ auto: true })], {
+    inspector: true,
+    auth: AUTH,
+    basePath: "/a2a",
+  }, async (s) => {
+    const page = await get(s, "/a2a/_inspect");
+    assert.equal(page.status, 200);
+    assert.equal(page.headers.get("content-type"), "text/html; charset=utf-8");
+    assert.match(page.headers.get("content-security-policy")!, /script-src 'self'/);
+    const html = await page.text();
+    assert.match(html, /<script type="module" src="\/a2a\/_inspect\/app.js">/);
+    assert.match(html, /data-auth="true"/);
+    const module = await get(s, "/a2a/_inspect/app.js");
+    assert.equal(module.headers.get("content-type"), "text/javascript; charset=utf-8");
+    assert.match(await module.text(), /\/events/);
+    for (const path of ["/a2a/_inspect/events", "/a2a/_inspect/tasks/x"]) {
+      const refused = await get(s, path);
+      assert.equal(refused.status, 401, path);
+      assert.match((await refused.json()).error.message, /Unauthenticated/);
+    }
+    const wrong = await post(s, "/a2a/_inspect/tasks/x/cancel", {}, { authorization: "Bearer no" });
+    assert.equal(wrong.status, 401);
+    await wrong.body?.cancel();
+    const missing = await get(s, "/a2a/_inspect/nothing", as("alice"));
+    assert.equal(missing.status, 404);
+    await missing.body?.cancel();
+    const method = await post(s, "/a2a/_inspect/events", {}, as("alice"));
+    assert.equal(method.status, 405);
+    await method.body?.cancel();
+  });
+});
+
+Deno.test("the inspector stream shows each principal only its own tasks, runs and text", async () => {
+  const provider = controlledProvider();
+  await withSetup([provider], { inspector: true, auth: AUTH }, async (s) => {
+    const alice = new Events(await get(s, "/_inspect/events", as("alice")));
+    const bob = new Events(await get(s, "/_inspect/events", as("bob")));
+    const first = await alice.next();
+    assert.equal(first.type, "snapshot");
+    assert.deepEqual(first.tasks, []);
+    await bob.next();
+    const task = await send(s, "hello", "alice");
+    const seen = await alice.until((e) => e.type === "task");
+    assert.equal(seen.task.id, task.id);
+    const run = provider.runs[0];
+    run.ready();
+    const started = await alice.until((e) => e.type === "run");
+    assert.equal(started.run.runId, run.id);
+    assert.equal(started.run.provider, "ctl");
+    assert.equal(started.run.depth, 1);
+    run.request.parent.scope.emit(subagentProgress, { runId: run.id, kind: "text", text: "Hel" });
+    const text = await alice.until((e) => e.type === "text");
+    assert.deepEqual([text.runId, text.text], [run.id, "Hel"]);
+    run.finish({ output: [{ type: "text", text: "Hello" }], stopReason: "completed" });
+    const ended = await alice.until((e) => e.type === "run" && e.run.status === "completed");
+    assert.equal(ended.run.usage.partial, true);
+    await alice.until((e) => e.type === "task" && e.task.state === "TASK_STATE_COMPLETED");
+
+    // Bob's stream heard nothing of it, and his snapshot and history hold none of it.
+    const later = new Events(await get(s, "/_inspect/events", as("bob")));
+    assert.deepEqual((await later.next()).tasks, []);
+    await later.cancel();
+    const history = await get(s, `/_inspect/tasks/${task.id}`, as("bob"));
+    assert.equal(history.status, 404);
+    await history.body?.cancel();
+    const cancel = await post(s, `/_inspect/tasks/${task.id}/cancel`, {}, as("bob"));
+    assert.equal(cancel.status, 404);
+    await cancel.body?.cancel();
+    const mine = await (await get(s, `/_inspect/tasks/${task.id}`, as("alice"))).json();
+    assert.equal(mine.task.history[0].parts[0].text, "hello");
+    assert.equal(mine.runs[0].text, "Hel");
+    await alice.cancel();
+    await bob.cancel();
+  });
+});
+
+Deno.test("a task that came from another seam run shows the caller's place (the remote hop)", async () => {
+  await withSetup([controlledProvider({ auto: true })], { inspector: true }, async (s) => {
+    const events = new Events(await get(s, "/_inspect/events"));
+    await events.next();
+    await rpc(s.gateway, "SendMessage", {
+      message: message("hi", {
+        metadata: { [SEAM_EXTENSION_URI]: { depth: 2, path: ["root-run", "remote-7"] } },
+      }),
+    });
+    const seen = await events.until((e) => e.type === "task");
+    assert.deepEqual(seen.task.from, { depth: 2, path: ["root-run", "remote-7"] });
+    await events.cancel();
+  });
+});
+
+/** A provider whose runs ask one question, then end with the answer. */
+function askingProvider(): SubagentProvider {
+  let n = 0;
+  return {
+    name: "asks",
+    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
+    inheritsParentContext: false,
+    start(request) {
+      const id = `asks-${++n}`;
+      const inputs = new SubagentInputs(request.parent.scope, id);
+      const result = (async (): Promise<SubagentResultInput> => {
+        await tick();
+        const answer = await inputs.ask({ kind: "question", message: "Which branch?" });
+        return { output: JSON.stringify(answer), stopReason: "completed" };
+      })();
+      return {
+        id,
+        started: Promise.resolve(),
+        result,
+        respond: (requestId, answer) => inputs.respond(requestId, answer),
+        cancel: () => inputs.cancelAll("cancelled"),
+        dispose: () => result.then(() => {}),
+      };
+    },
+  };
+}
+
+Deno.test("an answer from the inspector reaches the waiting request; a stale one is refused in words", async () => {
+  await withSetup([askingProvider()], { inspector: true }, async (s) => {
+    const events = new Events(await get(s, "/_inspect/events"));
+    const task = await send(s, "go");
+    const waiting = await events.until((e) => e.type === "task" && e.task.inputs.length === 1);
+    const request = waiting.task.inputs[0];
+    assert.equal(request.message, "Which branch?");
+    assert.equal(request.kind, "question");
+
+    const bad = [
+      [{}, /requestId must name the pending request/],
+      [{ requestId: request.id }, /exactly one of optionId, text and refuse/],
+      [{ requestId: request.id, text: "a", optionId: "b" }, /exactly one of/],
+      [{ requestId: request.id, text: "  " }, /text must be non-empty/],
+    ] as const;
+    for (const [body, complaint] of bad) {
+      const refused = await post(s, `/_inspect/tasks/${task.id}/answer`, body);
+      assert.equal(refused.status, 400);
+      assert.match((await refused.json()).error.message, complaint);
+    }
+    const answered = await post(s, `/_inspect/tasks/${task.id}/answer`, {
+      requestId: request.id,
+      text: "main",
+    });
+    assert.equal(answered.status, 200);
+    await answered.body?.cancel();
+    const done = await untilEnded(s.gateway, task.id);
+    assert.equal(done.result.status.state, "TASK_STATE_COMPLETED");
+    assert.equal(done.result.artifacts[0].parts[0].text, '{"outcome":"answered","text":"main"}');
+    assert.deepEqual(done.result.history.map((m: Wire) => m.parts[0].text), ["go", "main"]);
+
+    const stale = await post(s, `/_inspect/tasks/${task.id}/answer`, {
+      requestId: request.id,
+      text: "again",
+    });
+    assert.equal(stale.status, 409);
+    assert.match(
+      (await stale.json()).error.message,
+      /Request ".+" is no longer pending: task .+ is completed now .*nothing was sent/,
+    );
+    await events.cancel();
+  });
+});
+
+Deno.test("the inspector keeps at most its bounds: tasks per principal, text per run, runs per task", async () => {
+  const provider = controlledProvider();
+  await withSetup([provider], {
+    inspector: { maxTasksPerPrincipal: 2, maxTextPerRun: 5, maxRunsPerTask: 1 },
+  }, async (s) => {
+    const ids: string[] = [];
+    for (const text of ["a", "b", "c"]) ids.push((await send(s, text)).id);
+    const run = provider.runs[2];
+    run.ready();
+    await tick();
+    const scope = run.request.parent.scope;
+    scope.emit(subagentProgress, { runId: run.id, kind: "text", text: "0123" });
+    scope.emit(subagentProgress, { runId: run.id, kind: "text", text: "456789" });
+    // A second run in the same task's tree: beyond maxRunsPerTask, counted only.
+    scope.emit(subagentProgress, { runId: "grandchild", kind: "text", text: "x" });
+    const events = new Events(await get(s, "/_inspect/events"));
+    const snapshot = await events.next();
+    assert.deepEqual(snapshot.tasks.map((t: Wire) => t.id), ids.slice(1));
+    const kept = snapshot.runs.find((r: Wire) => r.runId === run.id);
+    assert.equal(kept.text, "56789");
+    assert.equal(kept.clipped, true);
+    assert.equal(snapshot.runs.some((r: Wire) => r.runId === "grandchild"), false);
+    assert.equal(snapshot.tasks[1].runsDropped, 1);
+    assert.deepEqual(snapshot.limits.maxTextPerRun, 5);
+    for (const r of provider.runs) r.finish({ output: [], stopReason: "completed" });
+    await events.cancel();
+  });
+});
+
+Deno.test("the inspector caps open pages per principal, and close() ends them", async () => {
+  await withSetup([controlledProvider({ auto: true })], {
+    inspector: { maxStreamsPerPrincipal: 1 },
+  }, async (s) => {
+    const open = new Events(await get(s, "/_inspect/events"));
+    await open.next();
+    const refused = await get(s, "/_inspect/events");
+    assert.equal(refused.status, 429);
+    assert.match((await refused.json()).error.message, /Too many inspector pages: 1 are open/);
+    await s.gateway.close();
+    assert.equal(await open.ended(), true);
+  });
+});
+
+Deno.test("createGateway() checks the inspector option", async () => {
+  const root = createRootScope();
+  const bad: [unknown, RegExp][] = [
+    ["yes", /inspector must be a boolean or an object of bounds, got "yes"/],
+    [[1], /inspector must be a boolean or an object/],
+    [{ maxRuns: 1 }, /inspector has no option "maxRuns"/],
+    [
+      { maxTasksPerPrincipal: 0 },
+      /inspector.maxTasksPerPrincipal must be an integer of at least 1/,
+    ],
+    [{ maxTextPerRun: -1 }, /inspector.maxTextPerRun must be a non-negative integer/],
+  ];
+  for (const [inspector, complaint] of bad) {
+    assert.throws(
+      () => createGateway({ scope: root, inspector } as unknown as GatewayOptions),
+      complaint,
+    );
+  }
+  await root.dispose();
+});

@@ -1,0 +1,181 @@
+// The run inspector in a real browser: Debian's Chromium (headless, driven
+// by playwright-core) loads the page from a gateway on loopback and follows
+// a delegation tree live, answers a child's approval, sees a stale answer
+// refused in the page, and cancels a hanging run. Screenshots go to
+// tests/.out/.
+import assert from "node:assert/strict";
+import { createHost, createMemoryLogger, createScriptedModel } from "@seam/host";
+import { createSubagentService } from "@seam/subagent";
+import { createSpawnProvider } from "@seam/subagent-spawn";
+import { installSubagentTool } from "@seam/tool-subagent";
+import { createGateway } from "../gateway/mod.ts";
+import { Browser, CHROMIUM, hasChromium } from "./browser_support.ts";
+
+const inCi = Deno.env.get("CI") === "true";
+const ALICE = "alice-token";
+
+/** A gateway in front of spawn (scripted model) with the inspector on, served on loopback. */
+async function withInspectedGateway(
+  fn: (
+    ctx: { url: string; send: (prompt: string) => Promise<string>; ran: string[] },
+  ) => Promise<void>,
+): Promise<void> {
+  const host = createHost({ logger: createMemoryLogger().logger });
+  host.models.register(host.scope, "scripted", createScriptedModel());
+  const subagents = createSubagentService(host.scope);
+  subagents.registerProvider(createSpawnProvider());
+  installSubagentTool(host.scope, { provider: "spawn" });
+  const ran: string[] = [];
+  host.tools.register(host.scope, {
+    name: "run_command",
+    description: "Run a shell command",
+    parameters: {
+      type: "object",
+      properties: { command: { type: "string" } },
+      required: ["command"],
+    },
+    requiresApproval: true,
+    kind: "execute",
+    title: ({ command }: { command: string }) => `Run "${command}"`,
+    execute: ({ command }: { command: string }) => {
+      ran.push(command);
+      return { content: `ran ${command}` };
+    },
+  });
+  const gateway = createGateway({
+    scope: host.scope,
+    agentOptions: { model: "scripted" },
+    auth: { tokens: { alice: ALICE, bob: "bob-token" } },
+    inspector: true,
+  });
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    (request) => gateway.fetch(request),
+  );
+  const url = `http://127.0.0.1:${server.addr.port}`;
+  let n = 0;
+  const send = async (prompt: string): Promise<string> => {
+    const response = await fetch(`${url}/`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "a2a-version": "1.0",
+        authorization: `Bearer ${ALICE}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: ++n,
+        method: "SendMessage",
+        params: {
+          message: { messageId: `m${n}`, role: "ROLE_USER", parts: [{ text: prompt }] },
+          configuration: { returnImmediately: true },
+        },
+      }),
+    });
+    const body = await response.json();
+    assert.ok(body.result?.task, `the task started: ${JSON.stringify(body)}`);
+    return body.result.task.id;
+  };
+  try {
+    await fn({ url, send, ran });
+  } finally {
+    await gateway.close();
+    await server.shutdown();
+    await host.scope.dispose();
+  }
+}
+
+const task = (id: string) => `[data-task-id="${id}"]`;
+
+Deno.test({
+  name: "the inspector page shows runs live, answers an approval and cancels a run in Chromium",
+  ignore: !hasChromium() && !inCi,
+  fn: async (t) => {
+    if (!hasChromium()) {
+      throw new Error(`${CHROMIUM} is missing; .ci/run installs Debian's chromium package`);
+    }
+    await Deno.mkdir("tests/.out", { recursive: true });
+    await withInspectedGateway(async ({ url, send, ran }) => {
+      const browser = await Browser.launch();
+      try {
+        await browser.goto(`${url}/_inspect#token=${ALICE}`);
+        await browser.waitFor('#conn[data-state="live"]');
+
+        await t.step("a child and its grandchild appear, stream and complete", async () => {
+          const id = await send(
+            '@call subagent {"description": "count to three", "prompt": "@reply one two three"}\n@delay 1500\n@reply done: {{results}}',
+          );
+          await browser.waitFor(`${task(id)} .run .run pre:has-text("one two three")`);
+          // The grandchild's text is on the page while its task still works.
+          assert.equal(await browser.text(`${task(id)} .task-head .badge`), "working");
+          assert.match(await browser.text(`${task(id)} .run .run .run-head`), /spawn.*depth 2/);
+          await browser.waitFor(`${task(id)}[data-state="completed"]`);
+          await browser.waitFor(
+            `${task(id)} > ul > li[data-status="completed"] > pre:has-text("done: one two three")`,
+          );
+          assert.match(await browser.text(`${task(id)} > ul > li .usage`), /model calls/);
+          await browser.click(`${task(id)} .task-head .id`);
+          await browser.waitFor(`#detail h2:has-text("${id}")`);
+          assert.match(await browser.text("#detail"), /@call subagent/);
+          await browser.screenshot("tests/.out/inspector-tree.png");
+        });
+
+        await t.step("an approval is answered in the page and the child resumes", async () => {
+          const id = await send('@call run_command {"command": "deno test"}\n@reply {{results}}');
+          await browser.waitFor(
+            `${task(id)}[data-state="input_required"] button[data-option-id="allow_once"]`,
+          );
+          assert.match(await browser.text(`${task(id)} .input`), /Run "deno test"/);
+          await browser.screenshot("tests/.out/inspector-approval.png");
+          await browser.click(`${task(id)} button[data-option-id="allow_once"]`);
+          await browser.waitFor(`${task(id)}[data-state="completed"]`);
+          await browser.waitFor(`${task(id)} pre:has-text("ran deno test")`);
+          assert.deepEqual(ran, ["deno test"]);
+          assert.equal(await browser.count(`${task(id)} .input`), 0);
+        });
+
+        await t.step("an answer to a request no longer pending gets a clear message", async () => {
+          const id = await send('@call run_command {"command": "make"}\n@reply {{results}}');
+          const box = `${task(id)} .input`;
+          await browser.waitFor(`${box} button[data-option-id="reject_once"]`);
+          // Keep the page's view of the request, then let someone else answer it.
+          await browser.evaluate(
+            `window.__stale = document.querySelector(${JSON.stringify(box)}).outerHTML`,
+          );
+          await browser.evaluate(
+            `fetch(${
+              JSON.stringify(`${url}/`)
+            }, {method: "POST", headers: {"content-type": "application/json", "a2a-version": "1.0", authorization: "Bearer ${ALICE}"}, body: JSON.stringify({jsonrpc: "2.0", id: 1, method: "SendMessage", params: {message: {messageId: "other", role: "ROLE_USER", parts: [{text: "reject"}], taskId: ${
+              JSON.stringify(id)
+            }}}})}).then((r) => r.status)`,
+          );
+          await browser.waitFor(`${task(id)}[data-state="completed"]`);
+          // The stale view, as a page that had not heard yet would show it: its button still there.
+          await browser.evaluate(
+            `document.querySelector(${
+              JSON.stringify(task(id))
+            } + " > .notice").insertAdjacentHTML("afterend", window.__stale)`,
+          );
+          await browser.click(`${box} button[data-option-id="allow_once"]`);
+          await browser.waitFor(`${task(id)} > .notice:has-text("is no longer pending")`);
+          assert.match(await browser.text(`${task(id)} > .notice`), /task .* is completed now/);
+          assert.deepEqual(ran, ["deno test"], "the refused command never ran");
+          await browser.screenshot("tests/.out/inspector-stale.png");
+        });
+
+        await t.step("a hanging run is cancelled from the page", async () => {
+          const id = await send("@hang");
+          await browser.waitFor(`${task(id)}[data-state="working"] li[data-status="running"]`);
+          await browser.click(`${task(id)} button[data-action="cancel"]`);
+          await browser.waitFor(`${task(id)}[data-state="canceled"]`);
+          await browser.waitFor(`${task(id)} li[data-status="aborted"]`);
+          await browser.screenshot("tests/.out/inspector-cancel.png");
+        });
+        const logs = await browser.logs();
+        assert.deepEqual(logs.filter((l) => l.startsWith("pageerror")), []);
+      } finally {
+        await browser.close();
+      }
+    });
+  },
+});
