@@ -9,6 +9,7 @@ import { acceptsOutput, partsToBlocks } from "./_convert.ts";
 import { Cluster, storeFailure } from "./_cluster.ts";
 import { GatewayError, toGatewayError } from "./_errors.ts";
 import { type AcceptedExtension, hasStartFields, readExtension } from "./_extension.ts";
+import { sendTraceOf } from "./_trace.ts";
 import { answerFromMessage, requestAnswered } from "./_input_answer.ts";
 import type { InspectorRecord } from "./_inspector_record.ts";
 import { Disposals, KeptRuns } from "./_kept_runs.ts";
@@ -205,6 +206,7 @@ export class Engine {
         contextId,
         continuing: message.contextId !== undefined,
         message: accepted,
+        trace: sendTraceOf(params),
       });
     } catch (error) {
       this.#count(principal, -1);

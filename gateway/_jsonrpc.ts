@@ -11,6 +11,7 @@ import { GatewayError, jsonRpcError, toGatewayError } from "./_errors.ts";
 import { assertVersion, json, jsonRpcErrorResponse } from "./_http.ts";
 import { lastEventId } from "./_operations.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
+import { linkSendTrace, traceRpcMethod } from "./_trace.ts";
 import { parseGetParams, parseIdParams, parseListParams, parseSendParams } from "./_validate.ts";
 import { parsePushConfig, parsePushConfigList, parsePushConfigRef } from "./_push_params.ts";
 
@@ -56,12 +57,14 @@ const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
   ["SendMessage", async (context, { params, principal, id, ctx, request }) => {
     const send = parseSendParams(params);
     assertRequiredExtensions(context, request, send);
+    linkSendTrace(request, send);
     const answer = await context.operations.send(send, principal, ctx);
     return ok(id, answer.result, answer.headers);
   }],
   ["SendStreamingMessage", async (context, { params, principal, id, ctx, request }) => {
     const send = parseSendParams(params);
     assertRequiredExtensions(context, request, send);
+    linkSendTrace(request, send);
     const answer = await context.operations.stream(send, principal, ctx, framing(id));
     return sseResponse(answer.body, answer.headers);
   }],
@@ -192,6 +195,7 @@ export async function handleJsonRpc(
     }
     const handler = METHODS.get(method);
     if (!handler) throw methodNotFound(method);
+    traceRpcMethod(request, method);
     return await handler(context, {
       params: params as Record<string, unknown>,
       principal,

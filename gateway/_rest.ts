@@ -18,6 +18,7 @@ import { GatewayError, restErrorBody, toGatewayError } from "./_errors.ts";
 import { assertVersion, json, restErrorResponse } from "./_http.ts";
 import { lastEventId } from "./_operations.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
+import { linkSendTrace } from "./_trace.ts";
 import {
   listQueryToParams,
   parseGetParams,
@@ -54,6 +55,7 @@ const ROUTES = {
     handle: async (context, call) => {
       const params = parseSendParams(await bodyOf(context, call));
       assertRequiredExtensions(context, call.request, params);
+      linkSendTrace(call.request, params);
       const answer = await context.operations.send(params, call.principal, call.ctx);
       return json(answer.result, 200, answer.headers);
     },
@@ -63,6 +65,7 @@ const ROUTES = {
     handle: async (context, call) => {
       const params = parseSendParams(await bodyOf(context, call));
       assertRequiredExtensions(context, call.request, params);
+      linkSendTrace(call.request, params);
       const answer = await context.operations.stream(params, call.principal, call.ctx, FRAMING);
       return sseResponse(answer.body, answer.headers);
     },

@@ -4,10 +4,17 @@
  * or the resumption of a kept run in the same context; one depth-cap check
  * for both.
  */
-import type { AgentRef, ContentBlock, Logger, Scope } from "@seam/host";
+import {
+  type AgentRef,
+  type ContentBlock,
+  type Logger,
+  type Scope,
+  traceParentKey,
+} from "@seam/host";
 import {
   delegationContextKey,
   handleSubagentInput,
+  startRunsUnder,
   type SubagentAgentOptions,
   SubagentDepthError,
   type SubagentRun,
@@ -51,6 +58,8 @@ export interface StartPlan {
   readonly continuing: boolean;
   /** The message as the task's history keeps it. */
   readonly message: A2AMessage;
+  /** The request's server span context, when traced: the run hangs under it. */
+  readonly trace?: unknown;
 }
 
 /** A run started for a task. */
@@ -172,7 +181,17 @@ export class TaskStarter {
     let stopProgress: (() => void) | undefined;
     try {
       // Where the remote caller sits in its delegation chain, for the providers below.
-      scope.provide(delegationContextKey, Object.freeze({ depth: ext.depth, maxDepth: cap }));
+      // The caller's own run (the last of its path) is the parent run of the runs started here.
+      const callerRun = ext.path?.at(-1);
+      scope.provide(
+        delegationContextKey,
+        Object.freeze({
+          depth: ext.depth,
+          maxDepth: cap,
+          ...(callerRun === undefined ? {} : { runId: callerRun }),
+        }),
+      );
+      if (plan.trace !== undefined) scope.provide(traceParentKey, { context: plan.trace });
       const context = new TaskContextRecord({
         taskId: plan.taskId,
         contextId: plan.contextId,
@@ -203,15 +222,16 @@ export class TaskStarter {
       }
       const route = new ProgressRoute();
       stopProgress = this.#listen(parent, route);
-      const run = subagents.start(provider, {
-        prompt: plan.prompt,
-        parent,
-        agentOptions: this.#options.agentOptions,
-        outputSchema: ext.outputSchema as never,
-        maxDepth: ext.maxDepth as never,
-        toolFilter: ext.toolFilter as never,
-        persona: ext.persona as never,
-      });
+      const run = startRunsUnder(plan.trace, () =>
+        subagents.start(provider, {
+          prompt: plan.prompt,
+          parent,
+          agentOptions: this.#options.agentOptions,
+          outputSchema: ext.outputSchema as never,
+          maxDepth: ext.maxDepth as never,
+          toolFilter: ext.toolFilter as never,
+          persona: ext.persona as never,
+        }));
       route.runId = run.id;
       chain.runs.push(run);
       return {

@@ -5,6 +5,7 @@
  * operations as 1.0, in 0.3 JSON (`kind`, `user`/`agent`, `final`).
  */
 import { type BindingContext, principalOf } from "./_binding.ts";
+import { linkSendTrace } from "./_trace.ts";
 import { GatewayError, jsonRpcError } from "./_errors.ts";
 import { json } from "./_http.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
@@ -85,12 +86,14 @@ export const V03_METHODS: ReadonlyMap<string, V03Method> = new Map<string, V03Me
   ["message/send", async (context, { params, principal, id, ctx, tenant, request }) => {
     const send = sendParamsFromJson(params, tenant);
     assertV03Extensions(context, request, send);
+    linkSendTrace(request, send);
     const answer = await context.operations.send(send, principal, ctx);
     return ok(id, sendResultOut(answer.result, "json"), v03Headers(answer.headers));
   }],
   ["message/stream", async (context, { params, principal, id, ctx, tenant, request }) => {
     const send = sendParamsFromJson(params, tenant);
     assertV03Extensions(context, request, send);
+    linkSendTrace(request, send);
     const answer = await context.operations.stream(send, principal, ctx, framing(id));
     return sseResponse(answer.body, v03Headers(answer.headers));
   }],

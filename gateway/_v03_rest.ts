@@ -7,6 +7,7 @@
  * event on a stream.
  */
 import { type BindingContext, principalOf, type RestRoute } from "./_binding.ts";
+import { linkSendTrace } from "./_trace.ts";
 import { discardBody, readJsonBody } from "./_body.ts";
 import { GatewayError, jsonRpcError, toGatewayError } from "./_errors.ts";
 import { json } from "./_http.ts";
@@ -85,6 +86,7 @@ const ROUTES = {
     handle: async (context, call) => {
       const params = sendParamsFromProto(await bodyOf(context, call.request), call.tenant);
       assertV03Extensions(context, call.request, params);
+      linkSendTrace(call.request, params);
       const answer = await context.operations.send(params, call.principal, call.ctx);
       return json(sendResultOut(answer.result, "proto"), 200, v03Headers(answer.headers));
     },
@@ -94,6 +96,7 @@ const ROUTES = {
     handle: async (context, call) => {
       const params = sendParamsFromProto(await bodyOf(context, call.request), call.tenant);
       assertV03Extensions(context, call.request, params);
+      linkSendTrace(call.request, params);
       const answer = await context.operations.stream(params, call.principal, call.ctx, FRAMING);
       return sseResponse(answer.body, v03Headers(answer.headers));
     },

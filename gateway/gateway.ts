@@ -13,6 +13,7 @@ import { Operations } from "./_operations.ts";
 import { resolveOptions } from "./_options.ts";
 import { handleRest } from "./_rest.ts";
 import { routeOf } from "./_routes.ts";
+import { traceRequest } from "./_trace.ts";
 import { V03_BINDINGS } from "./_v03.ts";
 import { PushService } from "./_push.ts";
 import { createMemoryPushOutbox } from "./push_memory_outbox.ts";
@@ -219,15 +220,16 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const rpcPath = `${basePath}/`;
   return {
-    fetch: (request, _env, ctx) => {
-      // The hot path, JSON-RPC at the base, skips routing when no CORS
-      // headers have to be added (bench/gateway_bench.ts, group "JSON-RPC
-      // dispatch").
-      if (!cors && request.method === "POST" && isPath(request.url, rpcPath)) {
-        return handleJsonRpc(context, request, ctx);
-      }
-      return answer(request, ctx);
-    },
+    fetch: (request, _env, ctx) =>
+      traceRequest(request, () => {
+        // The hot path, JSON-RPC at the base, skips routing when no CORS
+        // headers have to be added (bench/gateway_bench.ts, group "JSON-RPC
+        // dispatch").
+        if (!cors && request.method === "POST" && isPath(request.url, rpcPath)) {
+          return handleJsonRpc(context, request, ctx);
+        }
+        return answer(request, ctx);
+      }),
     close,
     get liveTasks() {
       return engine.liveCount;

@@ -63,4 +63,6 @@ export interface RunPlan {
   readonly resumed: boolean;
   /** Where the run sits in the tree (the service's), for its progress events. */
   readonly place?: SubagentRunPlace;
+  /** W3C trace headers (`traceparent`, `tracestate`) for every request of the run. */
+  readonly traceHeaders?: Readonly<Record<string, string>>;
 }

@@ -326,7 +326,10 @@ export class A2ARun {
     signal: AbortSignal;
     serviceParameters?: Record<string, string>;
   } {
-    const serviceParameters = this.#remote.serviceParameters;
+    const trace = this.#plan.traceHeaders;
+    const serviceParameters = trace
+      ? { ...this.#remote.serviceParameters, ...trace }
+      : this.#remote.serviceParameters;
     return serviceParameters ? { signal, serviceParameters } : { signal };
   }
 
@@ -679,6 +682,8 @@ export class A2ARun {
       parent: plan.parent,
       depth: plan.depth,
       ...(plan.place ? { place: plan.place } : {}),
+      // A continuation is part of the run it continues: same trace parent.
+      traceHeaders: plan.traceHeaders,
       // A continuation keeps the first run's settings: the caller's depth travels, and
       // so does the depth cap on a context continuation, so a seam gateway that kept
       // no run for the context (and starts a fresh one) still applies it.

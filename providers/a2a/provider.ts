@@ -17,6 +17,7 @@ import {
 } from "@a2a-js/sdk/client";
 import { cardUrlOf, fetchCard, screenInterfaces } from "./_card.ts";
 import { bearerFetch, guardFetch, policyFetch } from "./_fetch.ts";
+import { traceHeaders } from "./_trace.ts";
 import {
   readSeamCard,
   SEAM_EXTENSION_URI,
@@ -471,6 +472,7 @@ function startRun(remote: RemoteContext, request: SubagentRequest): SubagentRunH
     extension,
     resumed: false,
     ...(request.place ? { place: request.place } : {}),
+    traceHeaders: traceHeaders(request.traceContext),
   });
   return run.handle;
 }

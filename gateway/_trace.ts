@@ -1,0 +1,111 @@
+/**
+ * Server spans (OpenTelemetry HTTP and RPC conventions) through
+ * `@opentelemetry/api` only: one SERVER span per A2A request, parented by
+ * the caller's W3C `traceparent`/`tracestate` headers (the application's
+ * propagator reads them), and the context the runs a request starts hang
+ * under. Without a registered tracer provider a request costs one global
+ * read here and nothing else.
+ */
+import {
+  type Context,
+  propagation,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Tracer,
+} from "@opentelemetry/api";
+
+const NAME = "@seam/gateway";
+const VERSION = "0.1.0";
+
+function activeTracer(): Tracer | undefined {
+  const provider = trace.getTracerProvider() as {
+    getDelegateTracer?(name: string, version?: string): Tracer | undefined;
+    getTracer(name: string, version?: string): Tracer;
+  };
+  return typeof provider.getDelegateTracer === "function"
+    ? provider.getDelegateTracer(NAME, VERSION)
+    : provider.getTracer(NAME, VERSION);
+}
+
+interface ServerSpan {
+  readonly span: Span;
+  readonly context: Context;
+}
+
+/** The live server span of each request being answered. */
+const serverSpans = new WeakMap<Request, ServerSpan>();
+/** The context a send's runs hang under, by its parsed params (bindings link them). */
+const sendContexts = new WeakMap<object, Context>();
+
+const headerGetter = {
+  get: (carrier: Headers, key: string) => carrier.get(key) ?? undefined,
+  keys: (carrier: Headers) => [...carrier.keys()],
+};
+
+/**
+ * Answer `request` with `handle` inside a SERVER span when a tracer is
+ * registered. The span ends when the response is handed back (for a
+ * stream: when its headers are, not when its last frame is).
+ */
+export function traceRequest(
+  request: Request,
+  handle: () => Promise<Response>,
+): Promise<Response> {
+  const tracer = activeTracer();
+  if (!tracer) return handle();
+  const parent = propagation.extract(ROOT_CONTEXT, request.headers, headerGetter);
+  const url = new URL(request.url);
+  const attributes: Record<string, string | number> = {
+    "http.request.method": request.method,
+    "url.path": url.pathname,
+    "url.scheme": url.protocol.replace(":", ""),
+    "server.address": url.hostname,
+  };
+  if (url.port !== "") attributes["server.port"] = Number(url.port);
+  const agent = request.headers.get("user-agent");
+  if (agent) attributes["user_agent.original"] = agent.slice(0, 200);
+  const span = tracer.startSpan(request.method, { kind: SpanKind.SERVER, attributes }, parent);
+  serverSpans.set(request, { span, context: trace.setSpan(parent, span) });
+  let answer: Promise<Response>;
+  try {
+    answer = handle();
+  } catch (error) {
+    answer = Promise.reject(error);
+  }
+  return answer.then((response) => {
+    span.setAttribute("http.response.status_code", response.status);
+    if (response.status >= 500) {
+      span.setAttribute("error.type", String(response.status));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    span.end();
+    return response;
+  }, (error) => {
+    span.setAttribute("error.type", error instanceof Error ? error.name : "_OTHER");
+    span.setStatus({ code: SpanStatusCode.ERROR, message: String(error) });
+    span.end();
+    throw error;
+  });
+}
+
+/** Name the request's span for its JSON-RPC method (`SendStreamingMessage`, …). */
+export function traceRpcMethod(request: Request, method: string): void {
+  const traced = serverSpans.get(request);
+  if (!traced) return;
+  traced.span.updateName(method);
+  traced.span.setAttributes({ "rpc.system": "jsonrpc", "rpc.method": method });
+}
+
+/** Hang the runs a send starts under its request's span (when there is one). */
+export function linkSendTrace(request: Request, params: object): void {
+  const traced = serverSpans.get(request);
+  if (traced) sendContexts.set(params, traced.context);
+}
+
+/** The context a send's runs hang under, if its request is traced. */
+export function sendTraceOf(params: object): Context | undefined {
+  return sendContexts.get(params);
+}

@@ -1,0 +1,76 @@
+// One trace across an A2A hop over real loopback HTTP: the caller's run span
+// → the gateway's SERVER span (from the W3C headers the A2A provider sent)
+// → the gateway's run → its child's model call. And the gateway's runs name
+// the caller's run as their parent run.
+import assert from "node:assert/strict";
+import { SpanKind } from "@opentelemetry/api";
+import { createMemoryLogger, createRootScope } from "@seam/host";
+import { createSubagentService, type SubagentRunInfo, subagentStart } from "@seam/subagent";
+import { createA2AProvider } from "@seam/subagent-a2a";
+import { startSpawnGateway } from "./a2a_support.ts";
+import { parentOf, recordSpans } from "./trace_support.ts";
+
+Deno.test("createA2AProvider() carries the run's trace context to a seam gateway, whose spans continue it", async () => {
+  const recorded = recordSpans();
+  const gateway = startSpawnGateway("loopback");
+  const root = createRootScope({ logger: createMemoryLogger().logger });
+  const subagents = createSubagentService(root);
+  const toGateway = await createA2AProvider({ url: gateway.url, name: "remote" });
+  subagents.registerProvider(toGateway);
+  try {
+    const run = subagents.start("remote", {
+      prompt: "@reply hello over A2A",
+      parent: { id: "a", scope: root.child("a") },
+    });
+    const result = await run.result;
+    await run.dispose();
+    assert.equal(result.stopReason, "completed");
+
+    const caller = recorded.one("invoke_agent remote");
+    const server = recorded.one("SendStreamingMessage");
+    const remoteRun = recorded.one("invoke_agent spawn");
+    const chat = recorded.one("chat scripted");
+    assert.equal(server.kind, SpanKind.SERVER);
+    assert.equal(parentOf(server), caller.spanContext().spanId);
+    assert.equal(server.parentSpanContext?.isRemote, true, "parented from the traceparent header");
+    assert.equal(parentOf(remoteRun), server.spanContext().spanId);
+    assert.equal(parentOf(chat), remoteRun.spanContext().spanId);
+    const traceId = caller.spanContext().traceId;
+    for (const span of [server, remoteRun, chat]) assert.equal(span.spanContext().traceId, traceId);
+    assert.equal(server.attributes["rpc.system"], "jsonrpc");
+    assert.equal(server.attributes["rpc.method"], "SendStreamingMessage");
+    assert.equal(server.attributes["http.request.method"], "POST");
+    assert.equal(server.attributes["http.response.status_code"], 200);
+    assert.equal(remoteRun.attributes["seam.run.parent_id"], run.id);
+  } finally {
+    await toGateway.dispose();
+    await root.dispose();
+    await gateway.close();
+    await recorded.stop();
+  }
+});
+
+Deno.test("a seam gateway's runs name the A2A caller's run as their parentRunId", async () => {
+  const gateway = startSpawnGateway("loopback");
+  const starts: SubagentRunInfo[] = [];
+  gateway.host.scope.on(subagentStart, (info) => void starts.push(info));
+  const root = createRootScope({ logger: createMemoryLogger().logger });
+  const subagents = createSubagentService(root);
+  const toGateway = await createA2AProvider({ url: gateway.url, name: "remote" });
+  subagents.registerProvider(toGateway);
+  try {
+    const run = subagents.start("remote", {
+      prompt: "@reply hi",
+      parent: { id: "a", scope: root.child("a") },
+    });
+    await run.result;
+    await run.dispose();
+    assert.equal(starts.length, 1);
+    assert.equal(starts[0].parentRunId, run.id);
+    assert.equal(starts[0].depth, 1);
+  } finally {
+    await toGateway.dispose();
+    await root.dispose();
+    await gateway.close();
+  }
+});
