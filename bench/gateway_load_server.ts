@@ -9,7 +9,9 @@
 // same runtime and HTTP layer as the gateway), `hono` (a bare Hono route
 // answering the gateway's JSON), `gateway-pg` (the seam gateway on
 // @seam/gateway-postgres at DATABASE_URL, in a schema of its own dropped at
-// exit).
+// exit), `gateway-inspector` (the seam gateway with the run inspector on, no
+// page open), `gateway-inspector-page` (the same with one page's event stream
+// open, read and dropped in this process, so every event is built and sent).
 // Every kind answers `GET /__rss` with its memory after a full GC, and
 // prints `ready <port>` once it listens (port 0: any free port).
 import express from "express";
@@ -71,10 +73,16 @@ export const LOAD_BODY = JSON.stringify({
   },
 });
 
-function serveGateway(taskStore?: TaskStore): void {
+function serveGateway(taskStore?: TaskStore, inspector: "off" | "on" | "page" = "off"): void {
   const root = createRootScope({ logger: createLogger({ level: "silent" }) });
   createSubagentService(root).registerProvider(echo);
-  const gateway = createGateway({ scope: root, taskStore });
+  const gateway = createGateway({ scope: root, taskStore, inspector: inspector !== "off" });
+  if (inspector === "page") {
+    // One page watching: its stream read as fast as it comes, and dropped.
+    gateway.fetch(new Request("http://127.0.0.1/_inspect/events")).then((r) =>
+      r.body!.pipeTo(new WritableStream())
+    );
+  }
   Deno.serve({ hostname: "127.0.0.1", port, onListen: ready }, (request) => {
     if (request.method === "GET" && new URL(request.url).pathname === RSS_PATH) {
       return Response.json(memory());
@@ -231,12 +239,16 @@ if (import.meta.main) {
   // Exit cleanly on SIGTERM, so `--cpu-prof` can write its profile.
   if (kind !== "gateway-pg") Deno.addSignalListener("SIGTERM", () => Deno.exit(0));
   if (kind === "gateway") serveGateway();
+  else if (kind === "gateway-inspector") serveGateway(undefined, "on");
+  else if (kind === "gateway-inspector-page") serveGateway(undefined, "page");
   else if (kind === "gateway-pg") await serveGatewayOnPostgres();
   else if (kind === "hono") await serveHono();
   else if (kind === "sdk") serveSdk();
   else if (kind === "sdk-hono") serveSdkHono();
   else {
-    console.error(`unknown kind "${kind}" (gateway, gateway-pg, sdk, sdk-hono, hono)`);
+    console.error(
+      `unknown kind "${kind}" (gateway, gateway-inspector, gateway-inspector-page, gateway-pg, sdk, sdk-hono, hono)`,
+    );
     Deno.exit(2);
   }
 }

@@ -4,7 +4,7 @@
  * the task's own scope), every collection bounded, and the pages that follow
  * them as event streams. Made only when the inspector is on.
  */
-import { jsonCopy, type JsonValue, type Scope } from "@seam/host";
+import type { JsonValue, Scope } from "@seam/host";
 import {
   subagentEnd,
   type SubagentInputRequest,
@@ -130,7 +130,7 @@ export class InspectorRecord {
       } else if (info.kind === "tool-call") {
         run.toolCalls++;
         run.lastTool = typeof info.name === "string" ? info.name.slice(0, 100) : undefined;
-        this.#send(owner, { type: "run", run: withoutText(run) });
+        if (this.#listening(owner)) this.#send(owner, { type: "run", run: withoutText(run) });
       }
     });
     scope.on(subagentEnd, (info) => {
@@ -138,13 +138,14 @@ export class InspectorRecord {
       if (!run) return;
       run.status = info.stopReason;
       run.endedAt = run.startedAt + info.durationMs;
-      run.usage = copy(info.usage);
+      // Event payloads are deeply frozen: kept as they are, never copied.
+      run.usage = info.usage as unknown as JsonValue;
       const extra = info as unknown as { budget?: unknown; result?: { budget?: unknown } };
-      run.budget = copy(extra.budget ?? extra.result?.budget);
+      run.budget = jsonObject(extra.budget ?? extra.result?.budget);
       if (info.error) {
         run.error = { code: info.error.code, message: info.error.message.slice(0, 500) };
       }
-      this.#send(owner, { type: "run", run: withoutText(run) });
+      if (this.#listening(owner)) this.#send(owner, { type: "run", run: withoutText(run) });
     });
   }
 
@@ -338,6 +339,11 @@ export class InspectorRecord {
     } else run.text = next;
   }
 
+  /** Whether a page of `owner` is open (events are built only then). */
+  #listening(owner: string | undefined): boolean {
+    return (this.#principals.get(owner)?.streams.size ?? 0) > 0;
+  }
+
   #send(owner: string | undefined, event: StreamEvent): void {
     const streams = this.#principals.get(owner)?.streams;
     if (!streams || streams.size === 0) return;
@@ -355,13 +361,9 @@ function withoutText(run: InspectedRun): Omit<InspectedRun, "text"> {
   return rest;
 }
 
-function copy(value: unknown): JsonValue | undefined {
-  if (value === undefined || value === null || typeof value !== "object") return undefined;
-  try {
-    return jsonCopy(value as JsonValue);
-  } catch {
-    return undefined;
-  }
+/** A budget as a run reports it (an object), else nothing. */
+function jsonObject(value: unknown): JsonValue | undefined {
+  return value !== null && typeof value === "object" ? value as JsonValue : undefined;
 }
 
 function inputView(request: SubagentInputRequest): InspectedInput {
