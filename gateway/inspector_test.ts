@@ -322,6 +322,36 @@ Deno.test("the inspector keeps at most its bounds: tasks per principal, text per
   });
 });
 
+Deno.test("a page that stops reading has its stream closed with an error event; the run goes on", async () => {
+  const provider = controlledProvider();
+  await withSetup([provider], {
+    inspector: true,
+    limits: { maxStreamBufferBytes: 1_024 },
+  }, async (s) => {
+    const response = await get(s, "/_inspect/events");
+    const task = await send(s, "hello");
+    const run = provider.runs[0];
+    run.ready();
+    await tick();
+    // Nobody reads: 200 pieces of 100 characters are far beyond 1 KiB.
+    for (let i = 0; i < 200; i++) {
+      run.request.parent.scope.emit(subagentProgress, {
+        runId: run.id,
+        kind: "text",
+        text: "x".repeat(100),
+      });
+    }
+    const text = await response.text();
+    const last = JSON.parse(text.trim().split("\n\n").at(-1)!.slice("data: ".length));
+    assert.equal(last.type, "error");
+    assert.match(last.message, /the client is not reading it \(more than 1024 bytes wait unread\)/);
+    assert.ok(text.length < 8_000, `the stream held ${text.length} characters`);
+    run.finish({ output: [{ type: "text", text: "done" }], stopReason: "completed" });
+    const done = await untilEnded(s.gateway, task.id);
+    assert.equal(done.result.status.state, "TASK_STATE_COMPLETED");
+  });
+});
+
 Deno.test("the inspector caps open pages per principal, and close() ends them", async () => {
   await withSetup([controlledProvider({ auto: true })], {
     inspector: { maxStreamsPerPrincipal: 1 },

@@ -5,7 +5,8 @@
 // tests/.out/.
 import assert from "node:assert/strict";
 import { createHost, createMemoryLogger, createScriptedModel } from "@seam/host";
-import { createSubagentService } from "@seam/subagent";
+import { createSubagentService, type SubagentService } from "@seam/subagent";
+import { createA2AProvider } from "@seam/subagent-a2a";
 import { createSpawnProvider } from "@seam/subagent-spawn";
 import { installSubagentTool } from "@seam/tool-subagent";
 import { createGateway } from "../gateway/mod.ts";
@@ -14,15 +15,28 @@ import { Browser, CHROMIUM, hasChromium } from "./browser_support.ts";
 const inCi = Deno.env.get("CI") === "true";
 const ALICE = "alice-token";
 
-/** A gateway in front of spawn (scripted model) with the inspector on, served on loopback. */
-async function withInspectedGateway(
-  fn: (
-    ctx: { url: string; send: (prompt: string) => Promise<string>; ran: string[] },
-  ) => Promise<void>,
-): Promise<void> {
+interface Inspected {
+  readonly url: string;
+  /** Start a task as `token`'s principal (alice by default); its id. */
+  send(prompt: string): Promise<string>;
+  /** The commands `run_command` ran. */
+  readonly ran: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * A gateway with the inspector on, served on loopback, in front of spawn
+ * (scripted model; the `subagent` tool and a `run_command` tool that needs
+ * approval) and of whatever `more` registers (an A2A provider).
+ */
+async function inspectedGateway(
+  tokens: Record<string, string>,
+  more?: (subagents: SubagentService) => Promise<void>,
+): Promise<Inspected> {
   const host = createHost({ logger: createMemoryLogger().logger });
   host.models.register(host.scope, "scripted", createScriptedModel());
   const subagents = createSubagentService(host.scope);
+  await more?.(subagents);
   subagents.registerProvider(createSpawnProvider());
   installSubagentTool(host.scope, { provider: "spawn" });
   const ran: string[] = [];
@@ -45,7 +59,7 @@ async function withInspectedGateway(
   const gateway = createGateway({
     scope: host.scope,
     agentOptions: { model: "scripted" },
-    auth: { tokens: { alice: ALICE, bob: "bob-token" } },
+    auth: { tokens },
     inspector: true,
   });
   const server = Deno.serve(
@@ -53,6 +67,7 @@ async function withInspectedGateway(
     (request) => gateway.fetch(request),
   );
   const url = `http://127.0.0.1:${server.addr.port}`;
+  const token = Object.values(tokens)[0];
   let n = 0;
   const send = async (prompt: string): Promise<string> => {
     const response = await fetch(`${url}/`, {
@@ -60,7 +75,7 @@ async function withInspectedGateway(
       headers: {
         "content-type": "application/json",
         "a2a-version": "1.0",
-        authorization: `Bearer ${ALICE}`,
+        authorization: `Bearer ${token}`,
       },
       body: JSON.stringify({
         jsonrpc: "2.0",
@@ -76,26 +91,39 @@ async function withInspectedGateway(
     assert.ok(body.result?.task, `the task started: ${JSON.stringify(body)}`);
     return body.result.task.id;
   };
-  try {
-    await fn({ url, send, ran });
-  } finally {
-    await gateway.close();
-    await server.shutdown();
-    await host.scope.dispose();
-  }
+  return {
+    url,
+    send,
+    ran,
+    close: async () => {
+      await gateway.close();
+      await server.shutdown();
+      await host.scope.dispose();
+    },
+  };
+}
+
+/** The body of a test that needs Chromium: ignored only outside CI when it is missing. */
+function inBrowser(fn: (t: Deno.TestContext) => Promise<void>) {
+  return {
+    ignore: !hasChromium() && !inCi,
+    fn: async (t: Deno.TestContext) => {
+      if (!hasChromium()) {
+        throw new Error(`${CHROMIUM} is missing; .ci/run installs Debian's chromium package`);
+      }
+      await Deno.mkdir("tests/.out", { recursive: true });
+      await fn(t);
+    },
+  };
 }
 
 const task = (id: string) => `[data-task-id="${id}"]`;
 
 Deno.test({
   name: "the inspector page shows runs live, answers an approval and cancels a run in Chromium",
-  ignore: !hasChromium() && !inCi,
-  fn: async (t) => {
-    if (!hasChromium()) {
-      throw new Error(`${CHROMIUM} is missing; .ci/run installs Debian's chromium package`);
-    }
-    await Deno.mkdir("tests/.out", { recursive: true });
-    await withInspectedGateway(async ({ url, send, ran }) => {
+  ...inBrowser(async (t) => {
+    const { url, send, ran, close } = await inspectedGateway({ alice: ALICE, bob: "bob-token" });
+    try {
       const browser = await Browser.launch();
       try {
         await browser.goto(`${url}/_inspect#token=${ALICE}`);
@@ -176,6 +204,57 @@ Deno.test({
       } finally {
         await browser.close();
       }
-    });
-  },
+    } finally {
+      await close();
+    }
+  }),
+});
+
+Deno.test({
+  name: "the inspector shows a child on another gateway, and that gateway's page shows the hop",
+  ...inBrowser(async () => {
+    const b = await inspectedGateway({ "gateway-a": "a-token" });
+    let a: Inspected | undefined;
+    try {
+      a = await inspectedGateway({ alice: ALICE }, async (subagents) => {
+        subagents.registerProvider(
+          await createA2AProvider({
+            url: b.url,
+            name: "remote",
+            provider: "spawn",
+            token: "a-token",
+          }),
+        );
+      });
+      const browser = await Browser.launch();
+      try {
+        // On A: its task's child runs on B, through the A2A provider "remote".
+        const id = await a.send("@reply words from far away");
+        await browser.goto(`${a.url}/_inspect#token=${ALICE}`);
+        await browser.waitFor(`${task(id)}[data-state="completed"]`);
+        await browser.waitFor(
+          `${task(id)} li[data-status="completed"] pre:has-text("words from far away")`,
+        );
+        assert.match(await browser.text(`${task(id)} .run-head`), /remote.*depth 1.*remote-\d+/);
+        const runId = (await browser.text(`${task(id)} .run-head .id`)).trim();
+        await browser.screenshot("tests/.out/inspector-remote-a.png");
+        // On B, as the principal A calls with: the task that run started, with the hop.
+        await browser.goto(`${b.url}/_inspect#token=a-token`);
+        await browser.waitFor(`.task[data-state="completed"] .hop:has-text("from run ${runId}")`);
+        assert.match(
+          await browser.text(".task .hop"),
+          /called over A2A from run remote-\d+ \(caller depth 0\)/,
+        );
+        await browser.waitFor(
+          `.task li[data-status="completed"] pre:has-text("words from far away")`,
+        );
+        await browser.screenshot("tests/.out/inspector-remote-b.png");
+      } finally {
+        await browser.close();
+      }
+    } finally {
+      await a?.close();
+      await b.close();
+    }
+  }),
 });
