@@ -9,8 +9,8 @@ import {
 import { GatewayError } from "./_errors.ts";
 import { restErrorResponse } from "./_http.ts";
 import type { GatewayExtendedCardOptions, GatewayRequiredExtension } from "./options.ts";
-import { isV03CardRequest } from "./_v03.ts";
-import { addV03ToCard, type V03CardShape } from "./_v03_card.ts";
+import { isV03CardRequest } from "./_v03_version.ts";
+import type { addV03ToCard, V03CardShape } from "./_v03_card.ts";
 import {
   SEAM_EXTENSION_URI,
   type SeamCardExtensionParams,
@@ -75,6 +75,8 @@ export function buildCard(options: {
   readonly auth: boolean;
   /** With A2A 0.3 served: the card for 1.0 clients, or for 0.3 clients. */
   readonly v03?: V03CardShape;
+  /** What adds the 0.3 parts (given with `v03`). */
+  readonly addV03?: typeof addV03ToCard;
   /** Whether push notifications are configured. */
   readonly push?: boolean;
   /** What the configuration adds: an extended card, required extensions. */
@@ -153,7 +155,7 @@ export function buildCard(options: {
     };
     card.securityRequirements = [{ schemes: { bearer: { list: [] } } }];
   }
-  if (options.v03) addV03ToCard(card, base, only?.name, options.v03);
+  if (options.v03) options.addV03!(card, base, only?.name, options.v03);
   const body = JSON.stringify(card);
   return { body, etag: `W/"${hash(body)}"` };
 }
@@ -198,8 +200,8 @@ export interface CardCacheOptions {
   readonly maxAge: number;
   readonly auth: boolean;
   readonly defaultProvider: string | undefined;
-  /** Whether A2A 0.3 is served (a 0.3 card request gets the 0.3 card). */
-  readonly v03?: boolean;
+  /** With A2A 0.3 served, what adds it to a card (a 0.3 card request gets the 0.3 card). */
+  readonly v03?: typeof addV03ToCard;
   readonly push?: boolean;
   /** What the configuration adds. */
   readonly extras?: CardExtras;
@@ -264,6 +266,7 @@ export class CardCache {
         extras: this.#options.extras,
         extended: true,
         v03: this.#options.v03 ? v03 : undefined,
+        addV03: this.#options.v03,
       }).body,
     );
   }
@@ -318,6 +321,7 @@ export class CardCache {
         only: single,
         auth: this.#options.auth,
         v03,
+        addV03: this.#options.v03,
         push: this.#options.push,
         extras: this.#options.extras,
       });

@@ -9,6 +9,7 @@
 import type { Logger } from "@seam/host";
 import { GatewayError } from "./_errors.ts";
 import { Journal } from "./_journal.ts";
+import { unavailable } from "./_store_errors.ts";
 import { isFinalEvent, LogStream } from "./_log_stream.ts";
 import { type StreamFraming, TaskSubscriber } from "./_sse.ts";
 import { agentMessage, isoNow } from "./_task_view.ts";
@@ -325,27 +326,6 @@ function lostRun(orphan: StoredTask & { generation?: number }) {
     events: [{ statusUpdate: { taskId: t.id, contextId: t.contextId, status, metadata } }],
     instance: undefined,
   };
-}
-
-/** The 503 a request gets while the storage is out of reach. */
-export function unavailable(why: string): GatewayError {
-  return new GatewayError(
-    "internal",
-    `Service unavailable: the task store cannot be reached right now (${
-      why.slice(0, 300)
-    }); try again shortly`,
-    { httpStatus: 503, metadata: { reason: "STORE_UNAVAILABLE" } },
-  );
-}
-
-/** A store failure as the error a request answers: 503 when out of reach, else internal. */
-export function storeFailure(error: unknown, logger: Logger, what: string): GatewayError {
-  if (isTaskStorageError(error, "UNAVAILABLE")) {
-    logger.warn(`${what}: the task store is unreachable`, error);
-    return unavailable((error as Error).message);
-  }
-  logger.error(`${what} failed`, error);
-  return new GatewayError("internal", "Internal error: the task store failed");
 }
 
 /** Whether the event is a task's last. */

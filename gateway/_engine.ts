@@ -6,7 +6,8 @@
 import type { Logger } from "@seam/host";
 import type { SubagentResult, SubagentService } from "@seam/subagent";
 import { acceptsOutput, partsToBlocks } from "./_convert.ts";
-import { Cluster, storeFailure } from "./_cluster.ts";
+import type { Cluster, ClusterOptions } from "./_cluster.ts";
+import { storeFailure } from "./_store_errors.ts";
 import { GatewayError, toGatewayError } from "./_errors.ts";
 import { type AcceptedExtension, hasStartFields, readExtension } from "./_extension.ts";
 import { sendTraceOf } from "./_trace.ts";
@@ -53,6 +54,8 @@ export interface EngineOptions {
   readonly push?: PushService;
   /** The run inspector's memory, when it is on. */
   readonly inspector?: InspectorRecord;
+  /** Makes this instance one of many, for a shared store (`TaskStorage` with `shared`). */
+  readonly cluster?: (options: ClusterOptions) => Cluster;
 }
 
 /** The result of sending a message. */
@@ -97,8 +100,8 @@ export class Engine {
     this.#store = options.store;
     this.#logger = options.logger;
     const store = options.store;
-    this.cluster = isTaskStorage(store) && store.shared
-      ? new Cluster({
+    this.cluster = isTaskStorage(store) && store.shared && options.cluster
+      ? options.cluster({
         storage: store,
         logger: options.logger,
         maxSubscribers: options.task.maxSubscribers,

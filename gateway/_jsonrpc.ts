@@ -13,7 +13,6 @@ import { lastEventId } from "./_operations.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
 import { linkSendTrace, traceRpcMethod } from "./_trace.ts";
 import { parseGetParams, parseIdParams, parseListParams, parseSendParams } from "./_validate.ts";
-import { parsePushConfig, parsePushConfigList, parsePushConfigRef } from "./_push_params.ts";
 
 type RpcId = string | number | null;
 
@@ -42,15 +41,17 @@ function framing(id: RpcId): StreamFraming {
 
 const createPushConfig: Method = async (context, { params, principal, id }) => {
   const push = pushOf(context);
-  const input = parsePushConfig(params, "");
+  const input = push.parse.config(params, "");
   if (input.taskId === undefined) {
     throw new GatewayError("invalidParams", "Invalid params: taskId is required");
   }
   return ok(id, await push.create(input, principal));
 };
 
-const listPushConfigs: Method = async (context, { params, principal, id }) =>
-  ok(id, await pushOf(context).list(parsePushConfigList(params), principal));
+const listPushConfigs: Method = async (context, { params, principal, id }) => {
+  const push = pushOf(context);
+  return ok(id, await push.list(push.parse.list(params), principal));
+};
 
 /** The A2A 1.0 methods. */
 const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
@@ -96,13 +97,13 @@ const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
   ["SetTaskPushNotificationConfig", createPushConfig],
   ["GetTaskPushNotificationConfig", async (context, { params, principal, id }) => {
     const push = pushOf(context);
-    return ok(id, await push.get(parsePushConfigRef(params), principal));
+    return ok(id, await push.get(push.parse.ref(params), principal));
   }],
   ["ListTaskPushNotificationConfigs", listPushConfigs],
   ["ListTaskPushNotificationConfig", listPushConfigs],
   ["DeleteTaskPushNotificationConfig", async (context, { params, principal, id }) => {
     const push = pushOf(context);
-    await push.delete(parsePushConfigRef(params), principal);
+    await push.delete(push.parse.ref(params), principal);
     return ok(id, {});
   }],
   [

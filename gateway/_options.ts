@@ -14,12 +14,15 @@ import type {
 import { BodyDeadlines, type BodyLimits } from "./_body.ts";
 import type { AllowWebhook } from "./_push_policy.ts";
 import type { PushOutbox } from "./push_outbox.ts";
-import { createMemoryPushConfigStore, type PushConfigStore } from "./push_store.ts";
+import type { PushConfigStore } from "./push_store.ts";
 
-/** Push resolved; the outbox is made by the gateway when not given (it needs the logger). */
+/**
+ * Push resolved; the config store and the outbox are made with the push
+ * service when not given (so a gateway without push bundles neither).
+ */
 export interface PushOptionsResolved {
   readonly allowWebhook: AllowWebhook | undefined;
-  readonly store: PushConfigStore;
+  readonly store: PushConfigStore | undefined;
   readonly outbox: PushOutbox | undefined;
   readonly maxConfigsPerTask: number;
   readonly maxPayloadBytes: number;
@@ -213,7 +216,7 @@ function resolvePush(push: GatewayOptions["push"]): PushOptionsResolved | undefi
   }
   return {
     allowWebhook: push.allowWebhook,
-    store: store ?? createMemoryPushConfigStore(),
+    store,
     outbox,
     maxConfigsPerTask: count(push.maxConfigsPerTask, "push.maxConfigsPerTask", 10, 1),
     maxPayloadBytes: count(push.maxPayloadBytes, "push.maxPayloadBytes", 256 * 1024, 1_024),

@@ -13,7 +13,7 @@ import type { Logger } from "@seam/host";
 import { GatewayError } from "./_errors.ts";
 import type { LiveTask } from "./_live_task.ts";
 import type { PushConfigInput, PushConfigListParams, PushConfigRef } from "./_push_params.ts";
-import { parsePushConfig } from "./_push_params.ts";
+import { parsePushConfig, parsePushConfigList, parsePushConfigRef } from "./_push_params.ts";
 import { type AllowWebhook, checkWebhookUrl } from "./_push_policy.ts";
 import type { StreamEvent } from "./_sse.ts";
 import { isTerminalState, type StoredTask } from "./task_store.ts";
@@ -50,6 +50,15 @@ const encoder = new TextEncoder();
 
 /** The push side of the gateway (see the module doc). */
 export class PushService {
+  /**
+   * The push params' checks, here so that a gateway built without push
+   * (`@seam/gateway/lite`) bundles none of them.
+   */
+  readonly parse: {
+    readonly config: typeof parsePushConfig;
+    readonly list: typeof parsePushConfigList;
+    readonly ref: typeof parsePushConfigRef;
+  } = { config: parsePushConfig, list: parsePushConfigList, ref: parsePushConfigRef };
   readonly #chains = new Map<string, Promise<void>>();
   #closing: Promise<void> | undefined;
   readonly #settings: PushSettings;

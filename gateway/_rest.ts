@@ -12,7 +12,6 @@ import {
   type RestCall,
   type RestRoute,
 } from "./_binding.ts";
-import { parsePushConfig, parsePushConfigList, parsePushConfigRef } from "./_push_params.ts";
 import { discardBody, readJsonBody } from "./_body.ts";
 import { GatewayError, restErrorBody, toGatewayError } from "./_errors.ts";
 import { assertVersion, json, restErrorResponse } from "./_http.ts";
@@ -139,7 +138,7 @@ async function handlePush(context: BindingContext, call: RestCall): Promise<Resp
   }
   const ref = { taskId: call.id, ...(call.tenant === undefined ? {} : { tenant: call.tenant }) };
   if (method === "POST") {
-    const input = parsePushConfig(await bodyOf(context, call), "");
+    const input = push.parse.config(await bodyOf(context, call), "");
     if (input.taskId !== undefined && input.taskId !== call.id) {
       throw new GatewayError(
         "invalidParams",
@@ -153,9 +152,9 @@ async function handlePush(context: BindingContext, call: RestCall): Promise<Resp
   discardBody(call.request);
   if (configId === undefined) {
     const q = queryOf(call);
-    return json(await push.list(parsePushConfigList({ ...q, ...ref }), call.principal));
+    return json(await push.list(push.parse.list({ ...q, ...ref }), call.principal));
   }
-  const params = parsePushConfigRef({ ...ref, id: configId });
+  const params = push.parse.ref({ ...ref, id: configId });
   if (method === "GET") return json(await push.get(params, call.principal));
   await push.delete(params, call.principal);
   return json({});

@@ -6,7 +6,7 @@
  * and a provider segment decoded whole, trailing slashes count, and `HEAD`
  * is routed as `GET`.
  */
-import { isV1Route } from "./_v03.ts";
+import { isV1Route } from "./_v03_version.ts";
 
 /** What answers a request. */
 export type Route =

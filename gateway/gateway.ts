@@ -1,23 +1,22 @@
-import { subagentProviderAdded, subagentProviderRemoved } from "@seam/subagent";
-import { BearerAuth } from "./_auth.ts";
-import type { BindingContext } from "./_binding.ts";
-import { CardCache } from "./_card.ts";
-import { Cors } from "./_cors.ts";
-import { Engine } from "./_engine.ts";
-import { restErrorResponse } from "./_http.ts";
-import { toGatewayError } from "./_errors.ts";
-import { InspectorRecord } from "./_inspector_record.ts";
-import { InspectorRoutes } from "./_inspector_routes.ts";
-import { handleJsonRpc } from "./_jsonrpc.ts";
-import { Operations } from "./_operations.ts";
-import { resolveOptions } from "./_options.ts";
-import { handleRest } from "./_rest.ts";
-import { routeOf } from "./_routes.ts";
-import { traceRequest } from "./_trace.ts";
-import { V03_BINDINGS } from "./_v03.ts";
+import { Cluster } from "./_cluster.ts";
+import { buildGateway, type GatewayFeatures } from "./_gateway.ts";
 import { PushService } from "./_push.ts";
+import { V03_BINDINGS } from "./_v03.ts";
+import { addV03ToCard } from "./_v03_card.ts";
 import { createMemoryPushOutbox } from "./push_memory_outbox.ts";
+import { createMemoryPushConfigStore } from "./push_store.ts";
 import type { Gateway, GatewayOptions } from "./options.ts";
+
+const EVERY_FEATURE: GatewayFeatures = {
+  v03: { bindings: V03_BINDINGS, card: addV03ToCard },
+  push: (options, logger) =>
+    new PushService({
+      ...options,
+      store: options.store ?? createMemoryPushConfigStore(),
+      outbox: options.outbox ?? createMemoryPushOutbox({ logger }),
+    }, logger),
+  cluster: (options) => new Cluster(options),
+};
 
 /**
  * Create an A2A v1.0 gateway over a subagent service: every registered
@@ -102,152 +101,5 @@ import type { Gateway, GatewayOptions } from "./options.ts";
  * ```
  */
 export function createGateway(options: GatewayOptions): Gateway {
-  const settings = resolveOptions(options);
-  const { scope, subagents, basePath } = settings;
-  const logger = scope.logger.child("gateway");
-  const auth = options.auth ? new BearerAuth(options.auth, logger) : undefined;
-  const gatewayScope = scope.child("a2a-gateway");
-  const push = settings.push
-    ? new PushService({
-      ...settings.push,
-      outbox: settings.push.outbox ?? createMemoryPushOutbox({ logger: logger.child("push") }),
-    }, logger.child("push"))
-    : undefined;
-  // Made only when the inspector is on: off, nothing listens and nothing is kept.
-  const inspector = settings.inspector
-    ? new InspectorRecord(settings.inspector, settings.task.maxBufferedBytes)
-    : undefined;
-  const engine = new Engine({
-    inspector,
-    subagents,
-    store: settings.store,
-    logger,
-    scope: gatewayScope,
-    parent: options.parent,
-    parentId: "a2a-gateway",
-    progress: settings.progress,
-    agentOptions: options.agentOptions,
-    defaultProvider: options.defaultProvider,
-    maxResumableRuns: settings.maxResumableRuns,
-    maxLiveTasks: settings.maxLiveTasks,
-    maxLiveTasksPerPrincipal: settings.maxLiveTasksPerPrincipal,
-    task: settings.task,
-    push,
-  });
-  if (push) push.find = (id, principal, tenant) => engine.find(id, principal, tenant);
-  const cards = new CardCache({
-    subagents,
-    info: settings.info,
-    publicUrl: settings.publicUrl,
-    basePath,
-    trustedHosts: settings.trustedHosts,
-    maxAge: settings.cardMaxAge,
-    auth: auth !== undefined,
-    defaultProvider: options.defaultProvider,
-    v03: settings.a2a03,
-    push: push !== undefined,
-    extras: {
-      extendedCard: settings.extendedCard,
-      requiredExtensions: settings.requiredExtensions,
-    },
-  });
-  // Cards are rebuilt after every provider change.
-  const unlisten = [
-    scope.on(subagentProviderAdded, () => cards.invalidate()),
-    scope.on(subagentProviderRemoved, () => cards.invalidate()),
-  ];
-  // Shutdown ends every live task; their last notifications reach the outbox before it closes.
-  const stop = async (): Promise<void> => {
-    await engine.shutdown();
-    inspector?.close();
-    await push?.close();
-    settings.body.deadlines.stop();
-  };
-  gatewayScope.onDispose(stop);
-  let closing: Promise<void> | undefined;
-  const close = (): Promise<void> =>
-    closing ??= (async () => {
-      await stop();
-      await Promise.all(unlisten.map((off) => off()));
-      await gatewayScope.dispose();
-    })();
-
-  const context: BindingContext = {
-    operations: new Operations(engine, logger),
-    push,
-    auth,
-    body: settings.body,
-    logger,
-    closed: () => closing !== undefined,
-    v03: settings.a2a03 ? V03_BINDINGS : undefined,
-    extendedCard: (request, v03) => cards.extended(request, v03),
-    requiredExtensions: settings.requiredExtensions.map((e) => e.uri),
-  };
-
-  const cors = options.cors ? new Cors(options.cors) : undefined;
-  const inspect = inspector
-    ? new InspectorRoutes({
-      record: inspector,
-      engine,
-      auth,
-      body: settings.body,
-      logger,
-      basePath,
-      closed: () => closing !== undefined,
-    })
-    : undefined;
-  const dispatch = (request: Request, ctx: unknown): Promise<Response> | Response => {
-    if (inspect?.owns(request.url)) return inspect.handle(request);
-    const route = routeOf(request.method, request.url, basePath, settings.a2a03);
-    if (route.kind === "card") return cards.respond(request, route.provider);
-    if (route.kind === "jsonRpc") return handleJsonRpc(context, request, ctx, route.provider);
-    return handleRest(context, request, ctx, basePath);
-  };
-  const answer = async (request: Request, ctx: unknown): Promise<Response> => {
-    if (cors && request.method === "OPTIONS") return cors.preflight(request);
-    let response: Response;
-    try {
-      response = await dispatch(request, ctx);
-    } catch (error) {
-      response = restErrorResponse(toGatewayError(error, logger));
-    }
-    if (cors) response = cors.apply(request, response);
-    if (request.method !== "HEAD") return response;
-    // A HEAD is answered as its GET, without the body (whose stream is let go).
-    await response.body?.cancel();
-    return new Response(null, response);
-  };
-
-  const rpcPath = `${basePath}/`;
-  return {
-    fetch: (request, _env, ctx) =>
-      traceRequest(request, () => {
-        // The hot path, JSON-RPC at the base, skips routing when no CORS
-        // headers have to be added (bench/gateway_bench.ts, group "JSON-RPC
-        // dispatch").
-        if (!cors && request.method === "POST" && isPath(request.url, rpcPath)) {
-          return handleJsonRpc(context, request, ctx);
-        }
-        return answer(request, ctx);
-      }),
-    close,
-    get liveTasks() {
-      return engine.liveCount;
-    },
-  };
-}
-
-/**
- * Whether `url`'s path is exactly `path` (a query or fragment may follow),
- * without parsing the URL: the JSON-RPC fast path's one check.
- */
-function isPath(url: string, path: string): boolean {
-  const scheme = url.indexOf("://");
-  if (scheme === -1) return false;
-  const slash = url.indexOf("/", scheme + 3);
-  if (slash === -1) return path === "/";
-  if (!url.startsWith(path, slash)) return false;
-  const next = url.charCodeAt(slash + path.length);
-  // End of string, `?` or `#` right after the path.
-  return Number.isNaN(next) || next === 63 || next === 35;
+  return buildGateway(options, EVERY_FEATURE);
 }

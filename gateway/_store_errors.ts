@@ -1,0 +1,25 @@
+/** What a request answers when the task store fails. */
+import type { Logger } from "@seam/host";
+import { GatewayError } from "./_errors.ts";
+import { isTaskStorageError } from "./task_storage.ts";
+
+/** The 503 a request gets while the storage is out of reach. */
+export function unavailable(why: string): GatewayError {
+  return new GatewayError(
+    "internal",
+    `Service unavailable: the task store cannot be reached right now (${
+      why.slice(0, 300)
+    }); try again shortly`,
+    { httpStatus: 503, metadata: { reason: "STORE_UNAVAILABLE" } },
+  );
+}
+
+/** A store failure as the error a request answers: 503 when out of reach, else internal. */
+export function storeFailure(error: unknown, logger: Logger, what: string): GatewayError {
+  if (isTaskStorageError(error, "UNAVAILABLE")) {
+    logger.warn(`${what}: the task store is unreachable`, error);
+    return unavailable((error as Error).message);
+  }
+  logger.error(`${what} failed`, error);
+  return new GatewayError("internal", "Internal error: the task store failed");
+}

@@ -1,0 +1,61 @@
+import assert from "node:assert/strict";
+import { createRootScope } from "@seam/host";
+import { createSubagentService } from "@seam/subagent";
+import { createGateway } from "./lite.ts";
+import { controlledProvider, message, rpc } from "./_test_support.ts";
+import { createMemoryTaskStore } from "./task_store.ts";
+
+Deno.test("createGateway() from lite serves A2A 1.0: a message in, a completed task out", async () => {
+  const root = createRootScope();
+  createSubagentService(root).registerProvider(controlledProvider({ auto: true }));
+  const gateway = createGateway({ scope: root });
+  try {
+    const card = await (await gateway.fetch(
+      new Request("http://gw.test/.well-known/agent-card.json"),
+    )).json();
+    assert.equal(card.capabilities.pushNotifications, false);
+    assert.deepEqual(
+      card.supportedInterfaces.map((i: { protocolVersion: string }) => i.protocolVersion),
+      ["1.0", "1.0"],
+    );
+    const sent = await rpc(gateway, "SendMessage", { message: message("hi") });
+    assert.equal(sent.result.task.status.state, "TASK_STATE_COMPLETED");
+    const push = await rpc(gateway, "CreateTaskPushNotificationConfig", {
+      taskId: sent.result.task.id,
+      url: "https://example.com/hook",
+    });
+    assert.equal(push.error.code, -32003, "push notifications are not supported");
+  } finally {
+    await gateway.close();
+    await root.dispose();
+  }
+});
+
+Deno.test("createGateway() from lite refuses a2a03, push and a shared store, naming each", async () => {
+  const root = createRootScope();
+  createSubagentService(root);
+  try {
+    for (
+      const [options, pattern] of [
+        [{ a2a03: true }, /a2a03 needs createGateway from @seam\/gateway .*A2A 0\.3/],
+        [{ push: {} }, /push needs createGateway from @seam\/gateway .*push notifications/],
+        [
+          { taskStore: createMemoryTaskStore({ shared: true }) },
+          /a shared taskStore needs createGateway from @seam\/gateway/,
+        ],
+      ] as const
+    ) {
+      assert.throws(
+        () => createGateway({ scope: root, ...options }),
+        (error: Error) => error instanceof TypeError && pattern.test(error.message),
+      );
+    }
+    // Options it has are checked as @seam/gateway checks them.
+    assert.throws(
+      () => createGateway({ scope: root, a2a03: "yes" as never }),
+      /a2a03 must be a boolean/,
+    );
+  } finally {
+    await root.dispose();
+  }
+});
