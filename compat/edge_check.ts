@@ -5,7 +5,9 @@
  * - import no `node:` built-in (nor a bare Node built-in name such as `"fs"`),
  * - evaluate its top level with no timer, no I/O and no random value, and
  *   without `Deno` or Node's globals: what Cloudflare Workers forbid at
- *   global scope (see `_edge_sandbox.ts`, which runs with no permissions).
+ *   global scope (see `_edge_sandbox.ts`, which runs with no permissions),
+ * - with a budget in {@linkcode EDGE_BUDGETS}, weigh no more than it when
+ *   minified (`deno bundle --platform browser --minify`).
  *
  * Usage: `deno run --allow-read --allow-write=compat/.out --allow-run compat/edge_check.ts [entry...]`,
  * where an entry is a JSR specifier of a workspace member (`@seam/host`), a
@@ -16,7 +18,7 @@
  * @module
  */
 import { builtinModules } from "node:module";
-import { EDGE_ENTRIES } from "./targets.ts";
+import { EDGE_BUDGETS, EDGE_ENTRIES } from "./targets.ts";
 import { deno, materializeEntry, readWorkspace, relative } from "./_workspace.ts";
 
 const SANDBOX = new URL("_edge_sandbox.ts", import.meta.url);
@@ -35,8 +37,23 @@ export function nodeImports(bundle: string): string[] {
   return [...found].sort();
 }
 
+const KB = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+
+/** The size of `file`'s minified edge bundle in bytes, or why it could not be bundled. */
+export async function minifiedSize(file: URL): Promise<number | string> {
+  const bundled = await deno(
+    ["bundle", "--quiet", "--platform", "browser", "--minify", relative(file)],
+    { capture: true },
+  );
+  if (bundled.code !== 0) return `deno bundle --minify failed:\n${bundled.stderr.trim()}`;
+  return new TextEncoder().encode(bundled.stdout).length;
+}
+
 /** What is wrong with one entry for an edge host: empty when nothing is. */
-export async function checkEdgeEntry(file: URL): Promise<{ size: number; problems: string[] }> {
+export async function checkEdgeEntry(
+  file: URL,
+  budget?: number,
+): Promise<{ size: number; minified?: number; problems: string[] }> {
   const bundled = await deno(
     ["bundle", "--quiet", "--platform", "browser", relative(file)],
     { capture: true },
@@ -53,7 +70,21 @@ export async function checkEdgeEntry(file: URL): Promise<{ size: number; problem
     const lines = sandbox.stdout.trim() || sandbox.stderr.trim() || `exit code ${sandbox.code}`;
     problems.push(...lines.split("\n"));
   }
-  return { size: bundled.stdout.length, problems };
+  if (budget === undefined) return { size: bundled.stdout.length, problems };
+  const minified = await minifiedSize(file);
+  if (typeof minified === "string") problems.push(minified);
+  else if (minified > budget) {
+    problems.push(
+      `its minified bundle is ${minified} bytes (${KB(minified)}), over its budget of ${
+        KB(budget)
+      } (compat/targets.ts, EDGE_BUDGETS; bench/README.md "Edge bundle" says what weighs what)`,
+    );
+  }
+  return {
+    size: bundled.stdout.length,
+    minified: typeof minified === "number" ? minified : undefined,
+    problems,
+  };
 }
 
 async function main(): Promise<void> {
@@ -62,12 +93,20 @@ async function main(): Promise<void> {
   // One at a time: on a cold cache, concurrent `deno bundle`s race to install esbuild.
   const reports = [];
   for (const entry of entries) {
-    reports.push({ entry, ...await checkEdgeEntry(await materializeEntry(workspace, entry)) });
+    const file = await materializeEntry(workspace, entry);
+    reports.push({
+      entry,
+      budget: EDGE_BUDGETS[entry],
+      ...await checkEdgeEntry(file, EDGE_BUDGETS[entry]),
+    });
   }
   let failed = false;
-  for (const { entry, size, problems } of reports) {
+  for (const { entry, size, minified, budget, problems } of reports) {
     if (problems.length === 0) {
-      console.log(`check:edge: ok ${entry} (${(size / 1024).toFixed(1)} KB bundle)`);
+      const weighed = minified === undefined || budget === undefined
+        ? ""
+        : `, ${KB(minified)} minified of its ${KB(budget)} budget`;
+      console.log(`check:edge: ok ${entry} (${KB(size)} bundle${weighed})`);
     } else {
       failed = true;
       console.error(`check:edge: FAIL ${entry}`);
@@ -77,7 +116,8 @@ async function main(): Promise<void> {
   if (failed) {
     console.error(
       "check:edge: an edge entry must not import Node built-ins, and its module top level must not " +
-        "set timers, do I/O or draw random values (Cloudflare Workers refuse them at global scope).",
+        "set timers, do I/O or draw random values (Cloudflare Workers refuse them at global scope); " +
+        "an entry with a budget must stay within it, minified.",
     );
     Deno.exit(1);
   }

@@ -7,7 +7,8 @@
  * - {@linkcode NEUTRAL_ENTRIES}: type-checked without Deno's namespace and
  *   imported with no permissions (`deno task check:neutral`).
  * - {@linkcode EDGE_ENTRIES}: bundled and run at top level in a sandbox with
- *   no I/O, timers or randomness (`deno task check:edge`).
+ *   no I/O, timers or randomness (`deno task check:edge`); those in
+ *   {@linkcode EDGE_BUDGETS} also weighed, minified.
  * - {@linkcode SERVE_ENTRIES}: served by `deno serve` with no permission but
  *   the network, and probed with a GET (`deno task check:serve`).
  * - {@linkcode WORKERD_ENTRIES}: run in workerd through Miniflare, sent a
@@ -33,6 +34,7 @@ export const NEUTRAL_ENTRIES: readonly string[] = [
   "@seam/subagent-fork",
   "@seam/tool-subagent",
   "@seam/gateway", // the app module, not ./serve
+  "@seam/gateway/lite",
   "@seam/subagent-a2a",
 ];
 
@@ -48,9 +50,19 @@ export const EDGE_ENTRIES: readonly string[] = [
   "@seam/subagent-fork",
   "@seam/tool-subagent",
   "@seam/gateway",
+  "@seam/gateway/lite",
   "@seam/subagent-a2a",
   "README.md#One entry for every host",
 ];
+
+/**
+ * The most an edge entry's bundle may weigh, minified as an edge host's
+ * bundler would (`deno bundle --platform browser --minify`), in bytes
+ * (`deno task check:edge` fails beyond it; bench/README.md, "Edge bundle").
+ */
+export const EDGE_BUDGETS: Readonly<Record<string, number>> = {
+  "README.md#One entry for every host": 200 * 1024,
+};
 
 /**
  * The entries `deno serve` (and Deno Deploy) run: modules whose default
