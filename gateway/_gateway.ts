@@ -14,8 +14,8 @@ import { Cors } from "./_cors.ts";
 import { Engine } from "./_engine.ts";
 import { restErrorResponse } from "./_http.ts";
 import { toGatewayError } from "./_errors.ts";
-import { InspectorRecord } from "./_inspector_record.ts";
-import { InspectorRoutes } from "./_inspector_routes.ts";
+import type { InspectorRecord } from "./_inspector_record.ts";
+import type { InspectorRoutes } from "./_inspector_routes.ts";
 import { handleJsonRpc } from "./_jsonrpc.ts";
 import { Operations } from "./_operations.ts";
 import { type PushOptionsResolved, resolveOptions } from "./_options.ts";
@@ -34,6 +34,11 @@ export interface GatewayFeatures {
   readonly push?: (options: PushOptionsResolved, logger: Logger) => PushService;
   /** One instance of many, on a shared task store (`TaskStorage` with `shared: true`). */
   readonly cluster?: (options: ClusterOptions) => Cluster;
+  /** The run inspector (`inspector`): its memory and its routes. */
+  readonly inspector?: {
+    readonly Record: typeof InspectorRecord;
+    readonly Routes: typeof InspectorRoutes;
+  };
 }
 
 function missing(option: string, what: string): string {
@@ -45,6 +50,9 @@ export function buildGateway(options: GatewayOptions, features: GatewayFeatures)
   const settings = resolveOptions(options);
   if (settings.a2a03 && !features.v03) throw new TypeError(missing("a2a03", "A2A 0.3"));
   if (settings.push && !features.push) throw new TypeError(missing("push", "push notifications"));
+  if (settings.inspector && !features.inspector) {
+    throw new TypeError(missing("inspector", "the run inspector"));
+  }
   if (isTaskStorage(settings.store) && settings.store.shared && !features.cluster) {
     throw new TypeError(missing("a shared taskStore", "the instances' cluster"));
   }
@@ -55,7 +63,7 @@ export function buildGateway(options: GatewayOptions, features: GatewayFeatures)
   const push = settings.push ? features.push!(settings.push, logger.child("push")) : undefined;
   // Made only when the inspector is on: off, nothing listens and nothing is kept.
   const inspector = settings.inspector
-    ? new InspectorRecord(settings.inspector, settings.task.maxBufferedBytes)
+    ? new features.inspector!.Record(settings.inspector, settings.task.maxBufferedBytes)
     : undefined;
   const engine = new Engine({
     inspector,
@@ -127,7 +135,7 @@ export function buildGateway(options: GatewayOptions, features: GatewayFeatures)
 
   const cors = options.cors ? new Cors(options.cors) : undefined;
   const inspect = inspector
-    ? new InspectorRoutes({
+    ? new features.inspector!.Routes({
       record: inspector,
       engine,
       auth,

@@ -1,5 +1,7 @@
 import { Cluster } from "./_cluster.ts";
 import { buildGateway, type GatewayFeatures } from "./_gateway.ts";
+import { InspectorRecord } from "./_inspector_record.ts";
+import { InspectorRoutes } from "./_inspector_routes.ts";
 import { PushService } from "./_push.ts";
 import { V03_BINDINGS } from "./_v03.ts";
 import { addV03ToCard } from "./_v03_card.ts";
@@ -16,6 +18,7 @@ const EVERY_FEATURE: GatewayFeatures = {
       outbox: options.outbox ?? createMemoryPushOutbox({ logger }),
     }, logger),
   cluster: (options) => new Cluster(options),
+  inspector: { Record: InspectorRecord, Routes: InspectorRoutes },
 };
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The gateway for small bundles: {@linkcode createGateway} as
- * `@seam/gateway` exports it, but without A2A 0.3 (`a2a03`) and push
- * notifications (`push`), which are then left out of a bundle of the entry
+ * `@seam/gateway` exports it, but without A2A 0.3 (`a2a03`), push
+ * notifications (`push`), the run inspector (`inspector`) and shared task
+ * stores (the instances' cluster), which are then left out of a bundle of the entry
  * (on an edge host, whose bundles are measured: bench/README.md, "Edge
  * bundle"). Everything else (both A2A 1.0 bindings, streaming, auth, CORS,
  * limits, task stores) is the same gateway.
@@ -35,10 +36,12 @@ import type { Gateway, GatewayOptions } from "./options.ts";
 
 /**
  * Create an A2A v1.0 gateway over a subagent service, as `@seam/gateway`'s
- * `createGateway` does, without A2A 0.3 and push notifications.
+ * `createGateway` does, without A2A 0.3, push notifications, the run
+ * inspector and shared task stores.
  *
  * @throws {TypeError} for a bad option, as `@seam/gateway`'s does, and for
- *   `a2a03: true` or `push`, naming the option and the entry that has it.
+ *   `a2a03: true`, `push`, `inspector` or a shared `taskStore`, naming the
+ *   option and the entry that has it.
  */
 export function createGateway(options: GatewayOptions): Gateway {
   return buildGateway(options, {});
