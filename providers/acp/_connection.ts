@@ -348,12 +348,18 @@ export class AgentConnection {
    * it before answering are replayed to `sink` first. If `signal` aborted
    * meanwhile, a late session is closed again and not attached.
    */
-  async newSession(cwd: string, sink: SessionSink, signal: AbortSignal): Promise<string> {
+  async newSession(
+    cwd: string,
+    sink: SessionSink,
+    signal: AbortSignal,
+    meta?: Record<string, string>,
+  ): Promise<string> {
     if (this.#creating++ === 0) this.#creatingIdle = deferred();
     try {
       const response = await this.#client!.agent.request(acp.methods.agent.session.new, {
         cwd,
         mcpServers: [],
+        ...(meta ? { _meta: meta } : {}),
       }).catch((error) => {
         throw this.#requestError("session/new", error, "START_FAILED");
       }) as unknown as Json;
@@ -395,8 +401,11 @@ export class AgentConnection {
     this.#sinks.delete(sessionId);
   }
 
-  /** Send `session/prompt`; resolves with the agent's stop reason as sent. */
-  async prompt(sessionId: string, prompt: Json[]): Promise<unknown> {
+  /**
+   * Send `session/prompt` (with `meta` as its `_meta`: the W3C trace
+   * context); resolves with the agent's stop reason as sent.
+   */
+  async prompt(sessionId: string, prompt: Json[], meta?: Record<string, string>): Promise<unknown> {
     const unsent = deferred();
     this.#unsentPrompts.set(sessionId, unsent);
     let response: Json;
@@ -404,6 +413,7 @@ export class AgentConnection {
       response = await this.#client!.agent.request(acp.methods.agent.session.prompt, {
         sessionId,
         prompt: prompt as unknown as acp.ContentBlock[],
+        ...(meta ? { _meta: meta } : {}),
       }) as unknown as Json;
     } catch (error) {
       throw this.#requestError("session/prompt", error, "CHILD_FAILED");

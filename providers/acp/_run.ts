@@ -25,6 +25,7 @@ import type { PermissionOutcome, PermissionParams } from "./_connection.ts";
 import { type Refusal, RunPermissions } from "./_run_permissions.ts";
 import type { AcpSession } from "./_session.ts";
 import { type AcpUpdate, acpUpdate } from "./events.ts";
+import { traceMeta } from "./_trace.ts";
 
 const noop = () => {};
 let runCounter = 0;
@@ -62,6 +63,8 @@ export interface RunRequest {
   readonly signal?: AbortSignal;
   /** Where the run sits in the tree (the service's), for its progress events. */
   readonly place?: SubagentRunPlace;
+  /** The run's OpenTelemetry context (the service's, when tracing), sent on in `_meta`. */
+  readonly traceContext?: unknown;
 }
 
 /** One prompt turn: the handle a provider returns from `start` or `resume`. */
@@ -156,7 +159,12 @@ export class AcpRun implements SubagentRunHandle {
         await race(connection.authenticated(), signal, late("authenticate"));
         phase = "session/new";
         session.sessionId = await race(
-          connection.newSession(session.settings.cwd, session, signal),
+          connection.newSession(
+            session.settings.cwd,
+            session,
+            signal,
+            traceMeta(this.#request.traceContext),
+          ),
           signal,
           late("session/new"),
         );
@@ -182,7 +190,11 @@ export class AcpRun implements SubagentRunHandle {
         throw new AcpError("UNSUPPORTED_CONTENT", messageOf(error), undefined, { cause: error });
       }
       this.#prompting = true;
-      const answer = connection.prompt(session.sessionId!, prompt);
+      const answer = connection.prompt(
+        session.sessionId!,
+        prompt,
+        traceMeta(this.#request.traceContext),
+      );
       session.trackPrompt(answer);
       const { turnTimeoutMs } = session.settings;
       if (turnTimeoutMs !== undefined) {
@@ -355,7 +367,12 @@ export class AcpRun implements SubagentRunHandle {
       : content;
     return new AcpRun(
       session,
-      { prompt, parent: this.#request.parent, place: this.#request.place },
+      {
+        prompt,
+        parent: this.#request.parent,
+        place: this.#request.place,
+        traceContext: this.#request.traceContext,
+      },
       true,
     );
   }

@@ -165,6 +165,7 @@ export function createAcpProvider(config: AcpProviderConfig): AcpProvider {
         parent: request.parent,
         ...(request.signal ? { signal: request.signal } : {}),
         ...(request.place ? { place: request.place } : {}),
+        ...(request.traceContext !== undefined ? { traceContext: request.traceContext } : {}),
       }, false);
     },
     dispose(): Promise<void> {

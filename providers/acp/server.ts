@@ -12,8 +12,10 @@ import {
   type Logger,
   messageOf,
   type Scope,
+  traceParentKey,
   type TurnEnd,
 } from "@seam/host";
+import { endPromptSpan, isTracing, type PromptSpan, startPromptSpan } from "./_trace.ts";
 import { fromAcpPrompt, toAcpBlock } from "./_content.ts";
 import { acpPlan } from "./events.ts";
 
@@ -97,6 +99,8 @@ interface Session {
   readonly id: string;
   readonly agent: Agent;
   turn: Turn | undefined;
+  /** The running prompt's span, when tracing: the agent's spans hang under it. */
+  trace?: PromptSpan;
 }
 
 function check(condition: unknown, message: string): asserts condition {
@@ -245,6 +249,7 @@ function promptAnswer(end: TurnEnd, turn: Turn): acp.PromptResponse {
 export function serveAcpAgent(options: AcpServerOptions): AcpServer {
   checkOptions(options);
   const { host, model, maxTokens, setup } = options;
+  const agentName = options.name ?? "seam";
   const logger = options.logger ?? host.logger.child("acp-server");
   const scope = (options.parentScope ?? host.scope).child("acp-server");
   const sessions = new Map<string, Session>();
@@ -355,6 +360,14 @@ export function serveAcpAgent(options: AcpServerOptions): AcpServer {
           setup: async (created) => {
             const session: Session = { id: sessionId, agent: created, turn: undefined };
             pending.set(sessionId, session);
+            // The agent's model and tool calls hang under the running prompt's span.
+            if (isTracing()) {
+              created.scope.provide(traceParentKey, {
+                get context() {
+                  return session.trace?.context;
+                },
+              });
+            }
             // Disposed from elsewhere (its parent scope, the host): forget it.
             created.scope.onDispose(() => {
               if (sessions.get(sessionId) === session) sessions.delete(sessionId);
@@ -401,21 +414,31 @@ export function serveAcpAgent(options: AcpServerOptions): AcpServer {
         session.agent.cancel("the ACP client cancelled the prompt");
       };
       session.turn = turn;
+      // Under the caller's trace context, when its `_meta` carries one.
+      const traced = startPromptSpan(params._meta, agentName, session.id, model);
+      session.trace = traced;
+      let answered: acp.PromptResponse | undefined;
+      let failure: unknown;
       signal.addEventListener("abort", onAbort, { once: true });
       try {
         session.agent.send(content);
         const end = await session.agent.whenIdle();
         logger.debug(`ACP session ${session.id}: the turn ended ${end.reason}`);
-        return promptAnswer(end, turn);
+        return answered = promptAnswer(end, turn);
       } catch (error) {
+        failure = error;
         if (error instanceof acp.RequestError) throw error;
-        if (turn.cancelled) return { stopReason: "cancelled" };
+        if (turn.cancelled) return answered = { stopReason: "cancelled" };
         throw new acp.RequestError(-32603, `The agent's turn failed: ${messageOf(error)}`, {
           reason: "error",
         });
       } finally {
         signal.removeEventListener("abort", onAbort);
         session.turn = undefined;
+        if (traced) {
+          session.trace = undefined;
+          endPromptSpan(traced, answered?.stopReason, answered ? undefined : failure);
+        }
       }
     })
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
