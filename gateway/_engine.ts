@@ -200,7 +200,8 @@ export class Engine {
     try {
       // Kept before the run starts, so the webhook hears every change.
       if (push) pushId = await this.#options.push!.attach(push, taskId);
-      started = await this.#starter.start({
+      // Awaited only when it is a promise (a parent factory): a fresh start is synchronous.
+      const starting = this.#starter.start({
         provider,
         prompt: partsToBlocks(message.parts),
         ext,
@@ -211,6 +212,7 @@ export class Engine {
         message: accepted,
         trace: sendTraceOf(params),
       });
+      started = starting instanceof Promise ? await starting : starting;
     } catch (error) {
       this.#count(principal, -1);
       if (pushId !== undefined) this.#options.push!.detach(taskId, pushId);

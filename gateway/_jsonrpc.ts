@@ -151,7 +151,8 @@ export async function handleJsonRpc(
   let id: RpcId = null;
   try {
     assertOpen(context);
-    const principal = await principalOf(context, request);
+    const pending = principalOf(context, request);
+    const principal = pending && await pending;
     const body = await readJsonBody(request, context.body);
     if (Array.isArray(body)) {
       throw new GatewayError("invalidRequest", "Invalid request: batch requests are not supported");

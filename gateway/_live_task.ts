@@ -425,7 +425,10 @@ export class LiveTask {
     if (result) {
       meta.stopReason = result.stopReason;
       // The run's usage, rolled up over its subtree, for a seam caller to add to its own.
-      if (result.usage) meta.usage = jsonCopy(result.usage);
+      // The service's usage is frozen JSON already (subagent/_usage.ts): kept as is.
+      if (result.usage) {
+        meta.usage = Object.isFrozen(result.usage) ? result.usage : jsonCopy(result.usage);
+      }
       state = STATE_OF[result.stopReason];
       parts = blocksToParts(result.output, result.structured);
       if (result.stopReason !== "completed") explanation = EXPLAIN[result.stopReason];

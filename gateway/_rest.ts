@@ -237,7 +237,8 @@ export async function handleRest(
         { allow: route.methods.join(", ") },
       );
     }
-    const principal = await principalOf(context, request);
+    const pending = principalOf(context, request);
+    const principal = pending && await pending;
     assertVersion(request, url);
     return await route.handle(context, {
       request,

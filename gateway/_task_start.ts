@@ -165,7 +165,8 @@ export class TaskStarter {
     }
   }
 
-  async #fresh(plan: StartPlan): Promise<StartedRun> {
+  /** A run started afresh: synchronously, unless a parent factory has to be awaited. */
+  #fresh(plan: StartPlan): Promise<StartedRun> | StartedRun {
     const { subagents } = this.#options;
     const { ext, provider } = plan;
     if (ext.maxDepth !== undefined && subagents.getProvider(provider)?.capabilities.depthLimit) {
@@ -178,7 +179,8 @@ export class TaskStarter {
     } catch (error) {
       throw startError(error);
     }
-    let stopProgress: (() => void) | undefined;
+    let context: TaskContextRecord;
+    let chain: RunChain;
     try {
       // Where the remote caller sits in its delegation chain, for the providers below.
       // The caller's own run (the last of its path) is the parent run of the runs started here.
@@ -192,7 +194,7 @@ export class TaskStarter {
         }),
       );
       if (plan.trace !== undefined) scope.provide(traceParentKey, { context: plan.trace });
-      const context = new TaskContextRecord({
+      context = new TaskContextRecord({
         taskId: plan.taskId,
         contextId: plan.contextId,
         provider,
@@ -207,23 +209,40 @@ export class TaskStarter {
       scope.provide(subagentRunPathKey, runPath);
       runPaths.set(context, runPath);
       this.#options.watch?.(scope, context, runPath);
-      const chain = new RunChain(scope, cap, context);
+      const runs = chain = new RunChain(scope, cap, context);
       // The runs' input requests stop here: the task asks its client.
       handleSubagentInput(
         scope,
-        async (request, { signal }) => (await chain.whenCurrent()).awaitInput(request, signal),
+        async (request, { signal }) => (await runs.whenCurrent()).awaitInput(request, signal),
       );
+    } catch (error) {
+      this.#options.disposals.track(scope.dispose(), "Disposing a task scope");
+      throw startError(error);
+    }
+    const factory = this.#factory;
+    if (!factory) return this.#launch(plan, { id: this.#parentId, scope }, chain, scope);
+    return (async () => {
       let parent: AgentRef;
-      if (this.#factory) {
-        parent = await this.#factory(context);
+      try {
+        parent = await factory(context);
         this.#options.assertOpen();
-      } else {
-        parent = { id: this.#parentId, scope };
+      } catch (error) {
+        this.#options.disposals.track(scope.dispose(), "Disposing a task scope");
+        throw startError(error);
       }
+      return this.#launch(plan, parent, chain, scope);
+    })();
+  }
+
+  /** Start the task's run under `parent`; on failure the task scope is disposed. */
+  #launch(plan: StartPlan, parent: AgentRef, chain: RunChain, scope: Scope): StartedRun {
+    const { ext, provider } = plan;
+    let stopProgress: (() => void) | undefined;
+    try {
       const route = new ProgressRoute();
       stopProgress = this.#listen(parent, route);
       const run = startRunsUnder(plan.trace, () =>
-        subagents.start(provider, {
+        this.#options.subagents.start(provider, {
           prompt: plan.prompt,
           parent,
           agentOptions: this.#options.agentOptions,

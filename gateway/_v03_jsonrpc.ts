@@ -160,7 +160,8 @@ export async function handleV03JsonRpc(
     readonly tenant?: string;
   },
 ): Promise<Response> {
-  const principal = await principalOf(context, request);
+  const pending = principalOf(context, request);
+  const principal = pending && await pending;
   const handler = V03_METHODS.get(call.method);
   if (!handler) {
     const v03 = V1_TO_V03.get(call.method);

@@ -242,7 +242,8 @@ export async function handleV03Rest(
         { allow: r.methods.join(", ") },
       );
     }
-    const principal = await principalOf(context, request);
+    const pending = principalOf(context, request);
+    const principal = pending && await pending;
     return await r.handle(context, {
       request,
       url,

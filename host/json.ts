@@ -148,7 +148,10 @@ function copy(value: unknown, state: CopyState): JsonValue {
       fail(state, "symbol keys are not JSON");
     }
     const record: Record<string, JsonValue> = {};
-    for (const key of Object.keys(object)) {
+    // for-in walks Object.keys' order without allocating its array; the own
+    // check keeps out anything enumerable added to Object.prototype.
+    for (const key in object) {
+      if (!Object.hasOwn(object, key)) continue;
       const field = (object as Record<string, unknown>)[key];
       if (field === undefined) continue;
       keys.push(key);
