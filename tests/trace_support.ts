@@ -28,7 +28,11 @@ export interface RecordedSpans {
 export function recordSpans(options: { contextManager?: boolean } = {}): RecordedSpans {
   const exporter = new InMemorySpanExporter();
   const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
-  trace.setGlobalTracerProvider(provider);
+  if (!trace.setGlobalTracerProvider(provider)) {
+    throw new Error(
+      "Cannot record spans: a tracer provider is registered already (a test did not stop())",
+    );
+  }
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   if (options.contextManager) {
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());

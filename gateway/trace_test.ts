@@ -1,0 +1,50 @@
+import assert from "node:assert/strict";
+import { SpanKind } from "@opentelemetry/api";
+import { parentOf, recordSpans } from "../tests/trace_support.ts";
+import { controlledProvider, message, rpc, withSetup } from "./_test_support.ts";
+
+const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
+const CALLER_SPAN = "00f067aa0ba902b7";
+
+Deno.test("createGateway() answers a request in a SERVER span under its traceparent, and its run below", async () => {
+  const recorded = recordSpans();
+  const provider = controlledProvider({ name: "echo", auto: true });
+  try {
+    await withSetup([provider], {}, async ({ gateway }) => {
+      const answer = await rpc(
+        gateway,
+        "SendMessage",
+        { message: message("hi") },
+        { traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01`, tracestate: "vendor=1" },
+      );
+      assert.equal(typeof answer.result, "object", JSON.stringify(answer));
+    });
+    const server = recorded.one("SendMessage");
+    assert.equal(server.kind, SpanKind.SERVER);
+    assert.equal(server.spanContext().traceId, TRACE_ID);
+    assert.equal(parentOf(server), CALLER_SPAN);
+    assert.equal(server.parentSpanContext?.isRemote, true);
+    assert.equal(server.spanContext().traceState?.get("vendor"), "1");
+    assert.equal(server.attributes["rpc.method"], "SendMessage");
+    assert.equal(server.attributes["http.response.status_code"], 200);
+    const run = recorded.one("invoke_agent echo");
+    assert.equal(parentOf(run), server.spanContext().spanId);
+    assert.equal(run.spanContext().traceId, TRACE_ID);
+  } finally {
+    await recorded.stop();
+  }
+});
+
+Deno.test("createGateway() starts a fresh trace for a request without trace context", async () => {
+  const recorded = recordSpans();
+  try {
+    await withSetup([controlledProvider({ name: "echo", auto: true })], {}, async ({ gateway }) => {
+      await rpc(gateway, "GetTask", { id: "nope" });
+    });
+    const server = recorded.one("GetTask");
+    assert.equal(parentOf(server), undefined);
+    assert.equal(server.attributes["http.response.status_code"], 200);
+  } finally {
+    await recorded.stop();
+  }
+});
