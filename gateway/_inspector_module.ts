@@ -19,7 +19,10 @@ const state = {
   notices: new Map(),
   drafts: new Map(),
   selected: undefined,
+  skew: 0,
 };
+// Server time, as elapsed times are counted from the server's timestamps.
+const now = () => Date.now() + state.skew;
 
 // A token in the fragment (#token=...) never reaches the server or its logs: take it, then drop it.
 let token = "";
@@ -139,6 +142,7 @@ function apply(event) {
       state.tasks.clear();
       state.runs.clear();
       state.limits = event.limits || state.limits;
+      if (typeof event.now === "number") state.skew = event.now - Date.now();
       for (const task of event.tasks) state.tasks.set(task.id, task);
       for (const run of event.runs) state.runs.set(run.runId, run);
       renderAll();
@@ -157,7 +161,7 @@ function apply(event) {
     case "text": {
       let run = state.runs.get(event.runId);
       if (!run) {
-        run = { runId: event.runId, taskId: event.taskId, status: "running", text: "", startedAt: Date.now() };
+        run = { runId: event.runId, taskId: event.taskId, status: "running", text: "", startedAt: now() };
         state.runs.set(event.runId, run);
       }
       run.text = clip(run.text + event.text);
@@ -180,7 +184,7 @@ function apply(event) {
 }
 
 function elapsed(since, until) {
-  const ms = Math.max(0, (until || Date.now()) - since);
+  const ms = Math.max(0, (until || now()) - since);
   if (ms < 1000) return ms + " ms";
   if (ms < 60000) return (ms / 1000).toFixed(1) + " s";
   return Math.floor(ms / 60000) + " min " + Math.floor((ms % 60000) / 1000) + " s";

@@ -174,7 +174,8 @@ export class InspectorRecord {
       tasks.push(task);
       runs.push(...own.values());
     }
-    return { type: "snapshot", tasks, runs, limits: this.#limits };
+    // The server's clock, so a page elsewhere counts elapsed time without its own clock's skew.
+    return { type: "snapshot", now: Date.now(), tasks, runs, limits: this.#limits };
   }
 
   /** The runs of one of `principal`'s tasks, if it kept them. */
@@ -226,13 +227,28 @@ export class InspectorRecord {
     return entry;
   }
 
+  /**
+   * Make room for one more principal: the least recently active without an
+   * open page goes, else the least recently active (its pages' streams end;
+   * a page reconnects and starts from a new snapshot).
+   */
   #evictPrincipal(): void {
+    let victim: string | undefined;
+    let found = false;
     for (const [key, entry] of this.#principals) {
       if (entry.streams.size === 0) {
-        this.#principals.delete(key);
-        return;
+        victim = key;
+        found = true;
+        break;
       }
     }
+    if (!found) {
+      const first = this.#principals.entries().next();
+      if (first.done) return;
+      victim = first.value[0];
+      for (const stream of [...first.value[1].streams]) stream.end();
+    }
+    this.#principals.delete(victim);
   }
 
   #admitTask(owner: string | undefined, principal: PrincipalEntry, entry: TaskEntry): void {

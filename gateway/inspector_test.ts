@@ -322,6 +322,33 @@ Deno.test("the inspector keeps at most its bounds: tasks per principal, text per
   });
 });
 
+Deno.test("the inspector keeps at most maxPrincipals principals; one with an open page stays", async () => {
+  const tokens = { alice: "alice-token", bob: "bob-token", carol: "carol-token" };
+  await withSetup([controlledProvider({ auto: true })], {
+    inspector: { maxPrincipals: 2 },
+    auth: { tokens },
+  }, async (s) => {
+    const alice = new Events(await get(s, "/_inspect/events", as("alice")));
+    assert.equal((await alice.next()).type, "snapshot");
+    const headers = (who: keyof typeof tokens) => ({ authorization: `Bearer ${tokens[who]}` });
+    for (const who of ["alice", "bob", "carol"] as const) {
+      const sent = await rpc(s.gateway, "SendMessage", { message: message(who) }, headers(who));
+      assert.ok(sent.result.task);
+    }
+    const snapshot = async (who: keyof typeof tokens) => {
+      const events = new Events(await get(s, "/_inspect/events", headers(who)));
+      const first = await events.next();
+      await events.cancel();
+      return first.tasks.map((t: Wire) => t.id).length;
+    };
+    // Bob, without a page, went when carol came; alice, whose page is open, stayed.
+    assert.equal(await snapshot("alice"), 1);
+    assert.equal(await snapshot("carol"), 1);
+    assert.equal(await snapshot("bob"), 0);
+    await alice.cancel();
+  });
+});
+
 Deno.test("a page that stops reading has its stream closed with an error event; the run goes on", async () => {
   const provider = controlledProvider();
   await withSetup([provider], {
