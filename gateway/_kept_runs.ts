@@ -37,6 +37,22 @@ export class RunChain {
     for (const resolve of waiting) resolve(task);
   }
 
+  /**
+   * Forget the current task before the next run of the chain starts, so a
+   * request that run makes at once waits for its own task instead of going
+   * to the one that ended. Answers the task it forgot, for a start that fails.
+   */
+  handOver(): LiveTask | undefined {
+    const previous = this.#current;
+    this.#current = undefined;
+    return previous;
+  }
+
+  /** Put back the task {@linkcode handOver} forgot (the next run did not start). */
+  restore(previous: LiveTask | undefined): void {
+    if (previous !== undefined && this.#current === undefined) this.current = previous;
+  }
+
   /** The current task, once there is one (a run may ask before its task is made). */
   whenCurrent(): Promise<LiveTask> {
     if (this.#current) return Promise.resolve(this.#current);

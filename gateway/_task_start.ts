@@ -25,6 +25,7 @@ import { GatewayError } from "./_errors.ts";
 import { type AcceptedExtension, hasStartFields, withoutMaxDepth } from "./_extension.ts";
 import { type KeptRun, type KeptRuns, RunChain } from "./_kept_runs.ts";
 import type { Disposals } from "./_kept_runs.ts";
+import type { LiveTask } from "./_live_task.ts";
 import { startError } from "./_start_error.ts";
 import { gatewayTaskKey } from "./task_context.ts";
 import type { GatewayParentFactory, GatewayTaskContext } from "./options.ts";
@@ -133,6 +134,7 @@ export class TaskStarter {
     const { ext, contextId } = plan;
     let route: ProgressRoute | undefined;
     let stopProgress: (() => void) | undefined;
+    let previous: LiveTask | undefined;
     try {
       if (hasStartFields(withoutMaxDepth(ext))) {
         throw new GatewayError(
@@ -144,6 +146,7 @@ export class TaskStarter {
       route = new ProgressRoute();
       stopProgress = this.#listen(kept.parent, route);
       kept.chain.context.accept(plan.taskId, plan.message);
+      previous = kept.chain.handOver();
       const run = kept.run.resume(plan.prompt);
       // The continuing caller is another run: requests from now on carry its path.
       const runPath = runPaths.get(kept.chain.context);
@@ -160,6 +163,7 @@ export class TaskStarter {
       };
     } catch (error) {
       stopProgress?.();
+      kept.chain.restore(previous);
       this.#options.kept.restore(kept);
       throw startError(error);
     }

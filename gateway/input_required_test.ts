@@ -304,3 +304,56 @@ Deno.test("a continuation from another caller's run: the kept run's next request
     await rpc(s.gateway, "CancelTask", { id: next.result.task.id });
   });
 });
+
+Deno.test("a kept run that asks at once when resumed: its question goes to the new task", async () => {
+  let n = 0;
+  const eager: SubagentProvider = {
+    name: "asks",
+    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
+    inheritsParentContext: false,
+    start(request) {
+      const run = (): SubagentRunHandle => {
+        const id = `eager-${++n}`;
+        const inputs = new SubagentInputs(request.parent.scope, id);
+        // Asked synchronously, inside start() and resume(): before the task exists.
+        const result = inputs.ask({ kind: "question", message: `Which branch (${id})?` }).then(
+          (answer): SubagentResultInput => ({
+            output: JSON.stringify(answer),
+            stopReason: "completed",
+          }),
+        );
+        return {
+          id,
+          started: Promise.resolve(),
+          result,
+          respond: (requestId, answer) => inputs.respond(requestId, answer),
+          cancel: () => inputs.cancelAll("cancelled"),
+          dispose: () => result.then(() => {}, () => {}),
+          resume: () => run(),
+        };
+      };
+      return run();
+    },
+  };
+  await withSetup([eager], {}, async (s) => {
+    const first = await rpc(s.gateway, "SendMessage", { message: message("go") });
+    const task = first.result.task;
+    assert.equal(task.status.state, "TASK_STATE_INPUT_REQUIRED");
+    assert.match(task.status.message.parts[0].text, /eager-1/);
+    const done = await rpc(s.gateway, "SendMessage", {
+      message: message("main", { taskId: task.id }),
+    });
+    assert.equal(done.result.task.status.state, "TASK_STATE_COMPLETED");
+    const next = await rpc(s.gateway, "SendMessage", {
+      message: message("again", { contextId: task.contextId }),
+    });
+    const resumed = next.result.task;
+    assert.equal(resumed.status.state, "TASK_STATE_INPUT_REQUIRED", JSON.stringify(resumed.status));
+    assert.notEqual(resumed.id, task.id);
+    assert.match(resumed.status.message.parts[0].text, /eager-2/);
+    const answered = await rpc(s.gateway, "SendMessage", {
+      message: message("release", { taskId: resumed.id }),
+    });
+    assert.equal(answered.result.task.status.state, "TASK_STATE_COMPLETED");
+  });
+});
