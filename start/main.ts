@@ -6,7 +6,8 @@
  * `DATABASE_URL` is set (schema `SEAM_DATABASE_SCHEMA`, default `seam`): then
  * any number of instances on that database serve as one (see the README).
  * `SEAM_GATEWAY_TOKEN` turns bearer auth on; serving
- * on a non-loopback `HOST` without it prints a warning. Prints the card URL
+ * on a non-loopback `HOST` without it prints a warning. `SEAM_INSPECTOR=1`
+ * serves the run inspector page at `/_inspect`. Prints the card URL
  * and a request to paste. Ctrl-C stops it (live tasks are cancelled, every
  * child disposed).
  *
@@ -23,6 +24,7 @@ if (import.meta.main) {
   const controller = new AbortController();
   const token = env("SEAM_GATEWAY_TOKEN");
   const databaseUrl = env("DATABASE_URL");
+  const inspector = env("SEAM_INSPECTOR") === "1";
   // A migration that cannot apply (or a database out of reach) stops start-up here.
   const taskStore = databaseUrl
     ? await createPostgresTaskStore({
@@ -36,6 +38,7 @@ if (import.meta.main) {
       parent: world.parent,
       ...(token ? { auth: { tokens: { operator: token } } } : {}),
       ...(taskStore ? { taskStore } : {}),
+      ...(inspector ? { inspector: true } : {}),
     },
     { signal: controller.signal },
   );
@@ -43,6 +46,11 @@ if (import.meta.main) {
     `storage: ${taskStore ? `PostgreSQL (schema "${taskStore.schema}")` : "memory"}`,
   );
   console.log(`model: ${world.modelLabel}; providers: ${world.subagents.list().join(", ")}`);
+  if (inspector) {
+    console.log(
+      `inspector: /_inspect on the address above${token ? " (add #token=<token> to its URL)" : ""}`,
+    );
+  }
   const stop = () => controller.abort();
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);

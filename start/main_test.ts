@@ -20,6 +20,7 @@ async function startGateway(extraEnv: Record<string, string> = {}): Promise<
       DEEPSEEK_API_KEY: "",
       OPENAI_API_KEY: "",
       SEAM_GATEWAY_TOKEN: "",
+      SEAM_INSPECTOR: "",
       DATABASE_URL: "",
       ...extraEnv,
     },
@@ -124,6 +125,21 @@ Deno.test("deno task start turns bearer auth on with SEAM_GATEWAY_TOKEN", async 
   } finally {
     process.kill("SIGTERM");
     await process.status;
+  }
+});
+
+Deno.test("deno task start serves the run inspector with SEAM_INSPECTOR=1, and not without", async () => {
+  for (const on of [true, false]) {
+    const { url, process } = await startGateway(on ? { SEAM_INSPECTOR: "1" } : {});
+    try {
+      const page = await fetch(`${url}/_inspect`);
+      const html = await page.text();
+      assert.equal(page.status, on ? 200 : 404);
+      assert.equal(html.includes("seam inspector"), on);
+    } finally {
+      process.kill("SIGTERM");
+      await process.status;
+    }
   }
 });
 
