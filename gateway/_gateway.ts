@@ -18,7 +18,7 @@ import type { InspectorRecord } from "./_inspector_record.ts";
 import type { InspectorRoutes } from "./_inspector_routes.ts";
 import { handleJsonRpc } from "./_jsonrpc.ts";
 import { Operations } from "./_operations.ts";
-import { type PushOptionsResolved, resolveOptions } from "./_options.ts";
+import { type InspectorLimits, type PushOptionsResolved, resolveOptions } from "./_options.ts";
 import type { PushService } from "./_push.ts";
 import { handleRest } from "./_rest.ts";
 import { routeOf } from "./_routes.ts";
@@ -30,12 +30,16 @@ import { isTaskStorage } from "./task_storage.ts";
 export interface GatewayFeatures {
   /** A2A 0.3 (`a2a03`): its bindings, and what adds it to the cards. */
   readonly v03?: { readonly bindings: V03Bindings; readonly card: typeof addV03ToCard };
-  /** Push notifications (`push`): the service for the resolved options. */
-  readonly push?: (options: PushOptionsResolved, logger: Logger) => PushService;
+  /** Push notifications (`push`): its option resolved, and the service for it. */
+  readonly push?: {
+    readonly resolve: (push: GatewayOptions["push"]) => PushOptionsResolved | undefined;
+    readonly service: (options: PushOptionsResolved, logger: Logger) => PushService;
+  };
   /** One instance of many, on a shared task store (`TaskStorage` with `shared: true`). */
   readonly cluster?: (options: ClusterOptions) => Cluster;
-  /** The run inspector (`inspector`): its memory and its routes. */
+  /** The run inspector (`inspector`): its option resolved, its memory and its routes. */
   readonly inspector?: {
+    readonly resolve: (inspector: GatewayOptions["inspector"]) => InspectorLimits | undefined;
     readonly Record: typeof InspectorRecord;
     readonly Routes: typeof InspectorRoutes;
   };
@@ -47,12 +51,17 @@ function missing(option: string, what: string): string {
 
 /** {@linkcode createGateway} with the given features. */
 export function buildGateway(options: GatewayOptions, features: GatewayFeatures): Gateway {
-  const settings = resolveOptions(options);
-  if (settings.a2a03 && !features.v03) throw new TypeError(missing("a2a03", "A2A 0.3"));
-  if (settings.push && !features.push) throw new TypeError(missing("push", "push notifications"));
-  if (settings.inspector && !features.inspector) {
+  // Checked first, as resolveOptions checks every option before it looks up the service.
+  if (options.push !== undefined && !features.push) {
+    throw new TypeError(missing("push", "push notifications"));
+  }
+  if (options.inspector !== undefined && options.inspector !== false && !features.inspector) {
     throw new TypeError(missing("inspector", "the run inspector"));
   }
+  const pushOptions = features.push?.resolve(options.push);
+  const inspectorLimits = features.inspector?.resolve(options.inspector);
+  const settings = resolveOptions(options);
+  if (settings.a2a03 && !features.v03) throw new TypeError(missing("a2a03", "A2A 0.3"));
   if (isTaskStorage(settings.store) && settings.store.shared && !features.cluster) {
     throw new TypeError(missing("a shared taskStore", "the instances' cluster"));
   }
@@ -60,10 +69,10 @@ export function buildGateway(options: GatewayOptions, features: GatewayFeatures)
   const logger = scope.logger.child("gateway");
   const auth = options.auth ? new BearerAuth(options.auth, logger) : undefined;
   const gatewayScope = scope.child("a2a-gateway");
-  const push = settings.push ? features.push!(settings.push, logger.child("push")) : undefined;
+  const push = pushOptions && features.push!.service(pushOptions, logger.child("push"));
   // Made only when the inspector is on: off, nothing listens and nothing is kept.
-  const inspector = settings.inspector
-    ? new features.inspector!.Record(settings.inspector, settings.task.maxBufferedBytes)
+  const inspector = inspectorLimits
+    ? new features.inspector!.Record(inspectorLimits, settings.task.maxBufferedBytes)
     : undefined;
   const engine = new Engine({
     inspector,

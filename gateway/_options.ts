@@ -46,11 +46,8 @@ export interface GatewaySettings {
   readonly task: LiveTaskLimits;
   /** Whether A2A 0.3 is served beside 1.0. */
   readonly a2a03: boolean;
-  readonly push: PushOptionsResolved | undefined;
   readonly extendedCard: GatewayExtendedCardOptions | undefined;
   readonly requiredExtensions: readonly GatewayRequiredExtension[];
-  /** The run inspector's bounds, when it is on. */
-  readonly inspector: InspectorLimits | undefined;
 }
 
 /** The run inspector's bounds, resolved. */
@@ -131,10 +128,7 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
       `Cannot create gateway: a2a03 must be a boolean, got ${JSON.stringify(options.a2a03)}`,
     );
   }
-  const push = resolvePush(options.push);
-  const inspector = resolveInspector(options.inspector);
   return {
-    inspector,
     scope,
     extendedCard,
     requiredExtensions,
@@ -182,11 +176,14 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
       cancelGraceMs,
     },
     a2a03: options.a2a03 ?? false,
-    push,
   };
 }
 
-function resolvePush(push: GatewayOptions["push"]): PushOptionsResolved | undefined {
+/**
+ * The `push` option resolved (called only where push is built in, so that
+ * `@seam/gateway/lite` bundles none of it).
+ */
+export function resolvePush(push: GatewayOptions["push"]): PushOptionsResolved | undefined {
   if (push === undefined) return undefined;
   if (push === null || typeof push !== "object") {
     throw new TypeError(
@@ -223,7 +220,10 @@ function resolvePush(push: GatewayOptions["push"]): PushOptionsResolved | undefi
   };
 }
 
-function resolveInspector(value: GatewayOptions["inspector"]): InspectorLimits | undefined {
+/** The `inspector` option resolved (like {@linkcode resolvePush}, only where it is built in). */
+export function resolveInspector(
+  value: GatewayOptions["inspector"],
+): InspectorLimits | undefined {
   if (value === undefined || value === false) return undefined;
   if (value !== true && (value === null || typeof value !== "object" || Array.isArray(value))) {
     throw new TypeError(

@@ -2,6 +2,7 @@ import { Cluster } from "./_cluster.ts";
 import { buildGateway, type GatewayFeatures } from "./_gateway.ts";
 import { InspectorRecord } from "./_inspector_record.ts";
 import { InspectorRoutes } from "./_inspector_routes.ts";
+import { resolveInspector, resolvePush } from "./_options.ts";
 import { PushService } from "./_push.ts";
 import { V03_BINDINGS } from "./_v03.ts";
 import { addV03ToCard } from "./_v03_card.ts";
@@ -11,14 +12,17 @@ import type { Gateway, GatewayOptions } from "./options.ts";
 
 const EVERY_FEATURE: GatewayFeatures = {
   v03: { bindings: V03_BINDINGS, card: addV03ToCard },
-  push: (options, logger) =>
-    new PushService({
-      ...options,
-      store: options.store ?? createMemoryPushConfigStore(),
-      outbox: options.outbox ?? createMemoryPushOutbox({ logger }),
-    }, logger),
+  push: {
+    resolve: resolvePush,
+    service: (options, logger) =>
+      new PushService({
+        ...options,
+        store: options.store ?? createMemoryPushConfigStore(),
+        outbox: options.outbox ?? createMemoryPushOutbox({ logger }),
+      }, logger),
+  },
   cluster: (options) => new Cluster(options),
-  inspector: { Record: InspectorRecord, Routes: InspectorRoutes },
+  inspector: { resolve: resolveInspector, Record: InspectorRecord, Routes: InspectorRoutes },
 };
 
 /**
