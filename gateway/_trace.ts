@@ -47,8 +47,9 @@ const headerGetter = {
 
 /**
  * Answer `request` with `handle` inside a SERVER span when a tracer is
- * registered. The span ends when the response is handed back (for a
- * stream: when its headers are, not when its last frame is).
+ * registered. The span ends when the response is handed back, or for an
+ * SSE stream when the stream ends (its last frame, an error, or the client
+ * going away), so it spans the run it streams.
  */
 export function traceRequest(
   request: Request,
@@ -81,6 +82,10 @@ export function traceRequest(
       span.setAttribute("error.type", String(response.status));
       span.setStatus({ code: SpanStatusCode.ERROR });
     }
+    const body = response.body;
+    if (body && response.headers.get("content-type")?.startsWith("text/event-stream")) {
+      return new Response(endsWith(body, span), response);
+    }
     span.end();
     return response;
   }, (error) => {
@@ -89,6 +94,41 @@ export function traceRequest(
     span.end();
     throw error;
   });
+}
+
+/** `body`, ending `span` once it ends, fails or is cancelled (read on demand: nothing buffered). */
+function endsWith(body: ReadableStream<Uint8Array>, span: Span): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let open = true;
+  const end = (error?: unknown) => {
+    if (!open) return;
+    open = false;
+    if (error !== undefined) {
+      span.setAttribute("error.type", "stream_error");
+      span.setStatus({ code: SpanStatusCode.ERROR, message: String(error) });
+    }
+    span.end();
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          end();
+          controller.close();
+        } else {
+          controller.enqueue(value);
+        }
+      } catch (error) {
+        end(error);
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      end();
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
 }
 
 /** Name the request's span for its JSON-RPC method (`SendStreamingMessage`, …). */

@@ -42,6 +42,10 @@ Deno.test("createA2AProvider() carries the run's trace context to a seam gateway
     assert.equal(server.attributes["http.request.method"], "POST");
     assert.equal(server.attributes["http.response.status_code"], 200);
     assert.equal(remoteRun.attributes["seam.run.parent_id"], run.id);
+    // The stream's span lasts until its last frame: it ends after the run it streamed
+    // (spans are exported in the order they end).
+    const ended = recorded.spans();
+    assert.ok(ended.indexOf(server) > ended.indexOf(remoteRun), "the SERVER span ended first");
   } finally {
     await toGateway.dispose();
     await root.dispose();

@@ -58,6 +58,12 @@ Deno.test("installSubagentTool() traces a delegation as execute_tool → invoke_
     assert.equal(childChat[0].attributes["gen_ai.operation.name"], "chat");
     assert.equal(childChat[0].attributes["gen_ai.request.model"], "scripted");
     assert.deepEqual(childChat[0].attributes["gen_ai.response.finish_reasons"], ["stop"]);
+    assert.equal(typeof childChat[0].attributes["gen_ai.usage.input_tokens"], "number");
+    assert.equal(typeof childChat[0].attributes["gen_ai.usage.output_tokens"], "number");
+    assert.equal(
+      run.attributes["gen_ai.usage.output_tokens"],
+      childChat[0].attributes["gen_ai.usage.output_tokens"],
+    );
   } finally {
     await host.scope.dispose();
     await recorded.stop();
