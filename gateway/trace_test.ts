@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { SpanKind } from "@opentelemetry/api";
 import { parentOf, recordSpans } from "../tests/trace_support.ts";
-import { controlledProvider, message, rpc, withSetup } from "./_test_support.ts";
+import { controlledProvider, message, rpc, rpcRequest, withSetup } from "./_test_support.ts";
 
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN = "00f067aa0ba902b7";
@@ -44,6 +44,26 @@ Deno.test("createGateway() starts a fresh trace for a request without trace cont
     const server = recorded.one("GetTask");
     assert.equal(parentOf(server), undefined);
     assert.equal(server.attributes["http.response.status_code"], 200);
+  } finally {
+    await recorded.stop();
+  }
+});
+
+Deno.test("createGateway() ends a stream's SERVER span when the client goes away", async () => {
+  const recorded = recordSpans();
+  const provider = controlledProvider({ name: "echo" });
+  try {
+    await withSetup([provider], {}, async ({ gateway }) => {
+      const response = await gateway.fetch(
+        rpcRequest("SendStreamingMessage", { message: message("hi") }),
+      );
+      const reader = response.body!.getReader();
+      await reader.read(); // the task's first frame
+      assert.deepEqual(recorded.spans().map((s) => s.name), [], "nothing ended yet");
+      await reader.cancel();
+      const server = recorded.one("SendStreamingMessage");
+      assert.equal(server.attributes["http.response.status_code"], 200);
+    });
   } finally {
     await recorded.stop();
   }
