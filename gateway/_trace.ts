@@ -91,9 +91,11 @@ export function traceRequest(
 
 /** `body`, ending `span` once it ends, fails or is cancelled. */
 function endsWith(body: ReadableStream<Uint8Array>, span: Span): ReadableStream<Uint8Array> {
-  // A transformer's `cancel` runs when the client goes away and when the source fails.
+  // A transformer's `cancel` runs when the client goes away and when the source fails
+  // (newer than ES2023's lib types, hence no literal; a runtime without it skips the end).
   const end = () => span.end();
-  return body.pipeThrough(new TransformStream({ flush: end, cancel: end }));
+  const transformer = { flush: end, cancel: end };
+  return body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>(transformer));
 }
 
 /** Name the request's span for its JSON-RPC method (`SendStreamingMessage`, …). */
