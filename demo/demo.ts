@@ -251,6 +251,7 @@ const GLYPHS: Record<DemoRun["status"], string> = {
   error: "✗",
   "max-tokens": "✂",
   refusal: "✗",
+  "budget-exhausted": "⌛",
   failed: "✗",
 };
 

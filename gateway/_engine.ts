@@ -462,7 +462,7 @@ export class Engine {
     if (hasStartFields(ext)) {
       throw new GatewayError(
         "invalidParams",
-        "Invalid params: the seam extension's start-time fields (outputSchema, maxDepth, toolFilter, persona) apply only to a message that starts a task",
+        "Invalid params: the seam extension's start-time fields (outputSchema, maxDepth, toolFilter, persona, budget) apply only to a message that starts a task",
       );
     }
     if (task.phase === "interrupted") return this.#answer(task, params, ext, onLive);

@@ -8,6 +8,7 @@ const FIELDS = [
   "maxDepth",
   "toolFilter",
   "persona",
+  "budget",
   "depth",
   "path",
   "answer",
@@ -25,6 +26,8 @@ export interface AcceptedExtension {
   readonly maxDepth?: unknown;
   readonly toolFilter?: unknown;
   readonly persona?: unknown;
+  /** The caller's run budget (already tightened over there); the service checks and enforces it. */
+  readonly budget?: unknown;
   /** The caller's run path (the run ids from its root down to its own run), when given. */
   readonly path?: readonly string[];
   /** On a message to an interrupted task: the answer to the input request it waits on. */
@@ -77,6 +80,7 @@ export function readExtension(
     maxDepth: record.maxDepth,
     toolFilter: record.toolFilter,
     persona: record.persona,
+    budget: record.budget,
     answer: record.answer,
   };
 }

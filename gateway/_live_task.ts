@@ -84,6 +84,7 @@ const STATE_OF: Record<SubagentStopReason, A2ATaskState> = {
   error: "TASK_STATE_FAILED",
   "max-tokens": "TASK_STATE_FAILED",
   refusal: "TASK_STATE_REJECTED",
+  "budget-exhausted": "TASK_STATE_FAILED",
 };
 
 const EXPLAIN: Record<SubagentStopReason, string> = {
@@ -93,6 +94,8 @@ const EXPLAIN: Record<SubagentStopReason, string> = {
   "max-tokens":
     "Failed: the child stopped at the token limit (stopReason max-tokens); its partial output is in the artifact.",
   refusal: "Rejected: the child agent refused the task.",
+  "budget-exhausted":
+    "Failed: the run ran out of its budget (stopReason budget-exhausted); its partial output is in the artifact.",
 };
 
 /** Limits that hold per task. */

@@ -139,7 +139,7 @@ export class TaskStarter {
       if (hasStartFields(withoutMaxDepth(ext))) {
         throw new GatewayError(
           "invalidParams",
-          `Invalid params: context "${contextId}" continues a finished run with its original settings; the seam extension's start-time fields (outputSchema, toolFilter, persona) cannot change them (omit them, or use a new contextId)`,
+          `Invalid params: context "${contextId}" continues a finished run with its original settings; the seam extension's start-time fields (outputSchema, toolFilter, persona, budget) cannot change them (omit them, or use a new contextId)`,
         );
       }
       assertDepthCap(this.#options.subagents, ext, kept, contextId);
@@ -254,6 +254,7 @@ export class TaskStarter {
           maxDepth: ext.maxDepth as never,
           toolFilter: ext.toolFilter as never,
           persona: ext.persona as never,
+          budget: ext.budget as never,
         }));
       route.runId = run.id;
       chain.runs.push(run);

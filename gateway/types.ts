@@ -179,7 +179,13 @@ export interface SeamTaskExtension {
   /** The child's run id, once it exists. */
   readonly runId?: string;
   /** The run's exact stop reason, once it ended. */
-  readonly stopReason?: "completed" | "aborted" | "error" | "max-tokens" | "refusal";
+  readonly stopReason?:
+    | "completed"
+    | "aborted"
+    | "error"
+    | "max-tokens"
+    | "refusal"
+    | "budget-exhausted";
   /** The id of the task whose run this one resumed, when it continued a context. */
   readonly resumedFrom?: string;
   /** What went wrong, when the run failed for an infrastructure or contract fault. */

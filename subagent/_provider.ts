@@ -62,7 +62,9 @@ export function snapshotProvider(
   }
   const accepted = {} as Record<keyof SubagentCapabilities, boolean>;
   for (const flag of SUBAGENT_CAPABILITY_FLAGS) {
-    const value = (capabilities as Record<string, unknown>)[flag];
+    let value = (capabilities as Record<string, unknown>)[flag];
+    // The flag added after the first four: a declaration without it lacks it.
+    if (flag === "budget" && value === undefined) value = false;
     if (typeof value !== "boolean") {
       fail(
         `provider.capabilities.${flag} of "${name}" must be a boolean, got ${describe(value)}`,

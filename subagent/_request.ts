@@ -18,6 +18,8 @@ import type {
 } from "./types.ts";
 import { delegationContextKey } from "./delegation.ts";
 import type { RunNode } from "./_usage.ts";
+import { BudgetLedger } from "./_budget.ts";
+import { acceptBudget } from "./budget.ts";
 
 const REQUEST_FIELDS = new Set([
   "prompt",
@@ -28,6 +30,7 @@ const REQUEST_FIELDS = new Set([
   "maxDepth",
   "toolFilter",
   "persona",
+  "budget",
   "label",
 ]);
 
@@ -44,6 +47,8 @@ export interface AcceptedRequest {
   readonly parentScope: Scope;
   /** Where the run sits in the tree (also `request.place`). */
   readonly place: SubagentRunPlace;
+  /** The run's budget account, when a budget applies (checked, not yet committed). */
+  readonly budget: BudgetLedger | undefined;
 }
 
 function invalid(message: string): never {
@@ -93,12 +98,14 @@ export function acceptRequest(
     maxDepth,
     toolFilter,
     persona,
+    budget,
     label,
   } = input as Partial<Record<keyof SubagentStartRequest, unknown>>;
   // Most requests use none of the start-time fields: skip the table for them.
+  // (The budget is checked below, with the parent run's.)
   const startFields = outputSchema !== undefined || maxDepth !== undefined ||
       toolFilter !== undefined || persona !== undefined
-    ? { outputSchema, maxDepth, toolFilter, persona }
+    ? { outputSchema, maxDepth, toolFilter, persona, budget: undefined }
     : undefined;
   const unsupported = startFields && unsupportedStartFields(provider.capabilities, startFields)[0];
   if (unsupported) {
@@ -107,11 +114,23 @@ export function acceptRequest(
       `Cannot start subagent: provider "${provider.name}" does not support request.${unsupported.field} (capabilities.${unsupported.capability} is false)`,
     );
   }
+  const parentId = isRecord(parent) ? parent.id : undefined;
+  const above = typeof parentId === "string" ? places.get(parentId) : undefined;
+  // A budget applies when the request asks for one or its parent run has one.
+  if ((budget !== undefined || above?.budget !== undefined) && !provider.capabilities.budget) {
+    throw new SubagentError(
+      "UNSUPPORTED_CAPABILITY",
+      `Cannot start subagent: provider "${provider.name}" does not support ${
+        budget !== undefined
+          ? "request.budget"
+          : `the budget its parent run "${parentId}" passes down to every child`
+      } (capabilities.budget is false)`,
+    );
+  }
 
   if (!isRecord(parent)) {
     invalid(`request.parent must be an agent, got ${describe(parent)}`);
   }
-  const parentId = parent.id;
   if (typeof parentId !== "string" || parentId === "") {
     invalid(
       `request.parent.id must be a non-empty string, got ${describe(parentId)}`,
@@ -162,13 +181,23 @@ export function acceptRequest(
       if (value !== undefined) request[spec.field] = spec.accept(value, `request.${spec.field}`);
     }
   }
-  const place = placeOf(parentId, parentScope, provider.name, label as string | undefined, places);
+  let ledger: BudgetLedger | undefined;
+  if (budget !== undefined || above?.budget !== undefined) {
+    ledger = BudgetLedger.plan(
+      budget === undefined ? undefined : acceptBudget(budget, "request.budget"),
+      above?.budget,
+    );
+    request.budget = ledger!.limits;
+    request.budgetMeter = ledger!.meter;
+  }
+  const place = placeOf(parentId, parentScope, provider.name, label as string | undefined, above);
   request.place = place;
   return {
     request: Object.freeze(request) as unknown as SubagentRequest,
     place,
     parentId,
     parentScope,
+    budget: ledger,
   };
 }
 
@@ -203,9 +232,9 @@ function placeOf(
   parentScope: Scope,
   provider: string,
   label: string | undefined,
-  places: ReadonlyMap<string, RunNode>,
+  node: RunNode | undefined,
 ): SubagentRunPlace {
-  const above = places.get(parentId)?.place;
+  const above = node?.place;
   let parentRunId: string | undefined;
   let depth: number;
   if (above !== undefined) {

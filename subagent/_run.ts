@@ -5,6 +5,7 @@ import { subagentEnd, subagentStart } from "./events.ts";
 import { acceptContent } from "./_request.ts";
 import { contractFault, normalizeResult, type ResultContext } from "./_result.ts";
 import { acceptUsage, addBelow, type RunNode, unknownUsage } from "./_usage.ts";
+import type { BudgetLedger } from "./_budget.ts";
 import type {
   OutputSchema,
   RegisteredSubagentProvider,
@@ -29,6 +30,8 @@ export interface RunContext {
   readonly place: SubagentRunPlace;
   /** The service's live runs by id: where a run started by one of their children sits. */
   readonly places: Map<string, RunNode>;
+  /** The run's budget account, when a budget applies. */
+  readonly budget?: BudgetLedger | undefined;
 }
 
 type Fn = (...args: unknown[]) => unknown;
@@ -182,16 +185,20 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
     outputSchema: context.outputSchema,
     logger,
   };
-  const node: RunNode = { place: context.place, below: { figures: undefined, partial: false } };
+  const budget = context.budget;
+  const node: RunNode = budget === undefined
+    ? { place: context.place, below: { figures: undefined, partial: false } }
+    : { place: context.place, below: { figures: undefined, partial: false }, budget };
   const result: Promise<SubagentResult> = Promise.resolve(rawResult).then(
     (value) => {
       try {
-        const normalized = normalizeResult(
+        let normalized = normalizeResult(
           value,
           resultContext,
           id,
           (raw) => acceptUsage(raw, Date.now() - t0, node.below),
         );
+        if (budget !== undefined) normalized = budget.settle(normalized);
         // The run's subtree counts towards its parent run's, when that is ours.
         const parentRunId = context.place.parentRunId;
         const above = parentRunId === undefined ? undefined : context.places.get(parentRunId);
@@ -220,6 +227,7 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
   // Ownership: disposing the parent's scope reaches this run, and so does
   // unloading its provider (through `context.runs`).
   const finalDispose = (): Promise<void> => {
+    budget?.close();
     context.runs.delete(run);
     if (context.places.get(id) === node) context.places.delete(id);
     unbindSignal();
@@ -253,6 +261,10 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
   };
 
   observeLifecycle(id, context, started, result, t0);
+  if (budget !== undefined) {
+    budget.open(id, cancel);
+    result.catch(() => budget.close());
+  }
 
   const run: {
     -readonly [K in keyof SubagentRun]: SubagentRun[K];
@@ -321,7 +333,14 @@ function resumeOf(
 ): (content: ContentInput) => SubagentRun {
   return (content) => {
     const blocks = acceptContent(content, "content");
-    return wrapRun(Reflect.apply(resume, handle, [blocks]), { ...context, prompt: blocks });
+    // A resumed run spends from the same budget: it is live again, or refused.
+    context.budget?.reopen();
+    try {
+      return wrapRun(Reflect.apply(resume, handle, [blocks]), { ...context, prompt: blocks });
+    } catch (error) {
+      context.budget?.close();
+      throw error;
+    }
   };
 }
 

@@ -46,6 +46,7 @@ export const ALL_CAPABILITIES: SubagentCapabilities = Object.freeze({
   depthLimit: true,
   toolFilter: true,
   persona: true,
+  budget: true,
 });
 
 export const NO_CAPABILITIES: SubagentCapabilities = Object.freeze({

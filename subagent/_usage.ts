@@ -1,4 +1,5 @@
 import { describe, isRecord } from "@seam/host";
+import type { BudgetLedger } from "./_budget.ts";
 import type { SubagentRunPlace, SubagentUsage, SubagentUsageFigures } from "./types.ts";
 
 /** The figures' keys, in their documented order. */
@@ -114,4 +115,6 @@ export function unknownUsage(wallTimeMs: number): SubagentUsage {
 export interface RunNode {
   readonly place: SubagentRunPlace;
   readonly below: UsageBelow;
+  /** The run's budget account, when a budget applies: its children's budgets come from it. */
+  readonly budget?: BudgetLedger;
 }

@@ -32,6 +32,7 @@
  * @module
  */
 export * from "./abort.ts";
+export * from "./budget.ts";
 export * from "./delegation.ts";
 export * from "./errors.ts";
 export * from "./events.ts";

@@ -59,6 +59,7 @@ export interface SubagentService {
    * exists; the returned run is frozen and must be disposed on every path.
    *
    * @throws {SubagentError} `NO_PROVIDER` or `UNSUPPORTED_CAPABILITY`.
+   * @throws {SubagentBudgetError} when a children cap of a budget above is used up.
    * @throws {OutputSchemaError} for an `outputSchema` outside the subset.
    * @throws {TypeError | RangeError} naming any other malformed field.
    */
@@ -170,24 +171,33 @@ export function createSubagentService(scope: Scope): SubagentService {
       }
       const provider = registration.snapshot;
       const accepted = acceptRequest(provider, request, places);
-      const traced = startRunSpan(
-        accepted.place,
-        accepted.parentScope,
-        accepted.request.agentOptions?.model,
-      );
-      if (traced) return startTraced(provider, accepted, traced, registration, places);
-      const raw = provider.start(accepted.request);
-      return wrapRun(raw, {
-        provider,
-        runs: registration.runs,
-        parentId: accepted.parentId,
-        parentScope: accepted.parentScope,
-        prompt: accepted.request.prompt,
-        outputSchema: accepted.request.outputSchema,
-        signal: accepted.request.signal,
-        place: accepted.place,
-        places,
-      });
+      const budget = accepted.budget;
+      // Counted against the children caps above before the child exists; undone if it never does.
+      budget?.commit();
+      try {
+        const traced = startRunSpan(
+          accepted.place,
+          accepted.parentScope,
+          accepted.request.agentOptions?.model,
+        );
+        if (traced) return startTraced(provider, accepted, traced, registration, places);
+        const raw = provider.start(accepted.request);
+        return wrapRun(raw, {
+          provider,
+          runs: registration.runs,
+          parentId: accepted.parentId,
+          parentScope: accepted.parentScope,
+          prompt: accepted.request.prompt,
+          outputSchema: accepted.request.outputSchema,
+          signal: accepted.request.signal,
+          place: accepted.place,
+          places,
+          budget,
+        });
+      } catch (error) {
+        budget?.rollback();
+        throw error;
+      }
     },
 
     assertSubagentMaxDepth,
@@ -216,6 +226,7 @@ function startTraced(
       signal: request.signal,
       place: accepted.place,
       places,
+      budget: accepted.budget,
     });
     traceRun(traced, run);
     return run;

@@ -50,6 +50,7 @@ Deno.test("registerProvider() reads each fixed field exactly once", async () => 
     depthLimit: true,
     toolFilter: false,
     persona: true,
+    budget: false, // absent from the declaration: false
   });
   assert.equal(snapshot.inheritsParentContext, true);
   await root.dispose();

@@ -9,14 +9,19 @@ import {
 import { OutputSchemaError } from "./errors.ts";
 import { assertSubagentMaxDepth } from "./max_depth.ts";
 import { checkOutputSchema } from "./output_schema.ts";
+import { acceptBudget, type SubagentBudget } from "./budget.ts";
 import type { OutputSchema, SubagentCapabilities, SubagentToolFilter } from "./types.ts";
 
-/** The four start-time capability flags, in a stable order. */
+/**
+ * The start-time capability flags, in a stable order (`budget` last: a
+ * declaration may leave it out, which is `false`).
+ */
 export const SUBAGENT_CAPABILITY_FLAGS: readonly (keyof SubagentCapabilities)[] = Object.freeze([
   "outputSchema",
   "depthLimit",
   "toolFilter",
   "persona",
+  "budget",
 ]);
 
 /** A request field checked before any child exists, and what its value is once accepted. */
@@ -29,6 +34,8 @@ export interface SubagentStartFieldValues {
   readonly toolFilter: SubagentToolFilter;
   /** The child's persona. */
   readonly persona: string;
+  /** What the run and its subtree may use. */
+  readonly budget: SubagentBudget;
 }
 
 /** The name of a start-time request field. */
@@ -170,7 +177,13 @@ export function acceptPersona(
  *
  * assert.deepEqual(
  *   SUBAGENT_START_FIELDS.map((f) => `${f.field}:${f.capability}`),
- *   ["outputSchema:outputSchema", "maxDepth:depthLimit", "toolFilter:toolFilter", "persona:persona"],
+ *   [
+ *     "outputSchema:outputSchema",
+ *     "maxDepth:depthLimit",
+ *     "toolFilter:toolFilter",
+ *     "persona:persona",
+ *     "budget:budget",
+ *   ],
  * );
  * ```
  */
@@ -194,6 +207,11 @@ export const SUBAGENT_START_FIELDS: readonly SubagentStartFieldSpec[] = Object.f
     field: "persona",
     capability: "persona",
     accept: acceptPersona,
+  }) as SubagentStartFieldSpec,
+  Object.freeze({
+    field: "budget",
+    capability: "budget",
+    accept: acceptBudget,
   }) as SubagentStartFieldSpec,
 ]);
 

@@ -20,6 +20,7 @@ Deno.test("SUBAGENT_START_FIELDS pairs each start-time field with its capability
       ["maxDepth", "depthLimit"],
       ["toolFilter", "toolFilter"],
       ["persona", "persona"],
+      ["budget", "budget"],
     ],
   );
   assert.deepEqual(

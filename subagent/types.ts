@@ -1,3 +1,4 @@
+import type { SubagentBudget, SubagentBudgetMeter } from "./budget.ts";
 import type { SubagentInputAnswer } from "./input.ts";
 import type { AgentRef, ContentBlock, ContentInput, JsonValue, ZodLikeSchema } from "@seam/host";
 
@@ -15,6 +16,14 @@ export interface SubagentCapabilities {
   readonly toolFilter: boolean;
   /** Honours `persona`: the child's persona section for this run only. */
   readonly persona: boolean;
+  /**
+   * Honours `budget` (see {@linkcode SubagentBudget}): the provider charges
+   * what its child uses to `request.budgetMeter` (or reports it in the
+   * result's `usage`, or has the remote enforce it). Optional in a
+   * declaration: absent is `false`. A run under a budget (its own, or one
+   * inherited from its parent run) on a provider without it is refused.
+   */
+  readonly budget?: boolean;
 }
 
 /** Which tools a child may use. At least one list is given. */
@@ -59,6 +68,13 @@ export interface SubagentStartRequest {
   readonly toolFilter?: SubagentToolFilter;
   /** The child's persona (needs `capabilities.persona`). */
   readonly persona?: string;
+  /**
+   * What the run and its subtree may use (needs `capabilities.budget`). The
+   * run gets the smaller, limit by limit, of this and what its parent run's
+   * budget has left; a run under a budgeted parent is budgeted even without
+   * one. Running out ends the run `budget-exhausted`.
+   */
+  readonly budget?: SubagentBudget;
   /**
    * A short label for the task (the `subagent` tool passes its call's
    * `description`): descriptive only, carried by the run's events. A
@@ -110,6 +126,17 @@ export interface SubagentRequest {
   readonly toolFilter?: SubagentToolFilter;
   /** The requested persona, when given (already checked). */
   readonly persona?: string;
+  /**
+   * The run's effective budget, when one applies: the request's, tightened
+   * by what the parent run's budget has left (a provider forwarding it, as
+   * the A2A provider does to a seam gateway, sends this).
+   */
+  readonly budget?: SubagentBudget;
+  /**
+   * Where the provider charges what the child uses, present exactly when
+   * `budget` is (see {@linkcode SubagentBudgetMeter}).
+   */
+  readonly budgetMeter?: SubagentBudgetMeter;
   /** The request's label, when given (already checked). */
   readonly label?: string;
   /**
@@ -130,13 +157,18 @@ export interface SubagentRequest {
   readonly traceContext?: unknown;
 }
 
-/** Why a run ended. */
+/**
+ * Why a run ended. `budget-exhausted`: a budget ran out (the run's own or
+ * one above it); the result's `error` is `BUDGET_EXHAUSTED`, naming the
+ * limit and the figures, and `output` is what the child said until then.
+ */
 export type SubagentStopReason =
   | "completed"
   | "aborted"
   | "error"
   | "max-tokens"
-  | "refusal";
+  | "refusal"
+  | "budget-exhausted";
 
 /** Every stop reason, in a stable order. */
 export const SUBAGENT_STOP_REASONS: readonly SubagentStopReason[] = Object
@@ -146,6 +178,7 @@ export const SUBAGENT_STOP_REASONS: readonly SubagentStopReason[] = Object
     "error",
     "max-tokens",
     "refusal",
+    "budget-exhausted",
   ]);
 
 /**
@@ -164,6 +197,7 @@ export const SUBAGENT_STOP_REASONS: readonly SubagentStopReason[] = Object
  * | `PROTOCOL_ERROR` | the peer sent what its protocol does not allow (malformed messages, answers to requests never sent) |
  * | `INPUT_REQUIRED` | the child stopped to ask for input it was not given (`resume` may answer it) |
  * | `AUTH_REQUIRED` | the child stopped to ask for authentication, or the remote refused the credentials |
+ * | `BUDGET_EXHAUSTED` | a budget ran out (with `stopReason: "budget-exhausted"`); `data` is a `SubagentBudgetExhaustion` (`{limit, budget, used}`) |
  * | `PROVIDER_FAULT` | only in `subagent/end`: the provider broke the run contract or its result rejected |
  * | `UNSPECIFIED` | the provider said `stopReason: "error"` without saying what went wrong (filled in by the service) |
  */
@@ -177,6 +211,7 @@ export type SubagentFailureCode =
   | "PROTOCOL_ERROR"
   | "INPUT_REQUIRED"
   | "AUTH_REQUIRED"
+  | "BUDGET_EXHAUSTED"
   | "PROVIDER_FAULT"
   | "UNSPECIFIED";
 
@@ -191,6 +226,7 @@ export const SUBAGENT_FAILURE_CODES: readonly SubagentFailureCode[] = Object.fre
   "PROTOCOL_ERROR",
   "INPUT_REQUIRED",
   "AUTH_REQUIRED",
+  "BUDGET_EXHAUSTED",
   "PROVIDER_FAULT",
   "UNSPECIFIED",
 ]);
@@ -283,7 +319,8 @@ export interface SubagentResult {
   /**
    * What went wrong. Always present when `stopReason` is `"error"` (the
    * service fills in `UNSPECIFIED` when the provider gave none); may be
-   * present for `aborted`, `max-tokens` and `refusal`; never for
+   * present for `aborted`, `max-tokens` and `refusal`; always for
+   * `budget-exhausted` (`BUDGET_EXHAUSTED`); never for
    * `completed`.
    */
   readonly error?: SubagentFailure;
@@ -397,8 +434,8 @@ export interface SubagentProvider {
  * `dispose`: only the registration disposes the provider.
  */
 export interface RegisteredSubagentProvider extends Omit<SubagentProvider, "dispose"> {
-  /** The accepted capabilities, frozen. */
-  readonly capabilities: Readonly<SubagentCapabilities>;
+  /** The accepted capabilities, frozen, every flag present (`budget` too). */
+  readonly capabilities: Readonly<Required<SubagentCapabilities>>;
 }
 
 /** Payload of `subagent/provider-removed`. */

@@ -14,7 +14,7 @@ import {
 } from "@seam/subagent-acp";
 import { AgentWatch, testAgentConfig, until, withAcpAgent } from "./acp_support.ts";
 
-Deno.test("createAcpProvider() describes itself: no capabilities, no parent context", () => {
+Deno.test("createAcpProvider() describes itself: a budget only, no parent context", () => {
   const provider = createAcpProvider({ command: "agent" });
   assert.equal(provider.name, "acp");
   assert.deepEqual(provider.capabilities, {
@@ -22,6 +22,7 @@ Deno.test("createAcpProvider() describes itself: no capabilities, no parent cont
     depthLimit: false,
     toolFilter: false,
     persona: false,
+    budget: true,
   });
   assert.equal(provider.inheritsParentContext, false);
   assert.equal(createAcpProvider({ command: "agent", name: "codex" }).name, "codex");

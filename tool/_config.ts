@@ -1,9 +1,11 @@
 import { describe, isRecord } from "@seam/host";
 import {
+  acceptBudget,
   acceptMaxDepth,
   acceptPersona,
   acceptToolFilter,
   type SubagentAgentOptions,
+  type SubagentBudget,
   type SubagentToolFilter,
 } from "@seam/subagent";
 import type { SubagentToolConfig } from "./install.ts";
@@ -20,6 +22,7 @@ export interface AcceptedConfig {
     readonly persona?: string;
     readonly toolFilter?: SubagentToolFilter;
     readonly maxDepth?: number;
+    readonly budget?: SubagentBudget;
   };
 }
 
@@ -30,6 +33,7 @@ const KEYS = new Set([
   "persona",
   "toolFilter",
   "maxDepth",
+  "budget",
   "reportUsage",
 ]);
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -60,6 +64,7 @@ export function acceptConfig(config: SubagentToolConfig): AcceptedConfig {
     persona,
     toolFilter,
     maxDepth,
+    budget,
     reportUsage = false,
   } = config as Record<string, unknown>;
   if (typeof reportUsage !== "boolean") {
@@ -77,6 +82,7 @@ export function acceptConfig(config: SubagentToolConfig): AcceptedConfig {
     persona?: string;
     toolFilter?: SubagentToolFilter;
     maxDepth?: number;
+    budget?: SubagentBudget;
   } = {};
 
   if (agentOptions !== undefined) {
@@ -100,6 +106,7 @@ export function acceptConfig(config: SubagentToolConfig): AcceptedConfig {
     options.toolFilter = acceptToolFilter(toolFilter, "config.toolFilter", action);
   }
   if (maxDepth !== undefined) options.maxDepth = acceptMaxDepth(maxDepth, "config.maxDepth");
+  if (budget !== undefined) options.budget = acceptBudget(budget, "config.budget", action);
 
   return Object.freeze({ provider, toolName, reportUsage, options: Object.freeze(options) });
 }

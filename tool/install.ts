@@ -16,6 +16,7 @@ import {
   type RegisteredSubagentProvider,
   startRunsUnder,
   type SubagentAgentOptions,
+  type SubagentBudget,
   subagentProviderAdded,
   subagentProviderRemoved,
   type SubagentResult,
@@ -60,6 +61,15 @@ export interface SubagentToolConfig {
    * tool below the cap gets an error result instead of a grandchild.
    */
   readonly maxDepth?: number;
+  /**
+   * What each child and its subtree may use (the provider needs the
+   * `budget` capability; see `SubagentBudget`): tokens, wall time, tool
+   * calls, children in total and live at once. A child gets the smaller of
+   * this and what the calling agent's own run has left; running out ends the
+   * child `budget-exhausted` (the model reads that it ran out), and a
+   * delegation beyond a children cap is an error result with no child.
+   */
+  readonly budget?: SubagentBudget;
   /**
    * Add the run's usage (its subtree's tokens, model and tool calls, wall
    * time; see `SubagentResult.usage`) to what the parent model sees, as a

@@ -7,6 +7,7 @@ const HEADLINES: Readonly<Record<string, string>> = Object.freeze({
   error: "The subagent failed before finishing its task.",
   "max-tokens": "The subagent hit the token limit before finishing its task.",
   refusal: "The subagent declined the task.",
+  "budget-exhausted": "The subagent ran out of its budget before finishing its task.",
 });
 
 /** Headlines for the failure codes that say more than the stop reason does. */
@@ -28,7 +29,8 @@ const FAILURE_HEADLINES: Readonly<Record<string, string>> = Object.freeze({
  *   one, as pretty-printed JSON;
  * - any other stop reason: an error result (`isError: true`) saying what
  *   happened (`aborted` → cancelled, `error` → failed, `max-tokens` → hit
- *   the token limit, `refusal` → declined, anything else → ended
+ *   the token limit, `refusal` → declined, `budget-exhausted` → ran out
+ *   of its budget, anything else → ended
  *   abnormally; a more precise headline for the failure codes `START_FAILED`,
  *   `NO_STRUCTURED_RESULT`, `INVALID_STRUCTURED_RESULT`, `INPUT_REQUIRED`
  *   and `AUTH_REQUIRED`), then the result's `error` as

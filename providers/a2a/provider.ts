@@ -93,10 +93,20 @@ function checkInteger(
  * offered), and the capabilities fixed, so `start` stays synchronous.
  *
  * Capabilities: a seam gateway's card declares, in its seam extension, each
- * provider's four flags and `inheritsParentContext`; the provider declares
+ * provider's flags and `inheritsParentContext`; the provider declares
  * those of the remote provider it addresses, and forwards `outputSchema`,
- * `maxDepth`, `toolFilter` and `persona` in the extension of the message.
- * Any other agent: no start-time capability, `inheritsParentContext: false`.
+ * `maxDepth`, `toolFilter`, `persona` and `budget` in the extension of the
+ * message. Any other agent: no start-time capability,
+ * `inheritsParentContext: false`.
+ *
+ * Budget: declared only when the card's seam extension says the remote
+ * provider honours one (`budget: true`; a gateway from before budgets says
+ * nothing, so a budget is refused at start, as for any other agent). The
+ * run's effective budget travels in the message's seam extension and the
+ * gateway's service enforces it over there; the remote run's usage, which
+ * the gateway reports in the task's metadata, counts against the budgets
+ * above here when the run settles, and the service keeps the wall time
+ * here too.
  *
  * Depth: the caller's depth (its host agent's `subagentDepth`, else the
  * scope's `DelegationContext`) and the tighter of `request.maxDepth` and an
@@ -462,6 +472,10 @@ function startRun(remote: RemoteContext, request: SubagentRequest): SubagentRunH
       extension.toolFilter = request.toolFilter as unknown as SeamMessageFields;
     }
     if (request.persona !== undefined) extension.persona = request.persona;
+    // The effective budget: the gateway's service enforces it over there.
+    if (request.budget !== undefined) {
+      extension.budget = request.budget as unknown as SeamMessageFields;
+    }
   }
   const run = new A2ARun(remote, {
     prompt: request.prompt,

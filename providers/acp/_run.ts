@@ -9,6 +9,7 @@ import {
 } from "@seam/host";
 import {
   cancelOnAbort,
+  type SubagentBudgetMeter,
   type SubagentInputAnswer,
   subagentProgress,
   type SubagentResultInput,
@@ -65,6 +66,8 @@ export interface RunRequest {
   readonly place?: SubagentRunPlace;
   /** The run's OpenTelemetry context (the service's, when tracing), sent on in `_meta`. */
   readonly traceContext?: unknown;
+  /** Where the run charges its tool calls and tokens, when a budget applies. */
+  readonly budgetMeter?: SubagentBudgetMeter;
 }
 
 /** One prompt turn: the handle a provider returns from `start` or `resume`. */
@@ -372,6 +375,7 @@ export class AcpRun implements SubagentRunHandle {
         parent: this.#request.parent,
         place: this.#request.place,
         traceContext: this.#request.traceContext,
+        budgetMeter: this.#request.budgetMeter,
       },
       true,
     );
@@ -390,11 +394,17 @@ export class AcpRun implements SubagentRunHandle {
       return;
     }
     if (update.kind === "message" && this.#prompting) this.#output.append(update.content);
-    if (update.type === "tool_call") this.#usage.toolCalls++;
-    else if (update.type === "usage_update") {
+    const meter = this.#request.budgetMeter;
+    if (update.type === "tool_call") {
+      this.#usage.toolCalls++;
+      // The agent already runs the call; charging it ends the run when it goes beyond.
+      meter?.charge({ toolCalls: 1 });
+    } else if (update.type === "usage_update") {
       const used = (update.raw as { used?: unknown }).used;
       if (typeof used === "number" && Number.isFinite(used) && used >= 0) {
+        const grown = used - this.#usage.contextTokens;
         this.#usage.contextTokens = used;
+        if (meter && grown > 0) meter.charge({ inputTokens: grown });
       }
     }
     if (update.kind === "tool-call" || update.kind === "tool-call-update") {

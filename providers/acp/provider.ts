@@ -12,6 +12,7 @@ const CAPABILITIES: SubagentCapabilities = Object.freeze({
   depthLimit: false,
   toolFilter: false,
   persona: false,
+  budget: true,
 });
 
 /**
@@ -62,8 +63,13 @@ const CAPABILITIES: SubagentCapabilities = Object.freeze({
  * on the same session as a new run; the process lives until the last run on
  * it is disposed.
  *
- * Start-time capabilities: none (`outputSchema`, `maxDepth`, `toolFilter`
- * and `persona` are rejected by the service before any process exists).
+ * Start-time capabilities: `budget` only (`outputSchema`, `maxDepth`,
+ * `toolFilter` and `persona` are rejected by the service before any process
+ * exists). A budget holds on wall time always (the service's clock cancels
+ * the prompt), on tool calls as the agent reports them (`tool_call`
+ * updates) and on tokens where the agent sends `usage_update` (its context
+ * size, charged as it grows); an agent that reports no usage is bounded by
+ * wall time and tool calls only.
  * The child does not see the parent's conversation.
  *
  * @param config The agent command and the provider's options.
@@ -166,6 +172,7 @@ export function createAcpProvider(config: AcpProviderConfig): AcpProvider {
         ...(request.signal ? { signal: request.signal } : {}),
         ...(request.place ? { place: request.place } : {}),
         ...(request.traceContext !== undefined ? { traceContext: request.traceContext } : {}),
+        ...(request.budgetMeter ? { budgetMeter: request.budgetMeter } : {}),
       }, false);
     },
     dispose(): Promise<void> {

@@ -24,6 +24,7 @@ import {
   type DelegationContext,
   delegationContextKey,
   type OutputSchema,
+  type SubagentBudgetMeter,
   type SubagentCapabilities,
   SubagentDepthError,
   type SubagentInputAnswer,
@@ -40,6 +41,7 @@ import {
   tighterDepthCap,
 } from "@seam/subagent";
 import { ChildApprovals } from "./_approvals.ts";
+import { meterRunScope } from "./_budget.ts";
 import { type Capture, installCapture, STRUCTURED_RESULT_TOOL } from "./_structured.ts";
 
 /** The name of the system-prompt section a request's `persona` replaces for its child. */
@@ -64,6 +66,7 @@ const CAPABILITIES: SubagentCapabilities = Object.freeze({
   depthLimit: true,
   toolFilter: true,
   persona: true,
+  budget: true,
 });
 
 let runCounter = 0;
@@ -85,7 +88,12 @@ let runCounter = 0;
  *   schema, registered in the run scope only; invalid arguments go back to
  *   the model, the value is committed when a call succeeds, which ends the
  *   turn and denies later calls; a run that ends without a capture ends
- *   `error`.
+ *   `error`;
+ * - `budget` (`request.budgetMeter`): the child's model calls charge their
+ *   tokens as each step finishes (before the agent sees the finish, so the
+ *   call that goes beyond the budget ends the turn), its tool calls charge
+ *   one each before they run (refused once the budget ran out); the
+ *   service keeps wall time and the children caps.
  *
  * While a run is live, the child's streamed text and tool calls are
  * re-emitted as `subagent/progress` in the parent's scope (only when
@@ -174,6 +182,7 @@ interface Plan {
   readonly place: SubagentRunPlace | undefined;
   /** The run's OpenTelemetry context, when tracing: the child's spans hang under it. */
   readonly traceContext: unknown;
+  readonly meter: SubagentBudgetMeter | undefined;
 }
 
 function fail(message: string): never {
@@ -275,6 +284,7 @@ function plan(
     seed,
     place: request.place,
     traceContext: request.traceContext,
+    meter: request.budgetMeter,
   };
 }
 
@@ -287,7 +297,7 @@ function composeRunScope(plan: Plan, runId: string): Composed {
   const { host } = plan;
   if (
     plan.persona === undefined && plan.toolFilter === undefined &&
-    plan.outputSchema === undefined && plan.cap === undefined
+    plan.outputSchema === undefined && plan.cap === undefined && plan.meter === undefined
   ) {
     // Nothing to compose: the child's own scope, nested in the parent's, is enough.
     return { scope: plan.parentScope, owned: false };
@@ -309,6 +319,9 @@ function composeRunScope(plan: Plan, runId: string): Composed {
     const capture = plan.outputSchema !== undefined
       ? installCapture(host, scope, plan.outputSchema)
       : undefined;
+    if (plan.meter !== undefined) {
+      meterRunScope(host, scope, plan.parentScope, plan.model, runId, plan.meter);
+    }
     return { scope, owned: true, capture };
   } catch (error) {
     scope.dispose().catch((e) => scope.logger.error(`Disposing run scope ${runId} failed`, e));

@@ -1,0 +1,299 @@
+// The service's side of budgets: one ledger per budgeted run, chained to
+// its parent run's, so a charge anywhere in a subtree counts against every
+// budget above it. Only runs under a budget make one: the path without a
+// budget never gets here (bench/service_overhead.ts).
+import { deepFreeze } from "@seam/host";
+import {
+  SUBAGENT_BUDGET_LIMITS,
+  type SubagentBudget,
+  type SubagentBudgetCharge,
+  SubagentBudgetError,
+  type SubagentBudgetExhaustion,
+  type SubagentBudgetLimit,
+  type SubagentBudgetMeter,
+} from "./budget.ts";
+import type { SubagentResult, SubagentUsageFigures } from "./types.ts";
+
+const WORDS: Readonly<Record<SubagentBudgetLimit, string>> = Object.freeze({
+  tokens: "tokens",
+  wallTimeMs: "ms of wall time",
+  toolCalls: "tool calls",
+  children: "children started",
+  liveChildren: "children live at once",
+});
+
+/** What a ledger's run is doing: not yet started, running, or settled (a resume may reopen it). */
+type LedgerState = "pending" | "live" | "settled";
+
+function tokensOf(figures: Partial<SubagentUsageFigures>): number {
+  return (figures.inputTokens ?? 0) + (figures.outputTokens ?? 0);
+}
+
+/** The note a budget failure carries: the limit, what it allows, what was used. */
+export function exhaustionMessage(runId: string, e: SubagentBudgetExhaustion): string {
+  return `the budget of run "${runId}" ran out: budget.${e.limit} allows ${e.budget} ${
+    WORDS[e.limit]
+  }, ${e.used} used`;
+}
+
+/** One budgeted run's account: its effective limits, what its subtree used, its clock. */
+export class BudgetLedger {
+  /** The effective limits, frozen (what `request.budget` says). */
+  readonly limits: SubagentBudget;
+  /** The meter handed to the provider. */
+  readonly meter: SubagentBudgetMeter;
+  readonly #parent: BudgetLedger | undefined;
+  #state: LedgerState = "pending";
+  #runId = "";
+  /** Tokens and tool calls charged by the run and its subtree. */
+  #tokens = 0;
+  #toolCalls = 0;
+  /** What had been charged when the current run opened (a resume reopens). */
+  #openTokens = 0;
+  #openToolCalls = 0;
+  /** Runs started below, and live below now. */
+  #started = 0;
+  #live = 0;
+  /** Wall time of the settled runs on this ledger, and when the current one opened. */
+  #wallUsed = 0;
+  #openedAt = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #exhausted: SubagentBudgetExhaustion | undefined;
+  #end: ((reason: string) => void) | undefined;
+
+  constructor(limits: SubagentBudget, parent: BudgetLedger | undefined) {
+    this.limits = limits;
+    this.#parent = parent;
+    this.meter = Object.freeze({
+      limits,
+      charge: (usage: SubagentBudgetCharge) => this.charge(usage),
+    });
+  }
+
+  /**
+   * The budget for a run asking `asked` under `parent` (either may be
+   * absent): each limit the smaller of the ask and what every budget above
+   * has left. `undefined` when no budget applies.
+   *
+   * @throws {SubagentBudgetError} when a children cap above is used up.
+   */
+  static plan(
+    asked: SubagentBudget | undefined,
+    parent: BudgetLedger | undefined,
+  ): BudgetLedger | undefined {
+    if (parent === undefined) return asked && new BudgetLedger(asked, undefined);
+    const limits: { -readonly [K in SubagentBudgetLimit]?: number } = { ...asked };
+    const now = Date.now();
+    for (let above: BudgetLedger | undefined = parent; above; above = above.#parent) {
+      above.#assertRoomForChild();
+      for (const key of SUBAGENT_BUDGET_LIMITS) {
+        const left = above.#left(key, now);
+        if (left !== undefined && !(limits[key]! <= left)) limits[key] = left;
+      }
+    }
+    return new BudgetLedger(Object.freeze(limits), parent);
+  }
+
+  /** What is left of `key` for a new child (after counting the child itself for the caps). */
+  #left(key: SubagentBudgetLimit, now: number): number | undefined {
+    const limit = this.limits[key];
+    if (limit === undefined) return undefined;
+    let used: number;
+    switch (key) {
+      case "tokens":
+        used = this.#tokens;
+        break;
+      case "toolCalls":
+        used = this.#toolCalls;
+        break;
+      case "wallTimeMs":
+        used = this.#wallUsed + (this.#state === "live" ? now - this.#openedAt : 0);
+        break;
+      case "children":
+        used = this.#started + 1;
+        break;
+      case "liveChildren":
+        used = this.#live + 1;
+        break;
+    }
+    return Math.max(0, limit - used);
+  }
+
+  #assertRoomForChild(): void {
+    const { children, liveChildren } = this.limits;
+    if (children !== undefined && this.#started >= children) {
+      throw new SubagentBudgetError(
+        `Cannot start subagent: run "${this.#runId}" may start ${children} ${
+          children === 1 ? "child" : "children"
+        } in total (budget.children) and has started ${this.#started}`,
+        { limit: "children", budget: children, used: this.#started },
+      );
+    }
+    if (liveChildren !== undefined && this.#live >= liveChildren) {
+      throw new SubagentBudgetError(
+        `Cannot start subagent: run "${this.#runId}" may have ${liveChildren} ${
+          liveChildren === 1 ? "child" : "children"
+        } live at once (budget.liveChildren) and has ${this.#live} live`,
+        { limit: "liveChildren", budget: liveChildren, used: this.#live },
+      );
+    }
+  }
+
+  /** Count the new run against every budget above (once the checks passed). */
+  commit(): void {
+    for (let above = this.#parent; above; above = above.#parent) {
+      above.#started++;
+      above.#live++;
+    }
+  }
+
+  /** Undo `commit` for a start that failed: no child exists. */
+  rollback(): void {
+    for (let above = this.#parent; above; above = above.#parent) {
+      above.#started--;
+      above.#live--;
+    }
+  }
+
+  /**
+   * The run exists: start its clock. `end` cancels it when its budget runs
+   * out.
+   */
+  open(runId: string, end: (reason: string) => void): void {
+    this.#runId = runId;
+    this.#end = end;
+    this.#state = "live";
+    this.#openedAt = Date.now();
+    this.#openTokens = this.#tokens;
+    this.#openToolCalls = this.#toolCalls;
+    const wall = this.limits.wallTimeMs;
+    if (wall !== undefined) {
+      const used = this.#wallUsed;
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        const elapsed = Math.round(this.#wallUsed + Date.now() - this.#openedAt);
+        this.#exhaust({ limit: "wallTimeMs", budget: wall, used: Math.max(wall, elapsed) });
+      }, Math.max(0, wall - used));
+    }
+  }
+
+  /**
+   * A finished run is resumed on this ledger: it counts as live again.
+   *
+   * @throws {SubagentBudgetError} when its budget ran out, or a live cap above is full.
+   */
+  reopen(): void {
+    const runId = this.#runId;
+    if (this.#exhausted) {
+      throw new SubagentBudgetError(
+        `Cannot resume run "${runId}": ${exhaustionMessage(runId, this.#exhausted)}`,
+        this.#exhausted,
+      );
+    }
+    for (let above = this.#parent; above; above = above.#parent) {
+      const cap = above.limits.liveChildren;
+      if (cap !== undefined && above.#live >= cap) {
+        throw new SubagentBudgetError(
+          `Cannot resume run "${runId}": run "${above.#runId}" may have ${cap} children live at once (budget.liveChildren) and has ${above.#live} live`,
+          { limit: "liveChildren", budget: cap, used: above.#live },
+        );
+      }
+    }
+    for (let above = this.#parent; above; above = above.#parent) above.#live++;
+    this.#state = "pending";
+  }
+
+  /**
+   * Charge usage as it happens, here and in every budget above; a budget
+   * that goes beyond its limit ends its run.
+   *
+   * @returns `false` once this budget or one above it ran out.
+   */
+  charge(usage: SubagentBudgetCharge): boolean {
+    const tokens = (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
+    const calls = usage.toolCalls ?? 0;
+    if (!(tokens >= 0) || !(calls >= 0)) return this.#ok();
+    this.#tokens += tokens;
+    this.#toolCalls += calls;
+    let ok = this.#check();
+    for (let above = this.#parent; above; above = above.#parent) {
+      above.#tokens += tokens;
+      above.#toolCalls += calls;
+      if (!above.#check()) ok = false;
+    }
+    return ok;
+  }
+
+  #ok(): boolean {
+    if (this.#exhausted) return false;
+    for (let above = this.#parent; above; above = above.#parent) {
+      if (above.#exhausted) return false;
+    }
+    return true;
+  }
+
+  /** Whether the limits hold; ends the run (once) when one does not. */
+  #check(): boolean {
+    if (this.#exhausted) return false;
+    const { tokens, toolCalls } = this.limits;
+    if (tokens !== undefined && this.#tokens > tokens) {
+      this.#exhaust({ limit: "tokens", budget: tokens, used: this.#tokens });
+    } else if (toolCalls !== undefined && this.#toolCalls > toolCalls) {
+      this.#exhaust({ limit: "toolCalls", budget: toolCalls, used: this.#toolCalls });
+    }
+    return this.#exhausted === undefined;
+  }
+
+  #exhaust(exhaustion: SubagentBudgetExhaustion): void {
+    // A settled run keeps its result; what its subtree still charges only counts above.
+    if (this.#exhausted || this.#state !== "live") return;
+    this.#exhausted = Object.freeze(exhaustion);
+    try {
+      this.#end?.(`budget exhausted: ${exhaustionMessage(this.#runId, exhaustion)}`);
+    } catch {
+      // The provider's cancel failed; the result still says the budget ran out.
+    }
+  }
+
+  /**
+   * The run settled with `result`: what its usage says beyond the live
+   * charges counts now (a provider that charges nothing as it goes, a
+   * remote subtree), and a run whose budget ran out ends
+   * `budget-exhausted`, its output kept.
+   */
+  settle(result: SubagentResult): SubagentResult {
+    if (this.#state !== "live") return result;
+    const total = result.usage?.total;
+    if (total) {
+      const tokens = tokensOf(total) - (this.#tokens - this.#openTokens);
+      const calls = total.toolCalls - (this.#toolCalls - this.#openToolCalls);
+      if (tokens > 0 || calls > 0) {
+        this.charge({ inputTokens: Math.max(0, tokens), toolCalls: Math.max(0, calls) });
+      }
+    }
+    const exhausted = this.#exhausted;
+    this.close();
+    if (!exhausted) return result;
+    return deepFreeze({
+      output: result.output,
+      stopReason: "budget-exhausted" as const,
+      error: {
+        code: "BUDGET_EXHAUSTED",
+        message: exhaustionMessage(this.#runId, exhausted),
+        data: { ...exhausted },
+      },
+      ...(result.usage ? { usage: result.usage } : {}),
+    }) as SubagentResult;
+  }
+
+  /** The run is over (settled, failed or disposed): stop its clock, free its live slot. Idempotent. */
+  close(): void {
+    if (this.#state === "settled") return;
+    const wasLive = this.#state === "live";
+    this.#state = "settled";
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (wasLive) this.#wallUsed += Date.now() - this.#openedAt;
+    for (let above = this.#parent; above; above = above.#parent) above.#live--;
+  }
+}
