@@ -77,7 +77,7 @@ Deno.test("gateway cards", async (t) => {
         assert.equal(ext.uri, SEAM_EXTENSION_URI);
         assert.equal(ext.required, false);
         assert.deepEqual(ext.params.providers.ctl, {
-          capabilities: ALL,
+          capabilities: { ...ALL, budget: false }, // declared without one: false
           inheritsParentContext: false,
         });
         assert.deepEqual(body.skills.map((s: { id: string }) => s.id), ["ctl"]);

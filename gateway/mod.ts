@@ -30,13 +30,15 @@
  *
  * Under {@linkcode SEAM_EXTENSION_URI} in `message.metadata`, a client may
  * send {@linkcode SeamMessageExtension}: `outputSchema`, `maxDepth`,
- * `toolFilter`, `persona` and its own `depth`. A field the provider cannot
+ * `toolFilter`, `persona`, `budget` (the caller's run's effective budget,
+ * enforced here by the service: see `SubagentBudget`) and its own `depth`. A field the provider cannot
  * honour is `UnsupportedOperationError` (-32004); an unknown field or a bad
  * value is invalid params (-32602); a start above `maxDepth` (the child is at
  * `depth + 1`) is -32602 with `seamCode: MAX_DEPTH_EXCEEDED` in its
  * ErrorInfo. The providers below see the caller's place as a
  * `DelegationContext` in the parent's scope, so the cap holds through every
- * hop. The card's extension `params` list every provider's four flags and
+ * hop. The card's extension `params` list every provider's flags (`budget`
+ * included) and
  * `inheritsParentContext`; the task's metadata carries
  * {@linkcode SeamTaskExtension} (`provider`, `runId`, the exact `stopReason`).
  *
@@ -44,7 +46,8 @@
  *
  * A message starts a run (`SUBMITTED`); `started` → `WORKING`; streamed text
  * (`subagent/progress`) → artifact updates; the result → `completed`:
- * COMPLETED, `aborted`: CANCELED, `error` and `max-tokens`: FAILED (with the
+ * COMPLETED, `aborted`: CANCELED, `error`, `max-tokens` and
+ * `budget-exhausted`: FAILED (with the
  * partial output), `refusal`: REJECTED, with the output as the `output`
  * artifact (a structured value as a `data` part). `CancelTask` cancels the
  * run. A message with the `taskId` of a running task steers it

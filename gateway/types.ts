@@ -135,6 +135,21 @@ export interface SeamMessageExtension {
   /** The child's persona. */
   readonly persona?: string;
   /**
+   * What the task's run and its subtree may use (`SubagentBudget` of
+   * `@seam/subagent`: `tokens`, `wallTimeMs`, `toolCalls`, `children`,
+   * `liveChildren`): the caller's own run's effective budget, already
+   * tightened there. The gateway's service enforces it; running out ends the
+   * task FAILED with `stopReason: "budget-exhausted"` in the seam metadata.
+   * Only on a message that starts a task.
+   */
+  readonly budget?: {
+    readonly tokens?: number;
+    readonly wallTimeMs?: number;
+    readonly toolCalls?: number;
+    readonly children?: number;
+    readonly liveChildren?: number;
+  };
+  /**
    * The caller's own delegation depth (a top agent is 0; default 0), so a
    * `maxDepth` set at the top holds across any number of gateway hops.
    */

@@ -91,6 +91,7 @@ for (const reach of ["loopback", "fetch"] as const satisfies readonly Reach[]) {
             depthLimit: true,
             toolFilter: true,
             persona: true,
+            budget: true,
           });
           assert.equal(spawn.inheritsParentContext, false);
           assert.equal(spawn.name, "a2a");
@@ -113,7 +114,7 @@ for (const reach of ["loopback", "fetch"] as const satisfies readonly Reach[]) {
             binding: "HTTP+JSON",
             name: "slow",
           });
-          assert.deepEqual({ ...slow.capabilities }, NO_CAPS);
+          assert.deepEqual({ ...slow.capabilities }, { ...NO_CAPS, budget: false });
           assert.equal(slow.inheritsParentContext, true);
           assert.equal(slow.remote.binding, "HTTP+JSON");
           // A provider's own card addresses it.

@@ -100,7 +100,14 @@ Deno.test("readSeamCard() reads the providers; readSeamReport() the exact stop r
   assert.equal(seam.provider, "spawn");
   assert.deepEqual(seam.providers.get("spawn"), {
     name: "spawn",
-    capabilities: { outputSchema: true, depthLimit: true, toolFilter: false, persona: false },
+    // A card from before budgets says nothing of them: no budget.
+    capabilities: {
+      outputSchema: true,
+      depthLimit: true,
+      toolFilter: false,
+      persona: false,
+      budget: false,
+    },
     inheritsParentContext: false,
   });
   assert.equal(readSeamCard({ capabilities: { extensions: [] } }), undefined);

@@ -34,6 +34,7 @@ const NO_CAPABILITIES: SubagentCapabilities = Object.freeze({
   depthLimit: false,
   toolFilter: false,
   persona: false,
+  budget: false,
 });
 
 const OPTION_KEYS = new Set([

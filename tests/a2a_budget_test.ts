@@ -1,0 +1,136 @@
+// Budgets across an A2A hop: the caller's effective budget travels in the
+// seam extension and the remote seam gateway's service enforces it; a remote
+// that does not declare the capability in its card is refused at start.
+import assert from "node:assert/strict";
+import { agentCreated, createMemoryLogger, createRootScope, textOf } from "@seam/host";
+import { createSubagentService, SubagentError } from "@seam/subagent";
+import { createA2AProvider } from "@seam/subagent-a2a";
+import { installSubagentTool } from "@seam/tool-subagent";
+import { SEAM_EXTENSION_URI } from "../providers/a2a/_extension.ts";
+import { startSdkServer } from "./a2a_sdk_server.ts";
+import { startSpawnGateway } from "./a2a_support.ts";
+
+const delegate = (prompt: string) =>
+  `@call subagent ${JSON.stringify({ description: "d", prompt })}`;
+
+Deno.test("a budget crosses A2A: a seam gateway enforces it over there", async (t) => {
+  const created: string[] = [];
+  const remote = startSpawnGateway("loopback", {
+    setup: (host) => {
+      installSubagentTool(host.scope, { provider: "spawn" });
+      host.scope.on(agentCreated, (info) => void created.push(info.agent.id));
+    },
+  });
+  const root = createRootScope({ logger: createMemoryLogger().logger });
+  const subagents = createSubagentService(root);
+  const parent = { id: "main", scope: root.child("main") };
+  try {
+    const a2a = await createA2AProvider({ url: remote.url });
+    assert.equal(a2a.capabilities.budget, true, "the gateway's card declares spawn's budget");
+    subagents.registerProvider(a2a);
+
+    await t.step("children: the remote child's second delegation is refused there", async () => {
+      created.length = 0;
+      const run = subagents.start("a2a", {
+        prompt: [delegate("@reply first"), delegate("@reply second"), "@reply {{results}}"]
+          .join("\n"),
+        parent,
+        budget: { children: 1 },
+      });
+      const result = await run.result;
+      await run.dispose();
+      assert.equal(result.stopReason, "completed");
+      assert.match(
+        textOf(result.output),
+        /could not be started: Cannot start subagent: run "spawn-\d+" may start 1 child in total \(budget\.children\)/,
+      );
+      assert.equal(created.length, 2, "over there: the child and one grandchild, no second");
+    });
+
+    await t.step("toolCalls: the remote run ends budget-exhausted and says so", async () => {
+      created.length = 0;
+      const run = subagents.start("a2a", {
+        prompt: [delegate("@reply first"), delegate("@reply second"), "@reply done"].join("\n"),
+        parent,
+        budget: { toolCalls: 1 },
+      });
+      const result = await run.result;
+      await run.dispose();
+      assert.equal(result.stopReason, "budget-exhausted");
+      assert.equal(result.error?.code, "BUDGET_EXHAUSTED");
+      assert.equal((result.error?.data as { limit: string }).limit, "toolCalls");
+      assert.equal(created.length, 2, "the call beyond the budget never ran over there");
+    });
+
+    await t.step(
+      "wallTimeMs: a remote child that runs too long ends budget-exhausted",
+      async () => {
+        const run = subagents.start("a2a", {
+          prompt: "@hang",
+          parent,
+          budget: { wallTimeMs: 200 },
+        });
+        const result = await run.result;
+        await run.dispose();
+        assert.equal(result.stopReason, "budget-exhausted");
+        assert.equal((result.error?.data as { limit: string }).limit, "wallTimeMs");
+      },
+    );
+  } finally {
+    await root.dispose();
+    await remote.close();
+  }
+});
+
+Deno.test("a seam gateway checks the budget in the seam extension, naming the field", async () => {
+  const remote = startSpawnGateway("loopback");
+  try {
+    const response = await fetch(`${remote.url}/`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "SendMessage",
+        params: {
+          message: {
+            messageId: "m1",
+            role: "ROLE_USER",
+            parts: [{ text: "@reply hi" }],
+            metadata: { [SEAM_EXTENSION_URI]: { budget: { tokens: -1 } } },
+          },
+        },
+      }),
+    });
+    const body = await response.json();
+    assert.ok(body.error, JSON.stringify(body));
+    assert.match(body.error.message, /request\.budget\.tokens must be a non-negative safe integer/);
+  } finally {
+    await remote.close();
+  }
+});
+
+Deno.test("an A2A agent that is no seam gateway cannot honour a budget: refused at start", async () => {
+  const server = await startSdkServer({ streaming: true });
+  const root = createRootScope({ logger: createMemoryLogger().logger });
+  const subagents = createSubagentService(root);
+  try {
+    const provider = await createA2AProvider({ url: server.url, timeoutMs: 5_000 });
+    assert.equal(provider.capabilities.budget, false);
+    subagents.registerProvider(provider);
+    assert.throws(
+      () =>
+        subagents.start("a2a", {
+          prompt: "complete hi",
+          parent: { id: "main", scope: root.child("main") },
+          budget: { tokens: 100 },
+        }),
+      (e: unknown) =>
+        e instanceof SubagentError && e.code === "UNSUPPORTED_CAPABILITY" &&
+        /does not support request\.budget/.test(e.message),
+    );
+  } finally {
+    await root.dispose();
+    await server.close();
+  }
+});
