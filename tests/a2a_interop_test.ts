@@ -58,6 +58,7 @@ for (const mode of MODES) {
             depthLimit: false,
             toolFilter: false,
             persona: false,
+            budget: false,
           });
           assert.equal(provider.inheritsParentContext, false);
           assert.equal(provider.remote.seam, false);

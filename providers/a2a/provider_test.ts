@@ -116,6 +116,7 @@ Deno.test("a plain A2A agent: no capabilities; resume by default, no sendMessage
     depthLimit: false,
     toolFilter: false,
     persona: false,
+    budget: false,
   });
   assert.equal(provider.inheritsParentContext, false);
   assert.deepEqual({ ...provider.remote }, {
