@@ -13,7 +13,13 @@ const output = [{ type: "text" as const, text: "done" }];
 /** A provider whose child completes at once: what is left to measure is the seam. */
 export const trivialProvider: SubagentProvider = {
   name: "trivial",
-  capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
+  capabilities: {
+    outputSchema: false,
+    depthLimit: false,
+    toolFilter: false,
+    persona: false,
+    budget: true,
+  },
   inheritsParentContext: false,
   start(_request: SubagentRequest): SubagentRunHandle {
     return {
@@ -57,6 +63,19 @@ export async function runThroughService(bench: Bench): Promise<void> {
   const run = bench.service.start("trivial", {
     prompt: [{ type: "text", text: "say done" }],
     parent: bench.parent,
+  });
+  await run.result;
+  await run.dispose();
+}
+
+const BUDGET = Object.freeze({ tokens: 1_000_000, toolCalls: 1_000, wallTimeMs: 60_000 });
+
+/** The same run under a budget (issue 17): its ledger, clock and settle check. */
+export async function runThroughServiceBudgeted(bench: Bench): Promise<void> {
+  const run = bench.service.start("trivial", {
+    prompt: [{ type: "text", text: "say done" }],
+    parent: bench.parent,
+    budget: BUDGET,
   });
   await run.result;
   await run.dispose();

@@ -1,8 +1,17 @@
 // Median per-run cost of the service against the direct call, measured in
 // alternating batches in one process so machine noise hits both alike.
 // Run: deno task bench:overhead (add `-- --trace` to register a recording
-// tracer provider whose exporter drops the spans: the cost of tracing ON).
-import { runDirect, runThroughService, setupBench } from "./_trivial_provider.ts";
+// tracer provider whose exporter drops the spans: the cost of tracing ON;
+// `-- --budget` to run every start under a budget: the cost of budgets ON).
+import {
+  runDirect,
+  runThroughService as runPlain,
+  runThroughServiceBudgeted,
+  setupBench,
+} from "./_trivial_provider.ts";
+
+const runThroughService = Deno.args.includes("--budget") ? runThroughServiceBudgeted : runPlain;
+if (Deno.args.includes("--budget")) console.log("budgets ON (tokens, tool calls, wall time)");
 
 if (Deno.args.includes("--trace")) {
   const { trace } = await import("@opentelemetry/api");

@@ -18,7 +18,7 @@ const WORDS: Readonly<Record<SubagentBudgetLimit, string>> = Object.freeze({
   tokens: "tokens",
   wallTimeMs: "ms of wall time",
   toolCalls: "tool calls",
-  children: "children started",
+  children: "children started in total",
   liveChildren: "children live at once",
 });
 
@@ -85,7 +85,7 @@ export class BudgetLedger {
     const limits: { -readonly [K in SubagentBudgetLimit]?: number } = { ...asked };
     const now = Date.now();
     for (let above: BudgetLedger | undefined = parent; above; above = above.#parent) {
-      above.#assertRoomForChild();
+      above.#assertRoom("start subagent", false);
       for (const key of SUBAGENT_BUDGET_LIMITS) {
         const left = above.#left(key, now);
         if (left !== undefined && !(limits[key]! <= left)) limits[key] = left;
@@ -119,24 +119,24 @@ export class BudgetLedger {
     return Math.max(0, limit - used);
   }
 
-  #assertRoomForChild(): void {
+  /** Throws when this budget has no room for one more run below (live only: a resume). */
+  #assertRoom(action: string, liveOnly: boolean): void {
     const { children, liveChildren } = this.limits;
-    if (children !== undefined && this.#started >= children) {
-      throw new SubagentBudgetError(
-        `Cannot start subagent: run "${this.#runId}" may start ${children} ${
-          children === 1 ? "child" : "children"
-        } in total (budget.children) and has started ${this.#started}`,
-        { limit: "children", budget: children, used: this.#started },
-      );
+    if (!liveOnly && children !== undefined && this.#started >= children) {
+      this.#capError(action, "children", children, this.#started);
     }
     if (liveChildren !== undefined && this.#live >= liveChildren) {
-      throw new SubagentBudgetError(
-        `Cannot start subagent: run "${this.#runId}" may have ${liveChildren} ${
-          liveChildren === 1 ? "child" : "children"
-        } live at once (budget.liveChildren) and has ${this.#live} live`,
-        { limit: "liveChildren", budget: liveChildren, used: this.#live },
-      );
+      this.#capError(action, "liveChildren", liveChildren, this.#live);
     }
+  }
+
+  #capError(action: string, limit: SubagentBudgetLimit, budget: number, used: number): never {
+    throw new SubagentBudgetError(
+      `Cannot ${action}: run "${this.#runId}" may have ${budget} ${
+        budget === 1 ? WORDS[limit].replace("children", "child") : WORDS[limit]
+      } (budget.${limit}) and has ${used}`,
+      { limit, budget, used },
+    );
   }
 
   /** Count the new run against every budget above (once the checks passed). */
@@ -191,13 +191,7 @@ export class BudgetLedger {
       );
     }
     for (let above = this.#parent; above; above = above.#parent) {
-      const cap = above.limits.liveChildren;
-      if (cap !== undefined && above.#live >= cap) {
-        throw new SubagentBudgetError(
-          `Cannot resume run "${runId}": run "${above.#runId}" may have ${cap} children live at once (budget.liveChildren) and has ${above.#live} live`,
-          { limit: "liveChildren", budget: cap, used: above.#live },
-        );
-      }
+      above.#assertRoom(`resume run "${runId}"`, true);
     }
     for (let above = this.#parent; above; above = above.#parent) above.#live++;
     this.#state = "pending";

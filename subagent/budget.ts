@@ -6,6 +6,7 @@
  * @module
  */
 import { describe, hasBrand, isRecord } from "@seam/host";
+import { assertSubagentMaxDepth } from "./max_depth.ts";
 
 /**
  * Limits on what a run may use, counting the run and every run below it
@@ -166,7 +167,7 @@ function invalid(action: string, message: string, range = false): never {
  * import assert from "node:assert/strict";
  *
  * assert.deepEqual(acceptBudget({ tokens: 1000, children: 2 }), { tokens: 1000, children: 2 });
- * assert.throws(() => acceptBudget({ toolCalls: 1.5 }), /budget\.toolCalls must be/);
+ * assert.throws(() => acceptBudget({ toolCalls: 1.5 }), /budget\.toolCalls: expected a non-negative/);
  * assert.throws(() => acceptBudget({ token: 5 }), /unknown field budget\.token/);
  * ```
  */
@@ -190,21 +191,17 @@ export function acceptBudget(
   for (const key of SUBAGENT_BUDGET_LIMITS) {
     const n = value[key];
     if (n === undefined) continue;
-    if (typeof n !== "number") {
-      invalid(action, `${path}.${key} must be a number, got ${describe(n)}`);
+    if (key !== "wallTimeMs") assertSubagentMaxDepth(n, `${path}.${key}`);
+    else if (typeof n !== "number" || !(n >= 0) || n > MAX_BUDGET_WALL_TIME_MS) {
+      invalid(
+        action,
+        `${path}.wallTimeMs must be a number of milliseconds from 0 to ${MAX_BUDGET_WALL_TIME_MS}, got ${
+          describe(n)
+        }`,
+        typeof n === "number",
+      );
     }
-    if (key === "wallTimeMs") {
-      if (!(n >= 0) || n > MAX_BUDGET_WALL_TIME_MS) {
-        invalid(
-          action,
-          `${path}.wallTimeMs must be a number of milliseconds from 0 to ${MAX_BUDGET_WALL_TIME_MS}, got ${n}`,
-          true,
-        );
-      }
-    } else if (!Number.isSafeInteger(n) || n < 0 || Object.is(n, -0)) {
-      invalid(action, `${path}.${key} must be a non-negative safe integer, got ${n}`, true);
-    }
-    budget[key] = n;
+    budget[key] = n as number;
   }
   if (Object.keys(budget).length === 0) {
     invalid(action, `${path} must name at least one of ${SUBAGENT_BUDGET_LIMITS.join(", ")}`);

@@ -197,7 +197,7 @@ Deno.test("start() beyond a children cap throws before any child exists", async 
       (e: unknown) =>
         e instanceof SubagentBudgetError && e.code === "BUDGET_EXHAUSTED" &&
         e.limit === "children" && e.budget === 2 && e.used === 2 &&
-        /may start 2 children in total \(budget\.children\) and has started 2/.test(e.message),
+        /may have 2 children started in total \(budget\.children\) and has 2$/.test(e.message),
     );
     assert.equal(provider.runs.length, 3, "no child was started");
     await b.dispose();
@@ -238,7 +238,7 @@ Deno.test("start() beyond a children cap throws before any child exists", async 
       () => service.start("p", { prompt: "b", parent: child }),
       (e: unknown) =>
         e instanceof SubagentBudgetError && e.limit === "liveChildren" && e.budget === 1 &&
-        /may have 1 child live at once \(budget\.liveChildren\) and has 1 live/.test(e.message),
+        /may have 1 child live at once \(budget\.liveChildren\) and has 1$/.test(e.message),
     );
     assert.equal(provider.runs.length, 2);
     provider.runs[1].result.resolve({ output: "a", stopReason: "completed" });
@@ -312,14 +312,26 @@ Deno.test("start() checks request.budget, naming the field", async () => {
     [[1], /request\.budget must be an object/],
     [{}, /request\.budget must name at least one of tokens, wallTimeMs/],
     [{ token: 5 }, /unknown field request\.budget\.token \(known: tokens, wallTimeMs/],
-    [{ tokens: "5" }, /TypeError: .*request\.budget\.tokens must be a number/],
-    [{ tokens: -1 }, /RangeError: .*request\.budget\.tokens must be a non-negative safe integer/],
+    [
+      { tokens: "5" },
+      /TypeError: Invalid request\.budget\.tokens: expected a non-negative safe integer, got string/,
+    ],
+    [
+      { tokens: -1 },
+      /RangeError: Invalid request\.budget\.tokens: expected a non-negative safe integer, -1 is negative/,
+    ],
     [
       { toolCalls: 1.5 },
-      /request\.budget\.toolCalls must be a non-negative safe integer, got 1\.5/,
+      /request\.budget\.toolCalls: expected a non-negative safe integer, 1\.5 is not an integer/,
     ],
-    [{ children: NaN }, /request\.budget\.children must be a non-negative safe integer, got NaN/],
-    [{ liveChildren: Infinity }, /request\.budget\.liveChildren must be a non-negative/],
+    [
+      { children: NaN },
+      /request\.budget\.children: expected a non-negative safe integer, NaN is not finite/,
+    ],
+    [
+      { liveChildren: Infinity },
+      /request\.budget\.liveChildren: expected a non-negative safe integer, Infinity/,
+    ],
     [{ wallTimeMs: -5 }, /request\.budget\.wallTimeMs must be a number of milliseconds from 0/],
     [{ wallTimeMs: NaN }, /request\.budget\.wallTimeMs must be/],
     [{ wallTimeMs: 2 ** 31 }, /request\.budget\.wallTimeMs must be .* to 2147483647/],

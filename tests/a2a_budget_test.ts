@@ -42,7 +42,7 @@ Deno.test("a budget crosses A2A: a seam gateway enforces it over there", async (
       assert.equal(result.stopReason, "completed");
       assert.match(
         textOf(result.output),
-        /could not be started: Cannot start subagent: run "spawn-\d+" may start 1 child in total \(budget\.children\)/,
+        /could not be started: Cannot start subagent: run "spawn-\d+" may have 1 child started in total \(budget\.children\)/,
       );
       assert.equal(created.length, 2, "over there: the child and one grandchild, no second");
     });
@@ -104,7 +104,10 @@ Deno.test("a seam gateway checks the budget in the seam extension, naming the fi
     });
     const body = await response.json();
     assert.ok(body.error, JSON.stringify(body));
-    assert.match(body.error.message, /request\.budget\.tokens must be a non-negative safe integer/);
+    assert.match(
+      body.error.message,
+      /request\.budget\.tokens: expected a non-negative safe integer/,
+    );
   } finally {
     await remote.close();
   }

@@ -74,8 +74,8 @@ Deno.test("installSubagentTool() config.budget bounds every child", async (t) =>
   await t.step("a bad budget throws at install, naming config.budget", async () => {
     const w = await world();
     const cases: [unknown, RegExp][] = [
-      [{ tokens: -1 }, /^RangeError: Cannot install the subagent tool: config\.budget\.tokens/],
-      [{ children: 0.5 }, /config\.budget\.children must be a non-negative safe integer/],
+      [{ tokens: -1 }, /^RangeError: Invalid config\.budget\.tokens/],
+      [{ children: 0.5 }, /config\.budget\.children: expected a non-negative safe integer/],
       [{ wallTimeMs: NaN }, /config\.budget\.wallTimeMs must be/],
       [{ tokenz: 1 }, /^TypeError: .*unknown field config\.budget\.tokenz/],
       [{}, /config\.budget must name at least one/],

@@ -157,7 +157,7 @@ Deno.test("an in-process child's own children draw on its budget", async (t) => 
       // The reply holds the tool results of the last step: the second delegation's.
       assert.match(
         textOf(result.output),
-        /^refused: Cannot start subagent: run "spawn-\d+" may start 1 child in total/,
+        /^refused: Cannot start subagent: run "spawn-\d+" may have 1 child started in total/,
       );
       assert.equal(created.filter((id) => id !== run.id).length, 1, "one grandchild only");
       await run.dispose();
