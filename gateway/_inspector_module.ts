@@ -353,8 +353,9 @@ function runItem(run, waiting, below) {
 async function post(path, body) {
   const response = await fetch(base + path, {
     method: "POST",
-    headers: headers(body ? { "content-type": "application/json" } : {}),
-    body: body ? JSON.stringify(body) : undefined,
+    // Always JSON (the gateway asks for it: a cross-site form cannot send it).
+    headers: headers({ "content-type": "application/json" }),
+    body: JSON.stringify(body || {}),
   });
   if (!response.ok) throw new Error(await errorText(response));
   return response.json();

@@ -6,7 +6,7 @@
  */
 import type { Logger } from "@seam/host";
 import type { BearerAuth } from "./_auth.ts";
-import { type BodyLimits, readJsonBody } from "./_body.ts";
+import { type BodyLimits, isJsonContentType, readJsonBody } from "./_body.ts";
 import type { Engine } from "./_engine.ts";
 import { GatewayError, toGatewayError } from "./_errors.ts";
 import { json, restErrorResponse } from "./_http.ts";
@@ -100,11 +100,21 @@ export class InspectorRoutes {
         httpStatus: 404,
       });
     }
-    const id = decodeURIComponent(match[1]);
+    let id: string;
+    try {
+      id = decodeURIComponent(match[1]);
+    } catch {
+      throw new GatewayError("invalidParams", "Invalid params: the task id is not a valid escape", {
+        httpStatus: 400,
+      });
+    }
     const action = match[2];
     allow(method, action ? "POST" : "GET");
+    // An action must say it is JSON: a cross-site form or a bare POST cannot without a CORS preflight.
+    if (action) requireJson(request);
     const principal = await this.#options.auth?.principalOf(request);
     if (action === "cancel") {
+      await request.body?.cancel();
       const task = await this.#options.engine.cancel(id, principal, undefined);
       return json({ task });
     }
@@ -189,6 +199,18 @@ function readAnswer(body: Record<string, unknown>): PageAnswer {
   }
   if (typeof refuse !== "string") throw bad("refuse must be a reason (a string)");
   return { requestId, outcome: "refused", reason: refuse || "refused from the inspector" };
+}
+
+function requireJson(request: Request): void {
+  const header = request.headers.get("content-type");
+  if (header === null || !isJsonContentType(header)) {
+    throw new GatewayError(
+      "contentType",
+      `Content type not supported: ${
+        header === null ? "none given" : `"${header.slice(0, 100)}"`
+      }; send the inspector's actions as application/json`,
+    );
+  }
 }
 
 function allow(method: string, expected: string): void {

@@ -154,6 +154,17 @@ Deno.test("inspector on: the page and its module are served; the data needs the 
     const wrong = await post(s, "/a2a/_inspect/tasks/x/cancel", {}, { authorization: "Bearer no" });
     assert.equal(wrong.status, 401);
     await wrong.body?.cancel();
+    const bare = await s.gateway.fetch(
+      new Request("http://gw.test/a2a/_inspect/tasks/x/cancel", {
+        method: "POST",
+        headers: as("alice"),
+      }),
+    );
+    assert.equal(bare.status, 415, "a POST that is not JSON (no CORS preflight) is refused");
+    assert.match((await bare.json()).error.message, /none given; send the inspector's actions as/);
+    const malformed = await get(s, "/a2a/_inspect/tasks/%E0%A4%A", as("alice"));
+    assert.equal(malformed.status, 400);
+    assert.match((await malformed.json()).error.message, /task id is not a valid escape/);
     const missing = await get(s, "/a2a/_inspect/nothing", as("alice"));
     assert.equal(missing.status, 404);
     await missing.body?.cancel();
