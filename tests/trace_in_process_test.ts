@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import { createHost, createMemoryLogger, createScriptedModel, traceParentKey } from "@seam/host";
-import { createSubagentService, type SubagentProvider, type SubagentRequest } from "@seam/subagent";
+import {
+  createSubagentService,
+  startRunsUnder,
+  type SubagentProvider,
+  type SubagentRequest,
+} from "@seam/subagent";
 import { createSpawnProvider } from "@seam/subagent-spawn";
 import { installSubagentTool } from "@seam/tool-subagent";
 import { parentOf, recordSpans } from "./trace_support.ts";
@@ -134,5 +139,49 @@ Deno.test("SubagentService.start() records nothing and hands no trace context on
     }
   } finally {
     await host.scope.dispose();
+  }
+});
+
+Deno.test("startRunsUnder() names the parent of the runs started inside it (a relay hangs its own run under its span)", async () => {
+  const recorded = recordSpans();
+  const { host, subagents } = delegatingHost();
+  // A provider that hands its task on to spawn, under its own run's span.
+  const relay: SubagentProvider = {
+    name: "relay",
+    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
+    inheritsParentContext: false,
+    start(request) {
+      const inner = startRunsUnder(
+        request.traceContext,
+        () => subagents.start("spawn", { prompt: request.prompt, parent: request.parent }),
+      );
+      return {
+        id: "relay-1",
+        started: inner.started,
+        result: inner.result.then((r) => ({ output: r.output, stopReason: r.stopReason })),
+        cancel: (reason?: string) => inner.cancel(reason),
+        dispose: () => inner.dispose(),
+      };
+    },
+  };
+  subagents.registerProvider(relay);
+  const app = trace.getTracer("app").startSpan("app");
+  try {
+    const main = await host.agents.create({ id: "main", options: { model: "scripted" } });
+    const run = startRunsUnder(
+      trace.setSpan(ROOT_CONTEXT, app),
+      () => subagents.start("relay", { prompt: "@reply relayed", parent: main }),
+    );
+    await run.result;
+    await run.dispose();
+    app.end();
+    const outer = recorded.one("invoke_agent relay");
+    const inner = recorded.one("invoke_agent spawn");
+    assert.equal(parentOf(outer), app.spanContext().spanId);
+    assert.equal(parentOf(inner), outer.spanContext().spanId);
+    assert.equal(parentOf(recorded.one("chat scripted")), inner.spanContext().spanId);
+  } finally {
+    await host.scope.dispose();
+    await recorded.stop();
   }
 });
