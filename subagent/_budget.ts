@@ -2,7 +2,8 @@
 // its parent run's, so a charge anywhere in a subtree counts against every
 // budget above it. Only runs under a budget make one: the path without a
 // budget never gets here (bench/service_overhead.ts).
-import { deepFreeze } from "@seam/host";
+import { deepFreeze, type Scope } from "@seam/host";
+import { subagentInputRequired, subagentInputResolved } from "./input.ts";
 import {
   SUBAGENT_BUDGET_LIMITS,
   type SubagentBudget,
@@ -54,10 +55,11 @@ export class BudgetLedger {
   /** Runs started below, and live below now. */
   #started = 0;
   #live = 0;
-  /** Wall time of the settled runs on this ledger, and when the current one opened. */
+  /** Wall time counted so far, and since when the clock runs (undefined: stopped). */
   #wallUsed = 0;
-  #openedAt = 0;
+  #clockSince: number | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #unlisten: (() => void) | undefined;
   #exhausted: SubagentBudgetExhaustion | undefined;
   #end: ((reason: string) => void) | undefined;
 
@@ -107,7 +109,7 @@ export class BudgetLedger {
         used = this.#toolCalls;
         break;
       case "wallTimeMs":
-        used = this.#wallUsed + (this.#state === "live" ? now - this.#openedAt : 0);
+        used = this.#wallUsed + (this.#clockSince === undefined ? 0 : now - this.#clockSince);
         break;
       case "children":
         used = this.#started + 1;
@@ -157,24 +159,53 @@ export class BudgetLedger {
 
   /**
    * The run exists: start its clock. `end` cancels it when its budget runs
-   * out.
+   * out. With a wall-time limit the clock stops while an input request of
+   * the run, or of a run below it, waits in `scope` (waiting is not working).
    */
-  open(runId: string, end: (reason: string) => void): void {
+  open(runId: string, end: (reason: string) => void, scope: Scope): void {
     this.#runId = runId;
     this.#end = end;
     this.#state = "live";
-    this.#openedAt = Date.now();
     this.#openTokens = this.#tokens;
     this.#openToolCalls = this.#toolCalls;
+    this.#startClock();
+    if (this.limits.wallTimeMs === undefined) return;
+    // The input requests of the run (or below it) waiting for an answer.
+    const waiting = new Set<string>();
+    const offAsked = scope.on(subagentInputRequired, (request) => {
+      if (!request.path.includes(runId)) return;
+      waiting.add(request.id);
+      this.#stopClock();
+    });
+    const offResolved = scope.on(subagentInputResolved, ({ request }) => {
+      if (!waiting.delete(request.id) || waiting.size > 0 || this.#state !== "live") return;
+      this.#startClock();
+    });
+    this.#unlisten = () => {
+      offAsked().catch(() => {});
+      offResolved().catch(() => {});
+    };
+  }
+
+  #startClock(): void {
+    if (this.#clockSince !== undefined) return;
+    this.#clockSince = Date.now();
     const wall = this.limits.wallTimeMs;
-    if (wall !== undefined) {
-      const used = this.#wallUsed;
-      this.#timer = setTimeout(() => {
-        this.#timer = undefined;
-        const elapsed = Math.round(this.#wallUsed + Date.now() - this.#openedAt);
-        this.#exhaust({ limit: "wallTimeMs", budget: wall, used: Math.max(wall, elapsed) });
-      }, Math.max(0, wall - used));
-    }
+    if (wall === undefined) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#stopClock();
+      const used = Math.round(this.#wallUsed);
+      this.#exhaust({ limit: "wallTimeMs", budget: wall, used: Math.max(wall, used) });
+    }, Math.max(0, wall - this.#wallUsed));
+  }
+
+  #stopClock(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#clockSince === undefined) return;
+    this.#wallUsed += Date.now() - this.#clockSince;
+    this.#clockSince = undefined;
   }
 
   /**
@@ -283,11 +314,10 @@ export class BudgetLedger {
   /** The run is over (settled, failed or disposed): stop its clock, free its live slot. Idempotent. */
   close(): void {
     if (this.#state === "settled") return;
-    const wasLive = this.#state === "live";
     this.#state = "settled";
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    if (wasLive) this.#wallUsed += Date.now() - this.#openedAt;
+    this.#stopClock();
+    this.#unlisten?.();
+    this.#unlisten = undefined;
     for (let above = this.#parent; above; above = above.#parent) above.#live--;
   }
 }

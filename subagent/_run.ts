@@ -262,7 +262,7 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
 
   observeLifecycle(id, context, started, result, t0);
   if (budget !== undefined) {
-    budget.open(id, cancel);
+    budget.open(id, cancel, context.parentScope);
     result.catch(() => budget.close());
   }
 

@@ -7,7 +7,7 @@ import {
   type Host,
   textOf,
 } from "@seam/host";
-import { createSubagentService, type SubagentService } from "@seam/subagent";
+import { createSubagentService, handleSubagentInput, type SubagentService } from "@seam/subagent";
 import { createSpawnProvider } from "@seam/subagent-spawn";
 
 interface World {
@@ -180,4 +180,38 @@ Deno.test("an in-process child's own children draw on its budget", async (t) => 
     await run.dispose();
     await w.dispose();
   });
+});
+
+Deno.test("an in-process child's wall-time budget stops while it waits for an answer", async () => {
+  const w = world();
+  w.host.tools.register(w.host.scope, {
+    name: "guarded",
+    description: "Needs approval",
+    parameters: { type: "object", properties: {} },
+    requiresApproval: true,
+    execute: () => ({ content: "ran" }),
+  });
+  // The answer comes after twice the budget: only the waiting is that long.
+  handleSubagentInput(
+    w.host.scope,
+    (request) =>
+      new Promise((resolve) =>
+        setTimeout(
+          () => resolve({ outcome: "selected", optionId: request.options![0].id }),
+          400,
+        )
+      ),
+  );
+  const parent = await w.host.agents.create({ id: "main", options: { model: "scripted" } });
+  const run = w.subagents.start("spawn", {
+    prompt: "@call guarded {}\n@reply {{results}}",
+    parent,
+    budget: { wallTimeMs: 200 },
+  });
+  const result = await run.result;
+  assert.equal(result.stopReason, "completed", result.error?.message);
+  assert.equal(textOf(result.output), "ran");
+  assert.ok(result.usage!.self.wallTimeMs >= 400, "the run itself took longer than its budget");
+  await run.dispose();
+  await w.dispose();
 });
