@@ -235,7 +235,7 @@ export class Engine {
     this.#live.set(taskId, live);
     live.stopProgress = started.stopProgress;
     started.route.sink = (text) => live.appendText(text);
-    if (live.reply === "task") this.#options.inspector?.taskChanged(live);
+    if (live.reply === "task") this.#options.inspector?.taskChanged(live, ext.budget);
     if (live.reply === "message") {
       // A direct reply: no task exists for anyone else to see.
     } else if (this.cluster) return this.#sendShared(live, onLive, ext.used);

@@ -214,6 +214,34 @@ function budgetText(budget) {
   return parts.length ? "budget left: " + parts.join(", ") : "";
 }
 
+// What the task's budget has left: exact once its run ended (the run's usage
+// covers its subtree); while it runs, what the page can count (tool calls and
+// runs below, elapsed time); tokens are known at the end.
+function budgetLeft(task, runs) {
+  const budget = task.budget;
+  if (!budget || typeof budget !== "object") return "";
+  const root = runs.find((r) => r.runId === task.rootRunId);
+  const total = root && root.usage && root.usage.total;
+  const below = runs.filter((r) => r !== root);
+  const used = {
+    tokens: total ? total.inputTokens + total.outputTokens : undefined,
+    toolCalls: total ? total.toolCalls : runs.reduce((n, r) => n + (r.toolCalls || 0), 0),
+    wallTimeMs: total ? total.wallTimeMs : root ? now() - root.startedAt : undefined,
+    children: below.length,
+    liveChildren: below.filter((r) => r.status === "running").length,
+  };
+  const parts = [];
+  for (const [limit, max] of Object.entries(budget)) {
+    if (typeof max !== "number") continue;
+    const spent = used[limit];
+    const name = limit === "wallTimeMs" ? "ms" : limit;
+    if (limit === "liveChildren") parts.push(name + " " + spent + " of " + max + " live");
+    else if (spent === undefined) parts.push(name + " ? of " + max + " (known when the run ends)");
+    else parts.push(name + " " + Math.max(0, max - Math.round(spent)) + " of " + max);
+  }
+  return parts.length ? "budget left: " + parts.join(" · ") : "";
+}
+
 function renderAll() {
   const list = $("#tasks");
   list.replaceChildren();
@@ -266,6 +294,8 @@ function taskCard(task) {
   if (task.statusText && task.inputs.length === 0) {
     card.append(el("p", { class: "status-text", text: task.statusText }));
   }
+  const left = budgetLeft(task, [...state.runs.values()].filter((r) => r.taskId === task.id));
+  if (left) card.append(el("p", { class: "muted budget", text: left }));
   card.append(el("div", { class: "notice", role: "alert", text: state.notices.get(task.id) || "" }));
   for (const input of task.inputs) card.append(inputBox(input));
   card.append(runTree(task));

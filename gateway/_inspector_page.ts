@@ -27,7 +27,7 @@ main { display: grid; grid-template-columns: minmax(0, 2fr) minmax(0, 1fr); gap:
 .badge[data-kind="completed"] { color: var(--ok); border-color: var(--ok); }
 .badge[data-kind="input_required"], .badge[data-kind="auth_required"] { color: var(--warn); border-color: var(--warn); }
 .badge[data-kind="failed"], .badge[data-kind="canceled"], .badge[data-kind="rejected"],
-.badge[data-kind="error"], .badge[data-kind="aborted"] { color: var(--bad); border-color: var(--bad); }
+.badge[data-kind="error"], .badge[data-kind="aborted"], .badge[data-kind="budget-exhausted"] { color: var(--bad); border-color: var(--bad); }
 .muted { color: var(--muted); font-size: .8rem; }
 .hop { font-size: .75rem; color: var(--warn); }
 .status-text { margin: .3rem 0; font-size: .85rem; }

@@ -66,6 +66,8 @@ export interface InspectedTask {
   readonly from: { readonly depth: number; readonly path: readonly string[] } | undefined;
   /** Runs beyond `maxRunsPerTask`, counted but not kept. */
   runsDropped: number;
+  /** The budget the task's run started under (the seam extension's), if any. */
+  budget: JsonValue | undefined;
 }
 
 interface TaskEntry {
@@ -149,13 +151,17 @@ export class InspectorRecord {
     });
   }
 
-  /** A task was created, or changed state (its pending requests with it). */
-  taskChanged(live: LiveTask): void {
+  /**
+   * A task was created (with the budget its run started under, if any), or
+   * changed state (its pending requests with it).
+   */
+  taskChanged(live: LiveTask, budget?: unknown): void {
     const record = live.record;
     const t = record.task;
     const entry = this.#entry(live.chain.context, t.id);
     const task = entry.task;
     this.#unconfirmed.delete(task);
+    if (budget !== undefined) task.budget = jsonObject(budget);
     task.state = t.status.state;
     task.updatedAt = record.updatedAt;
     task.rootRunId = live.run.id;
@@ -299,6 +305,7 @@ export class InspectorRecord {
           ? { depth: context.depth, path: [...(path ?? [])] }
           : undefined,
         runsDropped: 0,
+        budget: undefined,
       },
       runs: new Map(),
     };

@@ -218,6 +218,22 @@ Deno.test("the inspector stream shows each principal only its own tasks, runs an
   });
 });
 
+Deno.test("a task started under a budget carries it", async () => {
+  await withSetup([controlledProvider({ auto: true, capabilities: { budget: true } })], {
+    inspector: true,
+  }, async (s) => {
+    const events = new Events(await get(s, "/_inspect/events"));
+    await events.next();
+    const sent = await rpc(s.gateway, "SendMessage", {
+      message: message("hi", { metadata: { [SEAM_EXTENSION_URI]: { budget: { tokens: 500 } } } }),
+    });
+    assert.ok(sent.result.task, JSON.stringify(sent));
+    const seen = await events.until((e) => e.type === "task");
+    assert.deepEqual(seen.task.budget, { tokens: 500 });
+    await events.cancel();
+  });
+});
+
 Deno.test("a task that came from another seam run shows the caller's place (the remote hop)", async () => {
   await withSetup([controlledProvider({ auto: true })], { inspector: true }, async (s) => {
     const events = new Events(await get(s, "/_inspect/events"));
@@ -229,6 +245,7 @@ Deno.test("a task that came from another seam run shows the caller's place (the 
     });
     const seen = await events.until((e) => e.type === "task");
     assert.deepEqual(seen.task.from, { depth: 2, path: ["root-run", "remote-7"] });
+    assert.equal(seen.task.budget, undefined);
     await events.cancel();
   });
 });

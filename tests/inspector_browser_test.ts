@@ -9,7 +9,7 @@ import { createSubagentService, type SubagentService } from "@seam/subagent";
 import { createA2AProvider } from "@seam/subagent-a2a";
 import { createSpawnProvider } from "@seam/subagent-spawn";
 import { installSubagentTool } from "@seam/tool-subagent";
-import { createGateway } from "../gateway/mod.ts";
+import { createGateway, SEAM_EXTENSION_URI } from "../gateway/mod.ts";
 import { Browser, CHROMIUM, hasChromium } from "./browser_support.ts";
 
 const inCi = Deno.env.get("CI") === "true";
@@ -17,8 +17,8 @@ const ALICE = "alice-token";
 
 interface Inspected {
   readonly url: string;
-  /** Start a task as `token`'s principal (alice by default); its id. */
-  send(prompt: string): Promise<string>;
+  /** Start a task as the first token's principal, the seam extension's `seam` with it; its id. */
+  send(prompt: string, seam?: Record<string, unknown>): Promise<string>;
   /** The commands `run_command` ran. */
   readonly ran: string[];
   close(): Promise<void>;
@@ -69,7 +69,7 @@ async function inspectedGateway(
   const url = `http://127.0.0.1:${server.addr.port}`;
   const token = Object.values(tokens)[0];
   let n = 0;
-  const send = async (prompt: string): Promise<string> => {
+  const send = async (prompt: string, seam?: Record<string, unknown>): Promise<string> => {
     const response = await fetch(`${url}/`, {
       method: "POST",
       headers: {
@@ -82,7 +82,12 @@ async function inspectedGateway(
         id: ++n,
         method: "SendMessage",
         params: {
-          message: { messageId: `m${n}`, role: "ROLE_USER", parts: [{ text: prompt }] },
+          message: {
+            messageId: `m${n}`,
+            role: "ROLE_USER",
+            parts: [{ text: prompt }],
+            ...(seam ? { metadata: { [SEAM_EXTENSION_URI]: seam } } : {}),
+          },
           configuration: { returnImmediately: true },
         },
       }),
@@ -147,6 +152,29 @@ Deno.test({
           assert.match(await browser.text("#detail"), /@call subagent/);
           await browser.screenshot("tests/.out/inspector-tree.png");
         });
+
+        await t.step(
+          "a task's budget shows what it has left; one that runs out says so",
+          async () => {
+            const id = await send("@reply under a budget", {
+              budget: { tokens: 1000, toolCalls: 3 },
+            });
+            await browser.waitFor(`${task(id)}[data-state="completed"] .budget:has-text("tokens")`);
+            assert.match(
+              await browser.text(`${task(id)} > .budget`),
+              /^budget left: tokens \d{3} of 1000 · toolCalls 3 of 3$/,
+            );
+            const out = await send(
+              '@call subagent {"description": "d", "prompt": "@reply hi"}\n@reply {{results}}',
+              { budget: { toolCalls: 0 } },
+            );
+            await browser.waitFor(
+              `${task(out)}[data-state="failed"] li[data-status="budget-exhausted"]`,
+            );
+            assert.match(await browser.text(`${task(out)} > .budget`), /toolCalls 0 of 0/);
+            assert.match(await browser.text(`${task(out)} .run-head`), /BUDGET_EXHAUSTED/);
+          },
+        );
 
         await t.step("an approval is answered in the page and the child resumes", async () => {
           const id = await send('@call run_command {"command": "deno test"}\n@reply {{results}}');
