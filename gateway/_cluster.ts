@@ -7,15 +7,37 @@
  * `FAILED`, saying the run was lost with its instance.
  */
 import type { Logger } from "@seam/host";
-import { GatewayError } from "./_errors.ts";
+import { GatewayError, toGatewayError } from "./_errors.ts";
 import { Journal } from "./_journal.ts";
-import { unavailable } from "./_store_errors.ts";
+import { storeFailure, unavailable } from "./_store_errors.ts";
 import { isFinalEvent, LogStream } from "./_log_stream.ts";
+import type { LiveTask } from "./_live_task.ts";
 import { type StreamFraming, TaskSubscriber } from "./_sse.ts";
 import { agentMessage, isoNow } from "./_task_view.ts";
 import { isTaskStorageError, type JsonObject, type TaskStorage } from "./task_storage.ts";
 import { isTerminalState, type StoredTask } from "./task_store.ts";
 import { type A2AMetadata, type A2ATask, SEAM_EXTENSION_URI } from "./types.ts";
+import type { SendParams } from "./_validate.ts";
+
+/**
+ * What the cluster needs of the engine: its view of a record, and the
+ * operations a forwarded command runs (`forwarded`: never forwarded again).
+ */
+export interface ClusterEngine {
+  view(record: StoredTask): A2ATask;
+  cancel(
+    id: string,
+    principal: string | undefined,
+    tenant: string | undefined,
+    forwarded: boolean,
+  ): Promise<A2ATask>;
+  send(
+    params: SendParams,
+    principal: string | undefined,
+    onLive: undefined,
+    forwarded: boolean,
+  ): Promise<unknown>;
+}
 
 /** What the cluster needs from the gateway. */
 export interface ClusterOptions {
@@ -25,8 +47,8 @@ export interface ClusterOptions {
   readonly maxBufferedBytes: number;
   /** How long a forwarded command may take to be answered, in ms. */
   readonly commandTimeoutMs: number;
-  /** Answer a command another instance forwarded to a task this one runs. */
-  readonly answer: (command: JsonObject) => Promise<JsonObject>;
+  /** Answers the commands other instances forward to a task this one runs. */
+  readonly engine: ClusterEngine;
 }
 
 /** Where the cluster is: serving, or closed. */
@@ -52,7 +74,7 @@ export class Cluster {
 
   constructor(options: ClusterOptions) {
     this.#options = options;
-    this.#stopServing = options.storage.serve(this.instance, options.answer);
+    this.#stopServing = options.storage.serve(this.instance, (command) => this.#answer(command));
     const first = this.#beat().then(() => {
       this.#ready = undefined;
     });
@@ -77,6 +99,79 @@ export class Cluster {
    */
   assertReachable(): void {
     if (this.#unreachable !== undefined) throw unavailable(this.#unreachable);
+  }
+
+  /**
+   * Before a new task: wait for the first heartbeat, then refuse it while the
+   * storage is out of reach.
+   *
+   * @throws {GatewayError} 503.
+   */
+  async admit(): Promise<void> {
+    await this.#ready;
+    this.assertReachable();
+  }
+
+  /**
+   * A new task on a shared storage: journaled from its creation, and
+   * announced (streams attached, the request answered) only once that is
+   * committed. If it cannot be, the run is stopped and the request answers
+   * 503: nothing else knows of the task.
+   */
+  async sendShared(
+    live: LiveTask,
+    engine: ClusterEngine,
+    onLive: ((live: LiveTask) => void) | undefined,
+    extension: boolean,
+  ): Promise<{ live: LiveTask; taskId: string; extension: boolean }> {
+    const record = live.record;
+    const taskId = record.task.id;
+    const created = this.track(
+      taskId,
+      () => ({ ...record, task: engine.view(record) }),
+      () =>
+        live.forceEnd(
+          "Failed: another gateway instance ended this task (this one's lease had lapsed).",
+        ),
+    );
+    live.observe();
+    try {
+      await created;
+    } catch (error) {
+      this.abandon(taskId);
+      live.endEarly("client", "the task store could not record the task");
+      live.forceEnd("Failed: the task store could not record this task.");
+      throw storeFailure(error, this.#options.logger, `Recording task "${taskId}"`);
+    }
+    onLive?.(live);
+    return { live, taskId, extension };
+  }
+
+  /** Cancel a task another instance runs: the cancel goes there. */
+  async forwardCancel(
+    record: StoredTask,
+    taskId: string,
+    principal: string | undefined,
+  ): Promise<A2ATask> {
+    const reply = await this.forward(record, {
+      kind: "cancel",
+      taskId,
+      principal: principal ?? null,
+    });
+    return reply.task as A2ATask;
+  }
+
+  /** A message to a task another instance runs: it goes there. */
+  async forwardMessage(
+    record: StoredTask,
+    params: SendParams,
+    principal: string | undefined,
+  ): Promise<void> {
+    await this.forward(record, {
+      kind: "message",
+      params: params as unknown as JsonObject,
+      principal: principal ?? null,
+    });
   }
 
   /**
@@ -239,6 +334,27 @@ export class Cluster {
     }
     for (const journal of this.#journals.values()) journal.abandon();
     this.#journals.clear();
+  }
+
+  /** Answer a command another instance forwarded to a task this one runs. */
+  async #answer(command: JsonObject): Promise<JsonObject> {
+    const engine = this.#options.engine;
+    const principal = typeof command.principal === "string" ? command.principal : undefined;
+    try {
+      if (command.kind === "cancel") {
+        return { task: await engine.cancel(String(command.taskId), principal, undefined, true) };
+      }
+      if (command.kind === "message") {
+        await engine.send(command.params as unknown as SendParams, principal, undefined, true);
+        return { ok: true };
+      }
+      throw new GatewayError("invalidRequest", "Invalid request: an unknown forwarded command");
+    } catch (error) {
+      const e = toGatewayError(error, this.#options.logger);
+      return {
+        error: { kind: e.kind, message: e.message, httpStatus: e.httpStatus, metadata: e.metadata },
+      };
+    }
   }
 
   #reached(ok: boolean, error?: unknown): void {

@@ -107,7 +107,7 @@ export class Engine {
         maxSubscribers: options.task.maxSubscribers,
         maxBufferedBytes: options.task.maxBufferedBytes,
         commandTimeoutMs: options.task.cancelGraceMs + 2_000,
-        answer: (command) => this.#answerForwarded(command),
+        engine: this,
       })
       : undefined;
     this.#disposals = new Disposals(options.logger);
@@ -184,10 +184,7 @@ export class Engine {
       return this.#steer(params, principal, ext, onLive, forwarded, push);
     }
     this.#admit(principal);
-    if (this.cluster) {
-      await this.cluster.ready;
-      this.cluster.assertReachable();
-    }
+    if (this.cluster) await this.cluster.admit();
 
     const provider = this.#resolveProvider(params.tenant);
     const taskId = crypto.randomUUID();
@@ -238,46 +235,11 @@ export class Engine {
     if (live.reply === "task") this.#options.inspector?.taskChanged(live, ext.budget);
     if (live.reply === "message") {
       // A direct reply: no task exists for anyone else to see.
-    } else if (this.cluster) return this.#sendShared(live, onLive, ext.used);
+    } else if (this.cluster) return this.cluster.sendShared(live, this, onLive, ext.used);
     else this.#persist(record);
     live.observe();
     onLive?.(live);
     return { live, taskId, extension: ext.used };
-  }
-
-  /**
-   * A new task on a shared storage: journaled from its creation, and
-   * announced (streams attached, the request answered) only once that is
-   * committed. If it cannot be, the run is stopped and the request answers
-   * 503: nothing else knows of the task.
-   */
-  async #sendShared(
-    live: LiveTask,
-    onLive: ((live: LiveTask) => void) | undefined,
-    extension: boolean,
-  ): Promise<Sent> {
-    const cluster = this.cluster!;
-    const record = live.record;
-    const taskId = record.task.id;
-    const created = cluster.track(
-      taskId,
-      () => ({ ...record, task: this.view(record) }),
-      () =>
-        live.forceEnd(
-          "Failed: another gateway instance ended this task (this one's lease had lapsed).",
-        ),
-    );
-    live.observe();
-    try {
-      await created;
-    } catch (error) {
-      cluster.abandon(taskId);
-      live.endEarly("client", "the task store could not record the task");
-      live.forceEnd("Failed: the task store could not record this task.");
-      throw storeFailure(error, this.#logger, `Recording task "${taskId}"`);
-    }
-    onLive?.(live);
-    return { live, taskId, extension };
   }
 
   /** The task `id` as `principal` may see it (through `tenant`), live or stored. */
@@ -316,12 +278,7 @@ export class Engine {
       const t = found.record.task;
       if (this.cluster && !forwarded && !isTerminalState(t.status.state)) {
         // Another instance runs it: the cancel goes there.
-        const reply = await this.cluster.forward(found.record, {
-          kind: "cancel",
-          taskId: id,
-          principal: principal ?? null,
-        });
-        return reply.task as A2ATask;
+        return this.cluster.forwardCancel(found.record, id, principal);
       }
       throw new GatewayError(
         "taskNotCancelable",
@@ -444,11 +401,7 @@ export class Engine {
     const task = found.live;
     if (!task && this.cluster && !forwarded && !isTerminalState(t.status.state)) {
       // Another instance runs it: the message goes there.
-      await this.cluster.forward(found.record, {
-        kind: "message",
-        params: params as unknown as JsonObject,
-        principal: principal ?? null,
-      });
+      await this.cluster.forwardMessage(found.record, params, principal);
       return { live: undefined, taskId: t.id, since: found.record.generation, extension: ext.used };
     }
     if (!task) {
@@ -570,26 +523,6 @@ export class Engine {
       });
     } else {
       this.#disposals.disposeChain(task.chain);
-    }
-  }
-
-  /** Answer a command another instance forwarded to a task this one runs. */
-  async #answerForwarded(command: JsonObject): Promise<JsonObject> {
-    const principal = typeof command.principal === "string" ? command.principal : undefined;
-    try {
-      if (command.kind === "cancel") {
-        return { task: await this.cancel(String(command.taskId), principal, undefined, true) };
-      }
-      if (command.kind === "message") {
-        await this.send(command.params as unknown as SendParams, principal, undefined, true);
-        return { ok: true };
-      }
-      throw new GatewayError("invalidRequest", "Invalid request: an unknown forwarded command");
-    } catch (error) {
-      const e = toGatewayError(error, this.#logger);
-      return {
-        error: { kind: e.kind, message: e.message, httpStatus: e.httpStatus, metadata: e.metadata },
-      };
     }
   }
 
