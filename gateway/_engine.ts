@@ -8,7 +8,7 @@ import type { SubagentResult, SubagentService } from "@seam/subagent";
 import { acceptsOutput, partsToBlocks } from "./_convert.ts";
 import type { Cluster, ClusterOptions } from "./_cluster.ts";
 import { storeFailure } from "./_store_errors.ts";
-import { GatewayError, toGatewayError } from "./_errors.ts";
+import { GatewayError } from "./_errors.ts";
 import { type AcceptedExtension, hasStartFields, readExtension } from "./_extension.ts";
 import { sendTraceOf } from "./_trace.ts";
 import { answerFromMessage, requestAnswered } from "./_input_answer.ts";

@@ -4,7 +4,8 @@ import { getSubagentService, type SubagentService } from "@seam/subagent";
 import type { CardInfo } from "./_card.ts";
 import type { LiveTaskLimits } from "./_live_task.ts";
 import { subagentProgressSource } from "./progress.ts";
-import { createMemoryTaskStore, type TaskStore } from "./task_store.ts";
+import { createDefaultTaskStore } from "./_memory_tasks.ts";
+import type { TaskStore } from "./task_store.ts";
 import type {
   GatewayExtendedCardOptions,
   GatewayOptions,
@@ -133,7 +134,7 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
     extendedCard,
     requiredExtensions,
     subagents: options.subagents ?? getSubagentService(scope),
-    store: options.taskStore ?? createMemoryTaskStore(),
+    store: options.taskStore ?? createDefaultTaskStore(),
     info: {
       name: options.card?.name ?? "seam gateway",
       description: options.card?.description ??
