@@ -12,7 +12,8 @@ export interface EnvModel {
 }
 
 /** The environment variables {@linkcode modelFromEnv} reads. */
-export const MODEL_ENV_VARS: readonly string[] = Object.freeze([
+// Marked pure: a bundle that never reads it leaves it out.
+export const MODEL_ENV_VARS: readonly string[] = /* @__PURE__ */ Object.freeze([
   "DEEPSEEK_API_KEY",
   "OPENAI_API_KEY",
   "OPENAI_BASE_URL",

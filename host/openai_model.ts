@@ -70,8 +70,10 @@ export const DEEPSEEK_BASE_URL = "https://api.deepseek.com";
 export const OPENAI_BASE_URL = "https://api.openai.com/v1";
 
 /** Where each preset of {@linkcode createOpenAICompatibleModel} sends requests (and the key). */
-export const OPENAI_COMPATIBLE_PRESETS: Readonly<Record<OpenAICompatiblePreset, string>> = Object
-  .freeze({ openai: OPENAI_BASE_URL, deepseek: DEEPSEEK_BASE_URL });
+// Marked pure: a bundle that never reads it leaves it out.
+export const OPENAI_COMPATIBLE_PRESETS: Readonly<Record<OpenAICompatiblePreset, string>> =
+  /* @__PURE__ */ Object
+    .freeze({ openai: OPENAI_BASE_URL, deepseek: DEEPSEEK_BASE_URL });
 
 const EXCERPT = 500;
 /** The most of an error body read for its excerpt. */

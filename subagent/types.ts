@@ -216,20 +216,23 @@ export type SubagentFailureCode =
   | "UNSPECIFIED";
 
 /** Every well-known {@linkcode SubagentFailureCode}, in a stable order. */
-export const SUBAGENT_FAILURE_CODES: readonly SubagentFailureCode[] = Object.freeze([
-  "START_FAILED",
-  "CHILD_FAILED",
-  "NO_STRUCTURED_RESULT",
-  "INVALID_STRUCTURED_RESULT",
-  "CONNECTION_LOST",
-  "TIMEOUT",
-  "PROTOCOL_ERROR",
-  "INPUT_REQUIRED",
-  "AUTH_REQUIRED",
-  "BUDGET_EXHAUSTED",
-  "PROVIDER_FAULT",
-  "UNSPECIFIED",
-]);
+// Marked pure: a bundle that never reads it leaves it out.
+export const SUBAGENT_FAILURE_CODES: readonly SubagentFailureCode[] = /* @__PURE__ */ Object.freeze(
+  [
+    "START_FAILED",
+    "CHILD_FAILED",
+    "NO_STRUCTURED_RESULT",
+    "INVALID_STRUCTURED_RESULT",
+    "CONNECTION_LOST",
+    "TIMEOUT",
+    "PROTOCOL_ERROR",
+    "INPUT_REQUIRED",
+    "AUTH_REQUIRED",
+    "BUDGET_EXHAUSTED",
+    "PROVIDER_FAULT",
+    "UNSPECIFIED",
+  ],
+);
 
 /**
  * What went wrong in a run, as data: the result's `error`. It is the
