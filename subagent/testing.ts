@@ -166,7 +166,8 @@ const PROVIDER_NAME = "under-test";
  * that leaves nothing running, parent-scope teardown, unloading the
  * provider (its live runs end `aborted`, nothing left running), and each
  * start-time capability (working when declared, rejected before start when
- * not).
+ * not; a declared budget also ends a hanging run `budget-exhausted` once
+ * its wall time runs out).
  *
  * @param t A test context (`Deno.TestContext` or anything with `step`).
  * @param backend How to make and drive the provider under test.
@@ -462,7 +463,27 @@ export async function testSubagentProvider(
         );
       },
     },
+    {
+      flag: "budget",
+      field: "budget",
+      request: () => ({ budget: { tokens: 1_000_000, toolCalls: 1_000, wallTimeMs: timeoutMs } }),
+      prompt: () => backend.prompts.complete,
+    },
   ];
+
+  await t.step(
+    "capability budget: a run beyond its wall-time budget ends budget-exhausted",
+    () =>
+      withHarness(async (h) => {
+        if (!h.capabilities.budget) return; // the refusal is the capability case below
+        const run = h.start(backend.prompts.hang, { budget: { wallTimeMs: 50 } });
+        const result = await settle(run, "budget");
+        check(
+          result.stopReason === "budget-exhausted" && result.error?.code === "BUDGET_EXHAUSTED",
+          `expected "budget-exhausted" (BUDGET_EXHAUSTED), got "${result.stopReason}"`,
+        );
+      }),
+  );
 
   for (const c of capabilityCases) {
     await t.step(

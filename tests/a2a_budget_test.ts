@@ -2,9 +2,17 @@
 // seam extension and the remote seam gateway's service enforces it; a remote
 // that does not declare the capability in its card is refused at start.
 import assert from "node:assert/strict";
-import { agentCreated, createMemoryLogger, createRootScope, textOf } from "@seam/host";
+import {
+  agentCreated,
+  createHost,
+  createMemoryLogger,
+  createRootScope,
+  createScriptedModel,
+  textOf,
+} from "@seam/host";
 import { createSubagentService, SubagentError } from "@seam/subagent";
 import { createA2AProvider } from "@seam/subagent-a2a";
+import { createSpawnProvider } from "@seam/subagent-spawn";
 import { installSubagentTool } from "@seam/tool-subagent";
 import { SEAM_EXTENSION_URI } from "../providers/a2a/_extension.ts";
 import { startSdkServer } from "./a2a_sdk_server.ts";
@@ -135,5 +143,48 @@ Deno.test("an A2A agent that is no seam gateway cannot honour a budget: refused 
   } finally {
     await root.dispose();
     await server.close();
+  }
+});
+
+Deno.test("the budget that crosses A2A is the tightened one", async () => {
+  // Here: a spawn child under a budget delegates over A2A through the tool;
+  // there: a seam gateway. What travels is what the child's budget has left.
+  const remote = startSpawnGateway("fetch");
+  const bodies: Record<string, unknown>[] = [];
+  const recording: typeof fetch = async (input, init) => {
+    const request = new Request(input, init);
+    if (request.method === "POST") bodies.push(JSON.parse(await request.clone().text()));
+    return remote.fetch!(request);
+  };
+  const host = createHost({ logger: createMemoryLogger().logger });
+  host.models.register(host.scope, "scripted", createScriptedModel());
+  const subagents = createSubagentService(host.scope);
+  try {
+    subagents.registerProvider(createSpawnProvider());
+    subagents.registerProvider(await createA2AProvider({ url: remote.url, fetch: recording }));
+    installSubagentTool(host.scope, { provider: "a2a", toolName: "remote" });
+    const parent = await host.agents.create({ id: "main", options: { model: "scripted" } });
+    const run = subagents.start("spawn", {
+      prompt: `@call remote ${
+        JSON.stringify({ description: "d", prompt: "@reply far" })
+      }\n@reply {{results}}`,
+      parent,
+      budget: { tokens: 10_000, children: 3, wallTimeMs: 60_000 },
+    });
+    const result = await run.result;
+    await run.dispose();
+    assert.equal(result.stopReason, "completed");
+    assert.equal(textOf(result.output), "far");
+    const sent = bodies.map((body) => {
+      const params = body.params as { message?: { metadata?: Record<string, unknown> } };
+      return (params.message?.metadata?.[SEAM_EXTENSION_URI] as { budget?: unknown })?.budget;
+    }).find((budget) => budget !== undefined) as Record<string, number>;
+    assert.ok(sent, "the seam extension carried a budget");
+    assert.equal(sent.children, 2, "3 − the A2A run itself");
+    assert.ok(sent.tokens > 0 && sent.tokens < 10_000, `what the child had left: ${sent.tokens}`);
+    assert.ok(sent.wallTimeMs <= 60_000);
+  } finally {
+    await host.scope.dispose();
+    await remote.close();
   }
 });
