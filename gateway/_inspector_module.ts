@@ -1,29 +1,30 @@
 /**
- * The run inspector's page module, as a string (edge-safe: no file reads).
- * Plain browser JavaScript, no framework and no build step: it reads the
- * gateway's inspector event stream with `fetch` (so it can send the bearer
- * token, which `EventSource` cannot), keeps the tasks and runs it heard of,
- * and renders them with `textContent` only (nothing a child wrote is ever
- * parsed as HTML).
- *
- * Written without backticks and dollar-brace so it sits in a raw template.
+ * The run inspector's page module, as a string (edge-safe: no file reads),
+ * served as `{base}/_inspect/app.js`: the connection (the event stream read
+ * with `fetch`, so it can send the bearer token, which `EventSource` cannot;
+ * reconnected with backoff, each time from a new snapshot) and the actions
+ * (cancel, answer, a task's history). What it draws is `./view.js`
+ * (`_inspector_view.ts`). Plain browser JavaScript, no framework, no build
+ * step; written without backticks and dollar-brace so it sits in a raw
+ * template.
  */
 export const INSPECTOR_MODULE: string = String.raw`
-const root = document.documentElement;
-const base = root.dataset.base;
-const TOKEN_KEY = "seam-inspector-token:" + base;
-const state = {
-  tasks: new Map(),
-  runs: new Map(),
-  limits: { maxTextPerRun: 4096 },
-  notices: new Map(),
-  drafts: new Map(),
-  selected: undefined,
-  skew: 0,
-};
-// Server time, as elapsed times are counted from the server's timestamps.
-const now = () => Date.now() + state.skew;
+import {
+  $,
+  el,
+  notice,
+  now,
+  partText,
+  renderAll,
+  renderTask,
+  state,
+  stateWord,
+  tickClocks,
+  usageText,
+} from "./view.js";
 
+const base = document.documentElement.dataset.base;
+const TOKEN_KEY = "seam-inspector-token:" + base;
 // A token in the fragment (#token=...) never reaches the server or its logs: take it, then drop it.
 let token = "";
 const fragment = new URLSearchParams(location.hash.slice(1));
@@ -35,23 +36,7 @@ if (fragment.get("token")) {
   token = sessionStorage.getItem(TOKEN_KEY) || "";
 }
 
-const $ = (selector, from) => (from || document).querySelector(selector);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const short = (id) => (id.length > 12 ? id.slice(0, 8) + "…" : id);
-const stateWord = (s) => String(s).replace(/^TASK_STATE_/, "").toLowerCase();
-const ENDED = new Set(["completed", "canceled", "failed", "rejected"]);
-
-function el(tag, attrs, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs || {})) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
-    else node.setAttribute(key, value === true ? "" : String(value));
-  }
-  for (const child of children) if (child) node.append(child);
-  return node;
-}
 
 function headers(extra) {
   const h = Object.assign({}, extra);
@@ -183,203 +168,6 @@ function apply(event) {
   }
 }
 
-function elapsed(since, until) {
-  const ms = Math.max(0, (until || now()) - since);
-  if (ms < 1000) return ms + " ms";
-  if (ms < 60000) return (ms / 1000).toFixed(1) + " s";
-  return Math.floor(ms / 60000) + " min " + Math.floor((ms % 60000) / 1000) + " s";
-}
-
-function clock(since, until) {
-  return el("span", {
-    class: "elapsed muted",
-    "data-since": since,
-    "data-until": until,
-    text: elapsed(since, until),
-  });
-}
-
-function usageText(usage) {
-  if (!usage || !usage.total) return "";
-  const t = usage.total;
-  return "tokens " + t.inputTokens + " in / " + t.outputTokens + " out · " + t.modelCalls +
-    " model calls · " + t.toolCalls + " tool calls" + (usage.partial ? " (partial)" : "");
-}
-
-function budgetText(budget) {
-  if (!budget || typeof budget !== "object") return "";
-  const left = budget.left || budget.remaining || budget;
-  const parts = Object.entries(left).filter(([, v]) => typeof v === "number")
-    .map(([k, v]) => k + " " + v);
-  return parts.length ? "budget left: " + parts.join(", ") : "";
-}
-
-// What the task's budget has left: exact once its run ended (the run's usage
-// covers its subtree); while it runs, what the page can count (tool calls and
-// runs below, elapsed time); tokens are known at the end.
-function budgetLeft(task, runs) {
-  const budget = task.budget;
-  if (!budget || typeof budget !== "object") return "";
-  const root = runs.find((r) => r.runId === task.rootRunId);
-  const total = root && root.usage && root.usage.total;
-  const below = runs.filter((r) => r !== root);
-  const used = {
-    tokens: total ? total.inputTokens + total.outputTokens : undefined,
-    toolCalls: total ? total.toolCalls : runs.reduce((n, r) => n + (r.toolCalls || 0), 0),
-    wallTimeMs: total ? total.wallTimeMs : root ? now() - root.startedAt : undefined,
-    children: below.length,
-    liveChildren: below.filter((r) => r.status === "running").length,
-  };
-  const parts = [];
-  for (const [limit, max] of Object.entries(budget)) {
-    if (typeof max !== "number") continue;
-    const spent = used[limit];
-    const name = limit === "wallTimeMs" ? "ms" : limit;
-    if (limit === "liveChildren") parts.push(name + " " + spent + " of " + max + " live");
-    else if (spent === undefined) parts.push(name + " ? of " + max + " (known when the run ends)");
-    else parts.push(name + " " + Math.max(0, max - Math.round(spent)) + " of " + max);
-  }
-  return parts.length ? "budget left: " + parts.join(" · ") : "";
-}
-
-function renderAll() {
-  const list = $("#tasks");
-  list.replaceChildren();
-  const tasks = [...state.tasks.values()].sort((a, b) => b.createdAt - a.createdAt);
-  if (tasks.length === 0) list.append(el("p", { id: "empty", text: "No tasks yet." }));
-  for (const task of tasks) list.append(taskCard(task));
-  summary();
-}
-
-function renderTask(taskId) {
-  const task = state.tasks.get(taskId);
-  if (!task) return;
-  const card = taskCard(task);
-  const old = $('[data-task-id="' + CSS.escape(taskId) + '"]');
-  if (old) old.replaceWith(card);
-  else {
-    $("#empty")?.remove();
-    $("#tasks").prepend(card);
-  }
-  summary();
-}
-
-function summary() {
-  const tasks = [...state.tasks.values()];
-  const running = tasks.filter((t) => !ENDED.has(stateWord(t.state))).length;
-  $("#summary").textContent = tasks.length + " tasks · " + running + " not ended";
-}
-
-function taskCard(task) {
-  const word = stateWord(task.state);
-  const ended = ENDED.has(word);
-  const head = el(
-    "div",
-    { class: "task-head", "data-action": "select", title: "show this task's history" },
-    el("span", { class: "badge", "data-kind": word, text: word }),
-    el("span", { class: "id", text: short(task.id) }),
-    el("span", { text: task.provider }),
-    clock(task.createdAt, ended ? task.updatedAt : undefined),
-    task.from
-      ? el("span", {
-        class: "hop",
-        text: "hop: called over A2A from " +
-          (task.from.path.length ? "run " + task.from.path[task.from.path.length - 1] : "a remote caller") +
-          " (caller depth " + task.from.depth + ")",
-      })
-      : undefined,
-    ended ? undefined : el("button", { type: "button", "data-action": "cancel", text: "Cancel" }),
-  );
-  const card = el("article", { class: "task", "data-task-id": task.id, "data-state": word }, head);
-  if (task.statusText && task.inputs.length === 0) {
-    card.append(el("p", { class: "status-text", text: task.statusText }));
-  }
-  const left = budgetLeft(task, [...state.runs.values()].filter((r) => r.taskId === task.id));
-  if (left) card.append(el("p", { class: "muted budget", text: left }));
-  card.append(el("div", { class: "notice", role: "alert", text: state.notices.get(task.id) || "" }));
-  for (const input of task.inputs) card.append(inputBox(input));
-  card.append(runTree(task));
-  if (task.runsDropped > 0) {
-    card.append(el("p", { class: "muted", text: task.runsDropped + " more runs not kept" }));
-  }
-  return card;
-}
-
-function inputBox(input) {
-  const box = el(
-    "div",
-    { class: "input", "data-request-id": input.id, "data-run-id-asking": input.runId },
-    el("div", { text: input.kind + ": " + input.message }),
-    input.tool ? el("div", { class: "muted", text: "tool call: " + input.tool }) : undefined,
-  );
-  const actions = el("div", { class: "actions" });
-  if (input.options) {
-    for (const option of input.options) {
-      actions.append(el("button", {
-        type: "button",
-        "data-action": "option",
-        "data-option-id": option.id,
-        "data-kind": option.kind,
-        text: option.label,
-      }));
-    }
-  } else {
-    const field = el("input", {
-      type: input.kind === "authentication" ? "password" : "text",
-      "aria-label": "answer",
-      placeholder: "your answer",
-    });
-    field.value = state.drafts.get(input.id) || "";
-    field.oninput = () => state.drafts.set(input.id, field.value);
-    actions.append(field, el("button", { type: "button", "data-action": "text", text: "Answer" }));
-    actions.append(el("button", { type: "button", "data-action": "refuse", text: "Refuse" }));
-  }
-  box.append(actions);
-  return box;
-}
-
-function runTree(task) {
-  const runs = [...state.runs.values()].filter((r) => r.taskId === task.id);
-  const ids = new Set(runs.map((r) => r.runId));
-  const children = new Map();
-  for (const run of runs) {
-    const parent = run.parentRunId && ids.has(run.parentRunId) ? run.parentRunId : "";
-    if (!children.has(parent)) children.set(parent, []);
-    children.get(parent).push(run);
-  }
-  const waiting = new Set(task.inputs.map((i) => i.runId));
-  const list = (parent) => {
-    const ul = el("ul", { class: "runs" });
-    for (const run of (children.get(parent) || []).sort((a, b) => a.startedAt - b.startedAt)) {
-      ul.append(runItem(run, waiting.has(run.runId), list(run.runId)));
-    }
-    return ul;
-  };
-  return list("");
-}
-
-function runItem(run, waiting, below) {
-  const status = waiting ? "waiting for an answer" : run.status;
-  const head = el(
-    "div",
-    { class: "run-head" },
-    el("span", { class: "provider", text: run.provider || "?" }),
-    el("span", { class: "muted", text: run.depth === undefined ? "" : "depth " + run.depth }),
-    run.label ? el("span", { text: run.label }) : undefined,
-    el("span", { class: "badge", "data-kind": waiting ? "input_required" : run.status, text: status }),
-    clock(run.startedAt, run.endedAt),
-    el("span", { class: "muted id", text: short(run.runId) }),
-    run.toolCalls
-      ? el("span", { class: "muted", text: run.toolCalls + " tool calls (last: " + run.lastTool + ")" })
-      : undefined,
-    run.usage ? el("span", { class: "muted usage", text: usageText(run.usage) }) : undefined,
-    run.budget ? el("span", { class: "muted budget", text: budgetText(run.budget) }) : undefined,
-    run.error ? el("span", { class: "notice", text: run.error.code + ": " + run.error.message }) : undefined,
-  );
-  const text = el("pre", { class: "text", text: run.text || "" });
-  return el("li", { class: "run", "data-run-id": run.runId, "data-status": run.status }, head, text, below);
-}
-
 async function post(path, body) {
   const response = await fetch(base + path, {
     method: "POST",
@@ -391,12 +179,6 @@ async function post(path, body) {
   return response.json();
 }
 
-function notice(taskId, text) {
-  if (text) state.notices.set(taskId, text);
-  else state.notices.delete(taskId);
-  const box = $('[data-task-id="' + CSS.escape(taskId) + '"] > .notice');
-  if (box) box.textContent = text || "";
-}
 
 async function act(taskId, path, body, button) {
   if (button) button.disabled = true;
@@ -440,13 +222,6 @@ $("#tasks").addEventListener("click", (event) => {
   }
 });
 
-function partText(part) {
-  if (typeof part.text === "string") return part.text;
-  if (part.data !== undefined) return JSON.stringify(part.data, null, 2);
-  if (part.url) return part.url;
-  return JSON.stringify(part);
-}
-
 async function showDetail(taskId) {
   const detail = $("#detail");
   let body;
@@ -486,12 +261,7 @@ async function showDetail(taskId) {
   detail.replaceChildren(...out);
 }
 
-setInterval(() => {
-  for (const node of document.querySelectorAll(".elapsed")) {
-    if (node.dataset.until) continue;
-    node.textContent = elapsed(Number(node.dataset.since));
-  }
-}, 1000);
+setInterval(tickClocks, 1000);
 
 connect();
 `;

@@ -1,6 +1,6 @@
 /**
  * The run inspector's HTTP side, under `{basePath}/_inspect`: the page and
- * its module (static, no data), and behind the gateway's auth the event
+ * its two modules (static, no data), and behind the gateway's auth the event
  * stream, a task's history, cancel and answer. Each principal reaches only
  * its own tasks (the engine's `find` checks the owner).
  */
@@ -12,6 +12,7 @@ import { GatewayError, toGatewayError } from "./_errors.ts";
 import { json, restErrorResponse } from "./_http.ts";
 import { INSPECTOR_MODULE } from "./_inspector_module.ts";
 import { inspectorPage } from "./_inspector_page.ts";
+import { INSPECTOR_VIEW } from "./_inspector_view.ts";
 import type { InspectorRecord } from "./_inspector_record.ts";
 import { sseResponse } from "./_sse.ts";
 import { parseSendParams } from "./_validate.ts";
@@ -82,9 +83,10 @@ export class InspectorRoutes {
       allow(method, "GET");
       return new Response(this.#page, { headers: PAGE_HEADERS });
     }
-    if (path === "/app.js") {
+    if (path === "/app.js" || path === "/view.js") {
       allow(method, "GET");
-      return new Response(INSPECTOR_MODULE, { headers: MODULE_HEADERS });
+      const module = path === "/app.js" ? INSPECTOR_MODULE : INSPECTOR_VIEW;
+      return new Response(module, { headers: MODULE_HEADERS });
     }
     if (this.#options.closed()) {
       throw new GatewayError("internal", "The gateway is closed", { httpStatus: 503 });

@@ -146,6 +146,9 @@ Deno.test("inspector on: the page and its module are served; the data needs the 
     const module = await get(s, "/a2a/_inspect/app.js");
     assert.equal(module.headers.get("content-type"), "text/javascript; charset=utf-8");
     assert.match(await module.text(), /\/events/);
+    const view = await get(s, "/a2a/_inspect/view.js");
+    assert.equal(view.headers.get("content-type"), "text/javascript; charset=utf-8");
+    assert.match(await view.text(), /export function renderAll/);
     for (const path of ["/a2a/_inspect/events", "/a2a/_inspect/tasks/x"]) {
       const refused = await get(s, path);
       assert.equal(refused.status, 401, path);
