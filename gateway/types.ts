@@ -166,12 +166,13 @@ export interface SeamMessageExtension {
 
 /** The capability flags of one provider, as the card's extension declares them. */
 export interface SeamProviderDescriptor {
-  /** The four start-time capability flags. */
+  /** The start-time capability flags (`budget`: whether the seam extension's `budget` holds). */
   readonly capabilities: {
     readonly outputSchema: boolean;
     readonly depthLimit: boolean;
     readonly toolFilter: boolean;
     readonly persona: boolean;
+    readonly budget?: boolean;
   };
   /** Whether the child sees the delegating parent's conversation. */
   readonly inheritsParentContext: boolean;

@@ -6,7 +6,7 @@
  * - {@linkcode createSubagentService} makes the service; providers register
  *   under unique names and callers start runs by name.
  * - Start-time capabilities (`outputSchema`, `depthLimit`, `toolFilter`,
- *   `persona`) are checked before any child exists; runtime ones
+ *   `persona`, `budget`) are checked before any child exists; runtime ones
  *   (`sendMessage`, `resume`) are optional methods on the run.
  * - `result` resolves with a deeply frozen {@linkcode SubagentResult}; a
  *   child-level failure is `stopReason: "error"`, never a rejection.
