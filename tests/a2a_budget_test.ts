@@ -121,6 +121,37 @@ Deno.test("a seam gateway checks the budget in the seam extension, naming the fi
   }
 });
 
+Deno.test("a seam gateway refuses a budget on a message that continues a finished run", async () => {
+  const remote = startSpawnGateway("loopback");
+  const send = async (message: Record<string, unknown>) => {
+    const response = await fetch(`${remote.url}/`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "SendMessage", params: { message } }),
+    });
+    return await response.json();
+  };
+  try {
+    const first = await send({
+      messageId: "m1",
+      role: "ROLE_USER",
+      parts: [{ text: "@reply hi" }],
+    });
+    const contextId = first.result.task.contextId;
+    const second = await send({
+      messageId: "m2",
+      role: "ROLE_USER",
+      contextId,
+      parts: [{ text: "@reply again" }],
+      metadata: { [SEAM_EXTENSION_URI]: { budget: { tokens: 5 } } },
+    });
+    assert.equal(second.error?.code, -32602);
+    assert.match(second.error.message, /start-time fields \(.*budget\) cannot change them/);
+  } finally {
+    await remote.close();
+  }
+});
+
 Deno.test("an A2A agent that is no seam gateway cannot honour a budget: refused at start", async () => {
   const server = await startSdkServer({ streaming: true });
   const root = createRootScope({ logger: createMemoryLogger().logger });
