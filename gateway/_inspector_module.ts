@@ -123,6 +123,9 @@ function clip(text) {
 
 function apply(event) {
   switch (event.type) {
+    case "batch":
+      for (const one of event.events) apply(one);
+      break;
     case "snapshot":
       state.tasks.clear();
       state.runs.clear();

@@ -13,6 +13,7 @@ import {
   subagentStart,
 } from "@seam/subagent";
 import { GatewayError } from "./_errors.ts";
+import { InspectorBatches } from "./_inspector_batch.ts";
 import type { LiveTask } from "./_live_task.ts";
 import type { InspectorLimits } from "./_options.ts";
 import { type StreamEvent, type StreamFraming, TaskSubscriber } from "./_sse.ts";
@@ -96,6 +97,7 @@ export class InspectorRecord {
   readonly #unconfirmed = new WeakSet<InspectedTask>();
   readonly #limits: InspectorLimits;
   readonly #maxBufferedBytes: number;
+  readonly #batches = new InspectorBatches((owner) => this.#principals.get(owner)?.streams);
 
   constructor(limits: InspectorLimits, maxBufferedBytes: number) {
     this.#limits = limits;
@@ -121,18 +123,18 @@ export class InspectorRecord {
     });
     scope.on(subagentStart, (info) => {
       const run = this.#run(this.#entry(context), info.runId, info);
-      if (run) this.#send(owner, { type: "run", run });
+      if (run) this.#changedRun(owner, run);
     });
     scope.on(subagentProgress, (info) => {
       const run = this.#run(this.#entry(context), info.runId, info);
       if (!run) return;
       if (info.kind === "text" && typeof info.text === "string") {
         this.#append(run, info.text);
-        this.#send(owner, { type: "text", taskId: run.taskId, runId: run.runId, text: info.text });
+        if (this.#listening(owner)) this.#batches.text(owner, run.taskId, run.runId, info.text);
       } else if (info.kind === "tool-call") {
         run.toolCalls++;
         run.lastTool = typeof info.name === "string" ? info.name.slice(0, 100) : undefined;
-        if (this.#listening(owner)) this.#send(owner, { type: "run", run: withoutText(run) });
+        this.#changedRun(owner, run);
       }
     });
     scope.on(subagentEnd, (info) => {
@@ -147,7 +149,7 @@ export class InspectorRecord {
       if (info.error) {
         run.error = { code: info.error.code, message: info.error.message.slice(0, 500) };
       }
-      if (this.#listening(owner)) this.#send(owner, { type: "run", run: withoutText(run) });
+      this.#changedRun(owner, run);
     });
   }
 
@@ -168,7 +170,9 @@ export class InspectorRecord {
     task.statusText = t.status.message?.parts.find((p) => typeof p.text === "string")?.text
       ?.slice(0, 1_000);
     task.inputs = live.phase === "interrupted" ? live.waitingInputs.map(inputView) : [];
-    this.#send(record.owner, { type: "task", task });
+    if (this.#listening(record.owner)) {
+      this.#batches.put(record.owner, `t:${task.id}`, () => ({ type: "task", task }));
+    }
   }
 
   /** Everything `principal` may see now. */
@@ -204,6 +208,8 @@ export class InspectorRecord {
         { httpStatus: 429, metadata: { reason: "TOO_MANY_SUBSCRIBERS" } },
       );
     }
+    // The open pages hear what waits first: the snapshot already holds it.
+    this.#batches.flush(principal);
     const stream = new TaskSubscriber(FRAMING, this.#maxBufferedBytes);
     stream.deliver(this.snapshot(principal), false);
     if (stream.open) {
@@ -215,6 +221,7 @@ export class InspectorRecord {
 
   /** End every page's stream (the gateway is closing). */
   close(): void {
+    this.#batches.close();
     for (const entry of this.#principals.values()) {
       for (const stream of [...entry.streams]) stream.end();
     }
@@ -276,7 +283,9 @@ export class InspectorRecord {
 
   #drop(owner: string | undefined, taskId: string): void {
     this.#principals.get(owner)?.tasks.delete(taskId);
-    this.#send(owner, { type: "drop", taskId });
+    if (this.#listening(owner)) {
+      this.#batches.put(owner, `d:${taskId}`, () => ({ type: "drop", taskId }));
+    }
   }
 
   /**
@@ -367,10 +376,11 @@ export class InspectorRecord {
     return (this.#principals.get(owner)?.streams.size ?? 0) > 0;
   }
 
-  #send(owner: string | undefined, event: StreamEvent): void {
-    const streams = this.#principals.get(owner)?.streams;
-    if (!streams || streams.size === 0) return;
-    for (const stream of streams) stream.deliver(event, false);
+  /** A run changed: the pages hear it as it is at the next flush, without its text (they have the pieces). */
+  #changedRun(owner: string | undefined, run: InspectedRun): void {
+    if (this.#listening(owner)) {
+      this.#batches.put(owner, `r:${run.runId}`, () => ({ type: "run", run: withoutText(run) }));
+    }
   }
 }
 

@@ -22,6 +22,7 @@ import {
   withSetup,
 } from "./_test_support.ts";
 import { createRootScope } from "@seam/host";
+import { FLUSH_MS } from "./_inspector_batch.ts";
 import { createGateway, type GatewayOptions, SEAM_EXTENSION_URI } from "./mod.ts";
 
 const AUTH = { tokens: { alice: "alice-token", bob: "bob-token" } };
@@ -50,6 +51,8 @@ function post(
 class Events {
   readonly #reader: ReadableStreamDefaultReader<string>;
   #buffer = "";
+  /** Events of a batch frame not read yet. */
+  readonly #queued: Wire[] = [];
 
   constructor(response: Response) {
     assert.equal(response.status, 200);
@@ -59,11 +62,16 @@ class Events {
 
   async next(): Promise<Wire> {
     for (;;) {
+      if (this.#queued.length > 0) return this.#queued.shift()!;
       const end = this.#buffer.indexOf("\n\n");
       if (end !== -1) {
         const frame = this.#buffer.slice(0, end);
         this.#buffer = this.#buffer.slice(end + 2);
-        return JSON.parse(frame.slice("data: ".length));
+        const event = JSON.parse(frame.slice("data: ".length));
+        // Changes come coalesced, a frame per flush: read them one by one.
+        if (event.type === "batch") this.#queued.push(...event.events);
+        else return event;
+        continue;
       }
       const { value, done } = await this.#reader.read();
       if (done) throw new Error("the stream ended");
@@ -380,6 +388,32 @@ Deno.test("the inspector keeps at most maxPrincipals principals; one with an ope
   });
 });
 
+Deno.test("an open page hears changes coalesced: a run's pieces of one turn as one", async () => {
+  const provider = controlledProvider();
+  await withSetup([provider], { inspector: true }, async (s) => {
+    const events = new Events(await get(s, "/_inspect/events"));
+    await events.next();
+    const task = await send(s, "hello");
+    const run = provider.runs[0];
+    run.ready();
+    await tick();
+    for (const text of ["one ", "two ", "three"]) {
+      run.request.parent.scope.emit(subagentProgress, { runId: run.id, kind: "text", text });
+    }
+    // The three pieces came in one turn, so one flush carries them, as one.
+    const seen: Wire[] = [];
+    while (seen.at(-1)?.type !== "text") seen.push(await events.next());
+    assert.equal(seen.at(-1)!.text, "one two three");
+    const run1 = seen.find((e) => e.type === "run")!;
+    assert.equal(run1.run.runId, run.id);
+    assert.equal(run1.run.text, undefined, "a run comes without its text");
+    assert.ok(seen.some((e) => e.type === "task" && e.task.id === task.id));
+    run.finish({ output: [], stopReason: "completed" });
+    await events.until((e) => e.type === "task" && e.task.state === "TASK_STATE_COMPLETED");
+    await events.cancel();
+  });
+});
+
 Deno.test("a page that stops reading has its stream closed with an error event; the run goes on", async () => {
   const provider = controlledProvider();
   await withSetup([provider], {
@@ -399,6 +433,8 @@ Deno.test("a page that stops reading has its stream closed with an error event; 
         text: "x".repeat(100),
       });
     }
+    // The pages hear it at the next flush; nobody has read the snapshot yet.
+    await new Promise((resolve) => setTimeout(resolve, FLUSH_MS * 2));
     const text = await response.text();
     const last = JSON.parse(text.trim().split("\n\n").at(-1)!.slice("data: ".length));
     assert.equal(last.type, "error");
