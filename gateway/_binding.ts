@@ -23,7 +23,32 @@ export interface BindingContext {
   readonly requiredExtensions: readonly string[];
   /** The A2A 0.3 bindings, when the gateway serves 0.3 clients (`a2a03`). */
   readonly v03?: V03Bindings;
+  /** The push config methods of the 1.0 bindings, with `push` (`_push_bindings.ts`). */
+  readonly pushBindings?: PushBindings;
 }
+
+/** Which push config method of JSON-RPC (Create and Set are one). */
+export type PushMethodName = "create" | "list" | "get" | "delete";
+
+/** The push config methods of the 1.0 bindings, part of the push feature. */
+export interface PushBindings {
+  /** `/tasks/{id}/pushNotificationConfigs[/{configId}]` over HTTP+JSON. */
+  readonly rest: (context: BindingContext, call: RestCall) => Promise<Response>;
+  /** The JSON-RPC methods. */
+  readonly jsonRpc: Readonly<Record<PushMethodName, JsonRpcMethod>>;
+}
+
+/** One JSON-RPC method (as `_jsonrpc.ts` calls it). */
+export type JsonRpcMethod = (
+  context: BindingContext,
+  call: {
+    readonly params: Record<string, unknown>;
+    readonly principal: string | undefined;
+    readonly id: string | number | null;
+    readonly ctx: unknown;
+    readonly request: Request;
+  },
+) => Promise<Response>;
 
 /**
  * The hooks through which the 1.0 bindings hand a request to A2A 0.3

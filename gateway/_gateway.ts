@@ -6,7 +6,7 @@
 import type { Logger } from "@seam/host";
 import { subagentProviderAdded, subagentProviderRemoved } from "@seam/subagent";
 import { BearerAuth } from "./_auth.ts";
-import type { BindingContext, V03Bindings } from "./_binding.ts";
+import type { BindingContext, PushBindings, V03Bindings } from "./_binding.ts";
 import { CardCache } from "./_card.ts";
 import type { Cluster, ClusterOptions } from "./_cluster.ts";
 import type { addV03ToCard } from "./_v03_card.ts";
@@ -34,6 +34,8 @@ export interface GatewayFeatures {
   readonly push?: {
     readonly resolve: (push: GatewayOptions["push"]) => PushOptionsResolved | undefined;
     readonly service: (options: PushOptionsResolved, logger: Logger) => PushService;
+    /** The push config methods of the 1.0 bindings. */
+    readonly bindings: PushBindings;
   };
   /** One instance of many, on a shared task store (`TaskStorage` with `shared: true`). */
   readonly cluster?: (options: ClusterOptions) => Cluster;
@@ -133,6 +135,7 @@ export function buildGateway(options: GatewayOptions, features: GatewayFeatures)
   const context: BindingContext = {
     operations: new Operations(engine, logger),
     push,
+    pushBindings: push && features.push!.bindings,
     auth,
     body: settings.body,
     logger,

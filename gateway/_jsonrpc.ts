@@ -3,7 +3,9 @@ import {
   assertOpen,
   assertRequiredExtensions,
   type BindingContext,
+  type JsonRpcMethod,
   principalOf,
+  type PushMethodName,
   pushOf,
 } from "./_binding.ts";
 import { discardBody, readJsonBody } from "./_body.ts";
@@ -14,21 +16,18 @@ import { sseResponse, type StreamFraming } from "./_sse.ts";
 import { linkSendTrace, traceRpcMethod } from "./_trace.ts";
 import { parseGetParams, parseIdParams, parseListParams, parseSendParams } from "./_validate.ts";
 
-type RpcId = string | number | null;
+/** A JSON-RPC request's id. */
+export type RpcId = string | number | null;
 
 /** One method: its params (an object) in, a response out. */
-type Method = (
-  context: BindingContext,
-  call: {
-    readonly params: Record<string, unknown>;
-    readonly principal: string | undefined;
-    readonly id: RpcId;
-    readonly ctx: unknown;
-    readonly request: Request;
-  },
-) => Promise<Response>;
+export type Method = JsonRpcMethod;
 
-function ok(id: RpcId, result: unknown, headers?: Readonly<Record<string, string>>): Response {
+/** A JSON-RPC success response. */
+export function ok(
+  id: RpcId,
+  result: unknown,
+  headers?: Readonly<Record<string, string>>,
+): Response {
   return json({ jsonrpc: "2.0", id, result }, 200, headers);
 }
 
@@ -39,19 +38,13 @@ function framing(id: RpcId): StreamFraming {
   };
 }
 
-const createPushConfig: Method = async (context, { params, principal, id }) => {
-  const push = pushOf(context);
-  const input = push.parse.config(params, "");
-  if (input.taskId === undefined) {
-    throw new GatewayError("invalidParams", "Invalid params: taskId is required");
-  }
-  return ok(id, await push.create(input, principal));
-};
-
-const listPushConfigs: Method = async (context, { params, principal, id }) => {
-  const push = pushOf(context);
-  return ok(id, await push.list(push.parse.list(params), principal));
-};
+/** A push method: in the push feature (_push_bindings.ts); without it, pushOf refuses. */
+function pushMethod(name: PushMethodName): Method {
+  return async (context, call) => {
+    pushOf(context);
+    return await context.pushBindings!.jsonRpc[name](context, call);
+  };
+}
 
 /** The A2A 1.0 methods. */
 const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
@@ -93,19 +86,12 @@ const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
     );
     return sseResponse(answer.body, answer.headers);
   }],
-  ["CreateTaskPushNotificationConfig", createPushConfig],
-  ["SetTaskPushNotificationConfig", createPushConfig],
-  ["GetTaskPushNotificationConfig", async (context, { params, principal, id }) => {
-    const push = pushOf(context);
-    return ok(id, await push.get(push.parse.ref(params), principal));
-  }],
-  ["ListTaskPushNotificationConfigs", listPushConfigs],
-  ["ListTaskPushNotificationConfig", listPushConfigs],
-  ["DeleteTaskPushNotificationConfig", async (context, { params, principal, id }) => {
-    const push = pushOf(context);
-    await push.delete(push.parse.ref(params), principal);
-    return ok(id, {});
-  }],
+  ["CreateTaskPushNotificationConfig", pushMethod("create")],
+  ["SetTaskPushNotificationConfig", pushMethod("create")],
+  ["GetTaskPushNotificationConfig", pushMethod("get")],
+  ["ListTaskPushNotificationConfigs", pushMethod("list")],
+  ["ListTaskPushNotificationConfig", pushMethod("list")],
+  ["DeleteTaskPushNotificationConfig", pushMethod("delete")],
   [
     "GetExtendedAgentCard",
     (context, { id, request }) => Promise.resolve(ok(id, context.extendedCard(request))),

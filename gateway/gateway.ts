@@ -4,6 +4,7 @@ import { InspectorRecord } from "./_inspector_record.ts";
 import { InspectorRoutes } from "./_inspector_routes.ts";
 import { resolveInspector, resolvePush } from "./_options.ts";
 import { PushService } from "./_push.ts";
+import { PUSH_BINDINGS } from "./_push_bindings.ts";
 import { V03_BINDINGS } from "./_v03.ts";
 import { addV03ToCard } from "./_v03_card.ts";
 import { createMemoryPushOutbox } from "./push_memory_outbox.ts";
@@ -20,6 +21,7 @@ const EVERY_FEATURE: GatewayFeatures = {
         store: options.store ?? createMemoryPushConfigStore(),
         outbox: options.outbox ?? createMemoryPushOutbox({ logger }),
       }, logger),
+    bindings: PUSH_BINDINGS,
   },
   cluster: (options) => new Cluster(options),
   inspector: { resolve: resolveInspector, Record: InspectorRecord, Routes: InspectorRoutes },
