@@ -24,7 +24,12 @@ import type { SendParams } from "./_validate.ts";
  * operations a forwarded command runs (`forwarded`: never forwarded again).
  */
 export interface ClusterEngine {
-  view(record: StoredTask): A2ATask;
+  view(record: StoredTask, historyLength?: number): A2ATask;
+  find(
+    id: string,
+    principal: string | undefined,
+    tenant: string | undefined,
+  ): Promise<{ readonly record: StoredTask }>;
   cancel(
     id: string,
     principal: string | undefined,
@@ -145,6 +150,44 @@ export class Cluster {
     }
     onLive?.(live);
     return { live, taskId, extension };
+  }
+
+  /**
+   * The task a steering message went to (another instance runs it): once it
+   * settled or is interrupted, unless `returnImmediately`.
+   */
+  async steered(
+    engine: ClusterEngine,
+    sent: { readonly taskId: string; readonly since?: number },
+    params: SendParams,
+    principal: string | undefined,
+  ): Promise<A2ATask> {
+    if (!params.configuration?.returnImmediately) {
+      await this.untilSettledOrInterrupted(sent.taskId, sent.since ?? 0);
+    }
+    const found = await engine.find(sent.taskId, principal, params.tenant);
+    return engine.view(found.record, params.configuration?.historyLength);
+  }
+
+  /**
+   * `SubscribeToTask` on a shared storage: the task's log after `cursor`
+   * (from its start without one), then its updates, on any instance; an
+   * ended task without a cursor is not read from the log (undefined).
+   */
+  subscribe(
+    record: StoredTask,
+    framing: StreamFraming,
+    cursor: number | undefined,
+  ): ReadableStream<Uint8Array> | undefined {
+    const state = record.task.status.state;
+    if (cursor === undefined && isTerminalState(state)) return undefined;
+    if (isTerminalState(state) && cursor! >= (record.generation ?? 0)) {
+      // Resumed after the last event: nothing more will come.
+      const done = new TaskSubscriber(framing, 1024);
+      done.end();
+      return done.body;
+    }
+    return this.stream(record.task.id, framing, cursor ?? 0).body;
   }
 
   /** Cancel a task another instance runs: the cancel goes there. */

@@ -7,8 +7,7 @@ import type { Logger } from "@seam/host";
 import type { Engine } from "./_engine.ts";
 import { GatewayError } from "./_errors.ts";
 import type { LiveTask } from "./_live_task.ts";
-import { type StreamFraming, TaskSubscriber } from "./_sse.ts";
-import { isTerminalState } from "./task_store.ts";
+import type { StreamFraming, TaskSubscriber } from "./_sse.ts";
 import type { GetParams, IdParams, ListParams, SendParams } from "./_validate.ts";
 import { type A2AMessage, type A2ATask, SEAM_EXTENSION_URI } from "./types.ts";
 
@@ -45,14 +44,9 @@ export class Operations {
     const live = sent.live;
     if (!live) {
       // A steering message to a task another instance runs.
-      const cluster = this.#engine.cluster!;
-      if (!params.configuration?.returnImmediately) {
-        await cluster.untilSettledOrInterrupted(sent.taskId, sent.since ?? 0);
-      }
-      const found = await this.#engine.find(sent.taskId, principal, params.tenant);
       return {
         result: {
-          task: this.#engine.view(found.record, params.configuration?.historyLength),
+          task: await this.#engine.cluster!.steered(this.#engine, sent, params, principal),
         },
         headers: sent.extension ? EXTENSION_HEADERS : undefined,
       };
@@ -133,17 +127,8 @@ export class Operations {
     cursor?: number,
   ): Promise<StreamAnswer> {
     const found = await this.#engine.find(params.id, principal, params.tenant);
-    const cluster = this.#engine.cluster;
-    const state = found.record.task.status.state;
-    if (cluster && (cursor !== undefined || !isTerminalState(state))) {
-      if (isTerminalState(state) && cursor! >= (found.record.generation ?? 0)) {
-        // Resumed after the last event: nothing more will come.
-        const done = new TaskSubscriber(framing, 1024);
-        done.end();
-        return { body: done.body, headers: undefined };
-      }
-      return { body: cluster.stream(params.id, framing, cursor ?? 0).body, headers: undefined };
-    }
+    const fromLog = this.#engine.cluster?.subscribe(found.record, framing, cursor);
+    if (fromLog) return { body: fromLog, headers: undefined };
     const live = found.live;
     if (!live) {
       const t = found.record.task;
