@@ -107,7 +107,12 @@ export function principalOf(
  */
 export function pushOf(context: BindingContext): PushService {
   if (context.push) return context.push;
-  throw new GatewayError(
+  throw pushNotSupported();
+}
+
+/** The error for a push request to a gateway without push (the bindings' and the engine's). */
+export function pushNotSupported(): GatewayError {
+  return new GatewayError(
     "pushNotSupported",
     "Push notifications are not supported by this gateway (capabilities.pushNotifications is false); stream or poll instead",
   );

@@ -7,6 +7,7 @@ import type { Logger } from "@seam/host";
 import type { SubagentResult, SubagentService } from "@seam/subagent";
 import { acceptsOutput, partsToBlocks } from "./_convert.ts";
 import type { Cluster, ClusterOptions } from "./_cluster.ts";
+import { pushNotSupported } from "./_binding.ts";
 import { storeFailure } from "./_store_errors.ts";
 import { GatewayError } from "./_errors.ts";
 import { type AcceptedExtension, hasStartFields, readExtension } from "./_extension.ts";
@@ -164,12 +165,7 @@ export class Engine {
     const pushConfig = params.configuration?.taskPushNotificationConfig;
     let push: PreparedPush | undefined;
     if (pushConfig !== undefined && pushConfig !== null) {
-      if (!this.#options.push) {
-        throw new GatewayError(
-          "pushNotSupported",
-          "Push notifications are not supported by this gateway (capabilities.pushNotifications is false); stream or poll instead",
-        );
-      }
+      if (!this.#options.push) throw pushNotSupported();
       push = await this.#options.push.prepare(pushConfig, message.taskId);
     }
     if (!acceptsOutput(params.configuration?.acceptedOutputModes)) {
