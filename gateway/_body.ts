@@ -152,10 +152,7 @@ export async function readBody(request: Request, limits: BodyLimits): Promise<st
       try {
         step = await reader.read();
       } catch {
-        throw new GatewayError(
-          "invalidRequest",
-          "Invalid request: the request body could not be read (the client went away mid-body)",
-        );
+        throw unreadable();
       }
       if (expired) throw timedOut(limits.timeoutMs);
       if (step.done) break;
@@ -192,14 +189,16 @@ function readDeclared(request: Request, limits: BodyLimits): Promise<string> {
       resolve(text);
     }, () => {
       limits.deadlines.done(read);
-      reject(
-        new GatewayError(
-          "invalidRequest",
-          "Invalid request: the request body could not be read (the client went away mid-body)",
-        ),
-      );
+      reject(unreadable());
     });
   });
+}
+
+function unreadable(): GatewayError {
+  return new GatewayError(
+    "invalidRequest",
+    "Invalid request: the request body could not be read (the client went away mid-body)",
+  );
 }
 
 function timedOut(timeoutMs: number): GatewayError {
