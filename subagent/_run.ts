@@ -15,6 +15,7 @@ import type {
   SubagentRunInfo,
   SubagentRunPlace,
 } from "./types.ts";
+import { failRunSpan, startRunSpan, traceRun } from "./_trace.ts";
 
 /** What a run wrapper needs to know about the run it wraps. */
 export interface RunContext {
@@ -335,12 +336,18 @@ function resumeOf(
     const blocks = acceptContent(content, "content");
     // A resumed run spends from the same budget: it is live again, or refused.
     context.budget?.reopen();
+    // A resumed run is a run of its own: its own invoke_agent span, placed as the first.
+    const traced = startRunSpan(context.place, context.parentScope, undefined);
+    let run: SubagentRun;
     try {
-      return wrapRun(Reflect.apply(resume, handle, [blocks]), { ...context, prompt: blocks });
+      run = wrapRun(Reflect.apply(resume, handle, [blocks]), { ...context, prompt: blocks });
     } catch (error) {
       context.budget?.close();
+      if (traced) failRunSpan(traced.span, error);
       throw error;
     }
+    if (traced) traceRun(traced, run);
+    return run;
   };
 }
 

@@ -185,3 +185,29 @@ Deno.test("startRunsUnder() names the parent of the runs started inside it (a re
     await recorded.stop();
   }
 });
+
+Deno.test("SubagentRun.resume() gives the resumed run an invoke_agent span of its own", async () => {
+  const recorded = recordSpans();
+  const { host, subagents } = delegatingHost();
+  try {
+    const parent = await host.agents.create({ id: "parent", options: { model: "scripted" } });
+    const first = subagents.start("spawn", { prompt: "@reply one", parent });
+    assert.equal((await first.result).stopReason, "completed");
+    assert.ok(first.resume, "spawn runs resume");
+    const second = first.resume("@reply two");
+    assert.equal((await second.result).stopReason, "completed");
+    await second.dispose();
+    await first.dispose();
+    const runs = recorded.spans().filter((s) => s.name === "invoke_agent spawn");
+    assert.equal(runs.length, 2);
+    // The same run (one id) invoked twice: two spans.
+    assert.equal(second.id, first.id);
+    assert.ok(runs.every((s) => s.attributes["gen_ai.agent.id"] === first.id));
+    assert.notEqual(runs[0].spanContext().spanId, runs[1].spanContext().spanId);
+    assert.equal(parentOf(runs[0]), parentOf(runs[1]), "both hang where the first did");
+    assert.ok(runs.every((s) => s.attributes["seam.stop_reason"] === "completed"));
+  } finally {
+    await host.scope.dispose();
+    await recorded.stop();
+  }
+});
