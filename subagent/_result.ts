@@ -1,6 +1,5 @@
 import {
   type ContentBlock,
-  deepFreeze,
   describe,
   frozenJsonCopy,
   type JsonValue,
