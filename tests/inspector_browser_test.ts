@@ -1,11 +1,18 @@
 // The run inspector in a real browser: Debian's Chromium (headless, driven
 // by playwright-core) loads the page from a gateway on loopback and follows
-// a delegation tree live, answers a child's approval, sees a stale answer
-// refused in the page, and cancels a hanging run. Screenshots go to
+// a delegation tree live, shows a budget, answers a child's approval and a
+// question, sees a stale answer refused in the page, cancels a hanging run,
+// and follows a child on another gateway from both pages. Screenshots go to
 // tests/.out/.
 import assert from "node:assert/strict";
 import { createHost, createMemoryLogger, createScriptedModel } from "@seam/host";
-import { createSubagentService, type SubagentService } from "@seam/subagent";
+import {
+  createSubagentService,
+  SubagentInputs,
+  type SubagentProvider,
+  type SubagentResultInput,
+  type SubagentService,
+} from "@seam/subagent";
 import { createA2AProvider } from "@seam/subagent-a2a";
 import { createSpawnProvider } from "@seam/subagent-spawn";
 import { installSubagentTool } from "@seam/tool-subagent";
@@ -17,8 +24,11 @@ const ALICE = "alice-token";
 
 interface Inspected {
   readonly url: string;
-  /** Start a task as the first token's principal, the seam extension's `seam` with it; its id. */
-  send(prompt: string, seam?: Record<string, unknown>): Promise<string>;
+  /**
+   * Start a task as the first token's principal on `tenant` (default: spawn),
+   * the seam extension's `seam` with it; its id.
+   */
+  send(prompt: string, seam?: Record<string, unknown>, tenant?: string): Promise<string>;
   /** The commands `run_command` ran. */
   readonly ran: string[];
   close(): Promise<void>;
@@ -31,13 +41,13 @@ interface Inspected {
  */
 async function inspectedGateway(
   tokens: Record<string, string>,
-  more?: (subagents: SubagentService) => Promise<void>,
+  more?: (subagents: SubagentService) => Promise<void> | void,
 ): Promise<Inspected> {
   const host = createHost({ logger: createMemoryLogger().logger });
   host.models.register(host.scope, "scripted", createScriptedModel());
   const subagents = createSubagentService(host.scope);
-  await more?.(subagents);
   subagents.registerProvider(createSpawnProvider());
+  await more?.(subagents);
   installSubagentTool(host.scope, { provider: "spawn" });
   const ran: string[] = [];
   host.tools.register(host.scope, {
@@ -69,7 +79,11 @@ async function inspectedGateway(
   const url = `http://127.0.0.1:${server.addr.port}`;
   const token = Object.values(tokens)[0];
   let n = 0;
-  const send = async (prompt: string, seam?: Record<string, unknown>): Promise<string> => {
+  const send = async (
+    prompt: string,
+    seam?: Record<string, unknown>,
+    tenant?: string,
+  ): Promise<string> => {
     const response = await fetch(`${url}/`, {
       method: "POST",
       headers: {
@@ -82,6 +96,7 @@ async function inspectedGateway(
         id: ++n,
         method: "SendMessage",
         params: {
+          ...(tenant ? { tenant } : {}),
           message: {
             messageId: `m${n}`,
             role: "ROLE_USER",
@@ -122,12 +137,43 @@ function inBrowser(fn: (t: Deno.TestContext) => Promise<void>) {
   };
 }
 
+/** A provider whose runs ask one question, then end with the answer. */
+function askingProvider(): SubagentProvider {
+  let n = 0;
+  return {
+    name: "asks",
+    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
+    inheritsParentContext: false,
+    start(request) {
+      const id = `asks-${++n}`;
+      const inputs = new SubagentInputs(request.parent.scope, id);
+      const result = (async (): Promise<SubagentResultInput> => {
+        await Promise.resolve();
+        const answer = await inputs.ask({ kind: "question", message: "Which branch?" });
+        return { output: JSON.stringify(answer), stopReason: "completed" };
+      })();
+      return {
+        id,
+        started: Promise.resolve(),
+        result,
+        respond: (requestId, answer) => inputs.respond(requestId, answer),
+        cancel: () => inputs.cancelAll("cancelled"),
+        dispose: () => result.then(() => {}),
+      };
+    },
+  };
+}
+
 const task = (id: string) => `[data-task-id="${id}"]`;
 
 Deno.test({
-  name: "the inspector page shows runs live, answers an approval and cancels a run in Chromium",
+  name:
+    "the inspector page shows runs live, answers an approval and a question, and cancels a run in Chromium",
   ...inBrowser(async (t) => {
-    const { url, send, ran, close } = await inspectedGateway({ alice: ALICE, bob: "bob-token" });
+    const { url, send, ran, close } = await inspectedGateway(
+      { alice: ALICE, bob: "bob-token" },
+      (subagents) => void subagents.registerProvider(askingProvider()),
+    );
     try {
       const browser = await Browser.launch();
       try {
@@ -219,6 +265,19 @@ Deno.test({
           await browser.screenshot("tests/.out/inspector-stale.png");
         });
 
+        await t.step("a question is answered in the page and the child ends with it", async () => {
+          const id = await send("go", undefined, "asks");
+          const box = `${task(id)} .input`;
+          await browser.waitFor(`${task(id)}[data-state="input_required"] .input input`);
+          assert.match(await browser.text(box), /question: Which branch\?/);
+          await browser.fill(`${box} input`, "main");
+          await browser.click(`${box} button[data-action="text"]`);
+          await browser.waitFor(`${task(id)}[data-state="completed"]`);
+          await browser.click(`${task(id)} .task-head .id`);
+          await browser.waitFor(`#detail pre:has-text("answered")`);
+          assert.match(await browser.text("#detail"), /"text":"main"/);
+        });
+
         await t.step("a hanging run is cancelled from the page", async () => {
           const id = await send("@hang");
           await browser.waitFor(`${task(id)}[data-state="working"] li[data-status="running"]`);
@@ -257,7 +316,7 @@ Deno.test({
       const browser = await Browser.launch();
       try {
         // On A: its task's child runs on B, through the A2A provider "remote".
-        const id = await a.send("@reply words from far away");
+        const id = await a.send("@reply words from far away", undefined, "remote");
         await browser.goto(`${a.url}/_inspect#token=${ALICE}`);
         await browser.waitFor(`${task(id)}[data-state="completed"]`);
         await browser.waitFor(
