@@ -123,6 +123,12 @@ async function inspectedGateway(
   };
 }
 
+if (!hasChromium() && !inCi) {
+  console.warn(
+    `inspector_browser_test: ${CHROMIUM} is missing, so the browser tests are skipped (outside CI only: .ci/run installs Debian's chromium, and in CI they fail without it)`,
+  );
+}
+
 /** The body of a test that needs Chromium: ignored only outside CI when it is missing. */
 function inBrowser(fn: (t: Deno.TestContext) => Promise<void>) {
   return {
