@@ -244,31 +244,40 @@ export class CardCache {
         "Extended agent card not configured: this gateway has none (capabilities.extendedAgentCard is false)",
       );
     }
-    const { subagents } = this.#options;
     const base = (this.#options.publicUrl ?? new URL(request.url).origin) +
       this.#options.basePath;
+    return JSON.parse(this.#build(base, undefined, this.#options.v03 ? v03 : undefined, true).body);
+  }
+
+  /** The card at `base`: every provider, or `only` one; `extended` for authenticated callers. */
+  #build(
+    base: string,
+    only: RegisteredSubagentProvider | undefined,
+    v03: V03CardShape | undefined,
+    extended: boolean,
+  ): BuiltCard {
+    const { subagents } = this.#options;
     const providers = [];
     for (const name of subagents.list()) {
       const p = subagents.getProvider(name);
       if (p) providers.push(p);
     }
     const fallback = this.#options.defaultProvider ?? subagents.list()[0];
-    return JSON.parse(
-      buildCard({
-        info: this.#options.info,
-        base,
-        providers,
-        defaultProvider: fallback !== undefined && subagents.getProvider(fallback)
-          ? fallback
-          : undefined,
-        only: undefined,
-        auth: this.#options.auth,
-        extras: this.#options.extras,
-        extended: true,
-        v03: this.#options.v03 ? v03 : undefined,
-        addV03: this.#options.v03,
-      }).body,
-    );
+    return buildCard({
+      info: this.#options.info,
+      base,
+      providers,
+      defaultProvider: fallback !== undefined && subagents.getProvider(fallback)
+        ? fallback
+        : undefined,
+      only,
+      auth: this.#options.auth,
+      v03,
+      addV03: this.#options.v03,
+      push: this.#options.push,
+      extras: this.#options.extras,
+      extended,
+    });
   }
 
   /** The card response for `request`: every provider, or `only` one. */
@@ -305,26 +314,7 @@ export class CardCache {
           new GatewayError("methodNotFound", `Not found: no provider named "${only.slice(0, 64)}"`),
         );
       }
-      const providers = [];
-      for (const name of subagents.list()) {
-        const p = subagents.getProvider(name);
-        if (p) providers.push(p);
-      }
-      const fallback = this.#options.defaultProvider ?? subagents.list()[0];
-      card = buildCard({
-        info: this.#options.info,
-        base,
-        providers,
-        defaultProvider: fallback !== undefined && subagents.getProvider(fallback)
-          ? fallback
-          : undefined,
-        only: single,
-        auth: this.#options.auth,
-        v03,
-        addV03: this.#options.v03,
-        push: this.#options.push,
-        extras: this.#options.extras,
-      });
+      card = this.#build(base, single, v03, false);
       if (this.#cards.size >= 64) this.#cards.clear();
       this.#cards.set(key, card);
     }

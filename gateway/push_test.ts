@@ -73,6 +73,21 @@ Deno.test("the card declares pushNotifications only when push is configured", as
   }
 });
 
+Deno.test("the extended card declares pushNotifications as the public card does", async () => {
+  const auth = { tokens: { alice: "a-token" } };
+  for (const [push, expected] of [[undefined, false], [{}, true]] as const) {
+    await withSetup([controlledProvider()], { push, auth, extendedCard: {} }, async (s) => {
+      const bearer = { authorization: "Bearer a-token" };
+      const publicCard = await (await s.gateway.fetch(
+        new Request(`${BASE}/.well-known/agent-card.json`),
+      )).json();
+      const extended = await rpc(s.gateway, "GetExtendedAgentCard", {}, bearer);
+      assert.equal(publicCard.capabilities.pushNotifications, expected);
+      assert.equal(extended.result.capabilities.pushNotifications, expected);
+    });
+  }
+});
+
 Deno.test("push configs: create, get, list, delete on both bindings", async (t) => {
   const auth = { tokens: { alice: "a-token", bob: "b-token" } };
   const alice = { authorization: "Bearer a-token" };
