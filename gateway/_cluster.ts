@@ -9,6 +9,7 @@
 import type { Logger } from "@seam/host";
 import { GatewayError, toGatewayError } from "./_errors.ts";
 import { Journal } from "./_journal.ts";
+import type { PushService } from "./_push.ts";
 import { storeFailure, unavailable } from "./_store_errors.ts";
 import { isFinalEvent, LogStream } from "./_log_stream.ts";
 import type { LiveTask } from "./_live_task.ts";
@@ -54,6 +55,12 @@ export interface ClusterOptions {
   readonly commandTimeoutMs: number;
   /** Answers the commands other instances forward to a task this one runs. */
   readonly engine: ClusterEngine;
+  /**
+   * Push, when it is on. When the storage writes the outbox itself
+   * (`enqueuedBy`), notifications ride in the journals' appends; the
+   * reaper's ending of an orphan is announced either way.
+   */
+  readonly push?: PushService;
 }
 
 /** Where the cluster is: serving, or closed. */
@@ -76,9 +83,14 @@ export class Cluster {
   readonly #streams = new Map<string, number>();
   readonly #stopServing: () => void;
   readonly #options: ClusterOptions;
+  /** Whether the storage writes the push outbox itself (`enqueuedBy`). */
+  readonly #transactional: boolean;
 
   constructor(options: ClusterOptions) {
     this.#options = options;
+    const push = options.push;
+    this.#transactional = push?.outbox.enqueuedBy === options.storage;
+    if (push && this.#transactional) push.route = (taskId, body) => this.notify(taskId, body);
     this.#stopServing = options.storage.serve(this.instance, (command) => this.#answer(command));
     const first = this.#beat().then(() => {
       this.#ready = undefined;
@@ -248,6 +260,17 @@ export class Cluster {
   /** A change of a task this instance runs. */
   publish(taskId: string, event: JsonObject): void {
     this.#journals.get(taskId)?.emit(event);
+  }
+
+  /**
+   * A push notification's body for a task this instance runs: written with
+   * the task's next append. Answers false when the task has no journal here.
+   */
+  notify(taskId: string, body: string): boolean {
+    const journal = this.#journals.get(taskId);
+    if (!journal) return false;
+    journal.notify(body);
+    return true;
   }
 
   /** The task's final state is written: forget its journal. */
@@ -447,7 +470,13 @@ export class Cluster {
       if (this.#state !== "open") return;
       if (this.#journals.has(orphan.task.id)) continue; // ours: still running here
       try {
-        await storage.append(lostRun(orphan));
+        const change = lostRun(orphan);
+        const push = this.#options.push;
+        const body = push && this.#transactional
+          ? push.body(orphan.task.id, change.events[0])
+          : null;
+        await storage.append(body !== null ? { ...change, pushes: [body] } : change);
+        if (push && !this.#transactional) push.event(change.record, change.events[0], true);
         this.#options.logger.warn(
           `Task "${orphan.task.id}" ended FAILED: its instance "${orphan.instance}" stopped renewing its lease`,
         );

@@ -109,8 +109,10 @@ export class Engine {
         maxBufferedBytes: options.task.maxBufferedBytes,
         commandTimeoutMs: options.task.cancelGraceMs + 2_000,
         engine: this,
+        push: options.push,
       })
       : undefined;
+    const cluster = this.cluster;
     this.#disposals = new Disposals(options.logger);
     this.#kept = new KeptRuns(options.maxResumableRuns, this.#disposals);
     this.#starter = new TaskStarter({
@@ -128,7 +130,6 @@ export class Engine {
         ? (scope, context, path) => options.inspector!.watch(scope, context, path)
         : undefined,
     });
-    const cluster = this.cluster;
     this.#hooks = {
       logger: options.logger,
       persist: (record) => this.#persist(record),

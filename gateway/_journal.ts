@@ -5,7 +5,10 @@
  * run streams text as fast as it makes it, whatever a commit costs. Text
  * deltas that wait together are coalesced into one event. Nothing is
  * announced before it is committed: the storage wakes the readers after the
- * append. While the storage is out of reach the batch waits and is retried;
+ * append. The bodies of the push notifications those changes announce ride
+ * in the same append (`TaskAppend.pushes`), so a storage that keeps the push
+ * outbox writes them in the same transaction. While the storage is out of
+ * reach the batch waits and is retried;
  * a conflict means another instance ended the task (its lease had lapsed),
  * and the journal stops.
  */
@@ -37,6 +40,8 @@ export class Journal {
   #state: JournalState = "open";
   #generation = 0;
   #queue: JsonObject[] = [];
+  /** Push bodies waiting with the queued events. */
+  #pushes: string[] = [];
   #waiters: (() => void)[] = [];
   #scheduled = false;
   #flushing = false;
@@ -76,6 +81,16 @@ export class Journal {
     this.#schedule();
   }
 
+  /**
+   * Queue a push notification's body: it is written with the next batch of
+   * events (it always follows the event it announces).
+   */
+  notify(body: string): void {
+    if (this.#state !== "open") return;
+    this.#pushes.push(body);
+    this.#schedule();
+  }
+
   /** Settles once everything queued until now is committed (or the journal stopped). Never rejects. */
   persist(): Promise<void> {
     if (this.#state !== "open") return Promise.resolve();
@@ -88,6 +103,7 @@ export class Journal {
   abandon(): void {
     this.#state = "lost";
     this.#queue = [];
+    this.#pushes = [];
     if (this.#retry !== undefined) clearTimeout(this.#retry);
     this.#retry = undefined;
     this.#wakeRetry?.();
@@ -111,8 +127,10 @@ export class Journal {
     let delay = RETRY_FIRST_MS;
     while (this.#state === "open" && this.#queue.length > 0) {
       const events = this.#queue;
+      const pushes = this.#pushes;
       const waiters = this.#waiters;
       this.#queue = [];
+      this.#pushes = [];
       this.#waiters = [];
       const record = this.#context.snapshot();
       try {
@@ -121,6 +139,7 @@ export class Journal {
           expected: this.#generation,
           events,
           instance: isTerminalState(record.task.status.state) ? undefined : this.#context.instance,
+          ...(pushes.length > 0 ? { pushes } : {}),
         });
         this.#context.reached(true);
         this.#creation?.resolve();
@@ -148,6 +167,7 @@ export class Journal {
         const since = this.#queue;
         this.#queue = events;
         for (const event of since) this.#requeue(event);
+        this.#pushes = pushes.concat(this.#pushes);
         this.#waiters = waiters.concat(this.#waiters);
         await new Promise<void>((resolve) => {
           this.#wakeRetry = resolve;

@@ -7,9 +7,13 @@
  * Everything a task does with push goes through one serial chain per task
  * (configs put and deleted, events read against them), so a config sees
  * the events after it was created and none after it was deleted, in order,
- * whether the store answers at once or later.
+ * whether the store answers at once or later. With an outbox the task storage
+ * writes itself (`PushOutbox.enqueuedBy`), an event's body goes to the task's
+ * journal instead (`route`): the append that commits the change writes one
+ * notification per config in its transaction.
  */
 import type { Logger } from "@seam/host";
+import { storeFailure } from "./_store_errors.ts";
 import { GatewayError } from "./_errors.ts";
 import type { LiveTask } from "./_live_task.ts";
 import type { PushConfigInput, PushConfigListParams, PushConfigRef } from "./_push_params.ts";
@@ -64,6 +68,7 @@ export class PushService {
   readonly #settings: PushSettings;
   readonly #logger: Logger;
   #find: FindTask | undefined;
+  #route: ((taskId: string, body: string) => boolean) | undefined;
 
   constructor(settings: PushSettings, logger: Logger) {
     this.#settings = settings;
@@ -73,6 +78,19 @@ export class PushService {
   /** Where tasks are found (set once the engine exists). */
   set find(find: FindTask) {
     this.#find = find;
+  }
+
+  /** The outbox (the engine asks whether its storage writes it). */
+  get outbox(): PushOutbox {
+    return this.#settings.outbox;
+  }
+
+  /**
+   * Where an event's body goes when the storage writes the outbox: the
+   * task's journal (false: the task has none here; enqueue it directly).
+   */
+  set route(route: (taskId: string, body: string) => boolean) {
+    this.#route = route;
   }
 
   /** `CreateTaskPushNotificationConfig`: the config as kept. */
@@ -91,7 +109,11 @@ export class PushService {
   /** `GetTaskPushNotificationConfig`. */
   async get(ref: PushConfigRef, principal: string | undefined): Promise<A2APushNotificationConfig> {
     await this.#find!(ref.taskId, principal, ref.tenant);
-    const config = (await this.#settings.store.list(ref.taskId)).find((c) => c.id === ref.id);
+    const configs = await this.#stored(
+      "Reading push configs",
+      () => this.#settings.store.list(ref.taskId),
+    );
+    const config = configs.find((c) => c.id === ref.id);
     if (!config) {
       throw new GatewayError(
         "taskNotFound",
@@ -110,7 +132,10 @@ export class PushService {
     principal: string | undefined,
   ): Promise<{ configs: A2APushNotificationConfig[]; nextPageToken: string }> {
     await this.#find!(params.taskId, principal, params.tenant);
-    const all = await this.#settings.store.list(params.taskId);
+    const all = await this.#stored(
+      "Reading push configs",
+      () => this.#settings.store.list(params.taskId),
+    );
     let offset = 0;
     if (params.pageToken !== undefined) {
       const m = /^push:(\d{1,6})$/.exec(atobSafe(params.pageToken));
@@ -131,10 +156,11 @@ export class PushService {
   /** `DeleteTaskPushNotificationConfig`: idempotent for a task the caller may see. */
   async delete(ref: PushConfigRef, principal: string | undefined): Promise<void> {
     await this.#find!(ref.taskId, principal, ref.tenant);
-    await this.#serial(ref.taskId, async () => {
-      await this.#settings.store.delete(ref.taskId, ref.id);
-      await this.#settings.outbox.discard(ref.taskId, ref.id);
-    });
+    await this.#serial(ref.taskId, () =>
+      this.#stored("Deleting a push config", async () => {
+        await this.#settings.store.delete(ref.taskId, ref.id);
+        await this.#settings.outbox.discard(ref.taskId, ref.id);
+      }));
   }
 
   /**
@@ -180,6 +206,17 @@ export class PushService {
   /** An event of a task: one notification per config; `terminal` releases the task's configs. */
   event(task: StoredTask, event: StreamEvent, terminal: boolean): void {
     const taskId = task.task.id;
+    if (this.#route) {
+      // Serialized now: the journal writes it with the change it announces.
+      const routed = this.#bodyOf(taskId, event);
+      if (routed === null || this.#route(taskId, routed)) {
+        if (terminal) {
+          this.#serial(taskId, () => this.#settings.store.release(taskId))
+            .catch((error) => this.#logger.error(`Push for task "${taskId}" failed`, error));
+        }
+        return;
+      }
+    }
     // Serialized now when the chain is busy: the event's objects may change before it runs.
     let body: string | null | undefined = this.#chains.has(taskId)
       ? this.#bodyOf(taskId, event)
@@ -232,8 +269,24 @@ export class PushService {
     return config;
   }
 
+  /**
+   * A store operation whose failure is the request's: 503 when the store is
+   * out of reach (`TaskStorageError` `UNAVAILABLE`), else internal.
+   */
+  async #stored<T>(what: string, op: () => T | Promise<T>): Promise<T> {
+    try {
+      return await op();
+    } catch (error) {
+      throw error instanceof GatewayError ? error : storeFailure(error, this.#logger, what);
+    }
+  }
+
   /** Keep a config; `task` (read when the put runs) tells whether its task already ended. */
-  async #put(config: A2APushNotificationConfig, task: StoredTask | undefined): Promise<void> {
+  #put(config: A2APushNotificationConfig, task: StoredTask | undefined): Promise<void> {
+    return this.#stored("Storing a push config", () => this.#putNow(config, task));
+  }
+
+  async #putNow(config: A2APushNotificationConfig, task: StoredTask | undefined): Promise<void> {
     const { store, maxConfigsPerTask } = this.#settings;
     const existing = await store.list(config.taskId);
     if (
@@ -254,6 +307,11 @@ export class PushService {
     }
     // A task that already ended hears nothing more: its configs may be evicted.
     if (task && isTerminalState(task.task.status.state)) await store.release(config.taskId);
+  }
+
+  /** A notification's JSON text for `event`, bounded; `null` when it cannot be sent. */
+  body(taskId: string, event: StreamEvent): string | null {
+    return this.#bodyOf(taskId, event);
   }
 
   /** The notification's JSON text, bounded; `null` when it cannot be sent. */

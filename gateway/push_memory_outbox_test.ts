@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { createMemoryLogger } from "@seam/host";
 import { createMemoryPushOutbox, type PushNotification, sendPushNotification } from "./mod.ts";
+import { testPushOutbox } from "./testing.ts";
 
 /** A receiver on 127.0.0.1 whose answers the test decides; every request body is recorded. */
 async function withServer(
@@ -140,3 +141,6 @@ Deno.test("createMemoryPushOutbox() refuses nonsensical bounds by name", () => {
   assert.throws(() => createMemoryPushOutbox({ timeoutMs: 1.5 }), /timeoutMs/);
   assert.throws(() => createMemoryPushOutbox({ maxQueuedPerWebhook: -1 }), /maxQueuedPerWebhook/);
 });
+
+Deno.test("createMemoryPushOutbox() passes the push outbox conformance suite", (t) =>
+  testPushOutbox(t, { open: (settings) => createMemoryPushOutbox(settings) }));

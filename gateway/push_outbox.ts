@@ -7,11 +7,15 @@
  * A durable outbox (one that survives restarts) keeps the same shape: it
  * writes each notification in `enqueue`, and a worker claims them, calls
  * `sendPushNotification`, and deletes a notification once it is delivered
- * or dropped, or schedules the next attempt with `pushRetryDelay`.
+ * or dropped, or schedules the next attempt with `pushRetryDelay`. One that
+ * lives in the gateway's task storage names it in `enqueuedBy`: then the
+ * notifications are written by the append that commits the change they
+ * announce (a transactional outbox), not by `enqueue`.
  *
  * @module
  */
 import type { A2APushAuthentication } from "./push_store.ts";
+import type { TaskStorage } from "./task_storage.ts";
 
 /** One notification for one webhook: the unit an outbox delivers, at least once. */
 export interface PushNotification {
@@ -43,6 +47,17 @@ export interface PushNotification {
  * `enqueue` in the order its events happened.
  */
 export interface PushOutbox {
+  /**
+   * The task storage that writes this outbox's notifications itself (a
+   * transactional outbox, such as `@seam/gateway-postgres`'s). When it is
+   * the gateway's `taskStore`, the gateway hands the body of each
+   * notification to the append that commits the change it announces
+   * (`TaskAppend.pushes`) and the storage writes one per push config of the
+   * task in that transaction: nothing is lost between a commit and its
+   * notification, even when the instance dies right after. `enqueue` is
+   * then called only for a change no append carries.
+   */
+  readonly enqueuedBy?: TaskStorage;
   /** Accept a notification for delivery. */
   enqueue(notification: PushNotification): void | Promise<void>;
   /**

@@ -42,6 +42,15 @@ export interface TaskAppend {
   readonly events: readonly JsonObject[];
   /** The instance that owns the task's run from now on; `undefined` once it ended. */
   readonly instance: string | undefined;
+  /**
+   * The JSON bodies of the push notifications these events announce, in
+   * order. A storage that keeps the push outbox (a `PushOutbox` whose
+   * `enqueuedBy` is this storage) writes one notification per push
+   * config the task has, in the same transaction as the events, so a state
+   * change is announced to every webhook at least once or not committed at
+   * all. Other storages ignore them.
+   */
+  readonly pushes?: readonly string[];
 }
 
 /** Why a {@linkcode TaskStorage} refused: a conflicting writer, or the storage out of reach. */

@@ -5,6 +5,8 @@
  * commands to a task's owner), run against any backend. The memory store and
  * `@seam/gateway-postgres` both run it; a storage author calls
  * {@linkcode testTaskStorage} from a test with a way to open the backend.
+ * {@linkcode testPushOutbox} is the same for a push outbox (delivery,
+ * order, retries, bounds, and for a transactional one its appends).
  *
  * @example
  * ```ts ignore
@@ -22,6 +24,12 @@
 import { isTaskStorageError, type JsonObject, type TaskStorage } from "./task_storage.ts";
 import type { StoredTask } from "./task_store.ts";
 import type { A2ATaskState } from "./types.ts";
+
+export {
+  type PushOutboxBackend,
+  type PushOutboxTestSettings,
+  testPushOutbox,
+} from "./_outbox_conformance.ts";
 
 /** The part of a test context the suite needs: `Deno.TestContext` fits, so does an adapter. */
 export interface StorageTestContext {

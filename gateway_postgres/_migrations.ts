@@ -71,6 +71,45 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: "push configs and the push outbox",
+    // The outbox is written by the append that commits the change each row
+    // announces (one row per config of the task), claimed by any instance
+    // with FOR UPDATE SKIP LOCKED and a lease, and deleted once delivered or
+    // dropped. A webhook's rows go out in seq order, one at a time.
+    sql: `
+      CREATE TABLE push_configs (
+        task_id text COLLATE "C" NOT NULL,
+        id text NOT NULL,
+        seq bigserial NOT NULL,
+        url text NOT NULL,
+        token text,
+        authentication text,
+        tenant text,
+        PRIMARY KEY (task_id, id)
+      );
+      CREATE TABLE push_outbox (
+        seq bigserial PRIMARY KEY,
+        id text NOT NULL,
+        task_id text COLLATE "C" NOT NULL,
+        config_id text NOT NULL,
+        url text NOT NULL,
+        token text,
+        authentication text,
+        body text NOT NULL,
+        created_at double precision NOT NULL,
+        attempts integer NOT NULL DEFAULT 0,
+        due_at timestamptz NOT NULL DEFAULT now(),
+        claim text,
+        lease_until timestamptz,
+        last_error text
+      );
+      CREATE INDEX push_outbox_webhook ON push_outbox (url, seq);
+      CREATE INDEX push_outbox_due ON push_outbox (due_at);
+      CREATE INDEX push_outbox_config ON push_outbox (task_id, config_id);
+    `,
+  },
 ];
 
 /** The SQL a terminal-state test uses (shared with the store's queries). */

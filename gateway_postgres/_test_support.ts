@@ -200,3 +200,68 @@ export function textOf(data: Wire): string {
 export function stateOf(data: Wire): string | undefined {
   return data.statusUpdate?.status?.state ?? data.task?.status?.state;
 }
+
+/** A TCP relay to PostgreSQL on a fixed local port that can be cut and restored. */
+export class Relay {
+  #listener: Deno.Listener | undefined;
+  readonly #conns = new Set<Deno.Conn>();
+  readonly #pipes = new Set<Promise<unknown>>();
+  #accepting: Promise<void> | undefined;
+  port = 0;
+  readonly #target: { hostname: string; port: number };
+
+  constructor(target: URL) {
+    this.#target = { hostname: target.hostname, port: Number(target.port || 5432) };
+  }
+
+  /** Listen (on the same port once it had one) and relay. */
+  open(): void {
+    this.#listener = Deno.listen({ hostname: "127.0.0.1", port: this.port });
+    this.port = (this.#listener.addr as Deno.NetAddr).port;
+    const listener = this.#listener;
+    this.#accepting = (async () => {
+      for await (const client of listener) {
+        let server: Deno.Conn;
+        try {
+          server = await Deno.connect(this.#target);
+        } catch {
+          client.close();
+          continue;
+        }
+        this.#conns.add(client);
+        this.#conns.add(server);
+        for (const [from, to] of [[client, server], [server, client]]) {
+          const pipe = from.readable.pipeTo(to.writable).catch(() => {}).finally(() => {
+            this.#pipes.delete(pipe);
+            for (const c of [from, to]) {
+              if (this.#conns.delete(c)) {
+                try {
+                  c.close();
+                } catch {
+                  // closed by the pipe already
+                }
+              }
+            }
+          });
+          this.#pipes.add(pipe);
+        }
+      }
+    })().catch(() => {});
+  }
+
+  /** Refuse new connections and drop the open ones. */
+  async cut(): Promise<void> {
+    this.#listener?.close();
+    this.#listener = undefined;
+    await this.#accepting;
+    for (const c of [...this.#conns]) {
+      this.#conns.delete(c);
+      try {
+        c.close();
+      } catch {
+        // already closed
+      }
+    }
+    await Promise.all([...this.#pipes]);
+  }
+}

@@ -19,14 +19,14 @@ Deno.test({
     const schema = freshSchema();
     try {
       const stores = await Promise.all([openStore(schema), openStore(schema), openStore(schema)]);
-      assert.deepEqual(stores.map((s) => s.migrationsApplied).sort(), [0, 0, 2]);
+      assert.deepEqual(stores.map((s) => s.migrationsApplied).sort(), [0, 0, 3]);
       for (const s of stores) await s.close();
       const again = await openStore(schema);
       assert.equal(again.migrationsApplied, 0);
       await again.close();
       await withSql(async (sql) => {
         const rows = await sql.unsafe(`SELECT version, name FROM "${schema}".migrations`);
-        assert.deepEqual(rows.map((r) => r.version), [1, 2]);
+        assert.deepEqual(rows.map((r) => r.version), [1, 2, 3]);
       });
     } finally {
       await dropSchema(schema);

@@ -7,8 +7,12 @@
  * ownership leases kept by a heartbeat, and commands (a cancel, a steering
  * message) delivered to the instance that runs a task. The store applies its
  * own schema migrations at start-up; one that cannot apply stops start-up
- * with the reason. On the `postgres` client from npm, which runs on Deno and
- * Node.
+ * with the reason. Push notifications go out from a durable outbox in the
+ * same database ({@linkcode createPostgresPushOutbox}, with
+ * {@linkcode createPostgresPushConfigStore}): each state change's
+ * notifications are written in the transaction that commits it, and any
+ * instance delivers them, at least once, across restarts. On the `postgres`
+ * client from npm, which runs on Deno and Node.
  *
  * @example Three instances behind a load balancer share one database
  * ```ts ignore
@@ -16,7 +20,14 @@
  * import { createPostgresTaskStore } from "@seam/gateway-postgres";
  *
  * const taskStore = await createPostgresTaskStore({ url: Deno.env.get("DATABASE_URL")! });
- * const gateway = createGateway({ scope: host.scope, taskStore });
+ * const gateway = createGateway({
+ *   scope: host.scope,
+ *   taskStore,
+ *   push: {
+ *     configStore: createPostgresPushConfigStore(taskStore),
+ *     outbox: createPostgresPushOutbox(taskStore),
+ *   },
+ * });
  * Deno.serve({ port: 8787 }, gateway.fetch);
  * // … on shutdown:
  * await gateway.close();
@@ -33,6 +44,12 @@ import {
 } from "./postgres_store.ts";
 
 export type { PostgresTaskStore, PostgresTaskStoreOptions } from "./postgres_store.ts";
+export {
+  createPostgresPushOutbox,
+  type PostgresPushOutbox,
+  type PostgresPushOutboxOptions,
+} from "./postgres_push_outbox.ts";
+export { createPostgresPushConfigStore } from "./postgres_push_store.ts";
 export type { TaskStorage };
 
 /**

@@ -81,6 +81,33 @@ interface Listeners {
 
 type StoreState = "open" | "closed";
 
+/** What the push config store and the push outbox of this package use of a task store. */
+export interface StoreInternals {
+  /** The pool. */
+  readonly sql: postgres.Sql;
+  /** Called after a local append that wrote push notifications committed. */
+  onPushed(listener: () => void): () => void;
+  /** Run a query, its failure as the port's error (`UNAVAILABLE` when out of reach). */
+  run<T>(action: string, query: () => Promise<T>): Promise<T>;
+}
+
+const INTERNALS = new WeakMap<object, StoreInternals>();
+
+/**
+ * The internals of a store made by `createPostgresTaskStore`.
+ *
+ * @throws {TypeError} for anything else.
+ */
+export function storeInternals(store: unknown, what: string): StoreInternals {
+  const internals = typeof store === "object" && store !== null ? INTERNALS.get(store) : undefined;
+  if (!internals) {
+    throw new TypeError(
+      `Cannot create ${what}: pass the store createPostgresTaskStore() made (its pool and schema are shared)`,
+    );
+  }
+  return internals;
+}
+
 const SCHEMA = /^[a-z_][a-z0-9_]{0,39}$/;
 
 /** The store itself, behind {@linkcode createPostgresTaskStore}. */
@@ -99,6 +126,7 @@ export class PostgresStore implements PostgresTaskStore {
   /** This store's name in the watchers table. */
   readonly #watcher: string = crypto.randomUUID();
   readonly #timers = new Set<ReturnType<typeof setTimeout>>();
+  readonly #pushed = new Set<() => void>();
   #beats = 0;
   #closing: Promise<void> | undefined;
 
@@ -129,8 +157,19 @@ export class PostgresStore implements PostgresTaskStore {
       max: options.maxConnections ?? 10,
       connect_timeout: Math.ceil((options.connectTimeoutMs ?? 5_000) / 1000),
       idle_timeout: 60,
+      // Reconnect within about a second of the database coming back (the
+      // client's default backs off to 20 s after a few failed attempts).
+      backoff: (attempts: number) => Math.min(0.05 * 2 ** attempts, 1) * (0.5 + Math.random() / 2),
       onnotice: () => {},
       connection: { search_path: schema, application_name: "seam-gateway" },
+    });
+    INTERNALS.set(this, {
+      sql: this.#sql,
+      onPushed: (listener) => {
+        this.#pushed.add(listener);
+        return () => this.#pushed.delete(listener);
+      },
+      run: (action, query) => this.#run(action, query),
     });
   }
 
@@ -205,6 +244,18 @@ export class PostgresStore implements PostgresTaskStore {
     const events = change.events.map((e) => JSON.stringify(e));
     const task = JSON.stringify(t);
     const sql = this.#sql;
+    const pushes = change.pushes?.length ? change.pushes : undefined;
+    // The outbox rows of this change, one per push config of the task, in
+    // the change's transaction: committed together or not at all.
+    const outbox = pushes
+      ? sql`, p AS (
+            INSERT INTO push_outbox (id, task_id, config_id, url, token, authentication, body, created_at)
+            SELECT gen_random_uuid()::text, t.id, c.id, c.url, c.token, c.authentication, b.body, ${Date.now()}
+            FROM t CROSS JOIN unnest(${pushes as string[]}::text[]) WITH ORDINALITY AS b(body, ord)
+              JOIN push_configs c ON c.task_id = t.id
+            ORDER BY b.ord, c.seq
+          )`
+      : sql``;
     const rows = await this.#run("append to a task's log", () =>
       expected === 0
         ? sql`
@@ -216,7 +267,7 @@ export class PostgresStore implements PostgresTaskStore {
           ), e AS (
             INSERT INTO events (task_id, generation, event)
             SELECT t.id, u.ord::integer, u.ev FROM t, unnest(${events}::text[]) WITH ORDINALITY AS u(ev, ord)
-          )
+          )${outbox}
           SELECT t.id, pg_notify(${this.#names.events}, t.id || ':' || ${generation}::text)
           FROM t WHERE EXISTS (SELECT 1 FROM watchers w WHERE w.task_id = t.id)
           UNION ALL SELECT t.id, NULL FROM t
@@ -231,7 +282,7 @@ export class PostgresStore implements PostgresTaskStore {
             INSERT INTO events (task_id, generation, event)
             SELECT t.id, ${expected}::integer + u.ord::integer, u.ev
             FROM t, unnest(${events}::text[]) WITH ORDINALITY AS u(ev, ord)
-          )
+          )${outbox}
           SELECT t.id, pg_notify(${this.#names.events}, t.id || ':' || ${generation}::text)
           FROM t WHERE EXISTS (SELECT 1 FROM watchers w WHERE w.task_id = t.id)
           UNION ALL SELECT t.id, NULL FROM t
@@ -244,6 +295,15 @@ export class PostgresStore implements PostgresTaskStore {
     }
     // Committed: wake this instance's listeners now, not after NOTIFY's round trip.
     this.#wake(t.id, generation);
+    if (pushes) {
+      for (const listener of [...this.#pushed]) {
+        try {
+          listener();
+        } catch {
+          // A listener's fault is its own.
+        }
+      }
+    }
     return generation;
   }
 

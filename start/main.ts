@@ -4,7 +4,9 @@
  * model when `DEEPSEEK_API_KEY` or `OPENAI_API_KEY` (+ `OPENAI_BASE_URL`,
  * `SEAM_MODEL`) is set. Tasks live in memory, or in PostgreSQL when
  * `DATABASE_URL` is set (schema `SEAM_DATABASE_SCHEMA`, default `seam`): then
- * any number of instances on that database serve as one (see the README).
+ * any number of instances on that database serve as one (see the README), and
+ * push notifications (on, to public webhooks) go out from a durable outbox in
+ * the same database that any instance delivers.
  * `SEAM_GATEWAY_TOKEN` turns bearer auth on; serving
  * on a non-loopback `HOST` without it prints a warning. `SEAM_INSPECTOR=1`
  * serves the run inspector page at `/_inspect`. Prints the card URL
@@ -15,7 +17,11 @@
  */
 import { createLogger } from "@seam/host";
 import { serveGateway } from "@seam/gateway/serve";
-import { createPostgresTaskStore } from "@seam/gateway-postgres";
+import {
+  createPostgresPushConfigStore,
+  createPostgresPushOutbox,
+  createPostgresTaskStore,
+} from "@seam/gateway-postgres";
 import { createStartWorld } from "./app.ts";
 
 if (import.meta.main) {
@@ -37,13 +43,25 @@ if (import.meta.main) {
       scope: world.host.scope,
       parent: world.parent,
       ...(token ? { auth: { tokens: { operator: token } } } : {}),
-      ...(taskStore ? { taskStore } : {}),
+      ...(taskStore
+        ? {
+          taskStore,
+          push: {
+            configStore: createPostgresPushConfigStore(taskStore),
+            outbox: createPostgresPushOutbox(taskStore),
+          },
+        }
+        : { push: {} }),
       ...(inspector ? { inspector: true } : {}),
     },
     { signal: controller.signal },
   );
   console.log(
-    `storage: ${taskStore ? `PostgreSQL (schema "${taskStore.schema}")` : "memory"}`,
+    `storage: ${
+      taskStore
+        ? `PostgreSQL (schema "${taskStore.schema}"), push from its outbox`
+        : "memory, push from memory"
+    }`,
   );
   console.log(`model: ${world.modelLabel}; providers: ${world.subagents.list().join(", ")}`);
   if (inspector) {

@@ -45,6 +45,15 @@ async function startGateway(extraEnv: Record<string, string> = {}): Promise<
   return { url, process, output };
 }
 
+async function rpc(url: string, method: string, params: unknown) {
+  const response = await fetch(`${url}/`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "A2A-Version": "1.0" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  return await response.json();
+}
+
 function send(url: string, text: string, tenant?: string) {
   return fetch(url, {
     method: "POST",
@@ -169,7 +178,7 @@ Deno.test("deno task start warns on stderr before serving without auth beyond lo
 });
 
 Deno.test({
-  name: "deno task start keeps tasks in PostgreSQL when DATABASE_URL is set",
+  name: "deno task start keeps tasks and push configs in PostgreSQL when DATABASE_URL is set",
   ignore: SKIP,
   fn: async () => {
     const schema = freshSchema();
@@ -187,6 +196,14 @@ Deno.test({
         const answer = await send(`${first.url}/`, "@reply kept");
         assert.equal(answer.result.task.status.state, "TASK_STATE_COMPLETED");
         id = answer.result.task.id;
+        const card = await (await fetch(`${first.url}/.well-known/agent-card.json`)).json();
+        assert.equal(card.capabilities.pushNotifications, true);
+        const created = await rpc(first.url, "CreateTaskPushNotificationConfig", {
+          taskId: id,
+          id: "kept-hook",
+          url: "https://hooks.example.com/seam",
+        });
+        assert.equal(created.result?.id, "kept-hook", JSON.stringify(created));
       } finally {
         first.process.kill("SIGTERM");
         assert.equal((await first.process.status).success, true);
@@ -204,6 +221,11 @@ Deno.test({
         })).json();
         assert.equal(got.result.status.state, "TASK_STATE_COMPLETED");
         assert.equal(got.result.artifacts[0].parts[0].text, "kept");
+        const config = await rpc(second.url, "GetTaskPushNotificationConfig", {
+          taskId: id,
+          id: "kept-hook",
+        });
+        assert.equal(config.result?.url, "https://hooks.example.com/seam", JSON.stringify(config));
       } finally {
         second.process.kill("SIGTERM");
         await second.process.status;

@@ -2,7 +2,9 @@
 // benchmarks: a "streamer" provider whose run streams "chunk N " every
 // STREAM_MS (20) until it has streamed the count in its prompt ("stream 5"),
 // or until cancelled ("stream forever"); a steering message makes its next
-// chunk "heard: <text> ". Prints "listening <url> <instance>" once ready.
+// chunk "heard: <text> ". With PUSH set, push notifications go out from the
+// PostgreSQL outbox (loopback webhooks allowed; PUSH_TIMEOUT_MS, PUSH_POLL_MS
+// and PUSH_ATTEMPTS set it up). Prints "listening <url>" once ready.
 import { type ContentBlock, createRootScope } from "@seam/host";
 import {
   createSubagentService,
@@ -11,7 +13,11 @@ import {
   type SubagentResultInput,
 } from "@seam/subagent";
 import { createGateway } from "@seam/gateway";
-import { createPostgresTaskStore } from "../mod.ts";
+import {
+  createPostgresPushConfigStore,
+  createPostgresPushOutbox,
+  createPostgresTaskStore,
+} from "../mod.ts";
 
 const env = (name: string) => Deno.env.get(name);
 const store = await createPostgresTaskStore({
@@ -65,7 +71,21 @@ const streamer: SubagentProvider = {
   },
 };
 createSubagentService(root).registerProvider(streamer);
-const gateway = createGateway({ scope: root, taskStore: store });
+const push = env("PUSH")
+  ? {
+    allowWebhook: (url: URL) => url.hostname === "127.0.0.1",
+    configStore: createPostgresPushConfigStore(store),
+    outbox: createPostgresPushOutbox(store, {
+      timeoutMs: Number(env("PUSH_TIMEOUT_MS") ?? 2_000),
+      leaseMarginMs: 500,
+      pollIntervalMs: Number(env("PUSH_POLL_MS") ?? 100),
+      maxAttempts: Number(env("PUSH_ATTEMPTS") ?? 50),
+      baseDelayMs: 50,
+      maxDelayMs: 200,
+    }),
+  }
+  : undefined;
+const gateway = createGateway({ scope: root, taskStore: store, ...(push ? { push } : {}) });
 const server = Deno.serve(
   { hostname: "127.0.0.1", port: 0, onListen: () => {} },
   (request) => gateway.fetch(request),

@@ -1,0 +1,213 @@
+import assert from "node:assert/strict";
+import postgres from "postgres";
+import { createMemoryLogger } from "@seam/host";
+import { testPushOutbox } from "@seam/gateway/testing";
+import {
+  createPostgresPushConfigStore,
+  createPostgresPushOutbox,
+  type PostgresTaskStore,
+} from "./mod.ts";
+import { databaseUrl, dropSchema, freshSchema, openStore, SKIP } from "./_test_support.ts";
+
+Deno.test({
+  name: "createPostgresPushOutbox() passes the push outbox conformance suite",
+  ignore: SKIP,
+  fn: async (t) => {
+    const stores = new Map<unknown, PostgresTaskStore>();
+    await testPushOutbox(t, {
+      open: async (settings) => {
+        const store = await openStore(freshSchema());
+        const outbox = createPostgresPushOutbox(store, { ...settings, pollIntervalMs: 50 });
+        stores.set(outbox, store);
+        return outbox;
+      },
+      configStore: (outbox) => createPostgresPushConfigStore(stores.get(outbox)!),
+      close: async (outbox) => {
+        const store = stores.get(outbox)!;
+        await store.close();
+        await dropSchema(store.schema);
+      },
+    });
+  },
+});
+
+/** A webhook receiver on 127.0.0.1 that can go down and come back on its port. */
+class Hook {
+  readonly bodies: string[] = [];
+  #server: Deno.HttpServer<Deno.NetAddr> | undefined;
+  #port = 0;
+  get url(): string {
+    return `http://127.0.0.1:${this.#port}/hook`;
+  }
+  up(): this {
+    this.#server = Deno.serve(
+      { hostname: "127.0.0.1", port: this.#port, onListen() {} },
+      async (request) => {
+        this.bodies.push(await request.text());
+        return new Response("ok");
+      },
+    );
+    this.#port = this.#server.addr.port;
+    return this;
+  }
+  async down(): Promise<void> {
+    await this.#server?.shutdown();
+    this.#server = undefined;
+  }
+}
+
+async function eventually(what: string, predicate: () => boolean | Promise<boolean>) {
+  const end = Date.now() + 15_000;
+  while (!(await predicate())) {
+    if (Date.now() > end) throw new Error(`${what}: not within 15 s`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function note(url: string, body: string, taskId = "t1") {
+  return { id: crypto.randomUUID(), taskId, configId: "c1", url, body, createdAt: Date.now() };
+}
+
+const quick = { pollIntervalMs: 50, baseDelayMs: 20, maxDelayMs: 100, maxAttempts: 10_000 };
+
+Deno.test({
+  name: "createPostgresPushOutbox(): what one instance did not deliver, the next one does",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    const hook = new Hook().up();
+    const url = hook.url;
+    await hook.down();
+    const { logger } = createMemoryLogger();
+    const first = await openStore(schema);
+    const second = await openStore(schema);
+    try {
+      const outbox = createPostgresPushOutbox(first, { ...quick, logger });
+      for (const body of ["1", "2", "3"]) await outbox.enqueue(note(url, body));
+      await new Promise((r) => setTimeout(r, 200)); // attempts fail: nobody listens
+      await outbox.close();
+      await first.close();
+      const counting = createPostgresPushOutbox(second, { logger });
+      assert.equal(await counting.pending(), 3, "all kept");
+      await counting.close();
+      hook.up();
+      const next = createPostgresPushOutbox(second, { ...quick, logger });
+      await eventually("all three delivered", () => hook.bodies.length === 3);
+      assert.deepEqual(hook.bodies, ["1", "2", "3"]);
+      await eventually("the outbox emptied", async () => (await next.pending()) === 0);
+      await next.close();
+    } finally {
+      await first.close();
+      await second.close();
+      await hook.down();
+      await dropSchema(schema);
+    }
+  },
+});
+
+Deno.test({
+  name: "createPostgresPushOutbox(): a claim whose instance died is retried once its lease lapses",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    const hook = new Hook().up();
+    const { logger } = createMemoryLogger();
+    const store = await openStore(schema);
+    const sql = postgres(databaseUrl()!, { max: 1, onnotice: () => {} });
+    try {
+      // Another instance claimed it (one attempt) and died: its lease lapses in 300 ms.
+      await sql.unsafe(
+        `INSERT INTO "${schema}".push_outbox (id, task_id, config_id, url, body, created_at,
+           attempts, claim, lease_until)
+         VALUES ('n1', 't1', 'c1', $1, 'claimed', 0, 1, 'dead', now() + interval '300 milliseconds')`,
+        [hook.url],
+      );
+      const outbox = createPostgresPushOutbox(store, { ...quick, maxAttempts: 2, logger });
+      await eventually("delivered after the lease lapsed", () => hook.bodies.length === 1);
+      assert.deepEqual(hook.bodies, ["claimed"]);
+      await eventually("the row deleted", async () => (await outbox.pending()) === 0);
+      // A row whose claims already used every attempt is dropped, not sent.
+      await sql.unsafe(
+        `INSERT INTO "${schema}".push_outbox (id, task_id, config_id, url, body, created_at,
+           attempts, claim, lease_until)
+         VALUES ('n2', 't1', 'c1', $1, 'spent', 0, 2, 'dead', now())`,
+        [hook.url],
+      );
+      await outbox.enqueue(note(hook.url, "after"));
+      await eventually("the next one delivered", () => hook.bodies.includes("after"));
+      assert.deepEqual(hook.bodies, ["claimed", "after"]);
+      await outbox.close();
+    } finally {
+      await sql.end({ timeout: 5 });
+      await store.close();
+      await hook.down();
+      await dropSchema(schema);
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "createPostgresPushOutbox(): three instances share the work, each webhook hears its notifications in order",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    const hooks = [new Hook().up(), new Hook().up(), new Hook().up()];
+    const { logger } = createMemoryLogger();
+    const stores = await Promise.all([openStore(schema), openStore(schema), openStore(schema)]);
+    const outboxes = stores.map((s) => createPostgresPushOutbox(s, { ...quick, logger }));
+    try {
+      const expected = Array.from({ length: 10 }, (_, i) => String(i));
+      for (const body of expected) {
+        for (const [n, hook] of hooks.entries()) {
+          await outboxes[(Number(body) + n) % 3].enqueue(note(hook.url, body, `t${n}`));
+        }
+      }
+      await eventually(
+        "every notification delivered",
+        () => hooks.every((h) => h.bodies.length >= 10),
+      );
+      for (const hook of hooks) assert.deepEqual(hook.bodies, expected);
+    } finally {
+      for (const outbox of outboxes) await outbox.close();
+      for (const store of stores) await store.close();
+      for (const hook of hooks) await hook.down();
+      await dropSchema(schema);
+    }
+  },
+});
+
+Deno.test({
+  name: "createPostgresPushOutbox() keeps the newest maxQueuedPerWebhook of a dead webhook's",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    const hook = new Hook().up();
+    const url = hook.url;
+    await hook.down();
+    const { logger, records } = createMemoryLogger();
+    const store = await openStore(schema);
+    try {
+      const outbox = createPostgresPushOutbox(store, { ...quick, maxQueuedPerWebhook: 2, logger });
+      for (const body of ["1", "2", "3", "4", "5"]) await outbox.enqueue(note(url, body));
+      await eventually("trimmed to two", async () => (await outbox.pending()) === 2);
+      hook.up();
+      await eventually("the kept ones delivered", () => hook.bodies.length === 2);
+      assert.deepEqual(hook.bodies, ["4", "5"]);
+      assert.equal(records.filter((r) => /maxQueuedPerWebhook/.test(r.message)).length, 3);
+      await outbox.close();
+    } finally {
+      await store.close();
+      await hook.down();
+      await dropSchema(schema);
+    }
+  },
+});
+
+Deno.test("createPostgresPushOutbox() refuses what is not its store, and bounds out of range", () => {
+  assert.throws(
+    () => createPostgresPushOutbox({} as PostgresTaskStore),
+    /pass the store createPostgresTaskStore\(\) made/,
+  );
+  assert.throws(() => createPostgresPushConfigStore({} as PostgresTaskStore), /push config store/);
+});
