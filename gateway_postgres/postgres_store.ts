@@ -1,7 +1,6 @@
 /** The {@linkcode TaskStorage} port on PostgreSQL (see {@linkcode createPostgresTaskStore}). */
 import postgres from "postgres";
 import {
-  isTerminalState,
   type JsonObject,
   type StoredTask,
   type StoredTaskAt,
@@ -16,6 +15,7 @@ import {
 import { type ChannelNames, channelNames, listenAll } from "./_channels.ts";
 import { storageError } from "./_errors.ts";
 import { migrate, TERMINAL_STATES } from "./_migrations.ts";
+import { GroupCommit } from "./_group_commit.ts";
 
 /** Options of {@linkcode createPostgresTaskStore}. */
 export interface PostgresTaskStoreOptions {
@@ -32,6 +32,12 @@ export interface PostgresTaskStoreOptions {
   readonly maxConnections?: number;
   /** How long connecting may take before a request answers unavailable, in ms. Default 5,000. */
   readonly connectTimeoutMs?: number;
+  /**
+   * Appends written at once (group commit): the appends of other tasks that
+   * come meanwhile wait and are written together, in one statement and one
+   * commit, when one finishes. A lone append is written at once. Default 2.
+   */
+  readonly appendsInFlight?: number;
 }
 
 /** A {@linkcode TaskStorage} on PostgreSQL; close it once every gateway on it closed. */
@@ -127,6 +133,7 @@ export class PostgresStore implements PostgresTaskStore {
   readonly #watcher: string = crypto.randomUUID();
   readonly #timers = new Set<ReturnType<typeof setTimeout>>();
   readonly #pushed = new Set<() => void>();
+  readonly #group: GroupCommit;
   #beats = 0;
   #closing: Promise<void> | undefined;
 
@@ -162,6 +169,32 @@ export class PostgresStore implements PostgresTaskStore {
       backoff: (attempts: number) => Math.min(0.05 * 2 ** attempts, 1) * (0.5 + Math.random() / 2),
       onnotice: () => {},
       connection: { search_path: schema, application_name: "seam-gateway" },
+    });
+    const inFlight = options.appendsInFlight ?? 2;
+    if (!Number.isSafeInteger(inFlight) || inFlight < 1) {
+      throw new RangeError(
+        `Cannot create the PostgreSQL task store: appendsInFlight must be a positive integer, got ${inFlight}`,
+      );
+    }
+    this.#group = new GroupCommit({
+      sql: this.#sql,
+      channel: this.#names.events,
+      maxInFlight: inFlight,
+      maxBatch: 64,
+      assertOpen: () => this.#assertOpen(),
+      committed: (written, pushed) => {
+        // Committed: wake this instance's listeners now, not after NOTIFY's round trip.
+        for (const w of written) this.#wake(w.id, w.generation);
+        if (pushed) {
+          for (const listener of [...this.#pushed]) {
+            try {
+              listener();
+            } catch {
+              // A listener's fault is its own.
+            }
+          }
+        }
+      },
     });
     INTERNALS.set(this, {
       sql: this.#sql,
@@ -230,81 +263,21 @@ export class PostgresStore implements PostgresTaskStore {
     return { tasks: rows.map(toRecord), total: counted[0]?.n ?? 0 };
   }
 
-  async append(change: TaskAppend): Promise<number> {
-    const r = change.record;
+  append(change: TaskAppend): Promise<number> {
+    const r = change?.record;
     const t = r?.task;
     if (typeof t?.id !== "string" || !Array.isArray(change.events) || change.events.length === 0) {
-      throw new TypeError(
-        "Cannot append to a task's log: give a record with a task id and at least one event",
+      return Promise.reject(
+        new TypeError(
+          "Cannot append to a task's log: give a record with a task id and at least one event",
+        ),
       );
     }
-    const expected = change.expected;
-    const generation = expected + change.events.length;
-    const instance = isTerminalState(t.status.state) ? null : change.instance ?? null;
-    const events = change.events.map((e) => JSON.stringify(e));
-    const task = JSON.stringify(t);
-    const sql = this.#sql;
-    const pushes = change.pushes?.length ? change.pushes : undefined;
-    // The outbox rows of this change, one per push config of the task, in
-    // the change's transaction: committed together or not at all.
-    const outbox = pushes
-      ? sql`, p AS (
-            INSERT INTO push_outbox (id, task_id, config_id, url, token, authentication, body, created_at)
-            SELECT gen_random_uuid()::text, t.id, c.id, c.url, c.token, c.authentication, b.body, ${Date.now()}
-            FROM t CROSS JOIN unnest(${pushes as string[]}::text[]) WITH ORDINALITY AS b(body, ord)
-              JOIN push_configs c ON c.task_id = t.id
-            ORDER BY b.ord, c.seq
-          )`
-      : sql``;
-    const rows = await this.#run("append to a task's log", () =>
-      expected === 0
-        ? sql`
-          WITH t AS (
-            INSERT INTO tasks (id, context_id, owner, provider, state, updated_at, generation, instance, task)
-            VALUES (${t.id}, ${t.contextId}, ${r.owner ?? null}, ${r.provider}, ${t.status.state},
-              ${r.updatedAt}, ${generation}, ${instance}, ${task})
-            ON CONFLICT (id) DO NOTHING RETURNING id
-          ), e AS (
-            INSERT INTO events (task_id, generation, event)
-            SELECT t.id, u.ord::integer, u.ev FROM t, unnest(${events}::text[]) WITH ORDINALITY AS u(ev, ord)
-          )${outbox}
-          SELECT t.id, pg_notify(${this.#names.events}, t.id || ':' || ${generation}::text)
-          FROM t WHERE EXISTS (SELECT 1 FROM watchers w WHERE w.task_id = t.id)
-          UNION ALL SELECT t.id, NULL FROM t
-            WHERE NOT EXISTS (SELECT 1 FROM watchers w WHERE w.task_id = t.id)`
-        : sql`
-          WITH t AS (
-            UPDATE tasks SET context_id = ${t.contextId}, owner = ${r.owner ?? null},
-              provider = ${r.provider}, state = ${t.status.state}, updated_at = ${r.updatedAt},
-              generation = ${generation}, instance = ${instance}, task = ${task}
-            WHERE id = ${t.id} AND generation = ${expected} RETURNING id
-          ), e AS (
-            INSERT INTO events (task_id, generation, event)
-            SELECT t.id, ${expected}::integer + u.ord::integer, u.ev
-            FROM t, unnest(${events}::text[]) WITH ORDINALITY AS u(ev, ord)
-          )${outbox}
-          SELECT t.id, pg_notify(${this.#names.events}, t.id || ':' || ${generation}::text)
-          FROM t WHERE EXISTS (SELECT 1 FROM watchers w WHERE w.task_id = t.id)
-          UNION ALL SELECT t.id, NULL FROM t
-            WHERE NOT EXISTS (SELECT 1 FROM watchers w WHERE w.task_id = t.id)`);
-    if (rows.length === 0) {
-      throw new TaskStorageError(
-        "CONFLICT",
-        `Cannot append to task "${t.id}": it is not at generation ${expected} (another writer got there first)`,
-      );
+    try {
+      return this.#group.append(change);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    // Committed: wake this instance's listeners now, not after NOTIFY's round trip.
-    this.#wake(t.id, generation);
-    if (pushes) {
-      for (const listener of [...this.#pushed]) {
-        try {
-          listener();
-        } catch {
-          // A listener's fault is its own.
-        }
-      }
-    }
-    return generation;
   }
 
   async read(id: string, after: number, limit: number): Promise<readonly TaskLogEntry[]> {

@@ -1,7 +1,14 @@
+import assert from "node:assert/strict";
+import postgres from "postgres";
 import { testTaskStorage } from "@seam/gateway/testing";
-import type { TaskStorage } from "@seam/gateway";
+import {
+  type A2ATaskState,
+  isTaskStorageError,
+  type StoredTask,
+  type TaskStorage,
+} from "@seam/gateway";
 import type { PostgresTaskStore } from "./mod.ts";
-import { dropSchema, freshSchema, openStore, SKIP } from "./_test_support.ts";
+import { databaseUrl, dropSchema, freshSchema, openStore, SKIP } from "./_test_support.ts";
 
 Deno.test({
   name: "createPostgresTaskStore() passes the storage conformance suite",
@@ -19,5 +26,77 @@ Deno.test({
       close: (storage: TaskStorage) => (storage as PostgresTaskStore).close(),
     });
     for (const schema of schemas) await dropSchema(schema);
+  },
+});
+
+Deno.test({
+  name: "append() writes the appends that wait together in one commit, each answered on its own",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    const store = await openStore(schema);
+    const sql = postgres(databaseUrl()!, { max: 1, onnotice: () => {} });
+    const record = (id: string, state: A2ATaskState): StoredTask => ({
+      task: { id, contextId: "ctx", status: { state } },
+      owner: undefined,
+      provider: "p",
+      updatedAt: Date.now(),
+    });
+    try {
+      await store.append({
+        record: record("old", "TASK_STATE_WORKING"),
+        expected: 0,
+        events: [{ task: {} }],
+        instance: "i1",
+      });
+      const ids = Array.from({ length: 20 }, (_, i) => `t${i}`);
+      const results = await Promise.allSettled([
+        ...ids.map((id) =>
+          store.append({
+            record: record(id, "TASK_STATE_COMPLETED"),
+            expected: 0,
+            events: [{ task: {} }, { statusUpdate: {} }],
+            instance: undefined,
+          })
+        ),
+        // Stale: "old" is at generation 1.
+        store.append({
+          record: record("old", "TASK_STATE_FAILED"),
+          expected: 0,
+          events: [{ statusUpdate: {} }],
+          instance: undefined,
+        }),
+      ]);
+      assert.deepEqual(
+        results.slice(0, 20).map((r) => r.status === "fulfilled" && r.value),
+        ids.map(() => 2),
+      );
+      const stale = results[20];
+      assert.ok(stale.status === "rejected" && isTaskStorageError(stale.reason, "CONFLICT"));
+      const rows = await sql.unsafe(
+        `SELECT count(*)::integer AS n, count(DISTINCT xmin::text)::integer AS commits
+         FROM "${schema}".tasks WHERE id LIKE 't%'`,
+      );
+      assert.equal(rows[0].n, 20);
+      assert.ok(rows[0].commits < 20, `20 appends in ${rows[0].commits} commits`);
+      assert.equal((await store.read("t7", 0, 10)).length, 2);
+      assert.equal((await store.get("old"))?.generation, 1);
+      // One that cannot be stored (PostgreSQL text holds no NUL) fails alone.
+      const mixed = await Promise.allSettled(
+        ["u1", "bad\u0000id", "u2"].map((id) =>
+          store.append({
+            record: record(id, "TASK_STATE_COMPLETED"),
+            expected: 0,
+            events: [{ task: {} }],
+            instance: undefined,
+          })
+        ),
+      );
+      assert.deepEqual(mixed.map((r) => r.status), ["fulfilled", "rejected", "fulfilled"]);
+    } finally {
+      await sql.end({ timeout: 5 });
+      await store.close();
+      await dropSchema(schema);
+    }
   },
 });
