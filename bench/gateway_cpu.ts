@@ -5,7 +5,10 @@
 //   deno run -A bench/gateway_cpu.ts [--requests=20000] [--rounds=3] [--only=gateway,gateway@/tmp/before]
 //
 // autocannon sends `--requests` JSON-RPC `SendMessage`s at 10 connections per
-// round; servers alternate. Linux only (reads /proc). Printed, never asserted.
+// round; servers alternate. For a `gateway-pg` kind the CPU of every
+// `postgres` process on the machine is counted too (the database's share of
+// a request; other users of the server add to it). Linux only (reads /proc).
+// Printed, never asserted.
 import autocannon from "autocannon";
 import { LOAD_BODY } from "./gateway_load_server.ts";
 import { startServer } from "./_servers.ts";
@@ -25,6 +28,21 @@ async function cpuSeconds(pid: number): Promise<number> {
   const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) / TICKS; // utime, stime
+}
+
+/** CPU seconds of every process named `postgres*` (the server and its backends). */
+async function postgresSeconds(): Promise<number> {
+  let sum = 0;
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const comm = (await Deno.readTextFile(`/proc/${entry.name}/comm`)).trim();
+      if (comm.startsWith("postgres")) sum += await cpuSeconds(Number(entry.name));
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return sum;
 }
 
 interface Server {
@@ -50,6 +68,7 @@ const load = (url: string, amount: number) =>
 
 const servers: Server[] = [];
 const perRequest = new Map<string, number[]>();
+const inPostgres = new Map<string, number[]>();
 try {
   for (const kind of KINDS) {
     servers.push(await start(kind));
@@ -58,11 +77,17 @@ try {
   for (const server of servers) await load(server.url, 2_000); // warm-up
   for (let round = 0; round < ROUNDS; round++) {
     for (const server of servers) {
+      const pg = server.kind.startsWith("gateway-pg");
       const before = await cpuSeconds(server.pid);
+      const pgBefore = pg ? await postgresSeconds() : 0;
       const result = await load(server.url, REQUESTS);
       const used = (await cpuSeconds(server.pid)) - before;
       const us = used * 1e6 / result.requests.total;
       perRequest.get(server.kind)!.push(us);
+      if (pg) {
+        const db = ((await postgresSeconds()) - pgBefore) * 1e6 / result.requests.total;
+        inPostgres.set(server.kind, [...(inPostgres.get(server.kind) ?? []), db]);
+      }
       console.error(`round ${round + 1} ${server.kind}: ${us.toFixed(1)} µs CPU per request`);
     }
   }
@@ -73,10 +98,15 @@ const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
 console.log(
   `\nserver CPU per SendMessage (user+system), ${ROUNDS} alternating rounds of ${REQUESTS}\n`,
 );
-console.log("| server | µs CPU per request (median) | rounds |");
-console.log("| --- | --- | --- |");
+console.log(
+  "| server | µs CPU per request (median) | rounds | µs in PostgreSQL (median) | rounds |",
+);
+console.log("| --- | --- | --- | --- | --- |");
 for (const [kind, values] of perRequest) {
+  const db = inPostgres.get(kind);
   console.log(
-    `| ${kind} | ${median(values).toFixed(1)} | ${values.map((v) => v.toFixed(1)).join(" / ")} |`,
+    `| ${kind} | ${median(values).toFixed(1)} | ${values.map((v) => v.toFixed(1)).join(" / ")} | ${
+      db ? median(db).toFixed(1) : "–"
+    } | ${db ? db.map((v) => v.toFixed(1)).join(" / ") : "–"} |`,
   );
 }
