@@ -37,6 +37,8 @@ export interface InspectedRun {
   clipped: boolean;
   toolCalls: number;
   lastTool: string | undefined;
+  /** Where it runs when it went over A2A: the remote agent and its task there. */
+  remote: { url: string | undefined; agentName: string; taskId: string } | undefined;
   usage: JsonValue | undefined;
   budget: JsonValue | undefined;
   error: { code: string; message: string } | undefined;
@@ -131,6 +133,14 @@ export class InspectorRecord {
       if (info.kind === "text" && typeof info.text === "string") {
         this.#append(run, info.text);
         if (this.#listening(owner)) this.#batches.text(owner, run.taskId, run.runId, info.text);
+      } else if (info.kind === "remote" && info.remote) {
+        const hop = info.remote;
+        run.remote = {
+          url: typeof hop.url === "string" ? hop.url.slice(0, 300) : undefined,
+          agentName: String(hop.agentName).slice(0, 100),
+          taskId: String(hop.taskId).slice(0, 100),
+        };
+        this.#changedRun(owner, run);
       } else if (info.kind === "tool-call") {
         run.toolCalls++;
         run.lastTool = typeof info.name === "string" ? info.name.slice(0, 100) : undefined;
@@ -349,6 +359,7 @@ export class InspectorRecord {
         clipped: false,
         toolCalls: 0,
         lastTool: undefined,
+        remote: undefined,
         usage: undefined,
         budget: undefined,
         error: undefined,

@@ -224,6 +224,13 @@ function runItem(run, waiting, below) {
     el("span", { class: "badge", "data-kind": waiting ? "input_required" : run.status, text: status }),
     clock(run.startedAt, run.endedAt),
     el("span", { class: "muted id", text: short(run.runId) }),
+    run.remote
+      ? el("span", {
+        class: "hop remote",
+        text: "runs on " + (run.remote.agentName || "a remote agent") +
+          (run.remote.url ? " at " + run.remote.url : "") + " (task " + short(run.remote.taskId) + ")",
+      })
+      : undefined,
     run.toolCalls
       ? el("span", { class: "muted", text: run.toolCalls + " tool calls (last: " + run.lastTool + ")" })
       : undefined,

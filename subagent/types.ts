@@ -485,7 +485,26 @@ export interface SubagentRunEndInfo extends SubagentRunInfo {
 }
 
 /** What kind of progress a running child reported. */
-export type SubagentProgressKind = "text" | "thought" | "tool-call" | "tool-result" | "plan";
+export type SubagentProgressKind =
+  | "text"
+  | "thought"
+  | "tool-call"
+  | "tool-result"
+  | "plan"
+  | "remote";
+
+/**
+ * Where a run went over the network (`subagent/progress` of kind `remote`):
+ * the agent it runs on and its task there, told once the remote task exists.
+ */
+export interface SubagentRemoteHop {
+  /** The remote agent's card URL, when the provider was given one. */
+  readonly url?: string;
+  /** The remote agent's name, from its card. */
+  readonly agentName: string;
+  /** The run's task on the remote agent. */
+  readonly taskId: string;
+}
 
 /**
  * Payload of `subagent/progress`: something a running child did, emitted by
@@ -508,4 +527,6 @@ export interface SubagentProgressInfo extends Partial<SubagentRunPlace> {
   readonly name?: string;
   /** The tool call's id (for `tool-call` and `tool-result`). */
   readonly callId?: string;
+  /** Where the run went (for `remote`). */
+  readonly remote?: SubagentRemoteHop;
 }

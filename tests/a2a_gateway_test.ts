@@ -134,9 +134,12 @@ for (const reach of ["loopback", "fetch"] as const satisfies readonly Reach[]) {
 
       await t.step("streamed text arrives as subagent/progress, once, in order", async () => {
         const seen: string[] = [];
+        const kinds: string[] = [];
+        const hops: unknown[] = [];
         const off = parent.scope.on(subagentProgress, (info) => {
-          assert.equal(info.kind, "text");
-          seen.push(`${info.runId}:${info.text}`);
+          kinds.push(info.kind);
+          if (info.kind === "remote") hops.push(info.remote);
+          else seen.push(`${info.runId}:${info.text}`);
         });
         const run = subagents.start("a2a", { prompt: "@reply one two three", parent });
         try {
@@ -146,6 +149,14 @@ for (const reach of ["loopback", "fetch"] as const satisfies readonly Reach[]) {
           assert.ok(seen.length >= 3, `expected word deltas, got ${seen.length}`);
           assert.ok(seen.every((s) => s.startsWith(`${run.id}:`)));
           assert.equal(seen.map((s) => s.slice(run.id.length + 1)).join(""), "one two three");
+          // First where the run went: the remote agent and the task it made there.
+          assert.equal(kinds[0], "remote");
+          assert.ok(kinds.slice(1).every((kind) => kind === "text"));
+          assert.equal(hops.length, 1);
+          const hop = hops[0] as { url: string; agentName: string; taskId: string };
+          assert.equal(hop.url, a2a.remote.cardUrl);
+          assert.equal(hop.agentName, a2a.remote.name);
+          assert.match(hop.taskId, /^[0-9a-f-]{36}$/);
         } finally {
           await run.dispose();
           await off();

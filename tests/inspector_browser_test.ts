@@ -329,6 +329,12 @@ Deno.test({
           `${task(id)} li[data-status="completed"] pre:has-text("words from far away")`,
         );
         assert.match(await browser.text(`${task(id)} .run-head`), /remote.*depth 1.*remote-\d+/);
+        // It names where it runs: B's agent (its card's URL) and the task there.
+        await browser.waitFor(`${task(id)} .run-head .remote`);
+        assert.match(
+          await browser.text(`${task(id)} .run-head .remote`),
+          /^runs on .+ at http:\/\/127\.0\.0\.1:\d+\/\S* \(task [0-9a-f-]{8}…\)$/,
+        );
         const runId = (await browser.text(`${task(id)} .run-head .id`)).trim();
         await browser.screenshot("tests/.out/inspector-remote-a.png");
         // On B, as the principal A calls with: the task that run started, with the hop.

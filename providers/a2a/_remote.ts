@@ -14,6 +14,8 @@ export interface LiveRun {
 export interface RemoteContext {
   readonly client: Client;
   readonly providerName: string;
+  /** The agent the runs go to, as `subagent/progress` of kind `remote` names it. */
+  readonly hop: { readonly url?: string; readonly agentName: string };
   /** The request `tenant` (a seam gateway's provider), or `""`. */
   readonly tenant: string;
   /** The addressed provider of a seam gateway; `undefined` for other agents. */

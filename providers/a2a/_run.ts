@@ -286,6 +286,7 @@ export class A2ARun {
     if (news.first && this.#state === "starting") {
       this.#state = this.#remote.streaming ? "streaming" : "following";
       this.#resolveStarted();
+      this.#emitHop();
     }
     if (this.#settled) return;
     if (news.changed) this.#idle.arm();
@@ -467,6 +468,22 @@ export class A2ARun {
         failures++;
       }
     }
+  }
+
+  /** Tell the tree where the run went: the remote agent and the task it made. */
+  #emitHop(): void {
+    const scope = this.#plan.parent.scope;
+    const taskId = this.#task.taskId;
+    if (taskId === undefined || !scope.hasListeners(subagentProgress)) return;
+    scope.emit(
+      subagentProgress,
+      Object.freeze({
+        ...this.#plan.place,
+        runId: this.id,
+        kind: "remote" as const,
+        remote: Object.freeze({ ...this.#remote.hop, taskId }),
+      }),
+    );
   }
 
   #emit(text: string): void {

@@ -395,9 +395,11 @@ export async function createA2AProvider(options: A2AProviderOptions): Promise<A2
   const capabilities = raw.capabilities;
   const streaming = isRecord(capabilities) && capabilities.streaming === true;
 
+  const agentName = typeof raw.name === "string" ? raw.name : "";
   const remote: RemoteContext = {
     client,
     providerName: name,
+    hop: cardUrl === undefined ? { agentName } : { url: cardUrl, agentName },
     tenant: seam?.name ?? "",
     seam,
     streaming,
@@ -417,7 +419,7 @@ export async function createA2AProvider(options: A2AProviderOptions): Promise<A2
   };
   const info: A2ARemoteInfo = Object.freeze({
     cardUrl,
-    name: typeof raw.name === "string" ? raw.name : "",
+    name: agentName,
     binding: client.transport.protocolName as A2ABinding,
     protocolVersion: client.protocolVersion,
     streaming,
