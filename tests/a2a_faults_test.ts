@@ -88,7 +88,9 @@ Deno.test("a stream closed mid-task is re-attached with SubscribeToTask and lose
   });
   await withProvider(agent, async (provider, parent) => {
     const progress: string[] = [];
-    parent.scope.on(subagentProgress, (info) => void progress.push(info.text!));
+    parent.scope.on(subagentProgress, (info) => {
+      if (info.kind === "text") progress.push(info.text!);
+    });
     const run = provider.start({ prompt, parent });
     const result = await settle(run);
     assert.equal(result.stopReason, "completed");

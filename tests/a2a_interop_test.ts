@@ -71,7 +71,9 @@ for (const mode of MODES) {
           "send: COMPLETED → completed, artifacts → output, text → progress",
           async () => {
             const progress: string[] = [];
-            const off = parent.scope.on(subagentProgress, (info) => void progress.push(info.text!));
+            const off = parent.scope.on(subagentProgress, (info) => {
+              if (info.kind === "text") progress.push(info.text!);
+            });
             const { stopReason, text } = await outcome("complete one two three");
             await off();
             assert.equal(stopReason, "completed");
