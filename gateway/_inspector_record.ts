@@ -125,7 +125,10 @@ export class InspectorRecord {
     });
     scope.on(subagentStart, (info) => {
       const run = this.#run(this.#entry(context), info.runId, info);
-      if (run) this.#changedRun(owner, run);
+      if (!run) return;
+      // The run's own (tightened) budget: event payloads are frozen, kept as they are.
+      if (info.budget) run.budget = info.budget as unknown as JsonValue;
+      this.#changedRun(owner, run);
     });
     scope.on(subagentProgress, (info) => {
       const run = this.#run(this.#entry(context), info.runId, info);

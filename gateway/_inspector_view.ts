@@ -61,26 +61,17 @@ export function usageText(usage) {
     " model calls · " + t.toolCalls + " tool calls" + (usage.partial ? " (partial)" : "");
 }
 
-function budgetText(budget) {
-  if (!budget || typeof budget !== "object") return "";
-  const left = budget.left || budget.remaining || budget;
-  const parts = Object.entries(left).filter(([, v]) => typeof v === "number")
-    .map(([k, v]) => k + " " + v);
-  return parts.length ? "budget left: " + parts.join(", ") : "";
-}
-
 // What the task's budget has left: exact once its run ended (the run's usage
 // covers its subtree); while it runs, what the page can count (tool calls and
 // runs below, elapsed time); tokens are known at the end.
-function budgetLeft(task, runs) {
-  const budget = task.budget;
+function budgetLeft(budget, root, below) {
   if (!budget || typeof budget !== "object") return "";
-  const root = runs.find((r) => r.runId === task.rootRunId);
   const total = root && root.usage && root.usage.total;
-  const below = runs.filter((r) => r !== root);
   const used = {
     tokens: total ? total.inputTokens + total.outputTokens : undefined,
-    toolCalls: total ? total.toolCalls : runs.reduce((n, r) => n + (r.toolCalls || 0), 0),
+    toolCalls: total
+      ? total.toolCalls
+      : [root, ...below].reduce((n, r) => n + ((r && r.toolCalls) || 0), 0),
     wallTimeMs: total ? total.wallTimeMs : root ? now() - root.startedAt : undefined,
     children: below.length,
     liveChildren: below.filter((r) => r.status === "running").length,
@@ -149,7 +140,9 @@ function taskCard(task) {
   if (task.statusText && task.inputs.length === 0) {
     card.append(el("p", { class: "status-text", text: task.statusText }));
   }
-  const left = budgetLeft(task, [...state.runs.values()].filter((r) => r.taskId === task.id));
+  const runs = [...state.runs.values()].filter((r) => r.taskId === task.id);
+  const root = runs.find((r) => r.runId === task.rootRunId);
+  const left = budgetLeft(task.budget, root, runs.filter((r) => r !== root));
   if (left) card.append(el("p", { class: "muted budget", text: left }));
   card.append(el("div", { class: "notice", role: "alert", text: state.notices.get(task.id) || "" }));
   for (const input of task.inputs) card.append(inputBox(input));
@@ -203,17 +196,20 @@ function runTree(task) {
     children.get(parent).push(run);
   }
   const waiting = new Set(task.inputs.map((i) => i.runId));
+  const below = (id) =>
+    (children.get(id) || []).flatMap((child) => [child, ...below(child.runId)]);
   const list = (parent) => {
     const ul = el("ul", { class: "runs" });
     for (const run of (children.get(parent) || []).sort((a, b) => a.startedAt - b.startedAt)) {
-      ul.append(runItem(run, waiting.has(run.runId), list(run.runId)));
+      const left = run.budget ? budgetLeft(run.budget, run, below(run.runId)) : "";
+      ul.append(runItem(run, waiting.has(run.runId), list(run.runId), left));
     }
     return ul;
   };
   return list("");
 }
 
-function runItem(run, waiting, below) {
+function runItem(run, waiting, below, left) {
   const status = waiting ? "waiting for an answer" : run.status;
   const head = el(
     "div",
@@ -235,7 +231,7 @@ function runItem(run, waiting, below) {
       ? el("span", { class: "muted", text: run.toolCalls + " tool calls (last: " + run.lastTool + ")" })
       : undefined,
     run.usage ? el("span", { class: "muted usage", text: usageText(run.usage) }) : undefined,
-    run.budget ? el("span", { class: "muted budget", text: budgetText(run.budget) }) : undefined,
+    left ? el("span", { class: "muted budget", text: left }) : undefined,
     run.error ? el("span", { class: "notice", text: run.error.code + ": " + run.error.message }) : undefined,
   );
   const text = el("pre", { class: "text", text: run.text || "" });

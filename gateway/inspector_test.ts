@@ -241,6 +241,9 @@ Deno.test("a task started under a budget carries it", async () => {
     assert.ok(sent.result.task, JSON.stringify(sent));
     const seen = await events.until((e) => e.type === "task");
     assert.deepEqual(seen.task.budget, { tokens: 500 });
+    // Its run too, with the budget it started under (subagent/start's).
+    const run = await events.until((e) => e.type === "run" && e.run.budget !== undefined);
+    assert.deepEqual(run.run.budget, { tokens: 500 });
     await events.cancel();
   });
 });

@@ -371,6 +371,7 @@ function observeLifecycle(
       parentId: context.parentId,
       prompt: context.prompt,
       inheritsParentContext: context.provider.inheritsParentContext,
+      ...(context.budget ? { budget: context.budget.limits } : {}),
     });
   let phase: "pending" | "started" | "rejected" = "pending";
   let pendingEnd: (() => void) | undefined;

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { SubagentBudgetError, SubagentError, type SubagentRequest } from "./mod.ts";
+import {
+  SubagentBudgetError,
+  SubagentError,
+  type SubagentRequest,
+  type SubagentRunInfo,
+  subagentStart,
+} from "./mod.ts";
 import {
   deferred,
   manualProvider,
@@ -87,6 +93,31 @@ Deno.test("start() tightens a child's budget to what its parent run has left", a
     await Promise.all([a.dispose(), b.dispose(), top.dispose()]);
     await root.dispose();
   });
+});
+
+Deno.test("subagent/start carries a run's tightened budget, and none without one", async () => {
+  const { root, service, parent } = setup();
+  const provider = abortingProvider();
+  service.registerProvider(provider);
+  const starts: SubagentRunInfo[] = [];
+  root.on(subagentStart, (info) => void starts.push(info));
+  const top = service.start("p", { prompt: "top", parent, budget: { tokens: 100 } });
+  const free = service.start("p", { prompt: "free", parent });
+  const child = service.start("p", {
+    prompt: "child",
+    parent: { id: top.id, scope: parent.scope.child("c") },
+    budget: { tokens: 500, toolCalls: 2 },
+  });
+  provider.runs.forEach((run) => run.started.resolve());
+  await Promise.all([top.started, free.started, child.started]);
+  const of = (id: string) => starts.find((s) => s.runId === id);
+  assert.deepEqual(of(top.id)?.budget, { tokens: 100 });
+  assert.equal(of(free.id)?.budget, undefined);
+  assert.ok(!("budget" in of(free.id)!), "no budget field without a budget");
+  assert.deepEqual(of(child.id)?.budget, { tokens: 100, toolCalls: 2 }, "the tightened budget");
+  assert.ok(Object.isFrozen(of(child.id)?.budget));
+  await Promise.all([child.dispose(), free.dispose(), top.dispose()]);
+  await root.dispose();
 });
 
 Deno.test("a run whose budget runs out ends budget-exhausted with a note", async (t) => {

@@ -457,6 +457,11 @@ export interface SubagentRunInfo extends SubagentRunPlace {
   readonly prompt: readonly ContentBlock[];
   /** Whether the child sees the parent's conversation. */
   readonly inheritsParentContext: boolean;
+  /**
+   * The run's budget when one applies: each limit the tighter of what it
+   * asked and what the budgets above it had left when it started.
+   */
+  readonly budget?: SubagentBudget;
 }
 
 /** Payload of `subagent/end`. */

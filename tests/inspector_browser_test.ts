@@ -216,6 +216,11 @@ Deno.test({
               await browser.text(`${task(id)} > .budget`),
               /^budget left: tokens \d{3} of 1000 · toolCalls 3 of 3$/,
             );
+            // The run shows its own budget too (subagent/start carries it).
+            assert.match(
+              await browser.text(`${task(id)} .run-head .budget`),
+              /^budget left: tokens \d{3} of 1000 · toolCalls 3 of 3$/,
+            );
             const out = await send(
               '@call subagent {"description": "d", "prompt": "@reply hi"}\n@reply {{results}}',
               { budget: { toolCalls: 0 } },
