@@ -45,6 +45,8 @@ export class BudgetLedger {
   readonly meter: SubagentBudgetMeter;
   readonly #parent: BudgetLedger | undefined;
   #state: LedgerState = "pending";
+  /** Which opening the ledger is on: a handle settles or closes only its own. */
+  #generation = 0;
   #runId = "";
   /** Tokens and tool calls charged by the run and its subtree. */
   #tokens = 0;
@@ -162,14 +164,15 @@ export class BudgetLedger {
    * out. With a wall-time limit the clock stops while an input request of
    * the run, or of a run below it, waits in `scope` (waiting is not working).
    */
-  open(runId: string, end: (reason: string) => void, scope: Scope): void {
+  open(runId: string, end: (reason: string) => void, scope: Scope): number {
+    const generation = ++this.#generation;
     this.#runId = runId;
     this.#end = end;
     this.#state = "live";
     this.#openTokens = this.#tokens;
     this.#openToolCalls = this.#toolCalls;
     this.#startClock();
-    if (this.limits.wallTimeMs === undefined) return;
+    if (this.limits.wallTimeMs === undefined) return generation;
     // The input requests of the run (or below it) waiting for an answer.
     const waiting = new Set<string>();
     const offAsked = scope.on(subagentInputRequired, (request) => {
@@ -185,6 +188,7 @@ export class BudgetLedger {
       offAsked().catch(() => {});
       offResolved().catch(() => {});
     };
+    return generation;
   }
 
   #startClock(): void {
@@ -210,10 +214,13 @@ export class BudgetLedger {
 
   /**
    * A finished run is resumed on this ledger: it counts as live again.
+   * Answers whether it did: a run still live is left as it is (its
+   * provider refuses the resume), so a refused resume never touches it.
    *
    * @throws {SubagentBudgetError} when its budget ran out, or a live cap above is full.
    */
-  reopen(): void {
+  reopen(): boolean {
+    if (this.#state !== "settled") return false;
     const runId = this.#runId;
     if (this.#exhausted) {
       throw new SubagentBudgetError(
@@ -226,6 +233,7 @@ export class BudgetLedger {
     }
     for (let above = this.#parent; above; above = above.#parent) above.#live++;
     this.#state = "pending";
+    return true;
   }
 
   /**
@@ -235,9 +243,13 @@ export class BudgetLedger {
    * @returns `false` once this budget or one above it ran out.
    */
   charge(usage: SubagentBudgetCharge): boolean {
-    const tokens = (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0);
+    const input = usage.inputTokens ?? 0;
+    const output = usage.outputTokens ?? 0;
     const calls = usage.toolCalls ?? 0;
-    if (!(tokens >= 0) || !(calls >= 0)) return this.#ok();
+    // Each figure on its own: a negative one must not cancel another out.
+    if (!(input >= 0) || !(output >= 0) || !(calls >= 0)) return this.#ok();
+    const tokens = input + output;
+    if (!Number.isFinite(tokens) || !Number.isFinite(calls)) return this.#ok();
     this.#tokens += tokens;
     this.#toolCalls += calls;
     let ok = this.#check();
@@ -286,8 +298,9 @@ export class BudgetLedger {
    * remote subtree), and a run whose budget ran out ends
    * `budget-exhausted`, its output kept.
    */
-  settle(result: SubagentResult): SubagentResult {
+  settle(result: SubagentResult, generation?: number): SubagentResult {
     if (this.#state !== "live") return result;
+    if (generation !== undefined && generation !== this.#generation) return result;
     const total = result.usage?.total;
     if (total) {
       const tokens = tokensOf(total) - (this.#tokens - this.#openTokens);
@@ -311,9 +324,14 @@ export class BudgetLedger {
     }) as SubagentResult;
   }
 
-  /** The run is over (settled, failed or disposed): stop its clock, free its live slot. Idempotent. */
-  close(): void {
+  /**
+   * The run is over (settled, failed or disposed): stop its clock, free its
+   * live slot. Idempotent; with `generation`, only for that opening (a
+   * disposed earlier handle must not close its resumed run's account).
+   */
+  close(generation?: number): void {
     if (this.#state === "settled") return;
+    if (generation !== undefined && generation !== this.#generation) return;
     this.#state = "settled";
     this.#stopClock();
     this.#unlisten?.();

@@ -187,6 +187,8 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
     logger,
   };
   const budget = context.budget;
+  // Which opening of the budget this handle is (a resume opens it again).
+  let generation: number | undefined;
   const node: RunNode = budget === undefined
     ? { place: context.place, below: { figures: undefined, partial: false } }
     : { place: context.place, below: { figures: undefined, partial: false }, budget };
@@ -199,7 +201,7 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
           id,
           (raw) => acceptUsage(raw, Date.now() - t0, node.below),
         );
-        if (budget !== undefined) normalized = budget.settle(normalized);
+        if (budget !== undefined) normalized = budget.settle(normalized, generation);
         // The run's subtree counts towards its parent run's, when that is ours.
         const parentRunId = context.place.parentRunId;
         const above = parentRunId === undefined ? undefined : context.places.get(parentRunId);
@@ -228,7 +230,7 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
   // Ownership: disposing the parent's scope reaches this run, and so does
   // unloading its provider (through `context.runs`).
   const finalDispose = (): Promise<void> => {
-    budget?.close();
+    budget?.close(generation);
     context.runs.delete(run);
     if (context.places.get(id) === node) context.places.delete(id);
     unbindSignal();
@@ -263,8 +265,8 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
 
   observeLifecycle(id, context, started, result, t0);
   if (budget !== undefined) {
-    budget.open(id, cancel, context.parentScope);
-    result.catch(() => budget.close());
+    generation = budget.open(id, cancel, context.parentScope);
+    result.catch(() => budget.close(generation));
   }
 
   const run: {
@@ -335,14 +337,15 @@ function resumeOf(
   return (content) => {
     const blocks = acceptContent(content, "content");
     // A resumed run spends from the same budget: it is live again, or refused.
-    context.budget?.reopen();
+    const reopened = context.budget?.reopen() ?? false;
     // A resumed run is a run of its own: its own invoke_agent span, placed as the first.
     const traced = startRunSpan(context.place, context.parentScope, undefined);
     let run: SubagentRun;
     try {
       run = wrapRun(Reflect.apply(resume, handle, [blocks]), { ...context, prompt: blocks });
     } catch (error) {
-      context.budget?.close();
+      // Only what reopen() did is undone: a run still live keeps its account.
+      if (reopened) context.budget!.close();
       if (traced) failRunSpan(traced.span, error);
       throw error;
     }

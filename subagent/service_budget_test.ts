@@ -405,3 +405,74 @@ Deno.test("resume() spends from the same budget", async () => {
   await run.dispose();
   await root.dispose();
 });
+
+Deno.test("a refused resume() leaves the live run's budget as it was", async () => {
+  const { root, service, parent } = setup();
+  const provider = manualProvider("p", undefined, (run) => ({
+    cancel(reason) {
+      run.cancels.push(reason);
+      run.result.resolve({ output: "", stopReason: "aborted" });
+    },
+    resume() {
+      throw new Error("it has not finished");
+    },
+  }));
+  service.registerProvider(provider);
+  const top = service.start("p", {
+    prompt: "top",
+    parent,
+    budget: { tokens: 10, liveChildren: 1 },
+  });
+  const child = service.start("p", {
+    prompt: "child",
+    parent: { id: top.id, scope: parent.scope },
+  });
+  assert.throws(() => child.resume!("too early"), /it has not finished/);
+  // Still enforced: the charge beyond the limit ends the run.
+  assert.equal(meterOf(provider.runs[1]).charge({ inputTokens: 11 }), false);
+  assert.equal((await child.result).stopReason, "budget-exhausted");
+  // And its live slot was freed once, not twice nor never: one child may be live again.
+  const next = service.start("p", { prompt: "next", parent: { id: top.id, scope: parent.scope } });
+  assert.throws(
+    () =>
+      service.start("p", { prompt: "one too many", parent: { id: top.id, scope: parent.scope } }),
+    (e: unknown) => e instanceof SubagentBudgetError && e.limit === "liveChildren",
+  );
+  await Promise.all([next.dispose(), child.dispose(), top.dispose()]);
+  await root.dispose();
+});
+
+Deno.test("disposing a handle after resume() leaves the resumed run's budget in force", async () => {
+  const { root, service, parent } = setup();
+  const provider = manualProvider("p", undefined, (run) => ({
+    cancel(reason) {
+      run.cancels.push(reason);
+      run.result.resolve({ output: "", stopReason: "aborted" });
+    },
+    resume() {
+      return provider.start(run.request);
+    },
+  }));
+  service.registerProvider(provider);
+  const first = service.start("p", { prompt: "x", parent, budget: { tokens: 10 } });
+  provider.runs[0].result.resolve({ output: "done", stopReason: "completed" });
+  assert.equal((await first.result).stopReason, "completed");
+  const again = first.resume!("more");
+  await first.dispose();
+  assert.equal(meterOf(provider.runs[1]).charge({ inputTokens: 11 }), false);
+  assert.equal((await again.result).stopReason, "budget-exhausted");
+  await again.dispose();
+  await root.dispose();
+});
+
+Deno.test("a budget meter refuses a negative figure instead of netting it out", () => {
+  const { root, service, parent } = setup();
+  const provider = abortingProvider();
+  service.registerProvider(provider);
+  const run = service.start("p", { prompt: "x", parent, budget: { tokens: 10 } });
+  const meter = meterOf(provider.runs[0]);
+  assert.equal(meter.charge({ inputTokens: -1000, outputTokens: 1005 }), true, "ignored");
+  assert.equal(meter.charge({ inputTokens: 10 }), true, "nothing was counted before");
+  assert.equal(meter.charge({ outputTokens: 1 }), false);
+  return run.dispose().then(() => root.dispose());
+});

@@ -353,9 +353,14 @@ function createTool(
       const traced = call?.agent &&
         startToolSpan(call.agent.scope, toolName, call.callId, providerName);
       if (!traced) return await delegate(args, call);
-      const result = await delegate(args, call, traced.context);
-      endToolSpan(traced, result);
-      return result;
+      let result: ToolResult | undefined;
+      try {
+        result = await delegate(args, call, traced.context);
+        return result;
+      } finally {
+        // A delegation that threw still ends its span, as an error.
+        endToolSpan(traced, result ?? { content: "the delegation threw", isError: true });
+      }
     },
   };
 

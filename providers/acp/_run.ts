@@ -93,6 +93,8 @@ export class AcpRun implements SubagentRunHandle {
   #prompting = false;
   /** What the agent said of its usage: `usage_update`'s context tokens, and its tool calls. */
   #usage = { contextTokens: 0, toolCalls: 0 };
+  /** The highest context size charged to the budget so far. */
+  #chargedContextTokens = 0;
   #disposal: Promise<void> | undefined;
   #unbindSignal = noop;
   #clock: TurnClock | undefined;
@@ -402,9 +404,14 @@ export class AcpRun implements SubagentRunHandle {
     } else if (update.type === "usage_update") {
       const used = (update.raw as { used?: unknown }).used;
       if (typeof used === "number" && Number.isFinite(used) && used >= 0) {
-        const grown = used - this.#usage.contextTokens;
+        // Charged above the highest figure seen: a context that shrank (compacted)
+        // and grew back is not charged twice.
+        const grown = used - this.#chargedContextTokens;
         this.#usage.contextTokens = used;
-        if (meter && grown > 0) meter.charge({ inputTokens: grown });
+        if (grown > 0) {
+          this.#chargedContextTokens = used;
+          meter?.charge({ inputTokens: grown });
+        }
       }
     }
     if (update.kind === "tool-call" || update.kind === "tool-call-update") {
