@@ -165,14 +165,16 @@ export function buildGateway(options: GatewayOptions, features: GatewayFeatures)
     return handleRest(context, request, ctx, basePath);
   };
   const answer = async (request: Request, ctx: unknown): Promise<Response> => {
-    if (cors && request.method === "OPTIONS") return cors.preflight(request);
+    // The inspector is for its own page only: the API's CORS never opens it to other sites.
+    const shared = cors !== undefined && !inspect?.owns(request.url);
+    if (shared && request.method === "OPTIONS") return cors.preflight(request);
     let response: Response;
     try {
       response = await dispatch(request, ctx);
     } catch (error) {
       response = restErrorResponse(toGatewayError(error, logger));
     }
-    if (cors) response = cors.apply(request, response);
+    if (shared) response = cors!.apply(request, response);
     if (request.method !== "HEAD") return response;
     // A HEAD is answered as its GET, without the body (whose stream is let go).
     await response.body?.cancel();

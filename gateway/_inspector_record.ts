@@ -139,14 +139,14 @@ export class InspectorRecord {
       } else if (info.kind === "remote" && info.remote) {
         const hop = info.remote;
         run.remote = {
-          url: typeof hop.url === "string" ? hop.url.slice(0, 300) : undefined,
-          agentName: String(hop.agentName).slice(0, 100),
-          taskId: String(hop.taskId).slice(0, 100),
+          url: typeof hop.url === "string" ? ownText(hop.url, 300, true) : undefined,
+          agentName: ownText(String(hop.agentName), 100, true),
+          taskId: ownText(String(hop.taskId), 100, true),
         };
         this.#changedRun(owner, run);
       } else if (info.kind === "tool-call") {
         run.toolCalls++;
-        run.lastTool = typeof info.name === "string" ? info.name.slice(0, 100) : undefined;
+        run.lastTool = typeof info.name === "string" ? ownText(info.name, 100, true) : undefined;
         this.#changedRun(owner, run);
       }
     });
@@ -160,7 +160,7 @@ export class InspectorRecord {
       const extra = info as unknown as { budget?: unknown; result?: { budget?: unknown } };
       run.budget = jsonObject(extra.budget ?? extra.result?.budget);
       if (info.error) {
-        run.error = { code: info.error.code, message: info.error.message.slice(0, 500) };
+        run.error = { code: info.error.code, message: ownText(info.error.message, 500, true) };
       }
       this.#changedRun(owner, run);
     });
@@ -180,8 +180,8 @@ export class InspectorRecord {
     task.state = t.status.state;
     task.updatedAt = record.updatedAt;
     task.rootRunId = live.run.id;
-    task.statusText = t.status.message?.parts.find((p) => typeof p.text === "string")?.text
-      ?.slice(0, 1_000);
+    const status = t.status.message?.parts.find((p) => typeof p.text === "string")?.text;
+    task.statusText = status === undefined ? undefined : ownText(status, 1_000, true);
     task.inputs = live.phase === "interrupted" ? live.waitingInputs.map(inputView) : [];
     if (this.#listening(record.owner)) {
       this.#batches.put(record.owner, `t:${task.id}`, () => ({ type: "task", task }));
@@ -378,9 +378,11 @@ export class InspectorRecord {
 
   #append(run: InspectedRun, text: string): void {
     const max = this.#limits.maxTextPerRun;
-    const next = run.text + text;
-    if (next.length > max) {
-      run.text = next.slice(next.length - max);
+    // A huge piece is cut before it is joined: only its tail can stay.
+    const piece = text.length > max ? text.slice(text.length - max) : text;
+    const next = run.text + piece;
+    if (next.length > max || piece !== text) {
+      run.text = ownText(next, max);
       run.clipped = true;
     } else run.text = next;
   }
@@ -418,8 +420,20 @@ function inputView(request: SubagentInputRequest): InspectedInput {
     id: request.id,
     runId: request.runId,
     kind: request.kind,
-    message: request.message.slice(0, 2_000),
+    message: ownText(request.message, 2_000, true),
     tool: request.toolCall ? (request.toolCall.title ?? request.toolCall.name) : undefined,
     options: request.options?.map((o) => ({ id: o.id, label: o.label, kind: o.kind })),
   };
+}
+
+/**
+ * At most `max` characters of `text` (its tail, or with `head` its start) as
+ * a string of their own: V8's slice of a long string keeps the whole parent
+ * alive, which would let one huge piece outlive every bound kept here.
+ */
+function ownText(text: string, max: number, head = false): string {
+  if (text.length <= max && head) return text;
+  const cut = head ? text.slice(0, max) : text.slice(Math.max(0, text.length - max));
+  // Joined to a character and cut again, it is copied: the parent can go.
+  return (" " + cut).slice(1);
 }

@@ -212,6 +212,13 @@ export function resolvePush(push: GatewayOptions["push"]): PushOptionsResolved |
   ) {
     throw new TypeError("Cannot create gateway: push.outbox must have enqueue, discard and close");
   }
+  if (outbox?.enqueuedBy !== undefined && store?.storedIn !== outbox.enqueuedBy) {
+    // Its storage's appends read the configs from that storage: any other
+    // store would leave every notification unwritten, silently.
+    throw new TypeError(
+      "Cannot create gateway: push.outbox is written by its task storage (enqueuedBy), so push.configStore must keep the configs in that same storage (e.g. createPostgresPushConfigStore(store) beside createPostgresPushOutbox(store))",
+    );
+  }
   return {
     allowWebhook: push.allowWebhook,
     store,

@@ -483,3 +483,27 @@ Deno.test("createGateway() checks the inspector option", async () => {
   }
   await root.dispose();
 });
+
+Deno.test("the API's CORS does not reach the inspector: other sites can neither read nor act", async () => {
+  await withSetup([controlledProvider({ auto: true })], {
+    inspector: true,
+    cors: { origin: "*" },
+  }, async (s) => {
+    const from = { origin: "https://elsewhere.example" };
+    const card = await get(s, "/.well-known/agent-card.json", from);
+    await card.body?.cancel();
+    assert.equal(card.headers.get("access-control-allow-origin"), "*", "the API is shared");
+    const events = await get(s, "/_inspect/events", from);
+    assert.equal(events.headers.get("access-control-allow-origin"), null);
+    await events.body?.cancel();
+    const preflight = await s.gateway.fetch(
+      new Request("http://gw.test/_inspect/tasks/x/cancel", {
+        method: "OPTIONS",
+        headers: { ...from, "access-control-request-method": "POST" },
+      }),
+    );
+    await preflight.body?.cancel();
+    assert.equal(preflight.headers.get("access-control-allow-origin"), null);
+    assert.equal(preflight.headers.get("access-control-allow-methods"), null);
+  });
+});

@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { TaskStorage } from "./task_storage.ts";
+
 /** How the gateway authenticates to a webhook (A2A `AuthenticationInfo`): `Authorization: {scheme} {credentials}`. */
 export interface A2APushAuthentication {
   /** An HTTP authentication scheme (`Bearer`, `Basic`, …). */
@@ -57,6 +59,12 @@ export interface PushConfigStore {
    * stay readable, but a store may now evict them to make room.
    */
   release(taskId: string): void | Promise<void>;
+  /**
+   * The task storage this store keeps its configs in, when it is one: an
+   * outbox that the storage writes in its appends (`PushOutbox.enqueuedBy`)
+   * reads the configs there, so it needs a store with the same storage.
+   */
+  readonly storedIn?: TaskStorage;
 }
 
 /** Options of {@linkcode createMemoryPushConfigStore}. */

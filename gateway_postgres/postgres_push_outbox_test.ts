@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import postgres from "postgres";
-import { createMemoryLogger } from "@seam/host";
+import { createMemoryLogger, createRootScope } from "@seam/host";
+import { createGateway, createMemoryPushConfigStore } from "@seam/gateway";
+import { createSubagentService } from "@seam/subagent";
 import { testPushOutbox } from "@seam/gateway/testing";
 import {
   createPostgresPushConfigStore,
@@ -210,4 +212,35 @@ Deno.test("createPostgresPushOutbox() refuses what is not its store, and bounds 
     /pass the store createPostgresTaskStore\(\) made/,
   );
   assert.throws(() => createPostgresPushConfigStore({} as PostgresTaskStore), /push config store/);
+});
+
+Deno.test({
+  name: "createGateway() refuses the PostgreSQL outbox beside a config store of another storage",
+  ignore: SKIP,
+  fn: async () => {
+    const store = await openStore(freshSchema());
+    const root = createRootScope({ logger: createMemoryLogger().logger });
+    createSubagentService(root);
+    const outbox = createPostgresPushOutbox(store);
+    try {
+      // The memory config store (the default, or given): the store's appends would find no config.
+      for (const configStore of [undefined, createMemoryPushConfigStore()]) {
+        assert.throws(
+          () => createGateway({ scope: root, taskStore: store, push: { outbox, configStore } }),
+          /push\.outbox is written by its task storage \(enqueuedBy\), so push\.configStore must keep the configs in that same storage/,
+        );
+      }
+      const gateway = createGateway({
+        scope: root,
+        taskStore: store,
+        push: { outbox, configStore: createPostgresPushConfigStore(store) },
+      });
+      await gateway.close();
+    } finally {
+      await outbox.close();
+      await root.dispose();
+      await store.close();
+      await dropSchema(store.schema);
+    }
+  },
 });

@@ -47,6 +47,7 @@ function toConfig(row: ConfigRow): A2APushNotificationConfig {
 export function createPostgresPushConfigStore(store: PostgresTaskStore): PushConfigStore {
   const { sql, run } = storeInternals(store, "the PostgreSQL push config store");
   return {
+    storedIn: store,
     async put(config) {
       await run("store a push config", () =>
         sql`
