@@ -18,7 +18,9 @@ export interface PostgresPushOutboxOptions extends PushRetryOptions {
   readonly timeoutMs?: number;
   /**
    * How long a claim lasts beyond `timeoutMs`, in ms: an instance that dies
-   * holding one leaves it to another once it lapses. Default 5,000.
+   * holding one leaves it to another once it lapses. Default 5,000; at least
+   * 250 (the request's timeout starts after the claim returns: with no margin
+   * a slow webhook would outlive the claim and be sent the row twice at once).
    */
   readonly leaseMarginMs?: number;
   /** Requests this instance has in flight at once (one per webhook). Default 8. */
@@ -129,7 +131,7 @@ class PgPushOutbox implements PostgresPushOutbox {
     this.enqueuedBy = store;
     this.#maxAttempts = positive(options.maxAttempts, "maxAttempts", 5);
     this.#timeoutMs = positive(options.timeoutMs, "timeoutMs", 10_000);
-    this.#leaseMs = this.#timeoutMs + positive(options.leaseMarginMs, "leaseMarginMs", 5_000, 0);
+    this.#leaseMs = this.#timeoutMs + positive(options.leaseMarginMs, "leaseMarginMs", 5_000, 250);
     this.#concurrency = positive(options.concurrency, "concurrency", 8);
     this.#pollMs = positive(options.pollIntervalMs, "pollIntervalMs", 1_000, 10);
     this.#trimEveryMs = Math.min(TRIM_EVERY_MS, this.#pollMs * 10);

@@ -244,3 +244,24 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "createPostgresPushOutbox() checks its options, naming the one that is wrong",
+  ignore: SKIP,
+  fn: async () => {
+    const store = await openStore(freshSchema());
+    try {
+      assert.throws(
+        () => createPostgresPushOutbox(store, { leaseMarginMs: 0 }),
+        /leaseMarginMs must be an integer of at least 250, got 0/,
+      );
+      assert.throws(
+        () => createPostgresPushOutbox(store, { maxAttempts: 1.5 }),
+        /maxAttempts must be an integer of at least 1, got 1.5/,
+      );
+    } finally {
+      await store.close();
+      await dropSchema(store.schema);
+    }
+  },
+});
