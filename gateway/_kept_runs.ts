@@ -16,13 +16,21 @@ export class RunChain {
   readonly maxDepth: number | undefined;
   /** What the runs' scope tells providers about the task they serve. */
   readonly context: TaskContextRecord;
+  /** The budget the first run started under (the seam extension's), if any: resumed runs spend from it. */
+  readonly budget: unknown;
   #current: LiveTask | undefined;
   #waiting: ((task: LiveTask) => void)[] = [];
 
-  constructor(scope: Scope, maxDepth: number | undefined, context: TaskContextRecord) {
+  constructor(
+    scope: Scope,
+    maxDepth: number | undefined,
+    context: TaskContextRecord,
+    budget?: unknown,
+  ) {
     this.scopes = [scope];
     this.maxDepth = maxDepth;
     this.context = context;
+    this.budget = budget;
   }
 
   /** The task the chain's current run serves (where its input requests go). */

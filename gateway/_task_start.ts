@@ -136,7 +136,10 @@ export class TaskStarter {
     let stopProgress: (() => void) | undefined;
     let previous: LiveTask | undefined;
     try {
-      if (hasStartFields(withoutMaxDepth(ext))) {
+      // The caller's continuation repeats the run's budget (so a gateway that kept no run
+      // starts the fresh one under it): the same budget is no change; any other is.
+      const asked = sameBudget(ext.budget, kept.chain.budget) ? { ...ext, budget: undefined } : ext;
+      if (hasStartFields(withoutMaxDepth(asked))) {
         throw new GatewayError(
           "invalidParams",
           `Invalid params: context "${contextId}" continues a finished run with its original settings; the seam extension's start-time fields (outputSchema, toolFilter, persona, budget) cannot change them (omit them, or use a new contextId)`,
@@ -213,7 +216,7 @@ export class TaskStarter {
       scope.provide(subagentRunPathKey, runPath);
       runPaths.set(context, runPath);
       this.#options.watch?.(scope, context, runPath);
-      const runs = chain = new RunChain(scope, cap, context);
+      const runs = chain = new RunChain(scope, cap, context, ext.budget);
       // The runs' input requests stop here: the task asks its client.
       handleSubagentInput(
         scope,
@@ -361,4 +364,14 @@ export class TaskContextRecord implements GatewayTaskContext {
     this.taskId = taskId;
     this.message = message;
   }
+}
+
+/** Whether two budgets (from the seam extension) set the same limits to the same figures. */
+function sameBudget(a: unknown, b: unknown): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x);
+  return keys.length === Object.keys(y).length && keys.every((k) => Object.is(x[k], y[k]));
 }

@@ -219,3 +219,52 @@ Deno.test("the budget that crosses A2A is the tightened one", async () => {
     await remote.close();
   }
 });
+
+Deno.test("a context continuation over A2A carries the budget: a kept run passes, a fresh one is held to it", async (t) => {
+  for (const maxResumableRuns of [64, 0]) {
+    await t.step(
+      maxResumableRuns ? "the gateway kept the run" : "the gateway kept none",
+      async () => {
+        const created: string[] = [];
+        const remote = startSpawnGateway("loopback", {
+          maxResumableRuns,
+          setup: (host) => {
+            installSubagentTool(host.scope, { provider: "spawn" });
+            host.scope.on(agentCreated, (info) => void created.push(info.agent.id));
+          },
+        });
+        const root = createRootScope({ logger: createMemoryLogger().logger });
+        const subagents = createSubagentService(root);
+        const parent = { id: "main", scope: root.child("main") };
+        try {
+          subagents.registerProvider(await createA2AProvider({ url: remote.url }));
+          const run = subagents.start("a2a", {
+            prompt: "@reply first turn",
+            parent,
+            budget: { children: 1, toolCalls: 1 },
+          });
+          assert.equal((await run.result).stopReason, "completed");
+          created.length = 0;
+          const again = run.resume!(
+            [delegate("@reply a"), delegate("@reply b"), delegate("@reply c"), "@reply {{results}}"]
+              .join("\n"),
+          );
+          const result = await again.result;
+          if (maxResumableRuns) {
+            // The same budget on the continuation is no change: the kept run goes on under it.
+            assert.equal(result.stopReason, "budget-exhausted", JSON.stringify(result.error));
+            assert.equal(created.length, 1, "one child over there, as the budget allows");
+          } else {
+            // The fresh run over there (the caller then cancels it) started under the budget.
+            assert.ok(created.length <= 2, `at most the run and one child, got ${created.length}`);
+          }
+          await again.dispose();
+          await run.dispose();
+        } finally {
+          await root.dispose();
+          await remote.close();
+        }
+      },
+    );
+  }
+});

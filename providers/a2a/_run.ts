@@ -702,13 +702,17 @@ export class A2ARun {
       // A continuation is part of the run it continues: same trace parent.
       traceHeaders: plan.traceHeaders,
       // A continuation keeps the first run's settings: the caller's depth travels, and
-      // so does the depth cap on a context continuation, so a seam gateway that kept
-      // no run for the context (and starts a fresh one) still applies it.
+      // so do the depth cap and the budget on a context continuation, so a seam gateway
+      // that kept no run for the context (and starts a fresh one) still applies them
+      // (one that kept it finds the same budget and lets it pass).
       extension: this.#remote.seam
         ? {
           depth: plan.depth,
           ...(continueTask === undefined && plan.extension?.maxDepth !== undefined
             ? { maxDepth: plan.extension.maxDepth }
+            : {}),
+          ...(continueTask === undefined && plan.extension?.budget !== undefined
+            ? { budget: plan.extension.budget }
             : {}),
         }
         : undefined,
