@@ -33,14 +33,19 @@ export class InspectorBatches {
     this.#of(owner)?.set(key, build);
   }
 
-  /** A piece of a run's streamed text, added to what waits of it. */
-  text(owner: string | undefined, taskId: string, runId: string, text: string): void {
+  /**
+   * A piece of a run's streamed text, added to what waits of it: at most
+   * `max` characters wait (the newest; a page keeps no more of a run either).
+   */
+  text(owner: string | undefined, taskId: string, runId: string, text: string, max: number): void {
     const waiting = this.#of(owner);
     if (!waiting) return;
     const key = `x:${runId}`;
     const pending = waiting.get(key);
-    if (pending && typeof pending !== "function") pending.text += text;
-    else waiting.set(key, { type: "text", taskId, runId, text });
+    const joined = pending && typeof pending !== "function" ? pending.text + text : text;
+    const kept = joined.length > max ? ownText(joined, max) : joined;
+    if (pending && typeof pending !== "function") pending.text = kept;
+    else waiting.set(key, { type: "text", taskId, runId, text: kept });
   }
 
   /** Send what waits for `owner` now (before a new page's snapshot, which already holds it). */
@@ -79,4 +84,16 @@ export class InspectorBatches {
     }, FLUSH_MS);
     return waiting;
   }
+}
+
+/**
+ * At most `max` characters of `text` (its tail, or with `head` its start) as
+ * a string of their own: V8's slice of a long string keeps the whole parent
+ * alive, which would let one huge piece outlive every bound the inspector keeps.
+ */
+export function ownText(text: string, max: number, head = false): string {
+  if (text.length <= max && head) return text;
+  const cut = head ? text.slice(0, max) : text.slice(Math.max(0, text.length - max));
+  // Joined to a character and cut again, it is copied: the parent can go.
+  return (" " + cut).slice(1);
 }

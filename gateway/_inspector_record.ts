@@ -13,7 +13,7 @@ import {
   subagentStart,
 } from "@seam/subagent";
 import { GatewayError } from "./_errors.ts";
-import { InspectorBatches } from "./_inspector_batch.ts";
+import { InspectorBatches, ownText } from "./_inspector_batch.ts";
 import type { LiveTask } from "./_live_task.ts";
 import type { InspectorLimits } from "./_options.ts";
 import { type StreamEvent, type StreamFraming, TaskSubscriber } from "./_sse.ts";
@@ -135,7 +135,9 @@ export class InspectorRecord {
       if (!run) return;
       if (info.kind === "text" && typeof info.text === "string") {
         this.#append(run, info.text);
-        if (this.#listening(owner)) this.#batches.text(owner, run.taskId, run.runId, info.text);
+        if (this.#listening(owner)) {
+          this.#batches.text(owner, run.taskId, run.runId, info.text, this.#limits.maxTextPerRun);
+        }
       } else if (info.kind === "remote" && info.remote) {
         const hop = info.remote;
         run.remote = {
@@ -193,12 +195,27 @@ export class InspectorRecord {
     const entry = this.#principals.get(principal);
     const tasks: InspectedTask[] = [];
     const runs: InspectedRun[] = [];
+    let text = 0;
     for (const { task, runs: own } of entry?.tasks.values() ?? []) {
       tasks.push(task);
-      runs.push(...own.values());
+      for (const run of own.values()) {
+        runs.push(run);
+        text += run.text.length;
+      }
     }
+    // One frame, so within the stream's bound: past half of it, each run's text
+    // shares what is left (its newest part, marked clipped).
+    const room = Math.floor(this.#maxBufferedBytes / 2);
+    const share = Math.max(256, Math.floor(room / Math.max(1, runs.length)));
+    const shown = text <= room
+      ? runs
+      : runs.map((run) =>
+        run.text.length <= share
+          ? run
+          : { ...run, text: run.text.slice(run.text.length - share), clipped: true }
+      );
     // The server's clock, so a page elsewhere counts elapsed time without its own clock's skew.
-    return { type: "snapshot", now: Date.now(), tasks, runs, limits: this.#limits };
+    return { type: "snapshot", now: Date.now(), tasks, runs: shown, limits: this.#limits };
   }
 
   /** The runs of one of `principal`'s tasks, if it kept them. */
@@ -424,16 +441,4 @@ function inputView(request: SubagentInputRequest): InspectedInput {
     tool: request.toolCall ? (request.toolCall.title ?? request.toolCall.name) : undefined,
     options: request.options?.map((o) => ({ id: o.id, label: o.label, kind: o.kind })),
   };
-}
-
-/**
- * At most `max` characters of `text` (its tail, or with `head` its start) as
- * a string of their own: V8's slice of a long string keeps the whole parent
- * alive, which would let one huge piece outlive every bound kept here.
- */
-function ownText(text: string, max: number, head = false): string {
-  if (text.length <= max && head) return text;
-  const cut = head ? text.slice(0, max) : text.slice(Math.max(0, text.length - max));
-  // Joined to a character and cut again, it is copied: the parent can go.
-  return (" " + cut).slice(1);
 }

@@ -507,3 +507,52 @@ Deno.test("the API's CORS does not reach the inspector: other sites can neither 
     assert.equal(preflight.headers.get("access-control-allow-methods"), null);
   });
 });
+
+Deno.test("the inspector's first frame stays within the stream's bound: each run's text shares it", async () => {
+  const provider = controlledProvider();
+  await withSetup([provider], {
+    inspector: { maxTextPerRun: 4_096 },
+    limits: { maxStreamBufferBytes: 8_192 },
+  }, async (s) => {
+    for (const text of ["a", "b", "c"]) await send(s, text);
+    for (const run of provider.runs) {
+      run.ready();
+      await tick();
+      run.request.parent.scope.emit(subagentProgress, {
+        runId: run.id,
+        kind: "text",
+        text: `${run.id}:` + "x".repeat(5_000),
+      });
+    }
+    const events = new Events(await get(s, "/_inspect/events"));
+    const snapshot = await events.next();
+    assert.equal(snapshot.type, "snapshot", "the page got its snapshot, not an overflow");
+    assert.equal(snapshot.runs.length, 3);
+    for (const run of snapshot.runs) {
+      assert.ok(run.text.length <= 1_366, `a share of the 4,096 of room, got ${run.text.length}`);
+      assert.ok(run.text.length >= 256);
+      assert.equal(run.clipped, true);
+    }
+    for (const r of provider.runs) r.finish({ output: [], stopReason: "completed" });
+    await events.cancel();
+  });
+});
+
+Deno.test("an open page hears at most maxTextPerRun of a run's text per flush, the newest", async () => {
+  const provider = controlledProvider();
+  await withSetup([provider], { inspector: { maxTextPerRun: 10 } }, async (s) => {
+    await send(s, "go");
+    const run = provider.runs[0];
+    run.ready();
+    await tick();
+    const events = new Events(await get(s, "/_inspect/events"));
+    await events.next();
+    const scope = run.request.parent.scope;
+    scope.emit(subagentProgress, { runId: run.id, kind: "text", text: "a".repeat(50) });
+    scope.emit(subagentProgress, { runId: run.id, kind: "text", text: "0123456789XY" });
+    const text = await events.until((e) => e.type === "text");
+    assert.equal(text.text, "23456789XY");
+    run.finish({ output: [], stopReason: "completed" });
+    await events.cancel();
+  });
+});
