@@ -79,7 +79,7 @@ export function traceRequest(
     }
     const body = response.body;
     if (body && response.headers.get("content-type")?.startsWith("text/event-stream")) {
-      return new Response(endsWith(body, span), response);
+      return new Response(endsWith(body, span, request.signal), response);
     }
     span.end();
     return response;
@@ -89,11 +89,23 @@ export function traceRequest(
   });
 }
 
-/** `body`, ending `span` once it ends, fails or is cancelled. */
-function endsWith(body: ReadableStream<Uint8Array>, span: Span): ReadableStream<Uint8Array> {
+/** `body`, ending `span` once (it ends, fails, is cancelled, or the request is aborted). */
+function endsWith(
+  body: ReadableStream<Uint8Array>,
+  span: Span,
+  signal: AbortSignal,
+): ReadableStream<Uint8Array> {
   // A transformer's `cancel` runs when the client goes away and when the source fails
-  // (newer than ES2023's lib types, hence no literal; a runtime without it skips the end).
-  const end = () => span.end();
+  // (newer than ES2023's lib types, hence no literal); a runtime without it still aborts
+  // the request's signal when the client goes.
+  let open = true;
+  const end = () => {
+    if (!open) return;
+    open = false;
+    signal.removeEventListener("abort", end);
+    span.end();
+  };
+  signal.addEventListener("abort", end, { once: true });
   const transformer = { flush: end, cancel: end };
   return body.pipeThrough(new TransformStream<Uint8Array, Uint8Array>(transformer));
 }

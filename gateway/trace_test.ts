@@ -68,3 +68,27 @@ Deno.test("createGateway() ends a stream's SERVER span when the client goes away
     await recorded.stop();
   }
 });
+
+Deno.test("createGateway() ends a stream's SERVER span once when its request is aborted", async () => {
+  const recorded = recordSpans();
+  const provider = controlledProvider({ name: "echo" });
+  try {
+    await withSetup([provider], {}, async ({ gateway }) => {
+      const abort = new AbortController();
+      const request = new Request(rpcRequest("SendStreamingMessage", { message: message("hi") }), {
+        signal: abort.signal,
+      });
+      const response = await gateway.fetch(request);
+      const reader = response.body!.getReader();
+      await reader.read();
+      assert.deepEqual(recorded.spans().map((s) => s.name), [], "nothing ended yet");
+      // The client went (no cancel of the body reached the gateway): the span ends anyway.
+      abort.abort();
+      assert.equal(recorded.one("SendStreamingMessage").ended, true);
+      await reader.cancel();
+      assert.equal(recorded.spans().length, 1, "ended once");
+    });
+  } finally {
+    await recorded.stop();
+  }
+});
