@@ -246,36 +246,45 @@ Deno.test("the caller's run path in the seam extension leads the request's path"
   });
 });
 
-Deno.test("a continuation from another caller's run: the kept run's next requests carry that caller's path", async () => {
+/**
+ * A provider whose runs each ask one question and resume into a new run
+ * that asks again; `atOnce` asks synchronously, inside start() and
+ * resume(), before the task exists.
+ */
+function resumingAsker(prefix: string, atOnce: boolean): SubagentProvider {
   let n = 0;
-  const resumable: SubagentProvider = {
+  return {
     name: "asks",
     capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
     inheritsParentContext: false,
     start(request) {
       const run = (): SubagentRunHandle => {
-        const id = `asks-${++n}`;
+        const id = `${prefix}-${++n}`;
         const inputs = new SubagentInputs(request.parent.scope, id);
-        const result = tick().then(() => inputs.ask({ kind: "question", message: "Which branch?" }))
-          .then(
-            (answer): SubagentResultInput => ({
-              output: JSON.stringify(answer),
-              stopReason: "completed",
-            }),
-          );
+        const ask = () => inputs.ask({ kind: "question", message: `Which branch (${id})?` });
+        const result = (atOnce ? ask() : tick().then(ask)).then(
+          (answer): SubagentResultInput => ({
+            output: JSON.stringify(answer),
+            stopReason: "completed",
+          }),
+        );
         return {
           id,
           started: Promise.resolve(),
           result,
           respond: (requestId, answer) => inputs.respond(requestId, answer),
           cancel: () => inputs.cancelAll("cancelled"),
-          dispose: () => result.then(() => {}),
+          dispose: () => result.then(() => {}, () => {}),
           resume: () => run(),
         };
       };
       return run();
     },
   };
+}
+
+Deno.test("a continuation from another caller's run: the kept run's next requests carry that caller's path", async () => {
+  const resumable = resumingAsker("asks", false);
   await withSetup([resumable], {}, async (s) => {
     const pathOf = (
       task: {
@@ -306,35 +315,7 @@ Deno.test("a continuation from another caller's run: the kept run's next request
 });
 
 Deno.test("a kept run that asks at once when resumed: its question goes to the new task", async () => {
-  let n = 0;
-  const eager: SubagentProvider = {
-    name: "asks",
-    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
-    inheritsParentContext: false,
-    start(request) {
-      const run = (): SubagentRunHandle => {
-        const id = `eager-${++n}`;
-        const inputs = new SubagentInputs(request.parent.scope, id);
-        // Asked synchronously, inside start() and resume(): before the task exists.
-        const result = inputs.ask({ kind: "question", message: `Which branch (${id})?` }).then(
-          (answer): SubagentResultInput => ({
-            output: JSON.stringify(answer),
-            stopReason: "completed",
-          }),
-        );
-        return {
-          id,
-          started: Promise.resolve(),
-          result,
-          respond: (requestId, answer) => inputs.respond(requestId, answer),
-          cancel: () => inputs.cancelAll("cancelled"),
-          dispose: () => result.then(() => {}, () => {}),
-          resume: () => run(),
-        };
-      };
-      return run();
-    },
-  };
+  const eager = resumingAsker("eager", true);
   await withSetup([eager], {}, async (s) => {
     const first = await rpc(s.gateway, "SendMessage", { message: message("go") });
     const task = first.result.task;

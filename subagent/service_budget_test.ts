@@ -3,25 +3,36 @@ import {
   SubagentBudgetError,
   SubagentError,
   type SubagentRequest,
+  type SubagentRunHandle,
   type SubagentRunInfo,
   subagentStart,
 } from "./mod.ts";
 import {
   deferred,
+  type ManualProvider,
   manualProvider,
   type ManualRun,
   NO_CAPABILITIES,
   setup,
 } from "./_test_fixtures.ts";
 
-/** A manual provider whose runs settle `aborted` when cancelled, as a real one does. */
-function abortingProvider(name = "p") {
-  return manualProvider(name, undefined, (run) => ({
+/**
+ * A manual provider whose runs settle `aborted` when cancelled, as a real one
+ * does, and, given `resume`, resume through it.
+ */
+function abortingProvider(
+  name = "p",
+  resume?: (run: ManualRun, provider: ManualProvider) => SubagentRunHandle,
+  aborted = "partial words",
+): ManualProvider {
+  const provider: ManualProvider = manualProvider(name, undefined, (run) => ({
     cancel(reason) {
       run.cancels.push(reason);
-      run.result.resolve({ output: "partial words", stopReason: "aborted" });
+      run.result.resolve({ output: aborted, stopReason: "aborted" });
     },
+    ...(resume ? { resume: () => resume(run, provider) } : {}),
   }));
+  return provider;
 }
 
 function meterOf(run: ManualRun): NonNullable<SubagentRequest["budgetMeter"]> {
@@ -381,16 +392,10 @@ Deno.test("start() checks request.budget, naming the field", async () => {
 Deno.test("resume() spends from the same budget", async () => {
   const { root, service, parent } = setup();
   const resumed = deferred<void>();
-  const provider = manualProvider("p", undefined, (run) => ({
-    cancel(reason) {
-      run.cancels.push(reason);
-      run.result.resolve({ output: "", stopReason: "aborted" });
-    },
-    resume() {
-      resumed.resolve();
-      return provider.start(run.request);
-    },
-  }));
+  const provider = abortingProvider("p", (run, provider) => {
+    resumed.resolve();
+    return provider.start(run.request);
+  }, "");
   service.registerProvider(provider);
   const run = service.start("p", { prompt: "x", parent, budget: { tokens: 10 } });
   meterOf(provider.runs[0]).charge({ inputTokens: 11 });
@@ -408,15 +413,9 @@ Deno.test("resume() spends from the same budget", async () => {
 
 Deno.test("a refused resume() leaves the live run's budget as it was", async () => {
   const { root, service, parent } = setup();
-  const provider = manualProvider("p", undefined, (run) => ({
-    cancel(reason) {
-      run.cancels.push(reason);
-      run.result.resolve({ output: "", stopReason: "aborted" });
-    },
-    resume() {
-      throw new Error("it has not finished");
-    },
-  }));
+  const provider = abortingProvider("p", () => {
+    throw new Error("it has not finished");
+  }, "");
   service.registerProvider(provider);
   const top = service.start("p", {
     prompt: "top",
@@ -444,15 +443,7 @@ Deno.test("a refused resume() leaves the live run's budget as it was", async () 
 
 Deno.test("disposing a handle after resume() leaves the resumed run's budget in force", async () => {
   const { root, service, parent } = setup();
-  const provider = manualProvider("p", undefined, (run) => ({
-    cancel(reason) {
-      run.cancels.push(reason);
-      run.result.resolve({ output: "", stopReason: "aborted" });
-    },
-    resume() {
-      return provider.start(run.request);
-    },
-  }));
+  const provider = abortingProvider("p", (run, provider) => provider.start(run.request), "");
   service.registerProvider(provider);
   const first = service.start("p", { prompt: "x", parent, budget: { tokens: 10 } });
   provider.runs[0].result.resolve({ output: "done", stopReason: "completed" });
