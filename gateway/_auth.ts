@@ -2,6 +2,7 @@
 import type { Logger } from "@seam/host";
 import { GatewayError } from "./_errors.ts";
 import { timingSafeEqual, utf8 } from "./_http.ts";
+import { refuse } from "./_options.ts";
 import type { GatewayAuthOptions } from "./options.ts";
 
 interface Token {
@@ -24,23 +25,21 @@ export class BearerAuth {
    */
   constructor(auth: GatewayAuthOptions, logger: Logger) {
     if (auth.tokens === undefined && auth.verify === undefined) {
-      throw new TypeError("Cannot create gateway: auth needs tokens, verify, or both");
+      refuse("auth needs tokens, verify, or both");
     }
     if (auth.verify !== undefined && typeof auth.verify !== "function") {
-      throw new TypeError("Cannot create gateway: auth.verify must be a function");
+      refuse("auth.verify must be a function");
     }
     const tokens: Token[] = [];
     const seen = new Set<string>();
     for (const [principal, token] of Object.entries(auth.tokens ?? {})) {
       if (principal === "" || typeof token !== "string" || token === "") {
-        throw new TypeError(
-          `Cannot create gateway: auth.tokens must map non-empty principals to non-empty tokens (principal "${principal}")`,
+        refuse(
+          `auth.tokens must map non-empty principals to non-empty tokens (principal "${principal}")`,
         );
       }
       if (seen.has(token)) {
-        throw new TypeError(
-          `Cannot create gateway: auth.tokens gives principal "${principal}" a token another principal has`,
-        );
+        refuse(`auth.tokens gives principal "${principal}" a token another principal has`);
       }
       seen.add(token);
       tokens.push({ principal, bytes: utf8(token) });

@@ -3,7 +3,7 @@
  * is cut off) and in nesting depth (checked on the text before it is parsed,
  * so no deep value ever reaches the store, a provider or a serializer).
  */
-import { GatewayError } from "./_errors.ts";
+import { GatewayError, invalidParams } from "./_errors.ts";
 
 /** How a body is bounded. */
 export interface BodyLimits {
@@ -102,9 +102,8 @@ export async function readJsonBody(request: Request, limits: BodyLimits): Promis
   assertJsonContentType(request);
   const text = await readBody(request, limits);
   if (exceedsDepth(text, limits.maxDepth)) {
-    throw new GatewayError(
-      "invalidParams",
-      `Invalid params: the request nests deeper than ${limits.maxDepth} levels of objects and arrays (the limit for any body)`,
+    throw invalidParams(
+      `the request nests deeper than ${limits.maxDepth} levels of objects and arrays (the limit for any body)`,
       { metadata: { limit: String(limits.maxDepth) } },
     );
   }

@@ -1,6 +1,6 @@
 /** Content between A2A parts and seam content blocks. */
 import type { ContentBlock, JsonValue } from "@seam/host";
-import { GatewayError } from "./_errors.ts";
+import { invalidParams } from "./_errors.ts";
 import type { A2APart } from "./types.ts";
 
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
@@ -21,10 +21,7 @@ export function partsToBlocks(parts: readonly A2APart[]): ContentBlock[] {
       blocks[i] = { type: "text", text: part.text };
     } else if (part.raw !== undefined) {
       if (!BASE64.test(part.raw)) {
-        throw new GatewayError(
-          "invalidParams",
-          `Invalid params: message.parts[${i}].raw must be base64`,
-        );
+        throw invalidParams(`message.parts[${i}].raw must be base64`);
       }
       const mediaType = part.mediaType || "application/octet-stream";
       blocks[i] = mediaType.startsWith("image/")

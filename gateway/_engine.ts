@@ -9,7 +9,7 @@ import { acceptsOutput, partsToBlocks } from "./_convert.ts";
 import type { Cluster, ClusterOptions } from "./_cluster.ts";
 import { pushNotSupported } from "./_binding.ts";
 import { storeFailure } from "./_store_errors.ts";
-import { GatewayError } from "./_errors.ts";
+import { GatewayError, invalidParams } from "./_errors.ts";
 import { type AcceptedExtension, hasStartFields, readExtension } from "./_extension.ts";
 import { sendTraceOf } from "./_trace.ts";
 import { answerFromMessage, requestAnswered } from "./_input_answer.ts";
@@ -388,9 +388,8 @@ export class Engine {
     const found = await this.find(taskId, principal, params.tenant);
     const t = found.record.task;
     if (params.message.contextId !== undefined && params.message.contextId !== t.contextId) {
-      throw new GatewayError(
-        "invalidParams",
-        `Invalid params: message.contextId "${
+      throw invalidParams(
+        `message.contextId "${
           params.message.contextId.slice(0, 100)
         }" does not match task "${t.id}" (its contextId is "${t.contextId}")`,
       );
@@ -410,16 +409,14 @@ export class Engine {
       );
     }
     if (hasStartFields(ext)) {
-      throw new GatewayError(
-        "invalidParams",
-        "Invalid params: the seam extension's start-time fields (outputSchema, maxDepth, toolFilter, persona, budget) apply only to a message that starts a task",
+      throw invalidParams(
+        "the seam extension's start-time fields (outputSchema, maxDepth, toolFilter, persona, budget) apply only to a message that starts a task",
       );
     }
     if (task.phase === "interrupted") return this.#answer(task, params, ext, onLive);
     if (ext.answer !== undefined) {
-      throw new GatewayError(
-        "invalidParams",
-        `Invalid params: task "${t.id}" waits on no input request; the seam extension's answer applies only to an interrupted task (INPUT_REQUIRED or AUTH_REQUIRED)`,
+      throw invalidParams(
+        `task "${t.id}" waits on no input request; the seam extension's answer applies only to an interrupted task (INPUT_REQUIRED or AUTH_REQUIRED)`,
       );
     }
     const send = task.run.sendMessage;
@@ -477,9 +474,8 @@ export class Engine {
     const { subagents } = this.#options;
     if (tenant) {
       if (!subagents.getProvider(tenant)) {
-        throw new GatewayError(
-          "invalidParams",
-          `Invalid params: no provider named "${tenant.slice(0, 64)}" (registered: ${
+        throw invalidParams(
+          `no provider named "${tenant.slice(0, 64)}" (registered: ${
             subagents.list().join(", ") || "none"
           })`,
           { metadata: { seamCode: "NO_PROVIDER" } },
@@ -489,14 +485,13 @@ export class Engine {
     }
     const name = this.#options.defaultProvider ?? subagents.list()[0];
     if (name === undefined) {
-      throw new GatewayError("invalidParams", "Invalid params: no provider is registered", {
+      throw invalidParams("no provider is registered", {
         metadata: { seamCode: "NO_PROVIDER" },
       });
     }
     if (!subagents.getProvider(name)) {
-      throw new GatewayError(
-        "invalidParams",
-        `Invalid params: the default provider "${name}" is not registered (registered: ${
+      throw invalidParams(
+        `the default provider "${name}" is not registered (registered: ${
           subagents.list().join(", ") || "none"
         })`,
         { metadata: { seamCode: "NO_PROVIDER" } },

@@ -94,6 +94,14 @@ export class GatewayError {
   }
 }
 
+/** A -32602 refusal: `message` after the "Invalid params: " every such refusal starts with. */
+export function invalidParams(
+  message: string,
+  options?: { metadata?: Record<string, string>; httpStatus?: number },
+): GatewayError {
+  return new GatewayError("invalidParams", `Invalid params: ${message}`, options);
+}
+
 const ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo";
 const DOMAIN = "a2a-protocol.org";
 

@@ -1,6 +1,6 @@
 /** Reading the seam extension from a message. */
 import { assertSubagentMaxDepth, SUBAGENT_START_FIELDS } from "@seam/subagent";
-import { GatewayError } from "./_errors.ts";
+import { invalidParams } from "./_errors.ts";
 import { type A2AMetadata, SEAM_EXTENSION_URI } from "./types.ts";
 
 const FIELDS = [
@@ -37,7 +37,7 @@ export interface AcceptedExtension {
 const UNUSED: AcceptedExtension = Object.freeze({ used: false, depth: 0 });
 
 function invalid(message: string): never {
-  throw new GatewayError("invalidParams", `Invalid params: ${message}`);
+  throw invalidParams(message);
 }
 
 /**

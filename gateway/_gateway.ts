@@ -18,7 +18,12 @@ import type { InspectorRecord } from "./_inspector_record.ts";
 import type { InspectorRoutes } from "./_inspector_routes.ts";
 import { handleJsonRpc } from "./_jsonrpc.ts";
 import { Operations } from "./_operations.ts";
-import { type InspectorLimits, type PushOptionsResolved, resolveOptions } from "./_options.ts";
+import {
+  type InspectorLimits,
+  type PushOptionsResolved,
+  refuse,
+  resolveOptions,
+} from "./_options.ts";
 import type { PushService } from "./_push.ts";
 import { handleRest } from "./_rest.ts";
 import { routeOf } from "./_routes.ts";
@@ -47,25 +52,27 @@ export interface GatewayFeatures {
   };
 }
 
-function missing(option: string, what: string): string {
-  return `Cannot create gateway: ${option} needs createGateway from @seam/gateway (the one from @seam/gateway/lite leaves ${what} out of its bundle)`;
+function missing(option: string, what: string): never {
+  refuse(
+    `${option} needs createGateway from @seam/gateway (the one from @seam/gateway/lite leaves ${what} out of its bundle)`,
+  );
 }
 
 /** {@linkcode createGateway} with the given features. */
 export function buildGateway(options: GatewayOptions, features: GatewayFeatures): Gateway {
   // Checked first, as resolveOptions checks every option before it looks up the service.
   if (options.push !== undefined && !features.push) {
-    throw new TypeError(missing("push", "push notifications"));
+    missing("push", "push notifications");
   }
   if (options.inspector !== undefined && options.inspector !== false && !features.inspector) {
-    throw new TypeError(missing("inspector", "the run inspector"));
+    missing("inspector", "the run inspector");
   }
   const pushOptions = features.push?.resolve(options.push);
   const inspectorLimits = features.inspector?.resolve(options.inspector);
   const settings = resolveOptions(options);
-  if (settings.a2a03 && !features.v03) throw new TypeError(missing("a2a03", "A2A 0.3"));
+  if (settings.a2a03 && !features.v03) missing("a2a03", "A2A 0.3");
   if (isTaskStorage(settings.store) && settings.store.shared && !features.cluster) {
-    throw new TypeError(missing("a shared taskStore", "the instances' cluster"));
+    missing("a shared taskStore", "the instances' cluster");
   }
   const { scope, subagents, basePath } = settings;
   const logger = scope.logger.child("gateway");

@@ -7,15 +7,11 @@
 import { textOf } from "@seam/host";
 import { checkAnswer, type SubagentInputAnswer, type SubagentInputRequest } from "@seam/subagent";
 import { partsToBlocks } from "./_convert.ts";
-import { GatewayError } from "./_errors.ts";
+import { invalidParams } from "./_errors.ts";
 import type { A2APart } from "./types.ts";
 
 const ALLOW = /^(allow|yes|y|approve|approved|ok|okay|accept)\b/i;
 const REJECT = /^(reject|no|n|deny|denied|refuse|decline)\b/i;
-
-function invalid(message: string): GatewayError {
-  return new GatewayError("invalidParams", `Invalid params: ${message}`);
-}
 
 /**
  * The request a follow-up answers: the one its `answer.requestId` names, or
@@ -31,7 +27,7 @@ export function requestAnswered(
   if (requestId === undefined) return waiting[0];
   const found = waiting.find((r) => r.id === requestId);
   if (!found) {
-    throw invalid(
+    throw invalidParams(
       `the seam extension's answer.requestId ${
         JSON.stringify(String(requestId).slice(0, 100))
       } names no request this task waits on (waiting: ${waiting.map((r) => r.id).join(", ")})`,
@@ -52,7 +48,7 @@ export function answerFromMessage(
 ): SubagentInputAnswer {
   if (extensionAnswer !== undefined) {
     if (extensionAnswer === null || typeof extensionAnswer !== "object") {
-      throw invalid("the seam extension's answer must be an object");
+      throw invalidParams("the seam extension's answer must be an object");
     }
     const { requestId: _, ...given } = extensionAnswer as Record<string, unknown>;
     if (given.outcome === undefined) {
@@ -62,13 +58,13 @@ export function answerFromMessage(
     try {
       return checkAnswer(request, given as unknown as SubagentInputAnswer);
     } catch (error) {
-      throw invalid((error as Error).message);
+      throw invalidParams((error as Error).message);
     }
   }
   const text = textOf(partsToBlocks(parts)).trim();
   if (request.kind !== "permission") {
     if (text === "") {
-      throw invalid(
+      throw invalidParams(
         `task waits for an answer to "${request.message.slice(0, 200)}": send it as text`,
       );
     }
@@ -87,7 +83,7 @@ export function answerFromMessage(
     ? pick(["reject_once", "reject_always"])
     : undefined;
   if (chosen) return { outcome: "selected", optionId: chosen.id };
-  throw invalid(
+  throw invalidParams(
     `task waits for permission ("${request.message.slice(0, 200)}"): answer with one of ${
       options.map((o) => `"${o.id}" (${o.label})`).join(", ")
     }, or allow / reject`,

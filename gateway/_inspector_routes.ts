@@ -8,7 +8,7 @@ import type { Logger } from "@seam/host";
 import type { BearerAuth } from "./_auth.ts";
 import { type BodyLimits, isJsonContentType, readJsonBody } from "./_body.ts";
 import type { Engine } from "./_engine.ts";
-import { GatewayError, toGatewayError } from "./_errors.ts";
+import { GatewayError, invalidParams, toGatewayError } from "./_errors.ts";
 import { json, restErrorResponse } from "./_http.ts";
 import { INSPECTOR_MODULE } from "./_inspector_module.ts";
 import { inspectorPage } from "./_inspector_page.ts";
@@ -106,7 +106,7 @@ export class InspectorRoutes {
     try {
       id = decodeURIComponent(match[1]);
     } catch {
-      throw new GatewayError("invalidParams", "Invalid params: the task id is not a valid escape", {
+      throw invalidParams("the task id is not a valid escape", {
         httpStatus: 400,
       });
     }

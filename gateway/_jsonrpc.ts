@@ -9,7 +9,7 @@ import {
   pushOf,
 } from "./_binding.ts";
 import { discardBody, readJsonBody } from "./_body.ts";
-import { GatewayError, jsonRpcError, toGatewayError } from "./_errors.ts";
+import { GatewayError, invalidParams, jsonRpcError, toGatewayError } from "./_errors.ts";
 import { assertVersion, json, jsonRpcErrorResponse } from "./_http.ts";
 import { lastEventId } from "./_operations.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
@@ -179,7 +179,7 @@ export async function handleJsonRpc(
     let params = envelope.params;
     if (params === undefined || params === null) params = {};
     else if (typeof params !== "object" || Array.isArray(params)) {
-      throw new GatewayError("invalidParams", "Invalid params: params must be an object");
+      throw invalidParams("params must be an object");
     }
     const handler = METHODS.get(method);
     if (!handler) throw methodNotFound(method);

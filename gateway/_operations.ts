@@ -5,7 +5,7 @@
  */
 import type { Logger } from "@seam/host";
 import type { Engine } from "./_engine.ts";
-import { GatewayError } from "./_errors.ts";
+import { GatewayError, invalidParams } from "./_errors.ts";
 import type { LiveTask } from "./_live_task.ts";
 import type { StreamFraming, TaskSubscriber } from "./_sse.ts";
 import type { GetParams, IdParams, ListParams, SendParams } from "./_validate.ts";
@@ -166,9 +166,8 @@ export function lastEventId(request: Request): number | undefined {
   if (header === null || header === "") return undefined;
   const value = Number(header);
   if (!/^[0-9]{1,15}$/.test(header) || !Number.isSafeInteger(value)) {
-    throw new GatewayError(
-      "invalidParams",
-      `Invalid params: Last-Event-ID must be the id of an event this gateway sent (a generation), got ${
+    throw invalidParams(
+      `Last-Event-ID must be the id of an event this gateway sent (a generation), got ${
         JSON.stringify(header.slice(0, 40))
       }`,
     );

@@ -60,6 +60,11 @@ export interface InspectorLimits {
   readonly maxStreamsPerPrincipal: number;
 }
 
+/** Refuse an option: every option check's TypeError, in the words they share. */
+export function refuse(message: string): never {
+  throw new TypeError(`Cannot create gateway: ${message}`);
+}
+
 function count(value: unknown, name: string, fallback: number, min = 0): number {
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
@@ -79,28 +84,24 @@ function count(value: unknown, name: string, fallback: number, min = 0): number 
  */
 export function resolveOptions(options: GatewayOptions): GatewaySettings {
   if (options === null || typeof options !== "object") {
-    throw new TypeError("Cannot create gateway: options must be an object");
+    refuse("options must be an object");
   }
   const scope = options.scope;
   if (!scope || typeof scope.child !== "function" || typeof scope.on !== "function") {
-    throw new TypeError("Cannot create gateway: options.scope must be a Scope");
+    refuse("options.scope must be a Scope");
   }
   const publicUrl = options.publicUrl?.replace(/\/+$/, "");
   if (publicUrl !== undefined) {
     try {
       new URL(publicUrl);
     } catch {
-      throw new TypeError(
-        `Cannot create gateway: publicUrl must be an absolute URL, got "${options.publicUrl}"`,
-      );
+      refuse(`publicUrl must be an absolute URL, got "${options.publicUrl}"`);
     }
   }
   if (options.parent !== undefined && typeof options.parent !== "function") {
     const p = options.parent as Partial<AgentRef>;
     if (typeof p.id !== "string" || !p.scope || typeof p.scope.child !== "function") {
-      throw new TypeError(
-        "Cannot create gateway: options.parent must be an agent ({id, scope}) or a function",
-      );
+      refuse("options.parent must be an agent ({id, scope}) or a function");
     }
   }
   const basePath = checkBasePath(options.basePath);
@@ -110,24 +111,20 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
       !Array.isArray(options.trustedHosts) ||
       options.trustedHosts.some((h) => typeof h !== "string" || h === "")
     ) {
-      throw new TypeError(
-        "Cannot create gateway: trustedHosts must be a list of host names (with the port when not the default)",
-      );
+      refuse("trustedHosts must be a list of host names (with the port when not the default)");
     }
     trustedHosts = new Set(options.trustedHosts.map((h) => h.toLowerCase()));
   }
   const limits = options.limits ?? {};
   if (limits === null || typeof limits !== "object") {
-    throw new TypeError("Cannot create gateway: limits must be an object");
+    refuse("limits must be an object");
   }
   const cancelGraceMs = count(options.cancelTimeoutMs, "cancelTimeoutMs", 5_000);
   const bodyTimeoutMs = count(limits.bodyTimeoutMs, "limits.bodyTimeoutMs", 30_000, 1);
   const extendedCard = checkExtendedCard(options);
   const requiredExtensions = checkRequiredExtensions(options.requiredExtensions);
   if (options.a2a03 !== undefined && typeof options.a2a03 !== "boolean") {
-    throw new TypeError(
-      `Cannot create gateway: a2a03 must be a boolean, got ${JSON.stringify(options.a2a03)}`,
-    );
+    refuse(`a2a03 must be a boolean, got ${JSON.stringify(options.a2a03)}`);
   }
   return {
     scope,
@@ -187,36 +184,30 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
 export function resolvePush(push: GatewayOptions["push"]): PushOptionsResolved | undefined {
   if (push === undefined) return undefined;
   if (push === null || typeof push !== "object") {
-    throw new TypeError(
-      "Cannot create gateway: push must be an object (push: {} for the defaults)",
-    );
+    refuse("push must be an object (push: {} for the defaults)");
   }
   if (push.allowWebhook !== undefined && typeof push.allowWebhook !== "function") {
-    throw new TypeError(
-      "Cannot create gateway: push.allowWebhook must be a function (url) => boolean",
-    );
+    refuse("push.allowWebhook must be a function (url) => boolean");
   }
   const store = push.configStore;
   if (
     store !== undefined &&
     (["put", "list", "delete", "release"] as const).some((m) => typeof store[m] !== "function")
   ) {
-    throw new TypeError(
-      "Cannot create gateway: push.configStore must have put, list, delete and release",
-    );
+    refuse("push.configStore must have put, list, delete and release");
   }
   const outbox = push.outbox;
   if (
     outbox !== undefined &&
     (["enqueue", "discard", "close"] as const).some((m) => typeof outbox[m] !== "function")
   ) {
-    throw new TypeError("Cannot create gateway: push.outbox must have enqueue, discard and close");
+    refuse("push.outbox must have enqueue, discard and close");
   }
   if (outbox?.enqueuedBy !== undefined && store?.storedIn !== outbox.enqueuedBy) {
     // Its storage's appends read the configs from that storage: any other
     // store would leave every notification unwritten, silently.
-    throw new TypeError(
-      "Cannot create gateway: push.outbox is written by its task storage (enqueuedBy), so push.configStore must keep the configs in that same storage (e.g. createPostgresPushConfigStore(store) beside createPostgresPushOutbox(store))",
+    refuse(
+      "push.outbox is written by its task storage (enqueuedBy), so push.configStore must keep the configs in that same storage (e.g. createPostgresPushConfigStore(store) beside createPostgresPushOutbox(store))",
     );
   }
   return {
@@ -234,8 +225,8 @@ export function resolveInspector(
 ): InspectorLimits | undefined {
   if (value === undefined || value === false) return undefined;
   if (value !== true && (value === null || typeof value !== "object" || Array.isArray(value))) {
-    throw new TypeError(
-      `Cannot create gateway: inspector must be a boolean or an object of bounds, got ${
+    refuse(
+      `inspector must be a boolean or an object of bounds, got ${
         JSON.stringify(value) ?? String(value)
       }`,
     );
@@ -250,9 +241,7 @@ export function resolveInspector(
   ]);
   for (const key of Object.keys(given)) {
     if (!known.has(key)) {
-      throw new TypeError(
-        `Cannot create gateway: inspector has no option "${key}" (known: ${[...known].join(", ")})`,
-      );
+      refuse(`inspector has no option "${key}" (known: ${[...known].join(", ")})`);
     }
   }
   return {
@@ -280,8 +269,8 @@ function checkBasePath(value: unknown): string {
     typeof value !== "string" || !value.startsWith("/") || /[?#\s]/.test(value) ||
     value.includes("//")
   ) {
-    throw new TypeError(
-      `Cannot create gateway: basePath must be a path like "/a2a" (a leading slash, no query), got ${
+    refuse(
+      `basePath must be a path like "/a2a" (a leading slash, no query), got ${
         JSON.stringify(value)
       }`,
     );
@@ -293,24 +282,20 @@ function checkExtendedCard(options: GatewayOptions): GatewayExtendedCardOptions 
   const card = options.extendedCard;
   if (card === undefined) return undefined;
   if (card === null || typeof card !== "object") {
-    throw new TypeError("Cannot create gateway: extendedCard must be an object");
+    refuse("extendedCard must be an object");
   }
   if (!options.auth) {
-    throw new TypeError(
-      "Cannot create gateway: extendedCard is for authenticated callers; give auth too",
-    );
+    refuse("extendedCard is for authenticated callers; give auth too");
   }
   if (card.description !== undefined && typeof card.description !== "string") {
-    throw new TypeError("Cannot create gateway: extendedCard.description must be a string");
+    refuse("extendedCard.description must be a string");
   }
   for (const [i, skill] of (card.skills ?? []).entries()) {
     if (
       !skill || typeof skill.id !== "string" || skill.id === "" ||
       typeof skill.name !== "string" || typeof skill.description !== "string"
     ) {
-      throw new TypeError(
-        `Cannot create gateway: extendedCard.skills[${i}] needs an id, a name and a description`,
-      );
+      refuse(`extendedCard.skills[${i}] needs an id, a name and a description`);
     }
   }
   return card;
@@ -321,11 +306,11 @@ function checkRequiredExtensions(
 ): readonly GatewayRequiredExtension[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) {
-    throw new TypeError("Cannot create gateway: requiredExtensions must be a list of {uri}");
+    refuse("requiredExtensions must be a list of {uri}");
   }
   for (const [i, ext] of value.entries()) {
     if (!ext || typeof ext.uri !== "string" || ext.uri === "") {
-      throw new TypeError(`Cannot create gateway: requiredExtensions[${i}].uri must be a URI`);
+      refuse(`requiredExtensions[${i}].uri must be a URI`);
     }
   }
   return value;

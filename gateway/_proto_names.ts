@@ -5,7 +5,7 @@
  * names before it is checked; a field given under both names is refused.
  */
 import { isRecord } from "@seam/host";
-import { GatewayError } from "./_errors.ts";
+import { invalidParams } from "./_errors.ts";
 
 /** The JSON name of a proto field name (`page_size` → `pageSize`). */
 export function camel(key: string): string {
@@ -21,10 +21,7 @@ function renamed(record: Record<string, unknown>, path: string): Record<string, 
     if (name === key) continue;
     out ??= { ...record };
     if (Object.hasOwn(record, name)) {
-      throw new GatewayError(
-        "invalidParams",
-        `Invalid params: ${path} gives "${name}" twice (as "${name}" and as "${key}")`,
-      );
+      throw invalidParams(`${path} gives "${name}" twice (as "${name}" and as "${key}")`);
     }
     out[name] = out[key];
     delete out[key];

@@ -14,7 +14,7 @@
  */
 import type { Logger } from "@seam/host";
 import { storeFailure } from "./_store_errors.ts";
-import { GatewayError } from "./_errors.ts";
+import { GatewayError, invalidParams } from "./_errors.ts";
 import type { LiveTask } from "./_live_task.ts";
 import type { PushConfigInput, PushConfigListParams, PushConfigRef } from "./_push_params.ts";
 import { parsePushConfig, parsePushConfigList, parsePushConfigRef } from "./_push_params.ts";
@@ -140,9 +140,8 @@ export class PushService {
     if (params.pageToken !== undefined) {
       const m = /^push:(\d{1,6})$/.exec(atobSafe(params.pageToken));
       if (!m) {
-        throw new GatewayError(
-          "invalidParams",
-          "Invalid params: pageToken is not one this gateway issued (pass back nextPageToken unchanged)",
+        throw invalidParams(
+          "pageToken is not one this gateway issued (pass back nextPageToken unchanged)",
         );
       }
       offset = Number(m[1]);
@@ -173,9 +172,8 @@ export class PushService {
     const root = "configuration.taskPushNotificationConfig";
     const input = parsePushConfig(raw, root);
     if (input.taskId !== undefined && input.taskId !== messageTaskId) {
-      throw new GatewayError(
-        "invalidParams",
-        `Invalid params: ${root}.taskId must be empty (the config is for the task this message ${
+      throw invalidParams(
+        `${root}.taskId must be empty (the config is for the task this message ${
           messageTaskId ? `goes to, "${messageTaskId.slice(0, 100)}"` : "starts"
         })`,
       );

@@ -7,7 +7,7 @@
  */
 import { type BindingContext, type PushBindings, pushOf, type RestCall } from "./_binding.ts";
 import { discardBody } from "./_body.ts";
-import { GatewayError } from "./_errors.ts";
+import { GatewayError, invalidParams } from "./_errors.ts";
 import { json } from "./_http.ts";
 import { type Method, ok } from "./_jsonrpc.ts";
 import { bodyOf, queryOf } from "./_rest.ts";
@@ -16,7 +16,7 @@ const createPushConfig: Method = async (context, { params, principal, id }) => {
   const push = pushOf(context);
   const input = push.parse.config(params, "");
   if (input.taskId === undefined) {
-    throw new GatewayError("invalidParams", "Invalid params: taskId is required");
+    throw invalidParams("taskId is required");
   }
   return ok(id, await push.create(input, principal));
 };
@@ -64,11 +64,10 @@ async function handlePush(context: BindingContext, call: RestCall): Promise<Resp
   if (method === "POST") {
     const input = push.parse.config(await bodyOf(context, call), "");
     if (input.taskId !== undefined && input.taskId !== call.id) {
-      throw new GatewayError(
-        "invalidParams",
-        `Invalid params: taskId "${
-          input.taskId.slice(0, 100)
-        }" does not match the task in the path ("${call.id.slice(0, 100)}")`,
+      throw invalidParams(
+        `taskId "${input.taskId.slice(0, 100)}" does not match the task in the path ("${
+          call.id.slice(0, 100)
+        }")`,
       );
     }
     return json(await push.create({ ...input, taskId: call.id }, call.principal));

@@ -3,7 +3,7 @@
  * snake_case names (as ProtoJSON parsers accept), every other key refused
  * by name, every string bounded.
  */
-import { GatewayError } from "./_errors.ts";
+import { invalidParams } from "./_errors.ts";
 import type { A2APushAuthentication } from "./push_store.ts";
 
 /** A config as a client sent it (before the policy and the id). */
@@ -44,10 +44,6 @@ const SCHEME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/;
 /** Credentials go into a header value: visible ASCII and spaces, no CR/LF. */
 const HEADER_TEXT = /^[\x20-\x7e]*$/;
 
-function invalid(message: string): GatewayError {
-  return new GatewayError("invalidParams", `Invalid params: ${message}`);
-}
-
 /** The object's keys under their camelCase names; unknown keys and clashing aliases refused. */
 function normalize(
   value: unknown,
@@ -55,20 +51,20 @@ function normalize(
   known: readonly string[],
 ): Record<string, unknown> {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw invalid(`${root || "params"} must be an object`);
+    throw invalidParams(`${root || "params"} must be an object`);
   }
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
     const name = ALIASES[key] ?? key;
     if (!known.includes(name)) {
-      throw invalid(
+      throw invalidParams(
         `${root}${root ? "." : ""}${key.slice(0, 64)} is not a field here (known: ${
           known.join(", ")
         })`,
       );
     }
     if (name in out && out[name] !== v) {
-      throw invalid(`${root}${root ? "." : ""}${name} is given twice with different values`);
+      throw invalidParams(`${root}${root ? "." : ""}${name} is given twice with different values`);
     }
     out[name] = v;
   }
@@ -84,13 +80,13 @@ function text(
   const value = record[key];
   const path = `${root}${root ? "." : ""}${key}`;
   if (value === undefined || value === null || value === "") {
-    if (options.required) throw invalid(`${path} is required`);
+    if (options.required) throw invalidParams(`${path} is required`);
     return undefined;
   }
-  if (typeof value !== "string") throw invalid(`${path} must be a string`);
+  if (typeof value !== "string") throw invalidParams(`${path} must be a string`);
   const max = options.max ?? MAX_ID;
   if (value.length > max) {
-    throw invalid(`${path} is ${value.length} characters long (the limit is ${max})`);
+    throw invalidParams(`${path} is ${value.length} characters long (the limit is ${max})`);
   }
   return value;
 }
@@ -101,7 +97,7 @@ export function parsePushConfig(value: unknown, root: string): PushConfigInput {
   const url = text(r, "url", root, { required: true, max: 2_048 })!;
   const token = text(r, "token", root, { max: MAX_SECRET });
   if (token !== undefined && !HEADER_TEXT.test(token)) {
-    throw invalid(
+    throw invalidParams(
       `${root}${root ? "." : ""}token must be printable ASCII (it is sent in a header)`,
     );
   }
@@ -111,11 +107,11 @@ export function parsePushConfig(value: unknown, root: string): PushConfigInput {
     const a = normalize(r.authentication, path, ["scheme", "credentials"]);
     const scheme = text(a, "scheme", path, { required: true, max: 64 })!;
     if (!SCHEME.test(scheme)) {
-      throw invalid(`${path}.scheme must be an HTTP authentication scheme such as "Bearer"`);
+      throw invalidParams(`${path}.scheme must be an HTTP authentication scheme such as "Bearer"`);
     }
     const credentials = text(a, "credentials", path, { max: MAX_SECRET });
     if (credentials !== undefined && !HEADER_TEXT.test(credentials)) {
-      throw invalid(`${path}.credentials must be printable ASCII (it is sent in a header)`);
+      throw invalidParams(`${path}.credentials must be printable ASCII (it is sent in a header)`);
     }
     authentication = credentials === undefined ? { scheme } : { scheme, credentials };
   }
@@ -154,7 +150,9 @@ export function parsePushConfigList(value: unknown): PushConfigListParams {
   const size = r.pageSize;
   if (size !== undefined && size !== null && size !== 0) {
     if (typeof size !== "number" || !Number.isSafeInteger(size) || size < 1 || size > 100) {
-      throw invalid(`pageSize must be an integer between 1 and 100, got ${JSON.stringify(size)}`);
+      throw invalidParams(
+        `pageSize must be an integer between 1 and 100, got ${JSON.stringify(size)}`,
+      );
     }
     out.pageSize = size;
   }

@@ -13,7 +13,7 @@
  * request is made): a gateway that must never reach its own network runs
  * where egress to it is firewalled.
  */
-import { GatewayError } from "./_errors.ts";
+import { invalidParams } from "./_errors.ts";
 
 /** Decides whether a webhook the built-in policy refuses as non-public may be used. */
 export type AllowWebhook = (url: URL) => boolean | Promise<boolean>;
@@ -96,7 +96,7 @@ export async function checkWebhookUrl(
   allow: AllowWebhook | undefined,
 ): Promise<URL> {
   const refuse = (why: string): never => {
-    throw new GatewayError("invalidParams", `Invalid params: ${field} ${why}`);
+    throw invalidParams(`${field} ${why}`);
   };
   if (value.length > MAX_URL_LENGTH) {
     refuse(`is ${value.length} characters long (the limit is ${MAX_URL_LENGTH})`);

@@ -13,7 +13,7 @@ import {
   type RestRoute,
 } from "./_binding.ts";
 import { discardBody, readJsonBody } from "./_body.ts";
-import { GatewayError, restErrorBody, toGatewayError } from "./_errors.ts";
+import { GatewayError, invalidParams, restErrorBody, toGatewayError } from "./_errors.ts";
 import { assertVersion, json, restErrorResponse } from "./_http.ts";
 import { lastEventId } from "./_operations.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
@@ -38,7 +38,7 @@ export async function bodyOf(
 ): Promise<Record<string, unknown>> {
   const body = await readJsonBody(call.request, context.body);
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    throw new GatewayError("invalidParams", "Invalid params: the body must be a JSON object");
+    throw invalidParams("the body must be a JSON object");
   }
   const record = body as Record<string, unknown>;
   if (call.tenant !== undefined) record.tenant = call.tenant;

@@ -21,7 +21,7 @@ import {
   subagentRunPathKey,
   type SubagentService,
 } from "@seam/subagent";
-import { GatewayError } from "./_errors.ts";
+import { invalidParams } from "./_errors.ts";
 import { type AcceptedExtension, hasStartFields, withoutMaxDepth } from "./_extension.ts";
 import { type KeptRun, type KeptRuns, RunChain } from "./_kept_runs.ts";
 import type { Disposals } from "./_kept_runs.ts";
@@ -140,9 +140,8 @@ export class TaskStarter {
       // starts the fresh one under it): the same budget is no change; any other is.
       const asked = sameBudget(ext.budget, kept.chain.budget) ? { ...ext, budget: undefined } : ext;
       if (hasStartFields(withoutMaxDepth(asked))) {
-        throw new GatewayError(
-          "invalidParams",
-          `Invalid params: context "${contextId}" continues a finished run with its original settings; the seam extension's start-time fields (outputSchema, toolFilter, persona, budget) cannot change them (omit them, or use a new contextId)`,
+        throw invalidParams(
+          `context "${contextId}" continues a finished run with its original settings; the seam extension's start-time fields (outputSchema, toolFilter, persona, budget) cannot change them (omit them, or use a new contextId)`,
         );
       }
       assertDepthCap(this.#options.subagents, ext, kept, contextId);
@@ -314,9 +313,8 @@ function assertDepthCap(
   if (kept) {
     const cap = kept.chain.maxDepth;
     if (cap === undefined || cap > asked) {
-      throw new GatewayError(
-        "invalidParams",
-        `Invalid params: context "${contextId}" continues a finished run that started ${
+      throw invalidParams(
+        `context "${contextId}" continues a finished run that started ${
           cap === undefined ? "with no depth cap" : `with maxDepth ${cap}`
         }; a continuation keeps that cap, so its maxDepth (${asked}) may repeat it or be looser, never tighter (use a new contextId to start under a tighter cap)`,
       );

@@ -3,7 +3,7 @@
  * store holds, its snapshot cut to a history length, and the opaque page
  * tokens of `ListTasks`.
  */
-import { GatewayError } from "./_errors.ts";
+import { invalidParams } from "./_errors.ts";
 import type { StoredTask } from "./task_store.ts";
 import type { A2AArtifact, A2AMessage, A2ATask } from "./types.ts";
 
@@ -107,9 +107,8 @@ export function decodePageToken(token: string): PageCursor {
   const colon = text.indexOf(":");
   const updatedAt = Number(text.slice(0, colon));
   if (colon < 1 || !Number.isSafeInteger(updatedAt)) {
-    throw new GatewayError(
-      "invalidParams",
-      "Invalid params: pageToken is not a token this gateway issued (use nextPageToken from a previous page)",
+    throw invalidParams(
+      "pageToken is not a token this gateway issued (use nextPageToken from a previous page)",
     );
   }
   return { updatedAt, id: text.slice(colon + 1) };

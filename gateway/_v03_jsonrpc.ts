@@ -6,7 +6,7 @@
  */
 import { type BindingContext, principalOf } from "./_binding.ts";
 import { linkSendTrace } from "./_trace.ts";
-import { GatewayError, jsonRpcError } from "./_errors.ts";
+import { GatewayError, invalidParams, jsonRpcError } from "./_errors.ts";
 import { json } from "./_http.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
 import type { SendParams } from "./_validate.ts";
@@ -179,7 +179,7 @@ export async function handleV03JsonRpc(
   let params = call.params;
   if (params === undefined || params === null) params = {};
   else if (typeof params !== "object" || Array.isArray(params)) {
-    throw new GatewayError("invalidParams", "Invalid params: params must be an object");
+    throw invalidParams("params must be an object");
   }
   return await handler(context, {
     params: params as Record<string, unknown>,

@@ -1,6 +1,6 @@
 /** The shapes of A2A v1.0 requests; unknown fields are refused. */
 import { formatPath as formatJsonPath } from "@seam/host";
-import { GatewayError } from "./_errors.ts";
+import { invalidParams } from "./_errors.ts";
 import { camel, withJsonNames } from "./_proto_names.ts";
 import {
   array,
@@ -166,7 +166,7 @@ function parse<T>(shape: Shape, value: unknown, root: string): T {
       } (refused rather than ignored)`
       : `${formatPath(root, path)}: ${message}`
   );
-  throw new GatewayError("invalidParams", `Invalid params: ${issues.join("; ")}`);
+  throw invalidParams(`${issues.join("; ")}`);
 }
 
 function emptyToUndefined(value: string | undefined): string | undefined {
@@ -269,9 +269,8 @@ export function parseListParams(value: unknown): ListParams {
   if (raw.statusTimestampAfter) {
     updatedAfter = Date.parse(raw.statusTimestampAfter);
     if (Number.isNaN(updatedAfter)) {
-      throw new GatewayError(
-        "invalidParams",
-        `Invalid params: statusTimestampAfter must be an ISO 8601 timestamp, got ${
+      throw invalidParams(
+        `statusTimestampAfter must be an ISO 8601 timestamp, got ${
           JSON.stringify(raw.statusTimestampAfter.slice(0, 40))
         }`,
       );
