@@ -32,6 +32,7 @@ import { endModelSpan, startModelSpan } from "./_trace.ts";
 import type { Span } from "@opentelemetry/api";
 import { readSeed } from "./_session_seed.ts";
 import { messageOf } from "./unknown.ts";
+import { cannot, invalid } from "./_invalid.ts";
 
 const EMPTY: readonly never[] = Object.freeze([]);
 const OPTION_KEYS = new Set(["model", "subagentDepth", "maxTokens"]);
@@ -47,25 +48,19 @@ function abortError(message: string): DOMException {
 function readOptions(options: AgentOptions): ResolvedAgentOptions {
   const copy = jsonCopy(options, "options");
   if (copy === null || typeof copy !== "object" || Array.isArray(copy)) {
-    throw new TypeError(`Invalid options: expected an object, got ${describe(options)}`);
+    invalid(`options: expected an object, got ${describe(options)}`);
   }
   for (const key of Object.keys(copy)) {
     if (!OPTION_KEYS.has(key)) {
-      throw new TypeError(
-        `Invalid options.${key}: unknown option (known: model, subagentDepth, maxTokens)`,
-      );
+      invalid(`options.${key}: unknown option (known: model, subagentDepth, maxTokens)`);
     }
   }
   const { model, subagentDepth = 0, maxTokens } = copy as Record<string, JsonValue>;
   if (typeof model !== "string" || model === "") {
-    throw new TypeError(
-      `Invalid options.model: expected a non-empty string, got ${describe(model)}`,
-    );
+    invalid(`options.model: expected a non-empty string, got ${describe(model)}`);
   }
   if (typeof subagentDepth !== "number") {
-    throw new TypeError(
-      `Invalid options.subagentDepth: expected a number, got ${describe(subagentDepth)}`,
-    );
+    invalid(`options.subagentDepth: expected a number, got ${describe(subagentDepth)}`);
   }
   if (!Number.isSafeInteger(subagentDepth) || subagentDepth < 0) {
     throw new RangeError(
@@ -74,9 +69,7 @@ function readOptions(options: AgentOptions): ResolvedAgentOptions {
   }
   if (maxTokens !== undefined) {
     if (typeof maxTokens !== "number") {
-      throw new TypeError(
-        `Invalid options.maxTokens: expected a number, got ${describe(maxTokens)}`,
-      );
+      invalid(`options.maxTokens: expected a number, got ${describe(maxTokens)}`);
     }
     if (!Number.isSafeInteger(maxTokens) || maxTokens <= 0) {
       throw new RangeError(
@@ -90,7 +83,7 @@ function readOptions(options: AgentOptions): ResolvedAgentOptions {
 
 function toBlocks(content: ContentInput): readonly ContentBlock[] {
   if (typeof content === "string") {
-    if (content === "") throw new TypeError("Invalid content: must not be empty");
+    if (content === "") invalid("content: must not be empty");
     return Object.freeze([Object.freeze({ type: "text" as const, text: content })]);
   }
   const copy = frozenJsonCopy(content, "content");
@@ -227,10 +220,10 @@ class AgentImpl implements Agent {
 
   send(content: ContentInput): void {
     if (this.#state === "creating") {
-      throw new TypeError(`Cannot send a message: agent "${this.id}" is still being created`);
+      cannot("send a message", `agent "${this.id}" is still being created`);
     }
     if (this.#state === "disposed" || !this.scope.active) {
-      throw new TypeError(`Cannot send a message: agent "${this.id}" is disposed`);
+      cannot("send a message", `agent "${this.id}" is disposed`);
     }
     const blocks = toBlocks(content);
     if (this.#state === "running") {
@@ -667,37 +660,27 @@ export class AgentRegistryImpl implements AgentRegistry {
 
   async create(init: CreateAgentOptions): Promise<Agent> {
     if (init === null || typeof init !== "object") {
-      throw new TypeError(
-        `Cannot create an agent: expected an options object, got ${describe(init)}`,
-      );
+      cannot("create an agent", `expected an options object, got ${describe(init)}`);
     }
     const { parentScope, options, setup, session, id, signal } = init;
     if (parentScope !== undefined && !(parentScope instanceof Scope)) {
-      throw new TypeError(
-        `Cannot create an agent: parentScope must be a Scope, got ${describe(parentScope)}`,
-      );
+      cannot("create an agent", `parentScope must be a Scope, got ${describe(parentScope)}`);
     }
     if (setup !== undefined && typeof setup !== "function") {
-      throw new TypeError(
-        `Cannot create an agent: setup must be a function, got ${describe(setup)}`,
-      );
+      cannot("create an agent", `setup must be a function, got ${describe(setup)}`);
     }
     if (signal !== undefined && !(signal instanceof AbortSignal)) {
-      throw new TypeError(
-        `Cannot create an agent: signal must be an AbortSignal, got ${describe(signal)}`,
-      );
+      cannot("create an agent", `signal must be an AbortSignal, got ${describe(signal)}`);
     }
     if (id !== undefined && (typeof id !== "string" || id === "")) {
-      throw new TypeError(
-        `Cannot create an agent: id must be a non-empty string, got ${describe(id)}`,
-      );
+      cannot("create an agent", `id must be a non-empty string, got ${describe(id)}`);
     }
     const accepted = readOptions(options);
     const seed = session === undefined ? { events: [], turns: 0 } : readSeed(session, OWN_EVENTS);
     let agentId: string;
     if (id !== undefined) {
       if (this.#agents.has(id) || this.#reserved.has(id)) {
-        throw new TypeError(`Cannot create agent "${id}": an agent with that id already exists`);
+        cannot(`create agent "${id}"`, "an agent with that id already exists");
       }
       agentId = id;
     } else {

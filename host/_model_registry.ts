@@ -1,5 +1,6 @@
 import type { ModelAdapter, ModelRegistry } from "./model.ts";
 import type { Scope } from "./scope.ts";
+import { cannot } from "./_invalid.ts";
 
 /** The host's model registry: adapters per model id, per scope. */
 export class ModelRegistryImpl implements ModelRegistry {
@@ -7,20 +8,22 @@ export class ModelRegistryImpl implements ModelRegistry {
 
   register(scope: Scope, model: string, adapter: ModelAdapter): () => Promise<void> {
     if (typeof model !== "string" || model === "") {
-      throw new TypeError("Cannot register a model: the model id must be a non-empty string");
+      cannot("register a model", "the model id must be a non-empty string");
     }
     if (
       adapter === null || typeof adapter !== "object" ||
       typeof adapter.stream !== "function" || typeof adapter.name !== "string"
     ) {
-      throw new TypeError(
-        `Cannot register model "${model}": the adapter must have a string name and a stream() method`,
+      cannot(
+        `register model "${model}"`,
+        "the adapter must have a string name and a stream() method",
       );
     }
     const level = this.#levels.get(scope);
     if (level?.has(model)) {
-      throw new TypeError(
-        `Cannot register model "${model}": an adapter is already registered for it in scope "${scope.label}"`,
+      cannot(
+        `register model "${model}"`,
+        `an adapter is already registered for it in scope "${scope.label}"`,
       );
     }
     const dispose = scope.onDispose(() => {

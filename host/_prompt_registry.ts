@@ -6,6 +6,7 @@ import {
   renderTemplate,
 } from "./prompts.ts";
 import type { Scope } from "./scope.ts";
+import { cannot } from "./_invalid.ts";
 
 interface Section {
   readonly name: string;
@@ -23,34 +24,29 @@ export class PromptRegistryImpl implements PromptRegistry {
 
   register(scope: Scope, section: PromptSection): () => Promise<void> {
     if (section === null || typeof section !== "object") {
-      throw new TypeError(
-        `Cannot register a prompt section: expected an object, got ${describe(section)}`,
-      );
+      cannot("register a prompt section", `expected an object, got ${describe(section)}`);
     }
     const { name, order = 0, text } = section;
     if (typeof name !== "string" || name === "") {
-      throw new TypeError(
-        `Cannot register a prompt section: the name must be a non-empty string, got ${
-          describe(name)
-        }`,
+      cannot(
+        "register a prompt section",
+        `the name must be a non-empty string, got ${describe(name)}`,
       );
     }
     if (typeof order !== "number" || !Number.isFinite(order)) {
-      throw new TypeError(
-        `Cannot register prompt section "${name}": order must be a finite number, got ${
-          describe(order)
-        }`,
+      cannot(
+        `register prompt section "${name}"`,
+        `order must be a finite number, got ${describe(order)}`,
       );
     }
     if (typeof text !== "string") {
-      throw new TypeError(
-        `Cannot register prompt section "${name}": text must be a string, got ${describe(text)}`,
-      );
+      cannot(`register prompt section "${name}"`, `text must be a string, got ${describe(text)}`);
     }
     const level = this.#levels.get(scope);
     if (level?.has(name)) {
-      throw new TypeError(
-        `Cannot register prompt section "${name}": scope "${scope.label}" already has a section with that name`,
+      cannot(
+        `register prompt section "${name}"`,
+        `scope "${scope.label}" already has a section with that name`,
       );
     }
     const entry: Section = Object.freeze({ name, order, text });

@@ -1,6 +1,7 @@
 import { type ContentBlock, describe, parseContent } from "./content.ts";
 import { deepFreeze, jsonCopy } from "./json.ts";
 import type { SessionEvent, TurnEndReason } from "./session.ts";
+import { invalid } from "./_invalid.ts";
 
 const REASONS = new Set<string>(["completed", "max-tokens", "aborted", "error", "refusal"]);
 const CODES = new Set<string>(["UNKNOWN_TOOL", "INVALID_ARGS", "DENIED", "TOOL_FAILED", "ABORTED"]);
@@ -19,9 +20,7 @@ export function readSeed(
   own: WeakSet<object>,
 ): { events: SessionEvent[]; turns: number } {
   if (!Array.isArray(seed)) {
-    throw new TypeError(
-      `Invalid session: expected an array of session events, got ${describe(seed)}`,
-    );
+    invalid(`session: expected an array of session events, got ${describe(seed)}`);
   }
   const events: SessionEvent[] = new Array(seed.length);
   let inTurn = false;
@@ -34,11 +33,11 @@ export function readSeed(
     const event = own.has(raw as object) ? raw : readEvent(raw, at);
     const type = event.type;
     if (type === "turn-start") {
-      if (inTurn) throw new TypeError(`Invalid ${at}: a turn starts inside an open turn`);
+      if (inTurn) invalid(`${at}: a turn starts inside an open turn`);
       inTurn = true;
       turns = event.turn;
     } else {
-      if (!inTurn) throw new TypeError(`Invalid ${at}: a "${type}" event outside a turn`);
+      if (!inTurn) invalid(`${at}: a "${type}" event outside a turn`);
       if (type === "turn-end") {
         if (open && open.size > 0) {
           throw new TypeError(
@@ -50,12 +49,12 @@ export function readSeed(
         inTurn = false;
       } else if (type === "tool-call") {
         if (!afterAssistant) {
-          throw new TypeError(`Invalid ${at}: a tool call must follow an assistant message`);
+          invalid(`${at}: a tool call must follow an assistant message`);
         }
         (open ??= new Set()).add(event.callId);
       } else if (type === "tool-result") {
         if (!open?.delete(event.callId)) {
-          throw new TypeError(`Invalid ${at}: a result for unknown tool call "${event.callId}"`);
+          invalid(`${at}: a result for unknown tool call "${event.callId}"`);
         }
       }
     }
@@ -63,8 +62,8 @@ export function readSeed(
     events[i] = event.seq === i && own.has(event) ? event : shareOrRenumber(event, i, own);
   }
   if (inTurn) {
-    throw new TypeError(
-      "Invalid session: it ends inside an open turn (seed whole closed turns, e.g. session.completedPrefix())",
+    invalid(
+      "session: it ends inside an open turn (seed whole closed turns, e.g. session.completedPrefix())",
     );
   }
   return { events, turns };
@@ -78,25 +77,21 @@ function shareOrRenumber(event: SessionEvent, seq: number, own: WeakSet<object>)
 
 function readEvent(raw: unknown, at: string): SessionEvent {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
-    throw new TypeError(`Invalid ${at}: expected a session event object, got ${describe(raw)}`);
+    invalid(`${at}: expected a session event object, got ${describe(raw)}`);
   }
   const record = raw as Record<string, unknown>;
   const type = record.type;
   const str = (key: string): string => {
     const value = record[key];
     if (typeof value !== "string" || value === "") {
-      throw new TypeError(
-        `Invalid ${at}.${key}: expected a non-empty string, got ${describe(value)}`,
-      );
+      invalid(`${at}.${key}: expected a non-empty string, got ${describe(value)}`);
     }
     return value;
   };
   const turn = (): number => {
     const value = record.turn;
     if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
-      throw new TypeError(
-        `Invalid ${at}.turn: expected a positive integer, got ${describe(value)}`,
-      );
+      invalid(`${at}.turn: expected a positive integer, got ${describe(value)}`);
     }
     return value;
   };
@@ -123,11 +118,11 @@ function readEvent(raw: unknown, at: string): SessionEvent {
     case "tool-result": {
       const isError = record.isError;
       if (typeof isError !== "boolean") {
-        throw new TypeError(`Invalid ${at}.isError: expected a boolean, got ${describe(isError)}`);
+        invalid(`${at}.isError: expected a boolean, got ${describe(isError)}`);
       }
       const code = record.code;
       if (code !== undefined && (typeof code !== "string" || !CODES.has(code))) {
-        throw new TypeError(`Invalid ${at}.code: unknown tool error code ${describe(code)}`);
+        invalid(`${at}.code: unknown tool error code ${describe(code)}`);
       }
       const base = {
         seq: 0,
@@ -142,16 +137,16 @@ function readEvent(raw: unknown, at: string): SessionEvent {
     case "turn-end": {
       const reason = record.reason;
       if (typeof reason !== "string" || !REASONS.has(reason)) {
-        throw new TypeError(`Invalid ${at}.reason: unknown turn-end reason ${describe(reason)}`);
+        invalid(`${at}.reason: unknown turn-end reason ${describe(reason)}`);
       }
       const error = record.error;
       if (error !== undefined && typeof error !== "string") {
-        throw new TypeError(`Invalid ${at}.error: expected a string, got ${describe(error)}`);
+        invalid(`${at}.error: expected a string, got ${describe(error)}`);
       }
       const base = { seq: 0, type, turn: turn(), reason: reason as TurnEndReason };
       return error === undefined ? base : { ...base, error };
     }
     default:
-      throw new TypeError(`Invalid ${at}.type: unknown session event type ${describe(type)}`);
+      invalid(`${at}.type: unknown session event type ${describe(type)}`);
   }
 }

@@ -3,6 +3,7 @@ import { describe } from "./content.ts";
 import type { JsonValue } from "./json.ts";
 import type { ToolApprovalRequest, ToolApprover } from "./tools.ts";
 import { isRecord, messageOf } from "./unknown.ts";
+import { cannot } from "./_invalid.ts";
 
 /** A tool's approval declaration, read once when it is registered. */
 export interface ApprovalSpec {
@@ -34,24 +35,23 @@ export function readApproval(
     requiresApproval !== undefined && typeof requiresApproval !== "boolean" &&
     typeof requiresApproval !== "function"
   ) {
-    throw new TypeError(
-      `Cannot register tool "${name}": requiresApproval must be a boolean or a function of the arguments, got ${
+    cannot(
+      `register tool "${name}"`,
+      `requiresApproval must be a boolean or a function of the arguments, got ${
         describe(requiresApproval)
       }`,
     );
   }
   if (kind !== undefined && (typeof kind !== "string" || kind === "" || kind.length > 64)) {
-    throw new TypeError(
-      `Cannot register tool "${name}": kind must be a non-empty string of at most 64 characters, got ${
-        describe(kind)
-      }`,
+    cannot(
+      `register tool "${name}"`,
+      `kind must be a non-empty string of at most 64 characters, got ${describe(kind)}`,
     );
   }
   if (title !== undefined && typeof title !== "function") {
-    throw new TypeError(
-      `Cannot register tool "${name}": title must be a function of the arguments, got ${
-        describe(title)
-      }`,
+    cannot(
+      `register tool "${name}"`,
+      `title must be a function of the arguments, got ${describe(title)}`,
     );
   }
   if (requiresApproval === undefined || requiresApproval === false) return undefined;

@@ -26,6 +26,7 @@ import type {
 import { isZod3, isZod4, type ZodSchema, zodValidate } from "./_zod.ts";
 import { type ApprovalSpec, readApproval, seekApproval } from "./_tool_approval.ts";
 import { messageOf } from "./unknown.ts";
+import { cannot } from "./_invalid.ts";
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -83,31 +84,29 @@ export class ToolRegistryImpl implements ToolRegistry {
 
   register<A>(scope: Scope, tool: Tool<A>): () => Promise<void> {
     if (tool === null || typeof tool !== "object") {
-      throw new TypeError(`Cannot register a tool: expected a tool object, got ${describe(tool)}`);
+      cannot("register a tool", `expected a tool object, got ${describe(tool)}`);
     }
     const name: unknown = tool.name;
     if (typeof name !== "string" || !TOOL_NAME.test(name)) {
-      throw new TypeError(
-        `Cannot register a tool: the name must match ${TOOL_NAME.source}, got ${describe(name)}`,
-      );
+      cannot("register a tool", `the name must match ${TOOL_NAME.source}, got ${describe(name)}`);
     }
     const description: unknown = tool.description;
     if (typeof description !== "string") {
-      throw new TypeError(
-        `Cannot register tool "${name}": the description must be a string, got ${
-          describe(description)
-        }`,
+      cannot(
+        `register tool "${name}"`,
+        `the description must be a string, got ${describe(description)}`,
       );
     }
     const execute: unknown = tool.execute;
     if (typeof execute !== "function") {
-      throw new TypeError(`Cannot register tool "${name}": execute must be a function`);
+      cannot(`register tool "${name}"`, "execute must be a function");
     }
     const { parameters, validate } = compileParameters(name, tool.parameters);
     const approval = readApproval(name, tool);
     if (this.#find(scope, name)) {
-      throw new TypeError(
-        `Cannot register tool "${name}": a tool with that name is already visible in scope "${scope.label}"`,
+      cannot(
+        `register tool "${name}"`,
+        `a tool with that name is already visible in scope "${scope.label}"`,
       );
     }
     const spec: ToolSpec = Object.freeze({ name, description, parameters });
@@ -128,16 +127,12 @@ export class ToolRegistryImpl implements ToolRegistry {
 
   restrict(scope: Scope, filter: ToolFilter): () => Promise<void> {
     if (filter === null || typeof filter !== "object") {
-      throw new TypeError(
-        `Cannot restrict tools: expected a filter object, got ${describe(filter)}`,
-      );
+      cannot("restrict tools", `expected a filter object, got ${describe(filter)}`);
     }
     const allow = readList(filter.allow, "allow");
     const deny = readList(filter.deny, "deny");
     if (!allow && !deny) {
-      throw new TypeError(
-        "Cannot restrict tools: the filter is empty (give an allow list, a deny list or both)",
-      );
+      cannot("restrict tools", "the filter is empty (give an allow list, a deny list or both)");
     }
     const known = new Set<string>();
     for (let s: Scope | undefined = scope; s; s = s.parent) {
@@ -169,7 +164,7 @@ export class ToolRegistryImpl implements ToolRegistry {
 
   guard(scope: Scope, guard: ToolGuard): () => Promise<void> {
     if (typeof guard !== "function") {
-      throw new TypeError(`Cannot add a tool guard: expected a function, got ${describe(guard)}`);
+      cannot("add a tool guard", `expected a function, got ${describe(guard)}`);
     }
     const dispose = scope.onDispose(() => {
       const guards = this.#levels.get(scope)?.guards;
@@ -182,9 +177,7 @@ export class ToolRegistryImpl implements ToolRegistry {
 
   approve(scope: Scope, approver: ToolApprover): () => Promise<void> {
     if (typeof approver !== "function") {
-      throw new TypeError(
-        `Cannot install a tool approver: expected a function, got ${describe(approver)}`,
-      );
+      cannot("install a tool approver", `expected a function, got ${describe(approver)}`);
     }
     // A service of the scope, not an entry of #levels: the in-process
     // driver installs one per child, and a WeakMap entry per short-lived
@@ -193,9 +186,7 @@ export class ToolRegistryImpl implements ToolRegistry {
       return scope.provide(APPROVER_KEY, approver);
     } catch (error) {
       if (error instanceof TypeError && /already provided/.test(error.message)) {
-        throw new TypeError(
-          `Cannot install a tool approver: scope "${scope.label}" already has one`,
-        );
+        cannot("install a tool approver", `scope "${scope.label}" already has one`);
       }
       throw error;
     }
@@ -230,8 +221,9 @@ export class ToolRegistryImpl implements ToolRegistry {
     for (let i = groups.length - 1; i >= 0; i--) {
       for (const tool of groups[i]) {
         if (names.has(tool.name)) {
-          throw new TypeError(
-            `Cannot list tools: two visible tools are named "${tool.name}" in scope "${scope.label}"`,
+          cannot(
+            "list tools",
+            `two visible tools are named "${tool.name}" in scope "${scope.label}"`,
           );
         }
         names.add(tool.name);
@@ -389,17 +381,13 @@ function normalizeResult(callId: string, name: string, result: unknown): ToolOut
 function readList(value: unknown, key: string): string[] | undefined {
   if (value === undefined) return undefined;
   if (!Array.isArray(value)) {
-    throw new TypeError(
-      `Cannot restrict tools: ${key} must be an array of tool names, got ${describe(value)}`,
-    );
+    cannot("restrict tools", `${key} must be an array of tool names, got ${describe(value)}`);
   }
   const names: string[] = [];
   for (let i = 0; i < value.length; i++) {
     const name = value[i];
     if (typeof name !== "string" || name === "") {
-      throw new TypeError(
-        `Cannot restrict tools: ${key}[${i}] must be a non-empty string, got ${describe(name)}`,
-      );
+      cannot("restrict tools", `${key}[${i}] must be a non-empty string, got ${describe(name)}`);
     }
     names.push(name);
   }
@@ -426,8 +414,9 @@ function compileParameters(
       json = toJsonSchema(parameters, { path, objectRoot: true });
     } catch (error) {
       if (error instanceof JsonSchemaError && error.keyword === "type") {
-        throw new TypeError(
-          `Cannot register tool "${name}": its zod schema must describe an object (z.object(...), or a union of objects)`,
+        cannot(
+          `register tool "${name}"`,
+          "its zod schema must describe an object (z.object(...), or a union of objects)",
         );
       }
       throw new TypeError(`Cannot register tool "${name}": ${messageOf(error)}`, { cause: error });
@@ -439,9 +428,7 @@ function compileParameters(
     };
   }
   if (isZod3(parameters)) {
-    throw new TypeError(
-      `Cannot register tool "${name}": zod 3 schemas are not supported, use zod 4`,
-    );
+    cannot(`register tool "${name}"`, "zod 3 schemas are not supported, use zod 4");
   }
   const copy = jsonCopy(parameters, path);
   checkJsonSchema(copy, { path, objectRoot: true });

@@ -1,6 +1,7 @@
 import { formatPath } from "./path.ts";
 import type { JsonSchemaIssue } from "./json_schema.ts";
 import type { JsonValue } from "./json.ts";
+import { cannot } from "./_invalid.ts";
 
 /** A zod 4 schema as far as the host needs it. */
 export interface ZodSchema {
@@ -31,8 +32,9 @@ export function isZod3(value: unknown): boolean {
 export function zodToJsonSchema(schema: ZodSchema): Record<string, JsonValue> {
   const method = (schema as { toJSONSchema?: unknown }).toJSONSchema;
   if (typeof method !== "function") {
-    throw new TypeError(
-      "Cannot convert the zod schema to JSON Schema: it has no toJSONSchema method (a zod/mini schema?); pass a zod classic schema or a JSON Schema",
+    cannot(
+      "convert the zod schema to JSON Schema",
+      "it has no toJSONSchema method (a zod/mini schema?); pass a zod classic schema or a JSON Schema",
     );
   }
   const json = method.call(schema, { io: "input" }) as Record<string, JsonValue>;

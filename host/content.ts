@@ -1,4 +1,5 @@
 import type { JsonValue } from "./json.ts";
+import { invalid } from "./_invalid.ts";
 /** Plain text. */
 export interface TextBlock {
   /** Discriminator. */
@@ -134,17 +135,15 @@ export function parseContent(
 ): ContentBlock[] {
   if (typeof value === "string") {
     if (value === "" && !options.allowEmpty) {
-      throw new TypeError(`Invalid ${path}: must not be empty`);
+      invalid(`${path}: must not be empty`);
     }
     return value === "" ? [] : [{ type: "text", text: value }];
   }
   if (!Array.isArray(value)) {
-    throw new TypeError(
-      `Invalid ${path}: expected a string or an array of content blocks, got ${describe(value)}`,
-    );
+    invalid(`${path}: expected a string or an array of content blocks, got ${describe(value)}`);
   }
   if (value.length === 0 && !options.allowEmpty) {
-    throw new TypeError(`Invalid ${path}: must hold at least one content block`);
+    invalid(`${path}: must hold at least one content block`);
   }
   const onUnknown = options.onUnknownField;
   let replaced: unknown[] | undefined;
@@ -165,9 +164,7 @@ function checkBlock(
   onUnknown: ((block: string, key: string) => void) | undefined,
 ): unknown {
   if (block === null || typeof block !== "object" || Array.isArray(block)) {
-    throw new TypeError(
-      `Invalid ${list}[${index}]: expected a content block object, got ${describe(block)}`,
-    );
+    invalid(`${list}[${index}]: expected a content block object, got ${describe(block)}`);
   }
   const record = block as Record<string, unknown>;
   const type = record.type;
@@ -175,8 +172,8 @@ function checkBlock(
     type !== "text" && type !== "image" && type !== "resource" && type !== "file" &&
     type !== "data"
   ) {
-    throw new TypeError(
-      `Invalid ${list}[${index}].type: expected "text", "image", "resource", "file" or "data", got ${
+    invalid(
+      `${list}[${index}].type: expected "text", "image", "resource", "file" or "data", got ${
         describe(type)
       }`,
     );
@@ -186,7 +183,7 @@ function checkBlock(
   for (const key of Object.keys(record)) {
     if (!allowed.includes(key)) {
       if (!onUnknown) {
-        throw new TypeError(`Invalid ${list}[${index}]: unknown field "${key}" on a ${type} block`);
+        invalid(`${list}[${index}]: unknown field "${key}" on a ${type} block`);
       }
       onUnknown(`${list}[${index}]`, key);
       known ??= {};
@@ -206,7 +203,7 @@ function checkBlock(
     requireString(record, "filename", true, list, index);
   } else if (type === "data") {
     if (record.data === undefined) {
-      throw new TypeError(`Invalid ${list}[${index}].data: a data block needs its value`);
+      invalid(`${list}[${index}].data: a data block needs its value`);
     }
   } else {
     requireString(record, "uri", false, list, index);
@@ -227,9 +224,7 @@ function requireString(
   const field = record[key];
   if (field === undefined && optional) return;
   if (typeof field !== "string") {
-    throw new TypeError(
-      `Invalid ${list}[${index}].${key}: expected a string, got ${describe(field)}`,
-    );
+    invalid(`${list}[${index}].${key}: expected a string, got ${describe(field)}`);
   }
 }
 

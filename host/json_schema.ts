@@ -7,6 +7,7 @@ import { inPlaceLoop, schemaNodes } from "./_schema_refs.ts";
 import { isZod3, isZod4, zodToJsonSchema } from "./_zod.ts";
 import type { ZodLikeSchema } from "./tools.ts";
 import { isRecord } from "./unknown.ts";
+import { cannot } from "./_invalid.ts";
 
 /**
  * A JSON Schema (draft 2020-12 unless its `$schema` names 2019-09 or
@@ -365,7 +366,7 @@ export function toJsonSchema(
       );
     }
   } else if (isZod3(schema)) {
-    throw new TypeError(`Cannot convert ${path}: zod 3 schemas are not supported, use zod 4`);
+    cannot(`convert ${path}`, "zod 3 schemas are not supported, use zod 4");
   } else {
     json = jsonCopy(schema, path);
   }

@@ -11,6 +11,7 @@ import type {
 import { sseData } from "./_sse.ts";
 import { delay } from "./delay.ts";
 import { messageOf } from "./unknown.ts";
+import { cannot } from "./_invalid.ts";
 
 /** Options of {@linkcode createOpenAICompatibleModel}. Give `baseUrl` or `preset`. */
 export interface OpenAICompatibleModelOptions {
@@ -105,7 +106,7 @@ interface Config {
 }
 
 function invalid(message: string): never {
-  throw new TypeError(`Cannot create the OpenAI-compatible model: ${message}`);
+  cannot("create the OpenAI-compatible model", message);
 }
 
 function milliseconds(name: string, value: unknown, fallback: number, min: number): number {

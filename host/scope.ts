@@ -1,5 +1,6 @@
 import { hasBrand } from "./brand.ts";
 import { createLogger, type Logger } from "./logger.ts";
+import { cannot } from "./_invalid.ts";
 
 /** Undo a registration. May be async; a scope awaits it on disposal. */
 export type Disposer = () => void | Promise<void>;
@@ -48,7 +49,7 @@ export interface ServiceKey<T> {
  */
 export function defineEvent<T>(name: string): EventKey<T> {
   if (typeof name !== "string" || name === "") {
-    throw new TypeError("Cannot define event: name must be a non-empty string");
+    cannot("define event", "name must be a non-empty string");
   }
   return Object.freeze({ name });
 }
@@ -56,9 +57,7 @@ export function defineEvent<T>(name: string): EventKey<T> {
 /** Define a typed service key for {@linkcode Scope.provide} and {@linkcode Scope.inject}. */
 export function defineService<T>(name: string): ServiceKey<T> {
   if (typeof name !== "string" || name === "") {
-    throw new TypeError(
-      "Cannot define service: name must be a non-empty string",
-    );
+    cannot("define service", "name must be a non-empty string");
   }
   return Object.freeze({ name });
 }
@@ -178,8 +177,9 @@ export class Scope {
     const disposer = setup();
     if (disposer === undefined) return () => Promise.resolve();
     if (typeof disposer !== "function") {
-      throw new TypeError(
-        `Cannot register an effect: setup returned ${typeof disposer}, expected a disposer function or nothing`,
+      cannot(
+        "register an effect",
+        `setup returned ${typeof disposer}, expected a disposer function or nothing`,
       );
     }
     return this.#own(disposer);
@@ -188,9 +188,7 @@ export class Scope {
   /** Own `disposer`: it runs when the scope is disposed, unless called first. */
   onDispose(disposer: Disposer): () => Promise<void> {
     if (typeof disposer !== "function") {
-      throw new TypeError(
-        `Cannot register a disposer: expected a function, got ${typeof disposer}`,
-      );
+      cannot("register a disposer", `expected a function, got ${typeof disposer}`);
     }
     this.#assertActive("register a disposer");
     return this.#own(disposer);
@@ -205,9 +203,7 @@ export class Scope {
    */
   beforeDispose(disposer: Disposer): () => Promise<void> {
     if (typeof disposer !== "function") {
-      throw new TypeError(
-        `Cannot register a disposer: expected a function, got ${typeof disposer}`,
-      );
+      cannot("register a disposer", `expected a function, got ${typeof disposer}`);
     }
     this.#assertActive("register a disposer");
     let done: Promise<void> | undefined;
@@ -240,9 +236,7 @@ export class Scope {
    */
   on<T>(event: EventKey<T>, listener: Listener<T>): () => Promise<void> {
     if (typeof listener !== "function") {
-      throw new TypeError(
-        `Cannot listen to "${event.name}": listener must be a function`,
-      );
+      cannot(`listen to "${event.name}"`, "listener must be a function");
     }
     this.#assertActive(`listen to "${event.name}"`);
     const listeners = this.#listeners ??= new Map();
@@ -295,9 +289,7 @@ export class Scope {
     this.#assertActive(`provide service "${key.name}"`);
     const services = this.#services ??= new Map();
     if (services.has(key.name)) {
-      throw new TypeError(
-        `Cannot provide service "${key.name}": already provided in scope "${this.label}"`,
-      );
+      cannot(`provide service "${key.name}"`, `already provided in scope "${this.label}"`);
     }
     services.set(key.name, value);
     return this.#own(() => {

@@ -13,6 +13,7 @@ import type { JsonValue } from "./json.ts";
 import type { ModelAdapter, ModelEvent, ModelMessage, ModelRequest } from "./model.ts";
 import { delay } from "./delay.ts";
 import { type DirectiveStep, parseDirectives, type ParsedPrompt } from "./_directives.ts";
+import { cannot } from "./_invalid.ts";
 
 /** A tool call in a code script. */
 export interface ScriptedToolCall {
@@ -166,12 +167,10 @@ export function createScriptedModel(options: ScriptedModelOptions = {}): ModelAd
   const script = options.script;
   const baseDelay = options.delayMs ?? 0;
   if (typeof name !== "string") {
-    throw new TypeError("Cannot create the scripted model: name must be a string");
+    cannot("create the scripted model", "name must be a string");
   }
   if (script !== undefined && typeof script !== "function" && !Array.isArray(script)) {
-    throw new TypeError(
-      "Cannot create the scripted model: script must be a list of steps or a function",
-    );
+    cannot("create the scripted model", "script must be a list of steps or a function");
   }
   if (!Number.isSafeInteger(baseDelay) || baseDelay < 0) {
     throw new RangeError(

@@ -354,7 +354,7 @@ export class SubagentInputs {
 
   #checked(ask: SubagentInputAsk, relay: SubagentInputRelay | undefined): SubagentInputRequest {
     if (ask === null || typeof ask !== "object") {
-      throw new TypeError("Cannot ask for input: the request must be an object");
+      cannotAsk("the request must be an object");
     }
     const below = relay === undefined ? [] : relay.below;
     if (
@@ -362,25 +362,23 @@ export class SubagentInputs {
       (!Array.isArray(below) || below.length === 0 || below.length > MAX_BELOW ||
         below.some((id) => typeof id !== "string" || id === "" || id.length > MAX_RUN_ID))
     ) {
-      throw new TypeError(
-        `Cannot ask for input: relay.below must be 1 to ${MAX_BELOW} run ids (non-empty strings of at most ${MAX_RUN_ID} characters)`,
+      cannotAsk(
+        `relay.below must be 1 to ${MAX_BELOW} run ids (non-empty strings of at most ${MAX_RUN_ID} characters)`,
       );
     }
     const { kind, message } = ask;
     if (kind !== "permission" && kind !== "question" && kind !== "authentication") {
-      throw new TypeError(
-        `Cannot ask for input: kind must be "permission", "question" or "authentication", got ${
-          JSON.stringify(kind)
-        }`,
+      cannotAsk(
+        `kind must be "permission", "question" or "authentication", got ${JSON.stringify(kind)}`,
       );
     }
     if (typeof message !== "string" || message === "") {
-      throw new TypeError("Cannot ask for input: message must be a non-empty string");
+      cannotAsk("message must be a non-empty string");
     }
     if (kind === "permission") {
       const options = ask.options;
       if (!Array.isArray(options) || options.length === 0) {
-        throw new TypeError("Cannot ask for input: a permission request must offer options");
+        cannotAsk("a permission request must offer options");
       }
       const ids = new Set<string>();
       for (const [i, option] of options.entries()) {
@@ -389,14 +387,14 @@ export class SubagentInputs {
           typeof option.label !== "string" ||
           !["allow_once", "allow_always", "reject_once", "reject_always"].includes(option.kind)
         ) {
-          throw new TypeError(
-            `Cannot ask for input: options[${i}] must be {id (unique), label, kind: allow_once|allow_always|reject_once|reject_always}`,
+          cannotAsk(
+            `options[${i}] must be {id (unique), label, kind: allow_once|allow_always|reject_once|reject_always}`,
           );
         }
         ids.add(option.id);
       }
       if (!ask.toolCall || typeof ask.toolCall.name !== "string") {
-        throw new TypeError("Cannot ask for input: a permission request needs toolCall.name");
+        cannotAsk("a permission request needs toolCall.name");
       }
     }
     const { id: _id, runId: _runId, path: _path, ...copy } = jsonCopy(ask, "request") as Record<
@@ -411,6 +409,11 @@ export class SubagentInputs {
       path: [...subagentRunPath(this.#parentScope), this.#runId, ...below],
     }) as unknown as SubagentInputRequest;
   }
+}
+
+/** Refuse a request for input: `Cannot ask for input: ${problem}`, as a TypeError. */
+function cannotAsk(problem: string): never {
+  throw new TypeError(`Cannot ask for input: ${problem}`);
 }
 
 /**
