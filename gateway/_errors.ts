@@ -1,73 +1,38 @@
 /** The errors the gateway answers with, and their wire forms in both bindings (A2A §5.4). */
 
-/** An A2A error kind: its JSON-RPC code, HTTP status, gRPC status name and ErrorInfo reason. */
-interface Kind {
-  readonly code: number;
-  readonly http: number;
-  readonly status: string;
-  /** The `google.rpc.ErrorInfo` reason (A2A-specific errors and invalid params). */
-  readonly reason?: string;
-}
+/**
+ * An A2A error kind: its JSON-RPC code, HTTP status, gRPC status name and,
+ * for A2A-specific errors and invalid params, `google.rpc.ErrorInfo` reason.
+ */
+type Kind = readonly [code: number, http: number, status: string, reason?: string];
 
 const KINDS = {
-  parse: { code: -32700, http: 400, status: "INVALID_ARGUMENT" },
-  invalidRequest: { code: -32600, http: 400, status: "INVALID_ARGUMENT" },
-  methodNotFound: { code: -32601, http: 404, status: "NOT_FOUND" },
-  invalidParams: { code: -32602, http: 400, status: "INVALID_ARGUMENT", reason: "INVALID_PARAMS" },
-  internal: { code: -32603, http: 500, status: "INTERNAL" },
-  taskNotFound: { code: -32001, http: 404, status: "NOT_FOUND", reason: "TASK_NOT_FOUND" },
-  taskNotCancelable: {
-    code: -32002,
-    http: 409,
-    status: "FAILED_PRECONDITION",
-    reason: "TASK_NOT_CANCELABLE",
-  },
-  pushNotSupported: {
-    code: -32003,
-    http: 400,
-    status: "UNIMPLEMENTED",
-    reason: "PUSH_NOTIFICATION_NOT_SUPPORTED",
-  },
-  unsupportedOperation: {
-    code: -32004,
-    http: 400,
-    status: "UNIMPLEMENTED",
-    reason: "UNSUPPORTED_OPERATION",
-  },
-  contentType: {
-    code: -32005,
-    http: 415,
-    status: "INVALID_ARGUMENT",
-    reason: "CONTENT_TYPE_NOT_SUPPORTED",
-  },
-  invalidAgentResponse: {
-    code: -32006,
-    http: 502,
-    status: "INTERNAL",
-    reason: "INVALID_AGENT_RESPONSE",
-  },
-  extendedCardNotConfigured: {
-    code: -32007,
-    http: 400,
-    status: "FAILED_PRECONDITION",
-    reason: "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
-  },
-  extensionRequired: {
-    code: -32008,
-    http: 400,
-    status: "FAILED_PRECONDITION",
-    reason: "EXTENSION_SUPPORT_REQUIRED",
-  },
-  versionNotSupported: {
-    code: -32009,
-    http: 400,
-    status: "UNIMPLEMENTED",
-    reason: "VERSION_NOT_SUPPORTED",
-  },
+  parse: [-32700, 400, "INVALID_ARGUMENT"],
+  invalidRequest: [-32600, 400, "INVALID_ARGUMENT"],
+  methodNotFound: [-32601, 404, "NOT_FOUND"],
+  invalidParams: [-32602, 400, "INVALID_ARGUMENT", "INVALID_PARAMS"],
+  internal: [-32603, 500, "INTERNAL"],
+  taskNotFound: [-32001, 404, "NOT_FOUND", "TASK_NOT_FOUND"],
+  taskNotCancelable: [-32002, 409, "FAILED_PRECONDITION", "TASK_NOT_CANCELABLE"],
+  pushNotSupported: [-32003, 400, "UNIMPLEMENTED", "PUSH_NOTIFICATION_NOT_SUPPORTED"],
+  unsupportedOperation: [-32004, 400, "UNIMPLEMENTED", "UNSUPPORTED_OPERATION"],
+  contentType: [-32005, 415, "INVALID_ARGUMENT", "CONTENT_TYPE_NOT_SUPPORTED"],
+  invalidAgentResponse: [-32006, 502, "INTERNAL", "INVALID_AGENT_RESPONSE"],
+  extendedCardNotConfigured: [
+    -32007,
+    400,
+    "FAILED_PRECONDITION",
+    "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
+  ],
+  extensionRequired: [-32008, 400, "FAILED_PRECONDITION", "EXTENSION_SUPPORT_REQUIRED"],
+  versionNotSupported: [-32009, 400, "UNIMPLEMENTED", "VERSION_NOT_SUPPORTED"],
 } as const satisfies Record<string, Kind>;
 
 /** The name of an error kind the gateway answers with. */
 export type ErrorKind = keyof typeof KINDS;
+
+/** What a {@linkcode GatewayError} may carry besides its kind and message. */
+type GatewayErrorOptions = { metadata?: Record<string, string>; httpStatus?: number };
 
 /**
  * An error to answer a request with. `metadata` lands in the ErrorInfo
@@ -85,7 +50,7 @@ export class GatewayError {
   constructor(
     kind: ErrorKind,
     message: string,
-    options: { metadata?: Record<string, string>; httpStatus?: number } = {},
+    options: GatewayErrorOptions = {},
   ) {
     this.kind = kind;
     this.message = message;
@@ -95,11 +60,23 @@ export class GatewayError {
 }
 
 /** A -32602 refusal: `message` after the "Invalid params: " every such refusal starts with. */
-export function invalidParams(
-  message: string,
-  options?: { metadata?: Record<string, string>; httpStatus?: number },
-): GatewayError {
+export function invalidParams(message: string, options?: GatewayErrorOptions): GatewayError {
   return new GatewayError("invalidParams", `Invalid params: ${message}`, options);
+}
+
+/** A -32600 refusal of the request itself: `message` after "Invalid request: ". */
+export function invalidRequest(message: string): GatewayError {
+  return new GatewayError("invalidRequest", `Invalid request: ${message}`);
+}
+
+/** A refusal beyond one of the gateway's caps: HTTP 429, `reason` in its ErrorInfo. */
+export function tooMany(message: string, reason: string): GatewayError {
+  return new GatewayError("invalidRequest", message, { httpStatus: 429, metadata: { reason } });
+}
+
+/** A -32004 refusal: `message` after "Unsupported operation: ". */
+export function unsupportedOperation(message: string): GatewayError {
+  return new GatewayError("unsupportedOperation", `Unsupported operation: ${message}`);
 }
 
 const ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo";
@@ -108,7 +85,7 @@ const DOMAIN = "a2a-protocol.org";
 function errorInfo(error: GatewayError): Record<string, unknown>[] {
   const kind: Kind = KINDS[error.kind];
   // A2A's own reason, else one the error names (TOO_MANY_TASKS, SLOW_CONSUMER, …).
-  const reason = kind.reason ?? error.metadata?.reason;
+  const reason = kind[3] ?? error.metadata?.reason;
   if (!reason) return [];
   const info: Record<string, unknown> = {
     "@type": ERROR_INFO,
@@ -121,12 +98,12 @@ function errorInfo(error: GatewayError): Record<string, unknown>[] {
 
 /** The HTTP status an error answers with in the HTTP+JSON binding. */
 export function httpStatusOf(error: GatewayError): number {
-  return error.httpStatus ?? KINDS[error.kind].http;
+  return error.httpStatus ?? KINDS[error.kind][1];
 }
 
 /** The JSON-RPC `error` member for `error`. */
 export function jsonRpcError(error: GatewayError): Record<string, unknown> {
-  const out: Record<string, unknown> = { code: KINDS[error.kind].code, message: error.message };
+  const out: Record<string, unknown> = { code: KINDS[error.kind][0], message: error.message };
   const data = errorInfo(error);
   if (data.length) out.data = data;
   return out;
@@ -135,7 +112,7 @@ export function jsonRpcError(error: GatewayError): Record<string, unknown> {
 /** The `google.rpc.Status` body (`{error: {code, status, message, details}}`) for `error`. */
 export function restErrorBody(error: GatewayError): Record<string, unknown> {
   const status = httpStatusOf(error);
-  let name: string = KINDS[error.kind].status;
+  let name: string = KINDS[error.kind][2];
   if (status === 401) name = "UNAUTHENTICATED";
   else if (status === 413 || status === 429) name = "RESOURCE_EXHAUSTED";
   else if (status === 408) name = "DEADLINE_EXCEEDED";
