@@ -3,7 +3,7 @@
  * is cut off) and in nesting depth (checked on the text before it is parsed,
  * so no deep value ever reaches the store, a provider or a serializer).
  */
-import { GatewayError, invalidParams } from "./_errors.ts";
+import { GatewayError, invalidParams, invalidRequest } from "./_errors.ts";
 
 /** How a body is bounded. */
 export interface BodyLimits {
@@ -194,10 +194,7 @@ function readDeclared(request: Request, limits: BodyLimits): Promise<string> {
 }
 
 function unreadable(): GatewayError {
-  return new GatewayError(
-    "invalidRequest",
-    "Invalid request: the request body could not be read (the client went away mid-body)",
-  );
+  return invalidRequest("the request body could not be read (the client went away mid-body)");
 }
 
 function timedOut(timeoutMs: number): GatewayError {

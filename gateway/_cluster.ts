@@ -7,7 +7,7 @@
  * `FAILED`, saying the run was lost with its instance.
  */
 import type { Logger } from "@seam/host";
-import { GatewayError, toGatewayError } from "./_errors.ts";
+import { GatewayError, invalidRequest, toGatewayError, tooMany } from "./_errors.ts";
 import { Journal } from "./_journal.ts";
 import type { PushService } from "./_push.ts";
 import { storeFailure, unavailable } from "./_store_errors.ts";
@@ -287,10 +287,9 @@ export class Cluster {
     const open = this.#streams.get(taskId) ?? 0;
     const cap = this.#options.maxSubscribers;
     if (open >= cap) {
-      throw new GatewayError(
-        "invalidRequest",
+      throw tooMany(
         `Too many subscribers: task "${taskId}" has ${open} streams open on this instance (the limit is ${cap}); poll it with GetTask instead`,
-        { httpStatus: 429, metadata: { reason: "TOO_MANY_SUBSCRIBERS" } },
+        "TOO_MANY_SUBSCRIBERS",
       );
     }
     this.#streams.set(taskId, open + 1);
@@ -414,7 +413,7 @@ export class Cluster {
         await engine.send(command.params as unknown as SendParams, principal, undefined, true);
         return { ok: true };
       }
-      throw new GatewayError("invalidRequest", "Invalid request: an unknown forwarded command");
+      throw invalidRequest("an unknown forwarded command");
     } catch (error) {
       const e = toGatewayError(error, this.#options.logger);
       return {

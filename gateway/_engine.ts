@@ -9,7 +9,7 @@ import { acceptsOutput, partsToBlocks } from "./_convert.ts";
 import type { Cluster, ClusterOptions } from "./_cluster.ts";
 import { pushNotSupported } from "./_binding.ts";
 import { storeFailure } from "./_store_errors.ts";
-import { GatewayError, invalidParams } from "./_errors.ts";
+import { GatewayError, invalidParams, tooMany, unsupportedOperation } from "./_errors.ts";
 import { type AcceptedExtension, hasStartFields, readExtension } from "./_extension.ts";
 import { sendTraceOf } from "./_trace.ts";
 import { answerFromMessage, requestAnswered } from "./_input_answer.ts";
@@ -351,20 +351,18 @@ export class Engine {
   #admit(principal: string | undefined): void {
     const { maxLiveTasks, maxLiveTasksPerPrincipal } = this.#options;
     if (this.#live.size >= maxLiveTasks) {
-      throw new GatewayError(
-        "invalidRequest",
+      throw tooMany(
         `Too many tasks: the gateway runs ${this.#live.size} tasks (the limit is ${maxLiveTasks}); try again later`,
-        { httpStatus: 429, metadata: { reason: "TOO_MANY_TASKS" } },
+        "TOO_MANY_TASKS",
       );
     }
     const own = this.#livePerPrincipal.get(principal) ?? 0;
     if (own >= maxLiveTasksPerPrincipal) {
-      throw new GatewayError(
-        "invalidRequest",
+      throw tooMany(
         `Too many tasks: ${
           principal === undefined ? "unauthenticated callers run" : `principal "${principal}" runs`
         } ${own} tasks (the limit is ${maxLiveTasksPerPrincipal} per principal); wait for one to end`,
-        { httpStatus: 429, metadata: { reason: "TOO_MANY_TASKS_PER_PRINCIPAL" } },
+        "TOO_MANY_TASKS_PER_PRINCIPAL",
       );
     }
   }
@@ -401,9 +399,8 @@ export class Engine {
       return { live: undefined, taskId: t.id, since: found.record.generation, extension: ext.used };
     }
     if (!task) {
-      throw new GatewayError(
-        "unsupportedOperation",
-        `Unsupported operation: task "${t.id}" is ${
+      throw unsupportedOperation(
+        `task "${t.id}" is ${
           t.status.state.slice(11).toLowerCase()
         } and accepts no more messages; to continue its conversation, send a new message with contextId "${t.contextId}" and no taskId`,
       );
@@ -421,9 +418,8 @@ export class Engine {
     }
     const send = task.run.sendMessage;
     if (!send) {
-      throw new GatewayError(
-        "unsupportedOperation",
-        `Unsupported operation: task "${t.id}" is still running and provider "${task.record.provider}" cannot steer a running child (its runs have no sendMessage); wait for it or cancel it`,
+      throw unsupportedOperation(
+        `task "${t.id}" is still running and provider "${task.record.provider}" cannot steer a running child (its runs have no sendMessage); wait for it or cancel it`,
       );
     }
     if (push) await this.#options.push!.attach(push, t.id, task);
@@ -437,9 +433,8 @@ export class Engine {
       await send(blocks);
     } catch (error) {
       task.releaseSteering(size);
-      throw new GatewayError(
-        "unsupportedOperation",
-        `Unsupported operation: the running child did not take the message (${
+      throw unsupportedOperation(
+        `the running child did not take the message (${
           error instanceof Error ? error.message : String(error)
         })`,
       );

@@ -12,7 +12,7 @@ import {
   type SubagentRunPlace,
   subagentStart,
 } from "@seam/subagent";
-import { GatewayError } from "./_errors.ts";
+import { tooMany } from "./_errors.ts";
 import { InspectorBatches, ownText } from "./_inspector_batch.ts";
 import type { LiveTask } from "./_live_task.ts";
 import type { InspectorLimits } from "./_options.ts";
@@ -232,10 +232,9 @@ export class InspectorRecord {
   subscribe(principal: string | undefined): TaskSubscriber {
     const entry = this.#principal(principal);
     if (entry.streams.size >= this.#limits.maxStreamsPerPrincipal) {
-      throw new GatewayError(
-        "invalidRequest",
+      throw tooMany(
         `Too many inspector pages: ${entry.streams.size} are open for this principal (the limit is ${this.#limits.maxStreamsPerPrincipal}); close one`,
-        { httpStatus: 429, metadata: { reason: "TOO_MANY_SUBSCRIBERS" } },
+        "TOO_MANY_SUBSCRIBERS",
       );
     }
     // The open pages hear what waits first: the snapshot already holds it.

@@ -9,7 +9,13 @@ import {
   pushOf,
 } from "./_binding.ts";
 import { discardBody, readJsonBody } from "./_body.ts";
-import { GatewayError, invalidParams, jsonRpcError, toGatewayError } from "./_errors.ts";
+import {
+  GatewayError,
+  invalidParams,
+  invalidRequest,
+  jsonRpcError,
+  toGatewayError,
+} from "./_errors.ts";
 import { assertVersion, json, jsonRpcErrorResponse } from "./_http.ts";
 import { lastEventId } from "./_operations.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
@@ -141,33 +147,24 @@ export async function handleJsonRpc(
     const principal = pending && await pending;
     const body = await readJsonBody(request, context.body);
     if (Array.isArray(body)) {
-      throw new GatewayError("invalidRequest", "Invalid request: batch requests are not supported");
+      throw invalidRequest("batch requests are not supported");
     }
     if (body === null || typeof body !== "object") {
-      throw new GatewayError(
-        "invalidRequest",
-        "Invalid request: expected a JSON-RPC request object",
-      );
+      throw invalidRequest("expected a JSON-RPC request object");
     }
     const envelope = body as Record<string, unknown>;
     const rawId = envelope.id;
     if (typeof rawId === "string" || (typeof rawId === "number" && Number.isSafeInteger(rawId))) {
       id = rawId;
     } else if (rawId !== undefined && rawId !== null) {
-      throw new GatewayError(
-        "invalidRequest",
-        "Invalid request: id must be a string, an integer or null",
-      );
+      throw invalidRequest("id must be a string, an integer or null");
     }
     if (envelope.jsonrpc !== "2.0") {
       throw new GatewayError("invalidRequest", 'Invalid request: jsonrpc must be "2.0"');
     }
     const method = envelope.method;
     if (typeof method !== "string" || method === "") {
-      throw new GatewayError(
-        "invalidRequest",
-        "Invalid request: method must be a non-empty string",
-      );
+      throw invalidRequest("method must be a non-empty string");
     }
     if (context.v03) {
       const v1 = METHODS.has(method);

@@ -12,7 +12,7 @@ import type {
   SubagentStopReason,
 } from "@seam/subagent";
 import { blocksToParts } from "./_convert.ts";
-import { GatewayError } from "./_errors.ts";
+import { tooMany } from "./_errors.ts";
 import type { RunChain } from "./_kept_runs.ts";
 import { type StreamEvent, type StreamFraming, TaskSubscriber } from "./_sse.ts";
 import {
@@ -27,6 +27,7 @@ import {
   type A2AArtifact,
   type A2AMessage,
   type A2APart,
+  type A2ATask,
   type A2ATaskState,
   SEAM_EXTENSION_URI,
 } from "./types.ts";
@@ -297,16 +298,8 @@ export class LiveTask {
     const first = this.#streamed === undefined;
     (this.#streamed ??= []).push(text);
     if (!this.#subscribers && !this.#hooks.publish) return;
-    const t = this.record.task;
-    this.#broadcast({
-      artifactUpdate: {
-        taskId: t.id,
-        contextId: t.contextId,
-        artifact: { artifactId: OUTPUT_ARTIFACT, name: OUTPUT_ARTIFACT, parts: [{ text }] },
-        append: !first,
-        lastChunk: false,
-      },
-    }, false);
+    const artifact = { artifactId: OUTPUT_ARTIFACT, name: OUTPUT_ARTIFACT, parts: [{ text }] };
+    this.#broadcast(artifactUpdate(this.record.task, artifact, !first, false), false);
   }
 
   /**
@@ -318,10 +311,9 @@ export class LiveTask {
   subscribe(framing: StreamFraming, first: StreamEvent): TaskSubscriber {
     const subscribers = this.#subscribers ??= new Set();
     if (subscribers.size >= this.#limits.maxSubscribers) {
-      throw new GatewayError(
-        "invalidRequest",
+      throw tooMany(
         `Too many subscribers: task "${this.record.task.id}" has ${subscribers.size} streams open (the limit is ${this.#limits.maxSubscribers}); poll it with GetTask instead`,
-        { httpStatus: 429, metadata: { reason: "TOO_MANY_SUBSCRIBERS" } },
+        "TOO_MANY_SUBSCRIBERS",
       );
     }
     const subscriber = new TaskSubscriber(framing, this.#limits.maxBufferedBytes);
@@ -340,17 +332,15 @@ export class LiveTask {
    */
   admitSteering(bytes: number): void {
     if (this.#steered >= this.#limits.maxSteeringMessages) {
-      throw new GatewayError(
-        "invalidRequest",
+      throw tooMany(
         `Too many messages: task "${this.record.task.id}" took ${this.#steered} follow-up messages (the limit is ${this.#limits.maxSteeringMessages})`,
-        { httpStatus: 429, metadata: { reason: "TOO_MANY_MESSAGES" } },
+        "TOO_MANY_MESSAGES",
       );
     }
     if (this.#steeredBytes + bytes > this.#limits.maxSteeringBytes) {
-      throw new GatewayError(
-        "invalidRequest",
+      throw tooMany(
         `Too much content: task "${this.record.task.id}" took ${this.#steeredBytes} bytes of follow-up messages and this one brings ${bytes} (the limit is ${this.#limits.maxSteeringBytes} in all)`,
-        { httpStatus: 429, metadata: { reason: "TOO_MUCH_STEERING" } },
+        "TOO_MUCH_STEERING",
       );
     }
     this.#steered++;
@@ -462,15 +452,7 @@ export class LiveTask {
       t.artifacts = [artifact];
       this.#streamed = undefined;
       if (this.#subscribers || this.#hooks.publish || this.#pushTap()) {
-        const event = {
-          artifactUpdate: {
-            taskId: t.id,
-            contextId: t.contextId,
-            artifact,
-            append: false,
-            lastChunk: true,
-          },
-        };
+        const event = artifactUpdate(t, artifact, false, true);
         this.#broadcast(event, false);
         this.#pushTap()?.(this.record, event, false);
       }
@@ -560,16 +542,7 @@ export class LiveTask {
   }
 
   #tapArtifact(artifact: A2AArtifact): void {
-    const t = this.record.task;
-    this.#pushTap()?.(this.record, {
-      artifactUpdate: {
-        taskId: t.id,
-        contextId: t.contextId,
-        artifact,
-        append: false,
-        lastChunk: true,
-      },
-    }, false);
+    this.#pushTap()?.(this.record, artifactUpdate(this.record.task, artifact, false, true), false);
   }
 
   #broadcast(event: StreamEvent, final: boolean): void {
@@ -592,6 +565,18 @@ export class LiveTask {
  * client, and whole in a data part under the seam extension (with what an
  * answer looks like).
  */
+/** The event of an artifact of `task`: a piece of streamed text (`append`), or the whole. */
+function artifactUpdate(
+  task: A2ATask,
+  artifact: A2AArtifact,
+  append: boolean,
+  lastChunk: boolean,
+): StreamEvent {
+  return {
+    artifactUpdate: { taskId: task.id, contextId: task.contextId, artifact, append, lastChunk },
+  };
+}
+
 function inputRequestParts(request: SubagentInputRequest): A2APart[] {
   let text = request.message;
   if (request.toolCall) {

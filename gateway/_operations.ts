@@ -5,7 +5,7 @@
  */
 import type { Logger } from "@seam/host";
 import type { Engine } from "./_engine.ts";
-import { GatewayError, invalidParams } from "./_errors.ts";
+import { invalidParams, unsupportedOperation } from "./_errors.ts";
 import type { LiveTask } from "./_live_task.ts";
 import type { StreamFraming, TaskSubscriber } from "./_sse.ts";
 import type { GetParams, IdParams, ListParams, SendParams } from "./_validate.ts";
@@ -132,9 +132,8 @@ export class Operations {
     const live = found.live;
     if (!live) {
       const t = found.record.task;
-      throw new GatewayError(
-        "unsupportedOperation",
-        `Unsupported operation: task "${t.id}" is ${
+      throw unsupportedOperation(
+        `task "${t.id}" is ${
           t.status.state.slice(11).toLowerCase()
         }; there is nothing to subscribe to (use GetTask)`,
       );

@@ -14,7 +14,7 @@
  */
 import type { Logger } from "@seam/host";
 import { storeFailure } from "./_store_errors.ts";
-import { GatewayError, invalidParams } from "./_errors.ts";
+import { GatewayError, invalidParams, tooMany } from "./_errors.ts";
 import type { LiveTask } from "./_live_task.ts";
 import type { PushConfigInput, PushConfigListParams, PushConfigRef } from "./_push_params.ts";
 import { parsePushConfig, parsePushConfigList, parsePushConfigRef } from "./_push_params.ts";
@@ -290,17 +290,15 @@ export class PushService {
     if (
       existing.length >= maxConfigsPerTask && !existing.some((c) => c.id === config.id)
     ) {
-      throw new GatewayError(
-        "invalidRequest",
+      throw tooMany(
         `Too many push configs: task "${config.taskId}" has ${existing.length} (the limit is ${maxConfigsPerTask} per task); delete one first`,
-        { httpStatus: 429, metadata: { reason: "TOO_MANY_PUSH_CONFIGS" } },
+        "TOO_MANY_PUSH_CONFIGS",
       );
     }
     if (!(await store.put(config))) {
-      throw new GatewayError(
-        "invalidRequest",
+      throw tooMany(
         "Too many push configs: the gateway keeps as many as it can; try again later",
-        { httpStatus: 429, metadata: { reason: "TOO_MANY_PUSH_CONFIGS" } },
+        "TOO_MANY_PUSH_CONFIGS",
       );
     }
     // A task that already ended hears nothing more: its configs may be evicted.

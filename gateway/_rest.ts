@@ -13,7 +13,13 @@ import {
   type RestRoute,
 } from "./_binding.ts";
 import { discardBody, readJsonBody } from "./_body.ts";
-import { GatewayError, invalidParams, restErrorBody, toGatewayError } from "./_errors.ts";
+import {
+  GatewayError,
+  invalidParams,
+  invalidRequest,
+  restErrorBody,
+  toGatewayError,
+} from "./_errors.ts";
 import { assertVersion, json, restErrorResponse } from "./_http.ts";
 import { lastEventId } from "./_operations.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
@@ -180,7 +186,7 @@ export async function handleRest(
     try {
       segs = path.slice(basePath.length).split("/").slice(1).map(decodeURIComponent);
     } catch {
-      throw new GatewayError("invalidRequest", "Invalid request: the path is not valid UTF-8");
+      throw invalidRequest("the path is not valid UTF-8");
     }
     if (segs.length > 1 && segs[segs.length - 1] === "") segs.pop();
     const v03 = context.v03?.rest(context, request, url, segs, ctx);
