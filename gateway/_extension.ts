@@ -1,4 +1,5 @@
 /** Reading the seam extension from a message. */
+import { isRecord } from "@seam/host";
 import { assertSubagentMaxDepth, SUBAGENT_START_FIELDS } from "@seam/subagent";
 import { invalidParams } from "./_errors.ts";
 import { type A2AMetadata, SEAM_EXTENSION_URI } from "./types.ts";
@@ -57,7 +58,7 @@ export function readExtension(
   const value = messageMetadata?.[SEAM_EXTENSION_URI];
   if (value === undefined) return UNUSED;
   const path = `message.metadata["${SEAM_EXTENSION_URI}"]`;
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+  if (!isRecord(value)) {
     invalid(`${path} must be an object`);
   }
   const record = value as Record<string, unknown>;

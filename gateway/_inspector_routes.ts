@@ -4,6 +4,7 @@
  * stream, a task's history, cancel and answer. Each principal reaches only
  * its own tasks (the engine's `find` checks the owner).
  */
+import { isRecord } from "@seam/host";
 import type { Logger } from "@seam/host";
 import type { BearerAuth } from "./_auth.ts";
 import { type BodyLimits, isJsonContentType, readJsonBody } from "./_body.ts";
@@ -182,7 +183,7 @@ type PageAnswer =
 function readAnswer(body: Record<string, unknown>): PageAnswer {
   const bad = (what: string) =>
     new GatewayError("invalidParams", `Invalid answer: ${what}`, { httpStatus: 400 });
-  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+  if (!isRecord(body)) {
     throw bad("the body must be an object {requestId, optionId | text | refuse}");
   }
   const { requestId, optionId, text, refuse } = body;

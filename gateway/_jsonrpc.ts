@@ -1,4 +1,5 @@
 /** The JSON-RPC 2.0 binding: `POST /` with an A2A method and its params, one table of methods. */
+import { isRecord } from "@seam/host";
 import {
   assertOpen,
   assertRequiredExtensions,
@@ -175,7 +176,7 @@ export async function handleJsonRpc(
     assertVersion(request, undefined);
     let params = envelope.params;
     if (params === undefined || params === null) params = {};
-    else if (typeof params !== "object" || Array.isArray(params)) {
+    else if (!isRecord(params)) {
       throw invalidParams("params must be an object");
     }
     const handler = METHODS.get(method);

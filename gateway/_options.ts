@@ -1,5 +1,5 @@
 /** The gateway's options checked once, with their defaults. */
-import type { AgentRef, Scope } from "@seam/host";
+import { type AgentRef, isRecord, type Scope } from "@seam/host";
 import { getSubagentService, type SubagentService } from "@seam/subagent";
 import type { CardInfo } from "./_card.ts";
 import type { LiveTaskLimits } from "./_live_task.ts";
@@ -224,7 +224,7 @@ export function resolveInspector(
   value: GatewayOptions["inspector"],
 ): InspectorLimits | undefined {
   if (value === undefined || value === false) return undefined;
-  if (value !== true && (value === null || typeof value !== "object" || Array.isArray(value))) {
+  if (value !== true && (!isRecord(value))) {
     refuse(
       `inspector must be a boolean or an object of bounds, got ${
         JSON.stringify(value) ?? String(value)

@@ -3,6 +3,7 @@
  * snake_case names (as ProtoJSON parsers accept), every other key refused
  * by name, every string bounded.
  */
+import { isRecord } from "@seam/host";
 import { invalidParams } from "./_errors.ts";
 import type { A2APushAuthentication } from "./push_store.ts";
 
@@ -50,7 +51,7 @@ function normalize(
   root: string,
   known: readonly string[],
 ): Record<string, unknown> {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+  if (!isRecord(value)) {
     throw invalidParams(`${root || "params"} must be an object`);
   }
   const out: Record<string, unknown> = {};

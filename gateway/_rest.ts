@@ -3,6 +3,7 @@
  * `/tasks/{id}:cancel`, …), each also under a `/{tenant}` prefix naming the
  * provider.
  */
+import { isRecord } from "@seam/host";
 import {
   assertOpen,
   assertRequiredExtensions,
@@ -43,7 +44,7 @@ export async function bodyOf(
   call: RestCall,
 ): Promise<Record<string, unknown>> {
   const body = await readJsonBody(call.request, context.body);
-  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+  if (!isRecord(body)) {
     throw invalidParams("the body must be a JSON object");
   }
   const record = body as Record<string, unknown>;

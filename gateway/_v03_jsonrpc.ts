@@ -4,6 +4,7 @@
  * push configs and the extended card), one table of methods over the same
  * operations as 1.0, in 0.3 JSON (`kind`, `user`/`agent`, `final`).
  */
+import { isRecord } from "@seam/host";
 import { type BindingContext, principalOf } from "./_binding.ts";
 import { linkSendTrace } from "./_trace.ts";
 import { GatewayError, invalidParams, jsonRpcError } from "./_errors.ts";
@@ -178,7 +179,7 @@ export async function handleV03JsonRpc(
   }
   let params = call.params;
   if (params === undefined || params === null) params = {};
-  else if (typeof params !== "object" || Array.isArray(params)) {
+  else if (!isRecord(params)) {
     throw invalidParams("params must be an object");
   }
   return await handler(context, {

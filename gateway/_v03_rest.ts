@@ -6,6 +6,7 @@
  * `{code, message, data}` body (no `google.rpc.Status`), an SSE `error`
  * event on a stream.
  */
+import { isRecord } from "@seam/host";
 import { type BindingContext, principalOf, type RestRoute } from "./_binding.ts";
 import { linkSendTrace } from "./_trace.ts";
 import { discardBody, readJsonBody } from "./_body.ts";
@@ -57,7 +58,7 @@ const FRAMING: StreamFraming = {
 
 async function bodyOf(context: BindingContext, request: Request): Promise<unknown> {
   const body = await readJsonBody(request, context.body);
-  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+  if (!isRecord(body)) {
     throw new GatewayError(
       "invalidParams",
       "Invalid params (A2A 0.3 HTTP+JSON): the body must be a JSON object (a SendMessageRequest)",

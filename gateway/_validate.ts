@@ -1,5 +1,5 @@
 /** The shapes of A2A v1.0 requests; unknown fields are refused. */
-import { formatPath as formatJsonPath } from "@seam/host";
+import { formatPath as formatJsonPath, isRecord } from "@seam/host";
 import { invalidParams } from "./_errors.ts";
 import { camel, withJsonNames } from "./_proto_names.ts";
 import {
@@ -173,10 +173,6 @@ function emptyToUndefined(value: string | undefined): string | undefined {
   return value === "" ? undefined : value;
 }
 
-function isPlain(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
 const SEND_KEYS = new Set(["message", "configuration", "tenant", "metadata"]);
 const MESSAGE_KEYS = new Set(["messageId", "role", "parts", "contextId", "taskId", "metadata"]);
 const CONFIG_KEYS = new Set(["historyLength", "returnImmediately", "acceptedOutputModes"]);
@@ -190,27 +186,27 @@ const CONFIG_KEYS = new Set(["historyLength", "returnImmediately", "acceptedOutp
  * the shape checks).
  */
 function quickSend(value: unknown): SendParams | undefined {
-  if (!isPlain(value)) return undefined;
+  if (!isRecord(value)) return undefined;
   for (const key in value) if (!SEND_KEYS.has(key)) return undefined;
   if (value.tenant !== undefined && typeof value.tenant !== "string") return undefined;
-  if (value.metadata !== undefined && !isPlain(value.metadata)) return undefined;
+  if (value.metadata !== undefined && !isRecord(value.metadata)) return undefined;
   const message = value.message;
-  if (!isPlain(message)) return undefined;
+  if (!isRecord(message)) return undefined;
   for (const key in message) if (!MESSAGE_KEYS.has(key)) return undefined;
   if (typeof message.messageId !== "string" || message.messageId === "") return undefined;
   if (message.role !== "ROLE_USER" && message.role !== 1) return undefined;
   if (message.contextId !== undefined && typeof message.contextId !== "string") return undefined;
   if (message.taskId !== undefined && typeof message.taskId !== "string") return undefined;
-  if (message.metadata !== undefined && !isPlain(message.metadata)) return undefined;
+  if (message.metadata !== undefined && !isRecord(message.metadata)) return undefined;
   const parts = message.parts;
   if (!Array.isArray(parts) || parts.length === 0 || parts.length > 64) return undefined;
   for (const part of parts) {
-    if (!isPlain(part) || typeof part.text !== "string") return undefined;
+    if (!isRecord(part) || typeof part.text !== "string") return undefined;
     for (const key in part) if (key !== "text") return undefined;
   }
   const config = value.configuration;
   if (config !== undefined) {
-    if (!isPlain(config)) return undefined;
+    if (!isRecord(config)) return undefined;
     for (const key in config) if (!CONFIG_KEYS.has(key)) return undefined;
     const h = config.historyLength;
     if (h !== undefined && !(Number.isSafeInteger(h) && (h as number) >= 0)) return undefined;

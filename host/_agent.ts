@@ -31,7 +31,7 @@ import type { ToolOutcome } from "./tools.ts";
 import { endModelSpan, startModelSpan } from "./_trace.ts";
 import type { Span } from "@opentelemetry/api";
 import { readSeed } from "./_session_seed.ts";
-import { messageOf } from "./unknown.ts";
+import { isRecord, messageOf } from "./unknown.ts";
 import { cannot, invalid } from "./_invalid.ts";
 
 const EMPTY: readonly never[] = Object.freeze([]);
@@ -47,7 +47,7 @@ function abortError(message: string): DOMException {
 
 function readOptions(options: AgentOptions): ResolvedAgentOptions {
   const copy = jsonCopy(options, "options");
-  if (copy === null || typeof copy !== "object" || Array.isArray(copy)) {
+  if (!isRecord(copy)) {
     invalid(`options: expected an object, got ${describe(options)}`);
   }
   for (const key of Object.keys(copy)) {

@@ -2,6 +2,7 @@
  * The directive parser of the scripted model. See `scripted_model.ts` for the
  * language.
  */
+import { isRecord } from "./unknown.ts";
 
 /** One parsed step. */
 export type DirectiveStep =
@@ -115,7 +116,7 @@ export function parseDirectives(text: string): ParsedPrompt {
           }
           const calls = value.map((item, index) => {
             if (
-              item === null || typeof item !== "object" || Array.isArray(item) ||
+              !isRecord(item) ||
               typeof item.name !== "string" || item.name === ""
             ) {
               throw new DirectiveError(

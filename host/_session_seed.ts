@@ -1,3 +1,4 @@
+import { isRecord } from "./unknown.ts";
 import { type ContentBlock, describe, parseContent } from "./content.ts";
 import { deepFreeze, jsonCopy } from "./json.ts";
 import type { SessionEvent, TurnEndReason } from "./session.ts";
@@ -76,7 +77,7 @@ function shareOrRenumber(event: SessionEvent, seq: number, own: WeakSet<object>)
 }
 
 function readEvent(raw: unknown, at: string): SessionEvent {
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+  if (!isRecord(raw)) {
     invalid(`${at}: expected a session event object, got ${describe(raw)}`);
   }
   const record = raw as Record<string, unknown>;

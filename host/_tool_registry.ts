@@ -25,7 +25,7 @@ import type {
 } from "./tools.ts";
 import { isZod3, isZod4, type ZodSchema, zodValidate } from "./_zod.ts";
 import { type ApprovalSpec, readApproval, seekApproval } from "./_tool_approval.ts";
-import { messageOf } from "./unknown.ts";
+import { isRecord, messageOf } from "./unknown.ts";
 import { cannot } from "./_invalid.ts";
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -345,7 +345,7 @@ function failure(
 
 function normalizeResult(callId: string, name: string, result: unknown): ToolOutcome {
   try {
-    if (result === null || typeof result !== "object" || Array.isArray(result)) {
+    if (!isRecord(result)) {
       throw new TypeError(`expected { content, isError?, stopTurn? }, got ${describe(result)}`);
     }
     const { content, isError, stopTurn } = result as Record<string, unknown>;

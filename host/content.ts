@@ -1,5 +1,7 @@
+import { isRecord } from "./unknown.ts";
 import type { JsonValue } from "./json.ts";
 import { invalid } from "./_invalid.ts";
+
 /** Plain text. */
 export interface TextBlock {
   /** Discriminator. */
@@ -163,7 +165,7 @@ function checkBlock(
   index: number,
   onUnknown: ((block: string, key: string) => void) | undefined,
 ): unknown {
-  if (block === null || typeof block !== "object" || Array.isArray(block)) {
+  if (!isRecord(block)) {
     invalid(`${list}[${index}]: expected a content block object, got ${describe(block)}`);
   }
   const record = block as Record<string, unknown>;

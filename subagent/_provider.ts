@@ -1,4 +1,4 @@
-import { describe } from "@seam/host";
+import { describe, isRecord } from "@seam/host";
 import { SUBAGENT_CAPABILITY_FLAGS } from "./start_fields.ts";
 import type {
   RegisteredSubagentProvider,
@@ -44,8 +44,7 @@ export function snapshotProvider(
   }
   const capabilities = source.capabilities;
   if (
-    capabilities === null || typeof capabilities !== "object" ||
-    Array.isArray(capabilities)
+    !isRecord(capabilities)
   ) {
     fail(
       `provider.capabilities of "${name}" must be an object, got ${describe(capabilities)}`,

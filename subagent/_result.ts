@@ -2,6 +2,7 @@ import {
   type ContentBlock,
   describe,
   frozenJsonCopy,
+  isRecord,
   type JsonValue,
   type Logger,
   parseContent,
@@ -53,7 +54,7 @@ export function normalizeResult(
   acceptUsage: (raw: unknown) => SubagentUsage,
 ): SubagentResult {
   const name = context.provider;
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+  if (!isRecord(value)) {
     throw contractFault(name, `run "${id}" result must be an object, got ${describe(value)}`);
   }
   const source = value as Record<string, unknown>;
@@ -155,7 +156,7 @@ export function normalizeResult(
  * required strings, `data` any JSON; other fields are dropped.
  */
 function acceptFailure(value: unknown): SubagentFailure {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+  if (!isRecord(value)) {
     throw new TypeError(`result.error must be an object, got ${describe(value)}`);
   }
   const { code, message, data } = value as Record<string, unknown>;
