@@ -41,6 +41,11 @@ const FINISH_REASONS = new Set<string>(["stop", "tool-calls", "max-tokens", "ref
 /** Events the runtime made itself: trusted (and shared) when seeding a fork. */
 export const OWN_EVENTS: WeakSet<object> = new WeakSet();
 
+/** Fault the model adapter: what it yielded breaks its contract (`The model adapter ${problem}`). */
+function adapterBroke(problem: string): never {
+  throw new TypeError(`The model adapter ${problem}`);
+}
+
 function abortError(message: string): DOMException {
   return new DOMException(message, "AbortError");
 }
@@ -454,9 +459,7 @@ class AgentImpl implements Agent {
           if (type === "text-delta") {
             const delta = event.text;
             if (typeof delta !== "string") {
-              throw new TypeError(
-                `The model adapter yielded a text-delta whose text is ${describe(delta)}`,
-              );
+              adapterBroke(`yielded a text-delta whose text is ${describe(delta)}`);
             }
             if (delta === "") continue;
             text += delta;
@@ -468,16 +471,14 @@ class AgentImpl implements Agent {
           } else if (type === "finish") {
             const finish = event.reason;
             if (typeof finish !== "string" || !FINISH_REASONS.has(finish)) {
-              throw new TypeError(
-                `The model adapter finished with an unknown reason ${describe(finish)}`,
-              );
+              adapterBroke(`finished with an unknown reason ${describe(finish)}`);
             }
             reason = finish as ModelFinishReason;
             usage = event.usage;
             if (this.#addUsage(usage)) this.#counts.unreportedModelCalls--;
             break;
           } else {
-            throw new TypeError(`The model adapter yielded an unknown event ${describe(type)}`);
+            adapterBroke(`yielded an unknown event ${describe(type)}`);
           }
         }
       } catch (error) {
@@ -590,14 +591,10 @@ class AgentImpl implements Agent {
 function readToolCall(event: Record<string, unknown>, index: number): ModelToolCall {
   const { id, name, args } = event;
   if (typeof id !== "string" || id === "") {
-    throw new TypeError(
-      `The model adapter yielded tool call #${index} with an invalid id ${describe(id)}`,
-    );
+    adapterBroke(`yielded tool call #${index} with an invalid id ${describe(id)}`);
   }
   if (typeof name !== "string" || name === "") {
-    throw new TypeError(
-      `The model adapter yielded tool call "${id}" with an invalid name ${describe(name)}`,
-    );
+    adapterBroke(`yielded tool call "${id}" with an invalid name ${describe(name)}`);
   }
   return Object.freeze({
     id,

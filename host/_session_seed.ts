@@ -41,8 +41,8 @@ export function readSeed(
       if (!inTurn) invalid(`${at}: a "${type}" event outside a turn`);
       if (type === "turn-end") {
         if (open && open.size > 0) {
-          throw new TypeError(
-            `Invalid ${at}: the turn ends with unanswered tool call${open.size > 1 ? "s" : ""} ${
+          invalid(
+            `${at}: the turn ends with unanswered tool call${open.size > 1 ? "s" : ""} ${
               [...open].map((id) => `"${id}"`).join(", ")
             }`,
           );

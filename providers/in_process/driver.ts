@@ -709,11 +709,9 @@ function mapTurnEnd(
       }
       return { output, stopReason: "completed" };
     case "max-tokens":
-      return { output, stopReason: "max-tokens" };
     case "aborted":
-      return { output, stopReason: "aborted" };
     case "refusal":
-      return { output, stopReason: "refusal" };
+      return { output, stopReason: end.reason };
     default:
       return {
         output,
