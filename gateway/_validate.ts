@@ -166,7 +166,7 @@ function parse<T>(shape: Shape, value: unknown, root: string): T {
       } (refused rather than ignored)`
       : `${formatPath(root, path)}: ${message}`
   );
-  throw invalidParams(`${issues.join("; ")}`);
+  throw invalidParams(issues.join("; "));
 }
 
 function emptyToUndefined(value: string | undefined): string | undefined {
