@@ -34,7 +34,10 @@ import { readSeed } from "./_session_seed.ts";
 import { isRecord, messageOf } from "./unknown.ts";
 import { cannot, invalid } from "./_invalid.ts";
 
-const EMPTY: readonly never[] = Object.freeze([]);
+// One name for the many freezes below (shorter, minified, than `Object.freeze` at each).
+const { freeze } = Object;
+
+const EMPTY: readonly never[] = freeze([]);
 const OPTION_KEYS = new Set(["model", "subagentDepth", "maxTokens"]);
 const FINISH_REASONS = new Set<string>(["stop", "tool-calls", "max-tokens", "refusal"]);
 
@@ -81,15 +84,15 @@ function readOptions(options: AgentOptions): ResolvedAgentOptions {
         `Invalid options.maxTokens: expected a positive safe integer, got ${maxTokens}`,
       );
     }
-    return Object.freeze({ model, subagentDepth, maxTokens });
+    return freeze({ model, subagentDepth, maxTokens });
   }
-  return Object.freeze({ model, subagentDepth });
+  return freeze({ model, subagentDepth });
 }
 
 function toBlocks(content: ContentInput): readonly ContentBlock[] {
   if (typeof content === "string") {
     if (content === "") invalid("content: must not be empty");
-    return Object.freeze([Object.freeze({ type: "text" as const, text: content })]);
+    return freeze([freeze({ type: "text" as const, text: content })]);
   }
   const copy = frozenJsonCopy(content, "content");
   const blocks = parseContent(copy, "content");
@@ -97,7 +100,7 @@ function toBlocks(content: ContentInput): readonly ContentBlock[] {
 }
 
 function textBlocks(text: string): readonly ContentBlock[] {
-  return text === "" ? EMPTY : Object.freeze([Object.freeze({ type: "text" as const, text })]);
+  return text === "" ? EMPTY : freeze([freeze({ type: "text" as const, text })]);
 }
 
 interface StepEnd {
@@ -105,8 +108,8 @@ interface StepEnd {
   readonly error?: string;
 }
 
-const COMPLETED: StepEnd = Object.freeze({ reason: "completed" });
-const ABORTED: StepEnd = Object.freeze({ reason: "aborted" });
+const COMPLETED: StepEnd = freeze({ reason: "completed" });
+const ABORTED: StepEnd = freeze({ reason: "aborted" });
 
 class SessionImpl implements Session {
   readonly list: SessionEvent[];
@@ -134,19 +137,19 @@ function messagesOf(events: readonly SessionEvent[]): ModelMessage[] {
     const event = events[i];
     switch (event.type) {
       case "user-message":
-        messages.push(Object.freeze({ role: "user", content: event.content }));
+        messages.push(freeze({ role: "user", content: event.content }));
         break;
       case "assistant-message": {
         const calls: ModelToolCall[] = [];
         while (i + 1 < events.length && events[i + 1].type === "tool-call") {
           const call = events[++i] as Extract<SessionEvent, { type: "tool-call" }>;
-          calls.push(Object.freeze({ id: call.callId, name: call.name, args: call.args }));
+          calls.push(freeze({ id: call.callId, name: call.name, args: call.args }));
         }
         messages.push(
-          Object.freeze({
+          freeze({
             role: "assistant",
             content: event.content,
-            toolCalls: calls.length ? Object.freeze(calls) : EMPTY,
+            toolCalls: calls.length ? freeze(calls) : EMPTY,
           }),
         );
         break;
@@ -161,7 +164,7 @@ function messagesOf(events: readonly SessionEvent[]): ModelMessage[] {
 
 /** The model's view of a tool result. */
 function toolMessage(event: Extract<SessionEvent, { type: "tool-result" }>): ModelMessage {
-  return Object.freeze({
+  return freeze({
     role: "tool",
     callId: event.callId,
     name: event.name,
@@ -298,12 +301,12 @@ class AgentImpl implements Agent {
   #record(event: SessionEvent): void {
     const list = this.session.list;
     (event as { seq: number }).seq = list.length;
-    Object.freeze(event);
+    freeze(event);
     OWN_EVENTS.add(event);
     list.push(event);
     switch (event.type) {
       case "user-message":
-        this.#messages.push(Object.freeze({ role: "user", content: event.content }));
+        this.#messages.push(freeze({ role: "user", content: event.content }));
         break;
       case "tool-result":
         this.#messages.push(toolMessage(event));
@@ -319,7 +322,7 @@ class AgentImpl implements Agent {
     this.#output = content;
     this.#record({ seq: 0, type: "assistant-message", content });
     this.#messages.push(
-      Object.freeze({ role: "assistant", content, toolCalls: calls ?? EMPTY }),
+      freeze({ role: "assistant", content, toolCalls: calls ?? EMPTY }),
     );
     if (calls) {
       for (const call of calls) {
@@ -350,12 +353,12 @@ class AgentImpl implements Agent {
         ? { seq: 0, type: "turn-end", turn, reason: end.reason }
         : { seq: 0, type: "turn-end", turn, reason: end.reason, error: end.error },
     );
-    const result: TurnEnd = Object.freeze({
+    const result: TurnEnd = freeze({
       reason: end.reason,
       output: this.#output,
       ...(end.error === undefined ? {} : { error: end.error }),
-      ...(this.#usage ? { usage: Object.freeze(this.#usage) } : {}),
-      counts: Object.freeze(this.#counts),
+      ...(this.#usage ? { usage: freeze(this.#usage) } : {}),
+      counts: freeze(this.#counts),
     });
     this.#controller = undefined;
     this.#last = result;
@@ -392,7 +395,7 @@ class AgentImpl implements Agent {
   }
 
   #promptVars(): Record<string, string | number> {
-    return this.#vars ??= Object.freeze({
+    return this.#vars ??= freeze({
       agentId: this.id,
       model: this.options.model,
       subagentDepth: this.options.subagentDepth,
@@ -498,7 +501,7 @@ class AgentImpl implements Agent {
         this.#finish(turn, COMPLETED);
         return undefined;
       }
-      Object.freeze(calls);
+      freeze(calls);
       this.#recordAssistant(text, calls);
       this.#counts.toolCalls += calls.length;
       const outcomes = await this.#runTools(turn, calls, signal);
@@ -596,7 +599,7 @@ function readToolCall(event: Record<string, unknown>, index: number): ModelToolC
   if (typeof name !== "string" || name === "") {
     adapterBroke(`yielded tool call "${id}" with an invalid name ${describe(name)}`);
   }
-  return Object.freeze({
+  return freeze({
     id,
     name,
     args: frozenJsonCopy(args === undefined ? {} : args, `tool call "${id}" args`),

@@ -15,7 +15,10 @@ import {
 } from "./budget.ts";
 import type { SubagentResult, SubagentUsageFigures } from "./types.ts";
 
-const WORDS: Readonly<Record<SubagentBudgetLimit, string>> = Object.freeze({
+// One name for the many freezes below (shorter, minified, than `Object.freeze` at each).
+const { freeze } = Object;
+
+const WORDS: Readonly<Record<SubagentBudgetLimit, string>> = freeze({
   tokens: "tokens",
   wallTimeMs: "ms of wall time",
   toolCalls: "tool calls",
@@ -68,7 +71,7 @@ export class BudgetLedger {
   constructor(limits: SubagentBudget, parent: BudgetLedger | undefined) {
     this.limits = limits;
     this.#parent = parent;
-    this.meter = Object.freeze({
+    this.meter = freeze({
       limits,
       charge: (usage: SubagentBudgetCharge) => this.charge(usage),
     });
@@ -95,7 +98,7 @@ export class BudgetLedger {
         if (left !== undefined && !(limits[key]! <= left)) limits[key] = left;
       }
     }
-    return new BudgetLedger(Object.freeze(limits), parent);
+    return new BudgetLedger(freeze(limits), parent);
   }
 
   /** What is left of `key` for a new child (after counting the child itself for the caps). */
@@ -284,7 +287,7 @@ export class BudgetLedger {
   #exhaust(exhaustion: SubagentBudgetExhaustion): void {
     // A settled run keeps its result; what its subtree still charges only counts above.
     if (this.#exhausted || this.#state !== "live") return;
-    this.#exhausted = Object.freeze(exhaustion);
+    this.#exhausted = freeze(exhaustion);
     try {
       this.#end?.(`budget exhausted: ${exhaustionMessage(this.#runId, exhaustion)}`);
     } catch {

@@ -21,6 +21,9 @@ import type { RunNode } from "./_usage.ts";
 import { BudgetLedger } from "./_budget.ts";
 import { acceptBudget } from "./budget.ts";
 
+// One name for the many freezes below (shorter, minified, than `Object.freeze` at each).
+const { freeze } = Object;
+
 const REQUEST_FIELDS = new Set([
   "prompt",
   "parent",
@@ -63,7 +66,7 @@ export function acceptContent(
   if (typeof value === "string") {
     // The common case, built frozen: one text block.
     if (value === "") parseContent(value, path);
-    return Object.freeze([Object.freeze({ type: "text" as const, text: value })]);
+    return freeze([freeze({ type: "text" as const, text: value })]);
   }
   return parseContent(frozenJsonCopy(value, path), path);
 }
@@ -193,7 +196,7 @@ export function acceptRequest(
   const place = placeOf(parentId, parentScope, provider.name, label as string | undefined, above);
   request.place = place;
   return {
-    request: Object.freeze(request) as unknown as SubagentRequest,
+    request: freeze(request) as unknown as SubagentRequest,
     place,
     parentId,
     parentScope,
@@ -251,5 +254,5 @@ function placeOf(
   };
   if (parentRunId !== undefined) place.parentRunId = parentRunId;
   if (label !== undefined) place.label = label;
-  return Object.freeze(place);
+  return freeze(place);
 }

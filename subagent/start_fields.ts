@@ -12,11 +12,14 @@ import { checkOutputSchema } from "./output_schema.ts";
 import { acceptBudget, type SubagentBudget } from "./budget.ts";
 import type { OutputSchema, SubagentCapabilities, SubagentToolFilter } from "./types.ts";
 
+// One name for the many freezes below (shorter, minified, than `Object.freeze` at each).
+const { freeze } = Object;
+
 /**
  * The start-time capability flags, in a stable order (`budget` last: a
  * declaration may leave it out, which is `false`).
  */
-export const SUBAGENT_CAPABILITY_FLAGS: readonly (keyof SubagentCapabilities)[] = Object.freeze([
+export const SUBAGENT_CAPABILITY_FLAGS: readonly (keyof SubagentCapabilities)[] = freeze([
   "outputSchema",
   "depthLimit",
   "toolFilter",
@@ -187,28 +190,28 @@ export function acceptPersona(
  * );
  * ```
  */
-export const SUBAGENT_START_FIELDS: readonly SubagentStartFieldSpec[] = Object.freeze([
-  Object.freeze({
+export const SUBAGENT_START_FIELDS: readonly SubagentStartFieldSpec[] = freeze([
+  freeze({
     field: "outputSchema",
     capability: "outputSchema",
     accept: (value: unknown, path: string) => acceptOutputSchema(value, path),
   }) as SubagentStartFieldSpec,
-  Object.freeze({
+  freeze({
     field: "maxDepth",
     capability: "depthLimit",
     accept: (value: unknown, path: string) => acceptMaxDepth(value, path),
   }) as SubagentStartFieldSpec,
-  Object.freeze({
+  freeze({
     field: "toolFilter",
     capability: "toolFilter",
     accept: acceptToolFilter,
   }) as SubagentStartFieldSpec,
-  Object.freeze({
+  freeze({
     field: "persona",
     capability: "persona",
     accept: acceptPersona,
   }) as SubagentStartFieldSpec,
-  Object.freeze({
+  freeze({
     field: "budget",
     capability: "budget",
     accept: acceptBudget,

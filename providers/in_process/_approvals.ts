@@ -5,15 +5,18 @@ import {
   type SubagentPermissionOption,
 } from "@seam/subagent";
 
+// One name for the many freezes below (shorter, minified, than `Object.freeze` at each).
+const { freeze } = Object;
+
 /** What a child's permission request offers, for every tool call. */
-export const PERMISSION_OPTIONS: readonly SubagentPermissionOption[] = Object.freeze([
-  Object.freeze({ id: "allow_once", label: "Allow once", kind: "allow_once" as const }),
-  Object.freeze({ id: "allow_always", label: "Allow always", kind: "allow_always" as const }),
-  Object.freeze({ id: "reject_once", label: "Reject once", kind: "reject_once" as const }),
-  Object.freeze({ id: "reject_always", label: "Reject always", kind: "reject_always" as const }),
+export const PERMISSION_OPTIONS: readonly SubagentPermissionOption[] = freeze([
+  freeze({ id: "allow_once", label: "Allow once", kind: "allow_once" as const }),
+  freeze({ id: "allow_always", label: "Allow always", kind: "allow_always" as const }),
+  freeze({ id: "reject_once", label: "Reject once", kind: "reject_once" as const }),
+  freeze({ id: "reject_always", label: "Reject always", kind: "reject_always" as const }),
 ]);
 
-const APPROVED: ToolApprovalDecision = Object.freeze({ approved: true as const });
+const APPROVED: ToolApprovalDecision = freeze({ approved: true as const });
 
 /**
  * The input requests of one in-process child (its run and the runs resumed

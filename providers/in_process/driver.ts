@@ -44,6 +44,9 @@ import { ChildApprovals } from "./_approvals.ts";
 import { meterRunScope } from "./_budget.ts";
 import { type Capture, installCapture, STRUCTURED_RESULT_TOOL } from "./_structured.ts";
 
+// One name for the many freezes below (shorter, minified, than `Object.freeze` at each).
+const { freeze } = Object;
+
 /** The name of the system-prompt section a request's `persona` replaces for its child. */
 export const PERSONA_SECTION = "persona";
 
@@ -61,7 +64,7 @@ export interface InProcessProviderOptions {
 }
 
 /** Every start-time capability: the in-process driver composes each one. */
-const CAPABILITIES: SubagentCapabilities = Object.freeze({
+const CAPABILITIES: SubagentCapabilities = freeze({
   outputSchema: true,
   depthLimit: true,
   toolFilter: true,
@@ -304,7 +307,7 @@ function composeRunScope(plan: Plan, runId: string): Composed {
   }
   const scope = plan.parentScope.child(`run:${runId}`);
   try {
-    scope.provide(delegationContextKey, Object.freeze({ depth: plan.depth, maxDepth: plan.cap }));
+    scope.provide(delegationContextKey, freeze({ depth: plan.depth, maxDepth: plan.cap }));
     if (plan.persona !== undefined) {
       const shadowed = host.prompts.sections(plan.parentScope).find((s) =>
         s.name === PERSONA_SECTION
@@ -405,12 +408,12 @@ class Child {
     try {
       scope.provide(
         subagentRunPathKey,
-        Object.freeze([...subagentRunPath(plan.parentScope), this.id]),
+        freeze([...subagentRunPath(plan.parentScope), this.id]),
       );
       plan.host.tools.approve(scope, (request) => this.approvals.approve(request));
       // The child's model and tool calls (and runs it starts) hang under the run's span.
       if (plan.traceContext !== undefined) {
-        scope.provide(traceParentKey, Object.freeze({ context: plan.traceContext }));
+        scope.provide(traceParentKey, freeze({ context: plan.traceContext }));
       }
     } catch (error) {
       // Something of the host's own (an agent/created listener) got there first.
@@ -635,23 +638,20 @@ function relayProgress(
   const runId = agent.id;
   agent.scope.on(agentTextDelta, (info) => {
     if (info.agentId !== runId) return;
-    parentScope.emit(
-      subagentProgress,
-      Object.freeze({ ...place, runId, kind: "text", text: info.text }),
-    );
+    parentScope.emit(subagentProgress, freeze({ ...place, runId, kind: "text", text: info.text }));
   });
   agent.scope.on(agentToolCallStart, (info) => {
     if (info.agentId !== runId) return;
     parentScope.emit(
       subagentProgress,
-      Object.freeze({ ...place, runId, kind: "tool-call", name: info.name, callId: info.callId }),
+      freeze({ ...place, runId, kind: "tool-call", name: info.name, callId: info.callId }),
     );
   });
   agent.scope.on(agentToolCallEnd, (info) => {
     if (info.agentId !== runId) return;
     parentScope.emit(
       subagentProgress,
-      Object.freeze({
+      freeze({
         ...place,
         runId,
         kind: "tool-result",
