@@ -46,69 +46,33 @@ type Kind =
   | "array"
   | "any";
 
-const KEYWORDS: Readonly<Record<string, Kind>> = {
-  // core
-  $schema: "string",
-  $id: "string",
-  $ref: "string",
-  $anchor: "string",
-  $comment: "string",
-  $defs: "schema-map",
-  definitions: "schema-map",
-  $recursiveRef: "string",
-  $recursiveAnchor: "boolean",
-  // applicators
-  allOf: "schemas",
-  anyOf: "schemas",
-  oneOf: "schemas",
-  not: "schema",
-  if: "schema",
-  then: "schema",
-  else: "schema",
-  properties: "schema-map",
-  patternProperties: "pattern-map",
-  additionalProperties: "schema",
-  propertyNames: "schema",
-  dependentSchemas: "schema-map",
-  prefixItems: "schemas",
-  items: "schema",
-  contains: "schema",
-  unevaluatedItems: "schema",
-  unevaluatedProperties: "schema",
-  // validation
-  type: "type",
-  enum: "enum",
-  const: "any",
-  multipleOf: "positive",
-  maximum: "number",
-  minimum: "number",
-  exclusiveMaximum: "number",
-  exclusiveMinimum: "number",
-  maxLength: "count",
-  minLength: "count",
-  pattern: "regex",
-  maxItems: "count",
-  minItems: "count",
-  uniqueItems: "boolean",
-  maxContains: "count",
-  minContains: "count",
-  maxProperties: "count",
-  minProperties: "count",
-  required: "names",
-  dependentRequired: "names-map",
-  // format (checked for the formats the validator knows), content, meta-data
-  format: "string",
-  contentEncoding: "string",
-  contentMediaType: "string",
-  contentSchema: "schema",
-  title: "string",
-  description: "string",
-  default: "any",
-  deprecated: "boolean",
-  readOnly: "boolean",
-  writeOnly: "boolean",
-  examples: "array",
-};
+// Each keyword the validator runs (core, applicators, validation, format,
+// content and meta-data alike), listed by the kind of value it takes.
+const KEYWORDS: ReadonlyMap<string, Kind> = new Map(
+  Object.entries(
+    {
+      string:
+        "$schema $id $ref $anchor $comment $recursiveRef format contentEncoding contentMediaType title description",
+      "schema-map": "$defs definitions properties dependentSchemas",
+      boolean: "$recursiveAnchor uniqueItems deprecated readOnly writeOnly",
+      schemas: "allOf anyOf oneOf prefixItems",
+      schema:
+        "not if then else additionalProperties propertyNames items contains unevaluatedItems unevaluatedProperties contentSchema",
+      "pattern-map": "patternProperties",
+      type: "type",
+      enum: "enum",
+      any: "const default",
+      positive: "multipleOf",
+      number: "maximum minimum exclusiveMaximum exclusiveMinimum",
+      count:
+        "maxLength minLength maxItems minItems maxContains minContains maxProperties minProperties",
+      regex: "pattern",
+      names: "required",
+      "names-map": "dependentRequired",
+      array: "examples",
+    } satisfies Partial<Record<Kind, string>>,
+  ).flatMap(([kind, names]) => names.split(" ").map((name) => [name, kind as Kind] as const)),
+);
 
 /** Keywords of the older drafts only, and what replaced them. */
 const OLDER: Readonly<Record<string, string>> = {
@@ -166,7 +130,7 @@ function checkNode(
     if (keyword in UNSUPPORTED) {
       return fail(`"${keyword}" is not supported: ${UNSUPPORTED[keyword]}`);
     }
-    let kind: Kind | undefined = Object.hasOwn(KEYWORDS, keyword) ? KEYWORDS[keyword] : undefined;
+    let kind: Kind | undefined = KEYWORDS.get(keyword);
     if (draft !== "2020-12") {
       if (keyword === "additionalItems") kind = "schema";
       if (keyword === "items" && Array.isArray(value)) kind = "schemas";
