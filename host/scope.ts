@@ -187,10 +187,7 @@ export class Scope {
 
   /** Own `disposer`: it runs when the scope is disposed, unless called first. */
   onDispose(disposer: Disposer): () => Promise<void> {
-    if (typeof disposer !== "function") {
-      cannot("register a disposer", `expected a function, got ${typeof disposer}`);
-    }
-    this.#assertActive("register a disposer");
+    this.#assertDisposer(disposer);
     return this.#own(disposer);
   }
 
@@ -202,10 +199,7 @@ export class Scope {
    * Returns a disposer that runs it early (once; later calls are no-ops).
    */
   beforeDispose(disposer: Disposer): () => Promise<void> {
-    if (typeof disposer !== "function") {
-      cannot("register a disposer", `expected a function, got ${typeof disposer}`);
-    }
-    this.#assertActive("register a disposer");
+    this.#assertDisposer(disposer);
     let done: Promise<void> | undefined;
     const hook = () => {
       if (done) return done;
@@ -330,7 +324,7 @@ export class Scope {
         try {
           await hook();
         } catch (error) {
-          this.logger.error(`A disposer of scope "${this.label}" failed`, error);
+          this.#disposerFailed(error);
         }
       }
       this.#before = undefined;
@@ -344,10 +338,7 @@ export class Scope {
         const done = entry instanceof Scope ? entry.dispose() : entry();
         if (done !== undefined && done !== DONE) await done;
       } catch (error) {
-        this.logger.error(
-          `A disposer of scope "${this.label}" failed`,
-          error,
-        );
+        this.#disposerFailed(error);
       }
     }
     this.#listeners = undefined;
@@ -371,13 +362,23 @@ export class Scope {
     };
     if (this.#state !== "active") {
       // The scope began disposing while setup ran: undo at once.
-      entry().catch((error) =>
-        this.logger.error(`A disposer of scope "${this.label}" failed`, error)
-      );
+      entry().catch((error) => this.#disposerFailed(error));
       return entry;
     }
     this.#entries!.add(entry);
     return entry;
+  }
+
+  /** Refuse what is not a disposer, or a scope no longer active. */
+  #assertDisposer(disposer: Disposer): void {
+    if (typeof disposer !== "function") {
+      cannot("register a disposer", `expected a function, got ${typeof disposer}`);
+    }
+    this.#assertActive("register a disposer");
+  }
+
+  #disposerFailed(error: unknown): void {
+    this.logger.error(`A disposer of scope "${this.label}" failed`, error);
   }
 
   // Loops up the ancestry start from here; a static keeps `this` unaliased.
