@@ -467,30 +467,19 @@ export class Engine {
 
   #resolveProvider(tenant: string | undefined): string {
     const { subagents } = this.#options;
+    const none = (problem: string) =>
+      invalidParams(problem, { metadata: { seamCode: "NO_PROVIDER" } });
+    const registered = () => `(registered: ${subagents.list().join(", ") || "none"})`;
     if (tenant) {
       if (!subagents.getProvider(tenant)) {
-        throw invalidParams(
-          `no provider named "${tenant.slice(0, 64)}" (registered: ${
-            subagents.list().join(", ") || "none"
-          })`,
-          { metadata: { seamCode: "NO_PROVIDER" } },
-        );
+        throw none(`no provider named "${tenant.slice(0, 64)}" ${registered()}`);
       }
       return tenant;
     }
     const name = this.#options.defaultProvider ?? subagents.list()[0];
-    if (name === undefined) {
-      throw invalidParams("no provider is registered", {
-        metadata: { seamCode: "NO_PROVIDER" },
-      });
-    }
+    if (name === undefined) throw none("no provider is registered");
     if (!subagents.getProvider(name)) {
-      throw invalidParams(
-        `the default provider "${name}" is not registered (registered: ${
-          subagents.list().join(", ") || "none"
-        })`,
-        { metadata: { seamCode: "NO_PROVIDER" } },
-      );
+      throw none(`the default provider "${name}" is not registered ${registered()}`);
     }
     return name;
   }
