@@ -46,6 +46,8 @@ export interface GroupCommitContext {
 export class GroupCommit {
   #waiting: Pending[] = [];
   #inFlight = 0;
+  /** The statement's text per batch size (negative: with push outbox rows). */
+  readonly #texts = new Map<number, string>();
   readonly #context: GroupCommitContext;
 
   constructor(context: GroupCommitContext) {
@@ -127,93 +129,116 @@ export class GroupCommit {
 
   /** The batch as one statement; answers the tasks it wrote, with their new generations. */
   async #statement(batch: readonly Pending[]): Promise<Map<string, number>> {
-    const sql = this.#context.sql;
-    const tasks = {
-      id: [] as string[],
-      context: [] as string[],
-      owner: [] as (string | null)[],
-      provider: [] as string[],
-      state: [] as string[],
-      updated: [] as number[],
-      generation: [] as number[],
-      expected: [] as number[],
-      instance: [] as (string | null)[],
-      task: [] as string[],
-      /** 1: a creation (no stored task yet), 0: an update (a boolean array would not bind). */
-      create: [] as number[],
-    };
-    const events = { task: [] as string[], generation: [] as number[], event: [] as string[] };
+    const params: (string | number | null | string[] | number[])[] = [this.#context.channel];
     const pushes = { task: [] as string[], ord: [] as number[], body: [] as string[] };
     for (const p of batch) {
       const r = p.change.record;
       const t = r.task;
-      tasks.id.push(t.id);
-      tasks.context.push(t.contextId);
-      tasks.owner.push(r.owner ?? null);
-      tasks.provider.push(r.provider);
-      tasks.state.push(t.status.state);
-      tasks.updated.push(r.updatedAt);
-      tasks.generation.push(p.generation);
-      tasks.expected.push(p.expected);
-      tasks.instance.push(isTerminalState(t.status.state) ? null : p.change.instance ?? null);
-      tasks.task.push(JSON.stringify(t));
-      tasks.create.push(p.create ? 1 : 0);
-      p.change.events.forEach((e, i) => {
-        events.task.push(t.id);
-        events.generation.push(p.expected + i + 1);
-        events.event.push(JSON.stringify(e));
-      });
+      params.push(
+        t.id,
+        t.contextId,
+        r.owner ?? null,
+        r.provider,
+        t.status.state,
+        r.updatedAt,
+        p.generation,
+        p.expected,
+        isTerminalState(t.status.state) ? null : p.change.instance ?? null,
+        JSON.stringify(t),
+        p.create ? 1 : 0,
+        // The append's events as one row: its JSON array, one stringify.
+        JSON.stringify(p.change.events),
+      );
       p.change.pushes?.forEach((body) => {
         pushes.task.push(t.id);
         pushes.ord.push(pushes.ord.length);
         pushes.body.push(body);
       });
     }
-    // The outbox rows of these changes, one per push config of each task
-    // written, in their transaction: committed together or not at all.
-    const outbox = pushes.body.length > 0
-      ? sql`, p AS (
-          INSERT INTO push_outbox (id, task_id, config_id, url, token, authentication, body, created_at)
-          SELECT gen_random_uuid()::text, w.id, c.id, c.url, c.token, c.authentication, b.body, ${Date.now()}
-          FROM unnest(${pushes.task}::text[], ${pushes.ord}::integer[], ${pushes.body}::text[])
-              AS b(task_id, ord, body)
-            JOIN w ON w.id = b.task_id
-            JOIN push_configs c ON c.task_id = b.task_id
-          ORDER BY b.ord, c.seq
-        )`
-      : sql``;
-    const rows = await sql<{ id: string; generation: number }[]>`
-      WITH v AS (
-        SELECT * FROM unnest(${tasks.id}::text[], ${tasks.context}::text[], ${tasks.owner}::text[],
-          ${tasks.provider}::text[], ${tasks.state}::text[], ${tasks.updated}::float8[],
-          ${tasks.generation}::integer[], ${tasks.expected}::integer[], ${tasks.instance}::text[],
-          ${tasks.task}::text[], ${tasks.create}::integer[])
-          AS v(id, context_id, owner, provider, state, updated_at, generation, expected, instance, task, create_)
-      ), c AS (
-        INSERT INTO tasks (id, context_id, owner, provider, state, updated_at, generation, instance, task)
-        SELECT id, context_id, owner, provider, state, updated_at, generation, instance, task
-        FROM v WHERE create_ = 1
-        ON CONFLICT (id) DO NOTHING RETURNING id, generation
-      ), u AS (
-        UPDATE tasks t SET context_id = v.context_id, owner = v.owner, provider = v.provider,
-          state = v.state, updated_at = v.updated_at, generation = v.generation,
-          instance = v.instance, task = v.task
-        FROM v WHERE v.create_ = 0 AND t.id = v.id AND t.generation = v.expected
-        RETURNING t.id, t.generation
-      ), w AS (
-        SELECT id, generation FROM c UNION ALL SELECT id, generation FROM u
-      ), e AS (
-        INSERT INTO events (task_id, generation, event)
-        SELECT x.task_id, x.generation, x.event
-        FROM unnest(${events.task}::text[], ${events.generation}::integer[], ${events.event}::text[])
-            AS x(task_id, generation, event)
-          JOIN w ON w.id = x.task_id
-      )${outbox}
-      SELECT w.id, w.generation,
-        pg_notify(${this.#context.channel}, w.id || ':' || w.generation::text) AS n
-      FROM w WHERE EXISTS (SELECT 1 FROM watchers k WHERE k.task_id = w.id)
-      UNION ALL SELECT w.id, w.generation, NULL FROM w
-        WHERE NOT EXISTS (SELECT 1 FROM watchers k WHERE k.task_id = w.id)`;
+    const withPushes = pushes.body.length > 0;
+    if (withPushes) params.push(pushes.task, pushes.ord, pushes.body, Date.now());
+    const key = withPushes ? -batch.length : batch.length;
+    let text = this.#texts.get(key);
+    if (text === undefined) this.#texts.set(key, text = appendStatement(batch.length, withPushes));
+    const rows = await this.#context.sql.unsafe<{ id: string; generation: number }[]>(
+      text,
+      params,
+      { prepare: true },
+    );
     return new Map(rows.map((row) => [row.id, row.generation]));
   }
+}
+
+/** Columns of one append in the statement's `VALUES`, with their types. */
+const COLUMNS = [
+  "id text",
+  "context_id text",
+  "owner text",
+  "provider text",
+  "state text",
+  "updated_at float8",
+  "generation integer",
+  "expected integer",
+  "instance text",
+  "task text",
+  "create_ integer",
+  "events text",
+] as const;
+
+/**
+ * The text of the statement that writes `n` appends (`$1` the NOTIFY channel,
+ * then each append's columns): one text per batch size, prepared once per
+ * connection. Plain parameters in a `VALUES` list, not arrays: neither side
+ * escapes or parses array literals of JSON (bench/README.md). The snapshot is
+ * updated only at the expected generation (created only where none exists),
+ * the events inserted for the tasks written, the outbox rows of their pushes
+ * (`withPushes`: the last four parameters) inserted in the same transaction,
+ * and a NOTIFY sent for each task some instance watches. Answers the tasks
+ * written with their generations; the others are conflicts.
+ */
+function appendStatement(n: number, withPushes: boolean): string {
+  const rows: string[] = [];
+  let i = 2;
+  for (let row = 0; row < n; row++) {
+    rows.push(`(${COLUMNS.map((c) => `$${i++}::${c.slice(c.indexOf(" ") + 1)}`).join(", ")})`);
+  }
+  const names = COLUMNS.map((c) => c.slice(0, c.indexOf(" "))).join(", ");
+  // The outbox rows of these changes, one per push config of each task
+  // written, in their transaction: committed together or not at all.
+  const outbox = withPushes
+    ? `, p AS (
+        INSERT INTO push_outbox (id, task_id, config_id, url, token, authentication, body, created_at)
+        SELECT gen_random_uuid()::text, w.id, c.id, c.url, c.token, c.authentication, b.body, $${
+      i + 3
+    }::float8
+        FROM unnest($${i}::text[], $${i + 1}::integer[], $${i + 2}::text[]) AS b(task_id, ord, body)
+          JOIN w ON w.id = b.task_id
+          JOIN push_configs c ON c.task_id = b.task_id
+        ORDER BY b.ord, c.seq
+      )`
+    : "";
+  return `
+    WITH v (${names}) AS (
+      VALUES ${rows.join(",\n        ")}
+    ), c AS (
+      INSERT INTO tasks (id, context_id, owner, provider, state, updated_at, generation, instance, task)
+      SELECT id, context_id, owner, provider, state, updated_at, generation, instance, task
+      FROM v WHERE create_ = 1
+      ON CONFLICT (id) DO NOTHING RETURNING id, generation
+    ), u AS (
+      UPDATE tasks t SET context_id = v.context_id, owner = v.owner, provider = v.provider,
+        state = v.state, updated_at = v.updated_at, generation = v.generation,
+        instance = v.instance, task = v.task
+      FROM v WHERE v.create_ = 0 AND t.id = v.id AND t.generation = v.expected
+      RETURNING t.id, t.generation
+    ), w AS (
+      SELECT id, generation FROM c UNION ALL SELECT id, generation FROM u
+    ), e AS (
+      INSERT INTO events (task_id, generation, events)
+      SELECT v.id, v.generation, v.events FROM v JOIN w ON w.id = v.id
+    )${outbox}
+    SELECT w.id, w.generation,
+      CASE WHEN EXISTS (SELECT 1 FROM watchers k WHERE k.task_id = w.id)
+        THEN pg_notify($1, w.id || ':' || w.generation::text) END AS n
+    FROM w`;
 }

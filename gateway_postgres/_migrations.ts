@@ -110,6 +110,28 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX push_outbox_config ON push_outbox (task_id, config_id);
     `,
   },
+  {
+    version: 4,
+    name: "events, one row per append",
+    // An append's events in one row, as a JSON array, keyed by the last
+    // generation in it (the first is that less the array's length, plus
+    // one): a run that ends at once wrote four rows and four index entries,
+    // now one of each (bench/README.md, "Gateway on PostgreSQL"). The rows of
+    // migration 1 become rows of one event.
+    sql: `
+      ALTER TABLE events RENAME TO events_v1;
+      ALTER TABLE events_v1 RENAME CONSTRAINT events_pkey TO events_v1_pkey;
+      CREATE TABLE events (
+        task_id text COLLATE "C" NOT NULL,
+        generation integer NOT NULL,
+        events text NOT NULL,
+        PRIMARY KEY (task_id, generation)
+      );
+      INSERT INTO events (task_id, generation, events)
+        SELECT task_id, generation, '[' || event || ']' FROM events_v1;
+      DROP TABLE events_v1;
+    `,
+  },
 ];
 
 /** The SQL a terminal-state test uses (shared with the store's queries). */

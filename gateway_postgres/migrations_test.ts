@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import postgres from "postgres";
+import { migrate, MIGRATIONS } from "./_migrations.ts";
 import { databaseUrl, dropSchema, freshSchema, openStore, SKIP } from "./_test_support.ts";
 
 async function withSql(fn: (sql: postgres.Sql) => Promise<void>): Promise<void> {
@@ -19,14 +20,14 @@ Deno.test({
     const schema = freshSchema();
     try {
       const stores = await Promise.all([openStore(schema), openStore(schema), openStore(schema)]);
-      assert.deepEqual(stores.map((s) => s.migrationsApplied).sort(), [0, 0, 3]);
+      assert.deepEqual(stores.map((s) => s.migrationsApplied).sort(), [0, 0, 4]);
       for (const s of stores) await s.close();
       const again = await openStore(schema);
       assert.equal(again.migrationsApplied, 0);
       await again.close();
       await withSql(async (sql) => {
         const rows = await sql.unsafe(`SELECT version, name FROM "${schema}".migrations`);
-        assert.deepEqual(rows.map((r) => r.version), [1, 2, 3]);
+        assert.deepEqual(rows.map((r) => r.version), [1, 2, 3, 4]);
       });
     } finally {
       await dropSchema(schema);
@@ -98,5 +99,59 @@ Deno.test({
       () => openStore(freshSchema(), { url: `postgres://postgres@127.0.0.1:${port}/test` }),
       /Cannot start the PostgreSQL task store .*ECONNREFUSED/,
     );
+  },
+});
+
+Deno.test({
+  name: "migration 4 turns the one-event rows of a schema at migration 3 into rows it reads",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    try {
+      await withSql(async (sql) => {
+        assert.equal(await migrate(sql, schema, MIGRATIONS.slice(0, 3)), 3);
+        await sql.unsafe(
+          `INSERT INTO "${schema}".tasks (id, context_id, provider, state, updated_at, generation, task)
+           VALUES ('old', 'ctx', 'p', 'TASK_STATE_WORKING', 1, 3, '{}');
+           INSERT INTO "${schema}".events (task_id, generation, event) VALUES
+             ('old', 1, '{"task":{"n":1}}'), ('old', 2, '{"statusUpdate":{"n":2}}'),
+             ('old', 3, '{"artifactUpdate":{"n":3}}')`,
+        );
+      });
+      const store = await openStore(schema);
+      try {
+        assert.equal(store.migrationsApplied, 1);
+        assert.deepEqual(await store.read("old", 1, 10), [
+          { generation: 2, event: { statusUpdate: { n: 2 } } },
+          { generation: 3, event: { artifactUpdate: { n: 3 } } },
+        ]);
+        // The next append follows the converted rows.
+        assert.equal(
+          await store.append({
+            record: {
+              task: { id: "old", contextId: "ctx", status: { state: "TASK_STATE_COMPLETED" } },
+              owner: undefined,
+              provider: "p",
+              updatedAt: 2,
+            },
+            expected: 3,
+            events: [{ statusUpdate: { n: 4 } }, { statusUpdate: { n: 5 } }],
+            instance: undefined,
+          }),
+          5,
+        );
+        assert.deepEqual((await store.read("old", 0, 10)).map((e) => e.generation), [
+          1,
+          2,
+          3,
+          4,
+          5,
+        ]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await dropSchema(schema);
+    }
   },
 });

@@ -281,14 +281,27 @@ export class PostgresStore implements PostgresTaskStore {
   }
 
   async read(id: string, after: number, limit: number): Promise<readonly TaskLogEntry[]> {
+    if (!(limit > 0)) return [];
+    // A row holds one append's events, keyed by its last generation: the rows
+    // ending after the cursor, of which the first may begin before it. Each
+    // row holds at least one event, so `limit` rows are enough.
     const rows = await this.#run(
       "read a task's log",
       () =>
-        this.#sql<{ generation: number; event: string }[]>`
-        SELECT generation, event FROM events WHERE task_id = ${id} AND generation > ${after}
+        this.#sql<{ generation: number; events: string }[]>`
+        SELECT generation, events FROM events WHERE task_id = ${id} AND generation > ${after}
         ORDER BY generation LIMIT ${limit}`,
     );
-    return rows.map((row) => ({ generation: row.generation, event: JSON.parse(row.event) }));
+    const out: TaskLogEntry[] = [];
+    for (const row of rows) {
+      const events = JSON.parse(row.events) as JsonObject[];
+      const first = row.generation - events.length + 1;
+      for (let i = Math.max(0, after + 1 - first); i < events.length; i++) {
+        if (out.length === limit) return out;
+        out.push({ generation: first + i, event: events[i] });
+      }
+    }
+    return out;
   }
 
   subscribe(id: string, listener: (generation: number) => void): () => void {

@@ -100,3 +100,48 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "read() answers from a cursor inside an append's events, and stops at limit inside one",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    const store = await openStore(schema);
+    const sql = postgres(databaseUrl()!, { max: 1, onnotice: () => {} });
+    const record: StoredTask = {
+      task: { id: "r", contextId: "ctx", status: { state: "TASK_STATE_WORKING" } },
+      owner: undefined,
+      provider: "p",
+      updatedAt: 1,
+    };
+    const n = (k: number) => ({ artifactUpdate: { n: k } });
+    try {
+      // Appends of 1, 4 and 3 events: generations 1 | 2 3 4 5 | 6 7 8.
+      let generation = 0;
+      for (const size of [1, 4, 3]) {
+        const events = Array.from({ length: size }, (_, i) => n(generation + i + 1));
+        generation = await store.append({ record, expected: generation, events, instance: "i" });
+      }
+      assert.equal(generation, 8);
+      const rows = await sql.unsafe(`SELECT count(*)::integer AS n FROM "${schema}".events`);
+      assert.equal(rows[0].n, 3, "one row per append");
+      const read = async (after: number, limit: number) =>
+        (await store.read("r", after, limit)).map((e) => [
+          e.generation,
+          (e.event.artifactUpdate as { n: number }).n,
+        ]);
+      assert.deepEqual(await read(0, 100), [1, 2, 3, 4, 5, 6, 7, 8].map((g) => [g, g]));
+      assert.deepEqual(await read(2, 2), [[3, 3], [4, 4]], "from inside the second row, cut in it");
+      assert.deepEqual(await read(4, 3), [[5, 5], [6, 6], [7, 7]], "across two rows");
+      assert.deepEqual(await read(5, 10), [[6, 6], [7, 7], [8, 8]], "from a row's end");
+      assert.deepEqual(await read(7, 10), [[8, 8]], "the last event alone");
+      assert.deepEqual(await read(8, 10), [], "past the end");
+      assert.deepEqual(await read(0, 1), [[1, 1]]);
+      assert.deepEqual(await read(1, 0), [], "limit 0");
+    } finally {
+      await sql.end({ timeout: 5 });
+      await store.close();
+      await dropSchema(schema);
+    }
+  },
+});
