@@ -1,5 +1,6 @@
 /** HTTP plumbing: JSON and error responses, the version header, constant-time comparison. */
 import { GatewayError, httpStatusOf, jsonRpcError, restErrorBody } from "./_errors.ts";
+import { stringifyResult } from "./_task_json.ts";
 
 const JSON_HEADERS = { "content-type": "application/json" } as const;
 const encoder = new TextEncoder();
@@ -12,13 +13,42 @@ const encoder = new TextEncoder();
 export function json(body: unknown, status = 200, headers?: HeadersInit): Response {
   let text: string;
   try {
-    text = JSON.stringify(body);
+    text = stringifyResult(body);
   } catch (error) {
-    throw new GatewayError(
-      "internal",
-      `Internal error: the response could not be serialized (${(error as Error).message})`,
-    );
+    throw unserializable(error);
   }
+  return jsonResponse(text, status, headers);
+}
+
+/**
+ * A JSON-RPC success response: the text of `json({ jsonrpc, id, result })`,
+ * with the result's remembered JSON reused (_task_json.ts).
+ *
+ * @throws {GatewayError} `internal` when `result` cannot be serialized.
+ */
+export function jsonRpcResult(
+  id: string | number | null,
+  result: unknown,
+  headers?: HeadersInit,
+): Response {
+  if (result === undefined) return json({ jsonrpc: "2.0", id, result }, 200, headers);
+  let text: string;
+  try {
+    text = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${stringifyResult(result)}}`;
+  } catch (error) {
+    throw unserializable(error);
+  }
+  return jsonResponse(text, 200, headers);
+}
+
+function unserializable(error: unknown): GatewayError {
+  return new GatewayError(
+    "internal",
+    `Internal error: the response could not be serialized (${(error as Error).message})`,
+  );
+}
+
+function jsonResponse(text: string, status: number, headers?: HeadersInit): Response {
   if (!headers) return new Response(text, { status, headers: JSON_HEADERS });
   const h = new Headers(headers);
   h.set("content-type", "application/json");

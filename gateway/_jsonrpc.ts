@@ -17,7 +17,7 @@ import {
   jsonRpcError,
   toGatewayError,
 } from "./_errors.ts";
-import { assertVersion, json, jsonRpcErrorResponse } from "./_http.ts";
+import { assertVersion, jsonRpcErrorResponse, jsonRpcResult } from "./_http.ts";
 import { lastEventId } from "./_operations.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
 import { linkSendTrace, traceRpcMethod } from "./_trace.ts";
@@ -35,7 +35,7 @@ export function ok(
   result: unknown,
   headers?: Readonly<Record<string, string>>,
 ): Response {
-  return json({ jsonrpc: "2.0", id, result }, 200, headers);
+  return jsonRpcResult(id, result, headers);
 }
 
 function framing(id: RpcId): StreamFraming {

@@ -12,6 +12,7 @@ import type {
   TaskListQuery,
   TaskStore,
 } from "./task_store.ts";
+import { rememberJson } from "./_task_json.ts";
 import type { A2ATaskState } from "./types.ts";
 
 /** What the tasks half tells the log half. */
@@ -250,13 +251,16 @@ export class PackedTask {
     this.updatedAt = record.updatedAt;
     this.generation = record.generation;
     this.json = JSON.stringify(record.task);
+    rememberJson(record.task, this.json);
   }
 }
 
 function unpack(entry: StoredTask | PackedTask | undefined): StoredTask | undefined {
   if (!(entry instanceof PackedTask)) return entry;
+  const task = JSON.parse(entry.json);
+  rememberJson(task, entry.json);
   const out: StoredTask = {
-    task: JSON.parse(entry.json),
+    task,
     owner: entry.owner,
     provider: entry.provider,
     updatedAt: entry.updatedAt,
