@@ -1,5 +1,5 @@
 /** Content between A2A parts and seam content blocks. */
-import type { ContentBlock, JsonValue } from "@seam/host";
+import type { ContentBlock, ContentInput, JsonValue } from "@seam/host";
 import { invalidParams } from "./_errors.ts";
 import type { A2APart } from "./types.ts";
 
@@ -42,6 +42,20 @@ export function partsToBlocks(parts: readonly A2APart[]): ContentBlock[] {
     }
   }
   return blocks;
+}
+
+/**
+ * A message's parts as a run's prompt: one plain text part as its text (the
+ * service builds that block frozen in place instead of copying a list:
+ * bench/alloc.ts, row "gateway `SendMessage`"), anything else as
+ * {@linkcode partsToBlocks} gives it.
+ */
+export function partsToPrompt(parts: readonly A2APart[]): ContentInput {
+  if (parts.length === 1) {
+    const part = parts[0];
+    if (typeof part.text === "string" && part.text !== "") return part.text;
+  }
+  return partsToBlocks(parts);
 }
 
 /** The A2A parts for a run's output blocks, plus a data part for a structured value. */

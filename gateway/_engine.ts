@@ -5,7 +5,7 @@
  */
 import type { Logger } from "@seam/host";
 import type { SubagentResult, SubagentService } from "@seam/subagent";
-import { acceptsOutput, partsToBlocks } from "./_convert.ts";
+import { acceptsOutput, partsToBlocks, partsToPrompt } from "./_convert.ts";
 import type { Cluster, ClusterOptions } from "./_cluster.ts";
 import { pushNotSupported } from "./_binding.ts";
 import { storeFailure } from "./_store_errors.ts";
@@ -197,7 +197,7 @@ export class Engine {
       // Awaited only when it is a promise (a parent factory): a fresh start is synchronous.
       const starting = this.#starter.start({
         provider,
-        prompt: partsToBlocks(message.parts),
+        prompt: partsToPrompt(message.parts),
         ext,
         principal,
         taskId,

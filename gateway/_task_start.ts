@@ -6,7 +6,7 @@
  */
 import {
   type AgentRef,
-  type ContentBlock,
+  type ContentInput,
   type Logger,
   type Scope,
   traceParentKey,
@@ -50,7 +50,7 @@ export class ProgressRoute {
 /** What one task asks to start. */
 export interface StartPlan {
   readonly provider: string;
-  readonly prompt: ContentBlock[];
+  readonly prompt: ContentInput;
   readonly ext: AcceptedExtension;
   readonly principal: string | undefined;
   readonly taskId: string;
