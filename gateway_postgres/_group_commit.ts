@@ -2,14 +2,15 @@
  * Group commit: the appends of many tasks that wait at the same time go to
  * PostgreSQL as one statement, one transaction, one commit. While
  * `maxInFlight` batches are being written, new appends gather; when one
- * finishes, everything gathered goes in the next. A lone append is written at
- * once (no added wait), so the batching only shows under load, where a commit
- * (its round trip, its WAL flush and the server's work per statement) was the
- * cost of every task. Each append still succeeds or fails on its own: the
- * statement updates a task only at the generation its writer expected and
- * answers which tasks it wrote; the others are conflicts. Nothing is weaker
- * than one commit per append: an append resolves only once its batch is
- * committed.
+ * finishes, everything gathered goes in the next. An append is written in
+ * the next macrotask (`setImmediate`: microseconds), with the others made in
+ * the same turn of the event loop, so the batching only shows under load,
+ * where a commit (its round trip, its WAL flush and the server's work per
+ * statement) was the cost of every task. Each append still succeeds or fails
+ * on its own: the statement updates a task only at the generation its writer
+ * expected and answers which tasks it wrote; the others are conflicts.
+ * Nothing is weaker than one commit per append: an append resolves only once
+ * its batch is committed.
  */
 import type postgres from "postgres";
 import { isTaskStorageError, type TaskAppend, TaskStorageError } from "@seam/gateway";
@@ -46,6 +47,8 @@ export interface GroupCommitContext {
 export class GroupCommit {
   #waiting: Pending[] = [];
   #inFlight = 0;
+  /** Whether a pump waits for the next macrotask. */
+  #scheduled = false;
   /** The statement's text per batch size (negative: with push outbox rows). */
   readonly #texts = new Map<number, string>();
   readonly #context: GroupCommitContext;
@@ -68,7 +71,15 @@ export class GroupCommit {
         resolve,
         reject,
       });
-      this.#pump();
+      // Not at once: in the next macrotask, so the appends made in this turn
+      // of the event loop (the journals of the requests it read) go together.
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        nextMacrotask(() => {
+          this.#scheduled = false;
+          this.#pump();
+        });
+      }
     });
   }
 
@@ -168,6 +179,11 @@ export class GroupCommit {
     return new Map(rows.map((row) => [row.id, row.generation]));
   }
 }
+
+/** `setImmediate` (Deno, Node and Bun have it), else a zero timeout. */
+const nextMacrotask: (fn: () => void) => void =
+  (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate ??
+    ((fn) => setTimeout(fn, 0));
 
 /** Columns of one append in the statement's `VALUES`, with their types. */
 const COLUMNS = [

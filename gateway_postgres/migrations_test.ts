@@ -20,14 +20,14 @@ Deno.test({
     const schema = freshSchema();
     try {
       const stores = await Promise.all([openStore(schema), openStore(schema), openStore(schema)]);
-      assert.deepEqual(stores.map((s) => s.migrationsApplied).sort(), [0, 0, 4]);
+      assert.deepEqual(stores.map((s) => s.migrationsApplied).sort(), [0, 0, 5]);
       for (const s of stores) await s.close();
       const again = await openStore(schema);
       assert.equal(again.migrationsApplied, 0);
       await again.close();
       await withSql(async (sql) => {
         const rows = await sql.unsafe(`SELECT version, name FROM "${schema}".migrations`);
-        assert.deepEqual(rows.map((r) => r.version), [1, 2, 3, 4]);
+        assert.deepEqual(rows.map((r) => r.version), [1, 2, 3, 4, 5]);
       });
     } finally {
       await dropSchema(schema);
@@ -120,7 +120,7 @@ Deno.test({
       });
       const store = await openStore(schema);
       try {
-        assert.equal(store.migrationsApplied, 1);
+        assert.equal(store.migrationsApplied, 2);
         assert.deepEqual(await store.read("old", 1, 10), [
           { generation: 2, event: { statusUpdate: { n: 2 } } },
           { generation: 3, event: { artifactUpdate: { n: 3 } } },
@@ -151,6 +151,47 @@ Deno.test({
         await store.close();
       }
     } finally {
+      await dropSchema(schema);
+    }
+  },
+});
+
+Deno.test({
+  name: "an append's row of a few kB is stored as it is; a larger one is compressed",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    const store = await openStore(schema);
+    try {
+      const append = (id: string, text: string) =>
+        store.append({
+          record: {
+            task: { id, contextId: "ctx", status: { state: "TASK_STATE_COMPLETED" } },
+            owner: undefined,
+            provider: "p",
+            updatedAt: 1,
+          },
+          expected: 0,
+          events: [{ artifactUpdate: { text } }],
+          instance: undefined,
+        });
+      await append("small", "x".repeat(5_000));
+      await append("large", "x".repeat(20_000));
+      await withSql(async (sql) => {
+        const rows = await sql.unsafe(
+          `SELECT task_id, pg_column_compression(events) AS c FROM "${schema}".events ORDER BY task_id`,
+        );
+        assert.deepEqual(rows.map((r) => [r.task_id, r.c !== null]), [
+          ["large", true],
+          ["small", false],
+        ]);
+      });
+      assert.equal(
+        ((await store.read("small", 0, 1))[0].event.artifactUpdate as { text: string }).text.length,
+        5_000,
+      );
+    } finally {
+      await store.close();
       await dropSchema(schema);
     }
   },
