@@ -17,10 +17,13 @@ export interface BodyLimits {
   readonly deadlines: BodyDeadlines;
 }
 
-/** A read under way and how to stop it. */
+/**
+ * A read under way and how to stop it; `expire` is let go once it is done,
+ * so the set's entry does not keep the read's graph (_short_lived_map.ts).
+ */
 interface PendingRead {
   readonly at: number;
-  readonly expire: () => void;
+  expire: (() => void) | undefined;
 }
 
 /**
@@ -43,7 +46,7 @@ export class BodyDeadlines {
 
   /** Watch a read; `expire` runs once if it is still pending past the timeout. */
   watch(expire: () => void): PendingRead {
-    const read = { at: Date.now() + this.#timeoutMs, expire };
+    const read: PendingRead = { at: Date.now() + this.#timeoutMs, expire };
     this.#pending.add(read);
     this.#timer ??= setTimeout(this.#tick, this.#tickMs);
     return read;
@@ -55,6 +58,7 @@ export class BodyDeadlines {
    * what this class exists to avoid.
    */
   done(read: PendingRead): void {
+    read.expire = undefined;
     this.#pending.delete(read);
   }
 
@@ -70,8 +74,9 @@ export class BodyDeadlines {
     const now = Date.now();
     for (const read of this.#pending) {
       if (read.at > now) continue;
-      this.#pending.delete(read);
-      read.expire();
+      const expire = read.expire;
+      this.done(read);
+      expire?.();
     }
     if (this.#pending.size > 0) this.#timer = setTimeout(this.#tick, this.#tickMs);
   };

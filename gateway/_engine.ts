@@ -15,6 +15,7 @@ import { sendTraceOf } from "./_trace.ts";
 import { answerFromMessage, requestAnswered } from "./_input_answer.ts";
 import type { InspectorRecord } from "./_inspector_record.ts";
 import { Disposals, KeptRuns } from "./_kept_runs.ts";
+import { ShortLivedMap } from "./_short_lived_map.ts";
 import { LiveTask, type LiveTaskHooks, type LiveTaskLimits } from "./_live_task.ts";
 import type { PreparedPush, PushService } from "./_push.ts";
 import { type ProgressSource, TaskStarter } from "./_task_start.ts";
@@ -82,7 +83,7 @@ type EngineState = "open" | "shutting-down";
 
 /** The task engine behind both bindings (see the module doc). */
 export class Engine {
-  readonly #live = new Map<string, LiveTask>();
+  readonly #live = new ShortLivedMap<string, LiveTask>();
   readonly #livePerPrincipal = new Map<string | undefined, number>();
   readonly #disposals: Disposals;
   readonly #kept: KeptRuns;

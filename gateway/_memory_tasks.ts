@@ -12,6 +12,7 @@ import type {
   TaskListQuery,
   TaskStore,
 } from "./task_store.ts";
+import { ShortLivedMap } from "./_short_lived_map.ts";
 import { rememberJson } from "./_task_json.ts";
 import type { A2ATaskState } from "./types.ts";
 
@@ -51,7 +52,9 @@ export function createDefaultTaskStore(): TaskStore {
  * shared store (task_store.ts) is told when a task ends and is dropped.
  */
 export class MemoryTasks implements TaskStore {
-  readonly #tasks = new Map<string, StoredTask | PackedTask>();
+  // A live task's record is held here only while it runs: held so that it
+  // does not outlive its request in the old generation (_short_lived_map.ts).
+  readonly #tasks = new ShortLivedMap<string, StoredTask | PackedTask>();
   // Terminal tasks in the order they ended: a queue (a Map used as a queue
   // slows down as deleted slots pile up at its front). `#ended` holds each
   // terminal task's current entry; an entry no longer there is stale.
