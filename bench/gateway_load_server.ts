@@ -9,7 +9,8 @@
 // same runtime and HTTP layer as the gateway), `hono` (a bare Hono route
 // answering the gateway's JSON), `gateway-pg` (the seam gateway on
 // @seam/gateway-postgres at DATABASE_URL, in a schema of its own dropped at
-// exit), `gateway-inspector` (the seam gateway with the run inspector on, no
+// exit), `gateway-pg-nosync` (the same with `synchronousCommit: false`),
+// `gateway-inspector` (the seam gateway with the run inspector on, no
 // page open), `gateway-inspector-page` (the same with one page's event stream
 // open, read and dropped in this process, so every event is built and sent).
 // Every kind answers `GET /__rss` with its memory after a full GC, and
@@ -237,28 +238,29 @@ function serveSdkHono(): void {
 
 if (import.meta.main) {
   // Exit cleanly on SIGTERM, so `--cpu-prof` can write its profile.
-  if (kind !== "gateway-pg") Deno.addSignalListener("SIGTERM", () => Deno.exit(0));
+  if (!kind.startsWith("gateway-pg")) Deno.addSignalListener("SIGTERM", () => Deno.exit(0));
   if (kind === "gateway") serveGateway();
   else if (kind === "gateway-inspector") serveGateway(undefined, "on");
   else if (kind === "gateway-inspector-page") serveGateway(undefined, "page");
   else if (kind === "gateway-pg") await serveGatewayOnPostgres();
+  else if (kind === "gateway-pg-nosync") await serveGatewayOnPostgres(false);
   else if (kind === "hono") await serveHono();
   else if (kind === "sdk") serveSdk();
   else if (kind === "sdk-hono") serveSdkHono();
   else {
     console.error(
-      `unknown kind "${kind}" (gateway, gateway-inspector, gateway-inspector-page, gateway-pg, sdk, sdk-hono, hono)`,
+      `unknown kind "${kind}" (gateway, gateway-inspector, gateway-inspector-page, gateway-pg, gateway-pg-nosync, sdk, sdk-hono, hono)`,
     );
     Deno.exit(2);
   }
 }
 
 /** The gateway on PostgreSQL, in a schema of its own that SIGTERM drops. */
-async function serveGatewayOnPostgres(): Promise<void> {
+async function serveGatewayOnPostgres(synchronousCommit?: boolean): Promise<void> {
   const url = Deno.env.get("DATABASE_URL");
   if (!url) throw new Error("gateway-pg needs DATABASE_URL");
   const schema = `bench_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
-  const store = await createPostgresTaskStore({ url, schema });
+  const store = await createPostgresTaskStore({ url, schema, synchronousCommit });
   Deno.addSignalListener("SIGTERM", async () => {
     await store.close();
     const sql = postgres(url, { max: 1, onnotice: () => {} });

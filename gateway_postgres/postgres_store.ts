@@ -38,6 +38,17 @@ export interface PostgresTaskStoreOptions {
    * commit, when one finishes. A lone append is written at once. Default 2.
    */
   readonly appendsInFlight?: number;
+  /**
+   * `false`: the store's sessions commit with `synchronous_commit = off`, so
+   * an append (and the answer that waits for it) no longer waits for
+   * PostgreSQL to flush its WAL to disk. The risk: if the PostgreSQL server
+   * crashes (or its machine loses power), the commits of the last moments
+   * (up to three times `wal_writer_delay`, 600 ms by default) are lost,
+   * though the gateway had announced them; the database stays consistent. A
+   * gateway instance crashing loses nothing either way. Default: as the
+   * server has it (`synchronous_commit`, `on` unless configured otherwise).
+   */
+  readonly synchronousCommit?: boolean;
 }
 
 /** A {@linkcode TaskStorage} on PostgreSQL; close it once every gateway on it closed. */
@@ -151,6 +162,13 @@ export class PostgresStore implements PostgresTaskStore {
         }`,
       );
     }
+    if (options.synchronousCommit !== undefined && typeof options.synchronousCommit !== "boolean") {
+      throw new TypeError(
+        `Cannot create the PostgreSQL task store: synchronousCommit must be a boolean, got ${
+          JSON.stringify(options.synchronousCommit)
+        }`,
+      );
+    }
     const ttl = options.leaseTtlMs ?? 10_000;
     if (!Number.isSafeInteger(ttl) || ttl < 100) {
       throw new RangeError(
@@ -168,7 +186,11 @@ export class PostgresStore implements PostgresTaskStore {
       // client's default backs off to 20 s after a few failed attempts).
       backoff: (attempts: number) => Math.min(0.05 * 2 ** attempts, 1) * (0.5 + Math.random() / 2),
       onnotice: () => {},
-      connection: { search_path: schema, application_name: "seam-gateway" },
+      connection: {
+        search_path: schema,
+        application_name: "seam-gateway",
+        ...(options.synchronousCommit === false ? { synchronous_commit: "off" } : {}),
+      },
     });
     const inFlight = options.appendsInFlight ?? 2;
     if (!Number.isSafeInteger(inFlight) || inFlight < 1) {

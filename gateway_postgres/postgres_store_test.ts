@@ -7,7 +7,8 @@ import {
   type StoredTask,
   type TaskStorage,
 } from "@seam/gateway";
-import type { PostgresTaskStore } from "./mod.ts";
+import { createPostgresTaskStore, type PostgresTaskStore } from "./mod.ts";
+import { storeInternals } from "./postgres_store.ts";
 import { databaseUrl, dropSchema, freshSchema, openStore, SKIP } from "./_test_support.ts";
 
 Deno.test({
@@ -141,6 +142,42 @@ Deno.test({
     } finally {
       await sql.end({ timeout: 5 });
       await store.close();
+      await dropSchema(schema);
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "createPostgresTaskStore() commits as the server says unless synchronousCommit is false, then without waiting for the flush",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    const server = postgres(databaseUrl()!, { max: 1, onnotice: () => {} });
+    const stores: PostgresTaskStore[] = [];
+    try {
+      const serverSetting = (await server`SHOW synchronous_commit`)[0].synchronous_commit;
+      const setting = async (options: { synchronousCommit?: boolean }) => {
+        const store = await createPostgresTaskStore({ url: databaseUrl()!, schema, ...options });
+        stores.push(store);
+        const rows = await storeInternals(store, "a test").sql`SHOW synchronous_commit`;
+        return rows[0].synchronous_commit;
+      };
+      assert.equal(await setting({}), serverSetting);
+      assert.equal(await setting({ synchronousCommit: true }), serverSetting);
+      assert.equal(await setting({ synchronousCommit: false }), "off");
+      await assert.rejects(
+        () =>
+          createPostgresTaskStore({
+            url: databaseUrl()!,
+            schema,
+            synchronousCommit: "off" as unknown as boolean,
+          }),
+        /synchronousCommit must be a boolean, got "off"/,
+      );
+    } finally {
+      for (const store of stores) await store.close();
+      await server.end({ timeout: 5 });
       await dropSchema(schema);
     }
   },
