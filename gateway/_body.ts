@@ -84,7 +84,8 @@ export class BodyDeadlines {
 
 /** Whether a Content-Type is JSON (absent counts as JSON). */
 export function isJsonContentType(header: string | null): boolean {
-  if (header === null) return true;
+  // The common header, answered without splitting and lower-casing it (an array and two strings).
+  if (header === null || header === "application/json") return true;
   const type = header.split(";", 1)[0].trim().toLowerCase();
   return type === "application/json" || type === "application/a2a+json";
 }
