@@ -12,10 +12,11 @@
 // Printed, never asserted.
 import { Session } from "node:inspector/promises";
 import { createHost, createLogger, createRootScope, createScriptedModel } from "@seam/host";
-import { createSubagentService, type SubagentProvider } from "@seam/subagent";
+import { createSubagentService } from "@seam/subagent";
 import { createSpawnProvider } from "@seam/subagent-spawn";
 import { createGateway } from "../gateway/mod.ts";
 import { LOAD_BODY } from "./gateway_load_server.ts";
+import { echo } from "./_echo_provider.ts";
 
 const flags = new Map(
   Deno.args.filter((a) => a.startsWith("--")).map((a) => {
@@ -47,19 +48,6 @@ async function allocated(op: () => Promise<void>, n: number): Promise<number> {
     session.disconnect();
   }
 }
-
-const echo: SubagentProvider = {
-  name: "echo",
-  capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
-  inheritsParentContext: false,
-  start: (request) => ({
-    id: crypto.randomUUID(),
-    started: Promise.resolve(),
-    result: Promise.resolve({ output: request.prompt, stopReason: "completed" as const }),
-    cancel() {},
-    dispose: () => Promise.resolve(),
-  }),
-};
 
 const rows: string[] = [];
 

@@ -3,11 +3,12 @@
 // a bare Hono route that reads the same body and answers the same JSON.
 import { Hono } from "hono";
 import { createLogger, createRootScope } from "@seam/host";
-import { createSubagentService, type SubagentProvider } from "@seam/subagent";
+import { createSubagentService } from "@seam/subagent";
 import { createGateway } from "../gateway/mod.ts";
 import { isoNow } from "../gateway/_task_view.ts";
 import { V03_BINDINGS } from "../gateway/_v03.ts";
 import { parseSendParams, parseSendParamsWithSchema } from "../gateway/_validate.ts";
+import { echo } from "./_echo_provider.ts";
 
 const BODY = JSON.stringify({
   jsonrpc: "2.0",
@@ -24,19 +25,6 @@ const HEADERS = {
 };
 const request = () =>
   new Request("http://127.0.0.1/", { method: "POST", headers: HEADERS, body: BODY });
-
-const echo: SubagentProvider = {
-  name: "echo",
-  capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
-  inheritsParentContext: false,
-  start: (req) => ({
-    id: crypto.randomUUID(),
-    started: Promise.resolve(),
-    result: Promise.resolve({ output: req.prompt, stopReason: "completed" as const }),
-    cancel() {},
-    dispose: () => Promise.resolve(),
-  }),
-};
 
 const root = createRootScope({ logger: createLogger({ level: "silent" }) });
 createSubagentService(root).registerProvider(echo);

@@ -30,10 +30,11 @@ import {
 } from "@a2a-js/sdk/server";
 import { agentCardHandler, jsonRpcHandler, UserBuilder } from "@a2a-js/sdk/server/express";
 import { createLogger, createRootScope } from "@seam/host";
-import { createSubagentService, type SubagentProvider } from "@seam/subagent";
+import { createSubagentService } from "@seam/subagent";
 import { createGateway, type TaskStore } from "../gateway/mod.ts";
 import { createPostgresTaskStore } from "../gateway_postgres/mod.ts";
 import postgres from "postgres";
+import { echo } from "./_echo_provider.ts";
 
 const [kind, portText] = Deno.args;
 const port = Number(portText);
@@ -49,20 +50,6 @@ const RSS_PATH = "/__rss";
 function ready(addr: { port: number }): void {
   console.log(`ready ${addr.port}`);
 }
-
-/** Completes at once with the prompt as its output. */
-const echo: SubagentProvider = {
-  name: "echo",
-  capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
-  inheritsParentContext: false,
-  start: (request) => ({
-    id: crypto.randomUUID(),
-    started: Promise.resolve(),
-    result: Promise.resolve({ output: request.prompt, stopReason: "completed" as const }),
-    cancel() {},
-    dispose: () => Promise.resolve(),
-  }),
-};
 
 /** The load request's body; the same for every kind. */
 export const LOAD_BODY = JSON.stringify({

@@ -13,9 +13,10 @@
 // (gateway/_short_lived_map.ts), 10 in flight, ten times as many. Printed,
 // never asserted.
 import { createLogger, createRootScope } from "@seam/host";
-import { createSubagentService, type SubagentProvider } from "@seam/subagent";
+import { createSubagentService } from "@seam/subagent";
 import { createGateway } from "../gateway/mod.ts";
 import { LOAD_BODY } from "./gateway_load_server.ts";
+import { echo } from "./_echo_provider.ts";
 
 const flags = new Map(
   Deno.args.filter((a) => a.startsWith("--")).map((a) => {
@@ -25,19 +26,6 @@ const flags = new Map(
 );
 const N = Number(flags.get("n") ?? 60_000);
 const child = flags.get("child");
-
-const echo: SubagentProvider = {
-  name: "echo",
-  capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
-  inheritsParentContext: false,
-  start: (request) => ({
-    id: crypto.randomUUID(),
-    started: Promise.resolve(),
-    result: Promise.resolve({ output: request.prompt, stopReason: "completed" as const }),
-    cancel() {},
-    dispose: () => Promise.resolve(),
-  }),
-};
 
 async function runChild(kind: string): Promise<void> {
   let op: () => Promise<void>;
