@@ -15,7 +15,7 @@ import type {
   SubagentRunInfo,
   SubagentRunPlace,
 } from "./types.ts";
-import { failRunSpan, startRunSpan, traceRun } from "./_trace.ts";
+import { applyOutsidePending, failRunSpan, startRunSpan, traceRun } from "./_trace.ts";
 
 // One name for the many freezes below (shorter, minified, than `Object.freeze` at each).
 const { freeze } = Object;
@@ -341,11 +341,16 @@ function resumeOf(
     const blocks = acceptContent(content, "content");
     // A resumed run spends from the same budget: it is live again, or refused.
     const reopened = context.budget?.reopen() ?? false;
-    // A resumed run is a run of its own: its own invoke_agent span, placed as the first.
+    // A resumed run is a run of its own: its own invoke_agent span, placed as the first
+    // (under `startRunsUnder`'s context, else the parent scope's TraceParent, else the
+    // active one), and handed to the provider as start hands the first run's.
     const traced = startRunSpan(context.place, context.parentScope, undefined);
     let run: SubagentRun;
     try {
-      run = wrapRun(Reflect.apply(resume, handle, [blocks]), { ...context, prompt: blocks });
+      const raw = traced
+        ? applyOutsidePending(resume, handle, [blocks, freeze({ traceContext: traced.context })])
+        : Reflect.apply(resume, handle, [blocks]);
+      run = wrapRun(raw, { ...context, prompt: blocks });
     } catch (error) {
       // Only what reopen() did is undone: a run still live keeps its account.
       if (reopened) context.budget!.close();

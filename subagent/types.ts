@@ -158,6 +158,22 @@ export interface SubagentRequest {
 }
 
 /**
+ * What a provider's `resume` receives besides the content: the service's
+ * frozen fields for the resumed run, a run of its own. Passed only when one
+ * is set (with no tracer provider registered, `resume` gets the content
+ * alone).
+ */
+export interface SubagentResumeRequest {
+  /**
+   * The resumed run's OpenTelemetry context, holding its own `invoke_agent`
+   * span (see {@linkcode SubagentRequest.traceContext}): a provider hands it
+   * on as it does the first run's, so the resumed run's work hangs under the
+   * resumed run, not under the run it continues.
+   */
+  readonly traceContext?: unknown;
+}
+
+/**
  * Why a run ended. `budget-exhausted`: a budget ran out (the run's own or
  * one above it); the result's `error` is `BUDGET_EXHAUSTED`, naming the
  * limit and the figures, and `output` is what the child said until then.
@@ -353,8 +369,13 @@ export interface SubagentRunHandle {
   dispose(): Promise<void>;
   /** Steer a running child with another user message. */
   sendMessage?(content: ContentInput): Promise<void>;
-  /** Continue a finished child, its context kept, as a new run. */
-  resume?(content: ContentInput): SubagentRunHandle;
+  /**
+   * Continue a finished child, its context kept, as a new run. `request`
+   * carries what the service set for the new run (see
+   * {@linkcode SubagentResumeRequest}); it is absent when there is nothing
+   * to carry.
+   */
+  resume?(content: ContentInput, request?: SubagentResumeRequest): SubagentRunHandle;
   /**
    * Answer one of the run's pending input requests (see `SubagentInputs`);
    * throws for an unknown, stale or malformed answer.

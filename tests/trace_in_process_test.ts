@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
-import { ROOT_CONTEXT, trace } from "@opentelemetry/api";
+import { type Context, ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import { createHost, createMemoryLogger, createScriptedModel, traceParentKey } from "@seam/host";
 import {
   createSubagentService,
   startRunsUnder,
   type SubagentProvider,
   type SubagentRequest,
+  type SubagentResumeRequest,
+  type SubagentRunHandle,
 } from "@seam/subagent";
 import { createSpawnProvider } from "@seam/subagent-spawn";
 import { installSubagentTool } from "@seam/tool-subagent";
@@ -209,5 +211,75 @@ Deno.test("SubagentRun.resume() gives the resumed run an invoke_agent span of it
   } finally {
     await host.scope.dispose();
     await recorded.stop();
+  }
+});
+
+Deno.test("SubagentRun.resume() hangs the resumed turn's model calls under the resumed run's span", async () => {
+  const recorded = recordSpans();
+  const { host, subagents } = delegatingHost();
+  try {
+    const parent = await host.agents.create({ id: "parent", options: { model: "scripted" } });
+    const first = subagents.start("spawn", { prompt: "@reply one", parent });
+    assert.equal((await first.result).stopReason, "completed");
+    const second = first.resume!("@reply two");
+    assert.equal((await second.result).stopReason, "completed");
+    await second.dispose();
+    await first.dispose();
+    const [firstRun, secondRun] = recorded.spans().filter((s) => s.name === "invoke_agent spawn");
+    const chats = recorded.spans().filter((s) => s.name === "chat scripted");
+    assert.equal(chats.length, 2);
+    assert.equal(parentOf(chats[0]), firstRun.spanContext().spanId);
+    assert.equal(parentOf(chats[1]), secondRun.spanContext().spanId, "not the first run's");
+    assert.equal(chats[1].spanContext().traceId, secondRun.spanContext().traceId);
+  } finally {
+    await host.scope.dispose();
+    await recorded.stop();
+  }
+});
+
+Deno.test("SubagentRun.resume() hands the provider the resumed run's trace context, and nothing without a tracer provider", async () => {
+  const host = createHost({ logger: createMemoryLogger().logger });
+  const subagents = createSubagentService(host.scope);
+  const resumes: unknown[][] = [];
+  const handle = (): SubagentRunHandle => ({
+    id: "r1",
+    started: Promise.resolve(),
+    result: Promise.resolve({ output: [], stopReason: "completed" as const }),
+    cancel() {},
+    dispose: () => Promise.resolve(),
+    resume(...args: unknown[]) {
+      resumes.push(args);
+      return handle();
+    },
+  });
+  subagents.registerProvider({
+    name: "probe",
+    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
+    inheritsParentContext: false,
+    start: handle,
+  });
+  try {
+    const run = subagents.start("probe", { prompt: "x", parent: { id: "p", scope: host.scope } });
+    await run.result;
+    const untraced = run.resume!("again");
+    await untraced.result;
+    assert.equal(resumes[0].length, 1, "the content alone");
+    const recorded = recordSpans();
+    try {
+      const traced = run.resume!("once more");
+      await traced.result;
+      const [, request] = resumes[1] as [unknown, SubagentResumeRequest];
+      const span = trace.getSpan(request.traceContext as Context);
+      assert.equal(
+        span?.spanContext().spanId,
+        recorded.one("invoke_agent probe").spanContext().spanId,
+        "the resumed run's own span",
+      );
+      assert.ok(Object.isFrozen(request));
+    } finally {
+      await recorded.stop();
+    }
+  } finally {
+    await host.scope.dispose();
   }
 });

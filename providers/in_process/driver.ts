@@ -14,6 +14,7 @@ import {
   type Scope,
   type SessionEvent,
   textOf,
+  type TraceParent,
   traceParentKey,
   type TurnEnd,
 } from "@seam/host";
@@ -32,6 +33,7 @@ import {
   type SubagentProvider,
   type SubagentRequest,
   type SubagentResultInput,
+  type SubagentResumeRequest,
   type SubagentRunHandle,
   subagentRunPath,
   subagentRunPathKey,
@@ -354,6 +356,8 @@ class Child {
   #creation = new AbortController();
   #parentScope: Scope;
   #approvals: ChildApprovals | undefined;
+  /** Where the child's spans hang: its current run's span, once a run was traced. */
+  #traceParent: RunTraceParent | undefined;
 
   constructor(id: string, plan: Plan, composed: Composed) {
     this.id = id;
@@ -411,13 +415,30 @@ class Child {
         freeze([...subagentRunPath(plan.parentScope), this.id]),
       );
       plan.host.tools.approve(scope, (request) => this.approvals.approve(request));
-      // The child's model and tool calls (and runs it starts) hang under the run's span.
-      if (plan.traceContext !== undefined) {
-        scope.provide(traceParentKey, freeze({ context: plan.traceContext }));
-      }
     } catch (error) {
       // Something of the host's own (an agent/created listener) got there first.
       scope.logger.warn(`Subagent "${this.id}": its scope keeps what was there`, error);
+    }
+    if (plan.traceContext !== undefined) this.traceUnder(plan.traceContext);
+  }
+
+  /**
+   * Hang the child's model and tool calls (and the runs it starts) under
+   * `context`, its current run's span: the first run's, then each traced
+   * resume's. Its scope's `TraceParent` is provided once and read at each
+   * span's start, so a resume re-points it.
+   */
+  traceUnder(context: unknown): void {
+    if (this.#traceParent) {
+      this.#traceParent.context = context;
+      return;
+    }
+    const traceParent = this.#traceParent = new RunTraceParent(context);
+    const scope = this.agent!.scope;
+    try {
+      scope.provide(traceParentKey, traceParent);
+    } catch (error) {
+      scope.logger.warn(`Subagent "${this.id}": its scope keeps the trace parent it had`, error);
     }
   }
 
@@ -451,6 +472,14 @@ class Child {
       (late) => owned ? scope.dispose() : late.dispose(),
       () => owned ? scope.dispose() : undefined,
     );
+  }
+}
+
+/** A child's `TraceParent`: the span of its current run (a traced resume re-points it). */
+class RunTraceParent implements TraceParent {
+  context: unknown;
+  constructor(context: unknown) {
+    this.context = context;
   }
 }
 
@@ -609,7 +638,7 @@ class InProcessRun implements SubagentRunHandle {
     });
   }
 
-  resume(content: ContentInput): SubagentRunHandle {
+  resume(content: ContentInput, request?: SubagentResumeRequest): SubagentRunHandle {
     const child = this.#child;
     if (!this.#settled || !child.agent || this.#disposal !== undefined) {
       throw new TypeError(
@@ -621,6 +650,8 @@ class InProcessRun implements SubagentRunHandle {
     const blocks = typeof content === "string"
       ? [{ type: "text" as const, text: content }]
       : content;
+    // The resumed turn's spans hang under the resumed run, not the first.
+    if (request?.traceContext !== undefined) child.traceUnder(request.traceContext);
     // A resumed turn is plain: the structured answer was the first run's.
     return runOn(child, blocks, undefined, false);
   }
