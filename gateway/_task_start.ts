@@ -149,7 +149,11 @@ export class TaskStarter {
       stopProgress = this.#listen(kept.parent, route);
       kept.chain.context.accept(plan.taskId, plan.message);
       previous = kept.chain.handOver();
-      const run = kept.run.resume(plan.prompt);
+      // The resumed run hangs under this request's server span, as a fresh one does
+      // (not under the first request's, the kept task scope's trace parent).
+      const run = plan.trace === undefined
+        ? kept.run.resume(plan.prompt)
+        : startRunsUnder(plan.trace, () => kept.run.resume(plan.prompt));
       // The continuing caller is another run: requests from now on carry its path.
       const runPath = runPaths.get(kept.chain.context);
       if (ext.path !== undefined && runPath) runPath.splice(0, runPath.length, ...ext.path);

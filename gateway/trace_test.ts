@@ -35,6 +35,37 @@ Deno.test("createGateway() answers a request in a SERVER span under its tracepar
   }
 });
 
+Deno.test("createGateway() hangs a continuation's resumed run under the continuation's SERVER span", async () => {
+  const recorded = recordSpans();
+  const provider = controlledProvider({ name: "echo", auto: true, resume: true });
+  const otherTrace = "0af7651916cd43dd8448eb211c80319c";
+  const otherCaller = "b7ad6b7169203331";
+  try {
+    await withSetup([provider], {}, async ({ gateway }) => {
+      const first = await rpc(gateway, "SendMessage", { message: message("one") }, {
+        traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01`,
+      });
+      const contextId = first.result.task.contextId;
+      const second = await rpc(
+        gateway,
+        "SendMessage",
+        { message: message("two", { contextId }) },
+        { traceparent: `00-${otherTrace}-${otherCaller}-01` },
+      );
+      assert.equal(provider.runs[0].resumedWith.length, 1, JSON.stringify(second));
+    });
+    // Spans are exported as they end: the first request's, then the continuation's.
+    const [request, continuation] = recorded.spans().filter((s) => s.name === "SendMessage");
+    const [run, resumed] = recorded.spans().filter((s) => s.name === "invoke_agent echo");
+    assert.equal(parentOf(continuation), otherCaller);
+    assert.equal(parentOf(run), request.spanContext().spanId);
+    assert.equal(parentOf(resumed), continuation.spanContext().spanId, "not the first request's");
+    assert.equal(resumed.spanContext().traceId, otherTrace);
+  } finally {
+    await recorded.stop();
+  }
+});
+
 Deno.test("createGateway() starts a fresh trace for a request without trace context", async () => {
   const recorded = recordSpans();
   try {
