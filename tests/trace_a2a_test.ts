@@ -3,8 +3,8 @@
 // → the gateway's run → its child's model call. And the gateway's runs name
 // the caller's run as their parent run.
 import assert from "node:assert/strict";
-import { SpanKind } from "@opentelemetry/api";
-import { createMemoryLogger, createRootScope } from "@seam/host";
+import { ROOT_CONTEXT, SpanKind, trace } from "@opentelemetry/api";
+import { createMemoryLogger, createRootScope, traceParentKey } from "@seam/host";
 import { createSubagentService, type SubagentRunInfo, subagentStart } from "@seam/subagent";
 import { createA2AProvider } from "@seam/subagent-a2a";
 import { startSpawnGateway } from "./a2a_support.ts";
@@ -76,5 +76,60 @@ Deno.test("a seam gateway's runs name the A2A caller's run as their parentRunId"
     await toGateway.dispose();
     await root.dispose();
     await gateway.close();
+  }
+});
+
+Deno.test("createA2AProvider() sends a resumed run's own trace context, and the gateway's resumed run continues it", async () => {
+  const recorded = recordSpans();
+  const gateway = startSpawnGateway("loopback");
+  const root = createRootScope({ logger: createMemoryLogger().logger });
+  const subagents = createSubagentService(root);
+  const toGateway = await createA2AProvider({ url: gateway.url, name: "remote" });
+  subagents.registerProvider(toGateway);
+  // The application's span: both runs (the first and the resumed) hang under it, one trace.
+  const app = trace.getTracer("app").startSpan("app");
+  const scope = root.child("a");
+  scope.provide(traceParentKey, { context: trace.setSpan(ROOT_CONTEXT, app) });
+  try {
+    const first = subagents.start("remote", { prompt: "@reply one", parent: { id: "a", scope } });
+    assert.equal((await first.result).stopReason, "completed");
+    const second = first.resume!("@reply two");
+    assert.equal((await second.result).stopReason, "completed");
+    await second.dispose();
+    await first.dispose();
+    app.end();
+
+    // Each name twice: the first run's, then the resumed run's (in the order they started).
+    const twice = (name: string) => {
+      const found = recorded.spans().filter((s) => s.name === name).sort((a, b) =>
+        a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]
+      );
+      assert.equal(found.length, 2, `${name}: ${recorded.spans().map((s) => s.name)}`);
+      return found;
+    };
+    const callers = twice("invoke_agent remote");
+    const servers = twice("SendStreamingMessage");
+    const remoteRuns = twice("invoke_agent spawn");
+    const chats = twice("chat scripted");
+    const idOf = (span: { spanContext(): { spanId: string } }) => span.spanContext().spanId;
+    for (const i of [0, 1]) {
+      assert.equal(
+        parentOf(servers[i]),
+        idOf(callers[i]),
+        `request ${i}: its own run's traceparent`,
+      );
+      assert.equal(parentOf(remoteRuns[i]), idOf(servers[i]), `remote run ${i}: under its request`);
+      assert.equal(parentOf(chats[i]), idOf(remoteRuns[i]), `model call ${i}: under its run`);
+    }
+    for (const caller of callers) assert.equal(parentOf(caller), idOf(app));
+    const traceId = app.spanContext().traceId;
+    for (const span of [...callers, ...servers, ...remoteRuns, ...chats]) {
+      assert.equal(span.spanContext().traceId, traceId, span.name);
+    }
+  } finally {
+    await toGateway.dispose();
+    await root.dispose();
+    await gateway.close();
+    await recorded.stop();
   }
 });

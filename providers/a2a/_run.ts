@@ -16,6 +16,7 @@ import {
   SubagentInputs,
   subagentProgress,
   type SubagentResultInput,
+  type SubagentResumeRequest,
   type SubagentRunHandle,
   subagentRunPath,
   type SubagentStopReason,
@@ -38,6 +39,7 @@ import { failedStatusOf } from "./_fetch.ts";
 import { answerMessage, remoteAskOf } from "./_input_request.ts";
 import { type TaskNews, TaskReader } from "./_task_reader.ts";
 import type { RemoteContext, RunPlan } from "./_remote.ts";
+import { traceHeaders } from "./_trace.ts";
 import { blocksToParts, type Piece, sendRequest, userMessage } from "./_wire.ts";
 
 /**
@@ -152,7 +154,7 @@ export class A2ARun {
       respond: (requestId, answer) => this.#inputs.respond(requestId, answer),
     };
     if (remote.offerSendMessage) handle.sendMessage = (content) => this.sendMessage(content);
-    if (remote.offerResume) handle.resume = (content) => this.resume(content);
+    if (remote.offerResume) handle.resume = (content, request) => this.resume(content, request);
     this.handle = handle;
   }
 
@@ -678,7 +680,7 @@ export class A2ARun {
   }
 
   /** A follow-up in the task's context (on the same task after INPUT_REQUIRED), as a new run. */
-  resume(content: ContentInput): SubagentRunHandle {
+  resume(content: ContentInput, request?: SubagentResumeRequest): SubagentRunHandle {
     const task = this.#task;
     const problem = this.#disposal !== undefined
       ? "it was disposed"
@@ -699,8 +701,8 @@ export class A2ARun {
       parent: plan.parent,
       depth: plan.depth,
       ...(plan.place ? { place: plan.place } : {}),
-      // A continuation is part of the run it continues: same trace parent.
-      traceHeaders: plan.traceHeaders,
+      // A continuation is a run of its own: the remote side hangs under its span.
+      traceHeaders: traceHeaders(request?.traceContext),
       // A continuation keeps the first run's settings: the caller's depth travels, and
       // so do the depth cap and the budget on a context continuation, so a seam gateway
       // that kept no run for the context (and starts a fresh one) still applies them

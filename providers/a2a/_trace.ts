@@ -1,6 +1,7 @@
 // W3C trace context on every request of a run: the run's `invoke_agent`
-// context (`request.traceContext`, set by the service only when the
-// application registered a tracer provider) as `traceparent`/`tracestate`
+// context (`request.traceContext` for a start, the resume request's for a
+// resume; set by the service only when the application registered a tracer
+// provider) as `traceparent`/`tracestate`
 // headers, through the application's propagator (`@opentelemetry/api`).
 import { type Context, propagation } from "@opentelemetry/api";
 
