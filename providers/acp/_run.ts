@@ -13,6 +13,7 @@ import {
   type SubagentInputAnswer,
   subagentProgress,
   type SubagentResultInput,
+  type SubagentResumeRequest,
   type SubagentRunHandle,
   type SubagentRunPlace,
   type SubagentStopReason,
@@ -355,7 +356,7 @@ export class AcpRun implements SubagentRunHandle {
   }
 
   /** Another prompt on the same session, as a new run (the agent keeps its context). */
-  resume(content: ContentInput): SubagentRunHandle {
+  resume(content: ContentInput, request?: SubagentResumeRequest): SubagentRunHandle {
     const session = this.#session;
     const problem = this.#disposal !== undefined
       ? "it was disposed"
@@ -376,7 +377,8 @@ export class AcpRun implements SubagentRunHandle {
         prompt,
         parent: this.#request.parent,
         place: this.#request.place,
-        traceContext: this.#request.traceContext,
+        // The resumed run's own span rides the prompt's `_meta`, not the first run's.
+        traceContext: request?.traceContext,
         budgetMeter: this.#request.budgetMeter,
       },
       true,

@@ -1,0 +1,88 @@
+// A resumed ACP run over a real child process (our ACP server, its spans
+// exported to a file by its test-only entry): each `session/prompt` carries
+// its own run's trace context in `_meta`, so the resumed prompt's span and
+// its model call hang under the resumed run's `invoke_agent` span.
+import assert from "node:assert/strict";
+import { ROOT_CONTEXT, trace } from "@opentelemetry/api";
+import { createMemoryLogger, createRootScope, traceParentKey } from "@seam/host";
+import { createSubagentService } from "@seam/subagent";
+import { createAcpProvider } from "@seam/subagent-acp";
+import { parentOf, recordSpans } from "./trace_support.ts";
+
+const OUT = new URL("./.out/", import.meta.url).pathname;
+const WORKSPACE = new URL("../deno.json", import.meta.url).pathname;
+const SERVER = new URL("./testdata/acp_traced_server.ts", import.meta.url).pathname;
+
+/** A span as the child process wrote it. */
+interface ChildSpan {
+  readonly name: string;
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly parentSpanId?: string;
+}
+
+Deno.test("createAcpProvider() prompts a resumed run under its own trace context, not the first run's", async () => {
+  await Deno.mkdir(OUT, { recursive: true });
+  const traceFile = `${OUT}trace_acp_resume_${crypto.randomUUID()}.jsonl`;
+  const recorded = recordSpans();
+  const root = createRootScope({ logger: createMemoryLogger().logger });
+  const subagents = createSubagentService(root);
+  const acp = createAcpProvider({
+    name: "acp",
+    command: Deno.execPath(),
+    args: [
+      "run",
+      "--quiet",
+      "--config",
+      WORKSPACE,
+      "--allow-env",
+      `--allow-write=${OUT}`,
+      SERVER,
+      "--trace-file",
+      traceFile,
+    ],
+    disposeEofGraceMs: 2_000,
+    disposeGraceMs: 1_000,
+    startupTimeoutMs: 20_000,
+  });
+  subagents.registerProvider(acp);
+  // The application's span: both runs hang under it, one trace.
+  const app = trace.getTracer("app").startSpan("app");
+  const scope = root.child("a");
+  scope.provide(traceParentKey, { context: trace.setSpan(ROOT_CONTEXT, app) });
+  try {
+    const first = subagents.start("acp", { prompt: "@reply one", parent: { id: "a", scope } });
+    assert.equal((await first.result).stopReason, "completed");
+    const second = first.resume!("@reply two");
+    assert.equal((await second.result).stopReason, "completed");
+    await second.dispose();
+    await first.dispose();
+    app.end();
+  } finally {
+    await root.dispose();
+    // Disposing the provider ends the child process: its spans are written.
+    await acp.dispose();
+  }
+  try {
+    const runs = recorded.spans().filter((s) => s.name === "invoke_agent acp").sort((a, b) =>
+      a.startTime[0] - b.startTime[0] || a.startTime[1] - b.startTime[1]
+    );
+    assert.equal(runs.length, 2);
+    const child: ChildSpan[] = Deno.readTextFileSync(traceFile).trim().split("\n").map((line) =>
+      JSON.parse(line)
+    );
+    const under = (name: string, parentId: string) =>
+      child.filter((s) => s.name === name && s.parentSpanId === parentId);
+    for (const [i, run] of runs.entries()) {
+      const prompts = under("invoke_agent traced-child", run.spanContext().spanId);
+      assert.equal(prompts.length, 1, `run ${i}'s prompt in ${JSON.stringify(child)}`);
+      assert.equal(under("chat scripted", prompts[0].spanId).length, 1, `run ${i}'s model call`);
+    }
+    assert.equal(child.length, 4, "two prompts, two model calls");
+    for (const run of runs) assert.equal(parentOf(run), app.spanContext().spanId);
+    for (const span of child) assert.equal(span.traceId, app.spanContext().traceId, span.name);
+  } finally {
+    await recorded.stop();
+    await Deno.remove(traceFile).catch(() => {});
+  }
+});
