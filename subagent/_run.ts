@@ -10,12 +10,13 @@ import type {
   OutputSchema,
   RegisteredSubagentProvider,
   SubagentResult,
+  SubagentResumeRequest,
   SubagentRun,
   SubagentRunEndInfo,
   SubagentRunInfo,
   SubagentRunPlace,
 } from "./types.ts";
-import { applyOutsidePending, failRunSpan, startRunSpan, traceRun } from "./_trace.ts";
+import { failRunSpan, pendingParent, startRunSpan, traceRun } from "./_trace.ts";
 
 // One name for the many freezes below (shorter, minified, than `Object.freeze` at each).
 const { freeze } = Object;
@@ -348,7 +349,7 @@ function resumeOf(
     let run: SubagentRun;
     try {
       const raw = traced
-        ? applyOutsidePending(resume, handle, [blocks, freeze({ traceContext: traced.context })])
+        ? resumeOutside(handle, resume, blocks, freeze({ traceContext: traced.context }))
         : Reflect.apply(resume, handle, [blocks]);
       run = wrapRun(raw, { ...context, prompt: blocks });
     } catch (error) {
@@ -360,6 +361,27 @@ function resumeOf(
     if (traced) traceRun(traced, run);
     return run;
   };
+}
+
+/**
+ * The provider's `resume` outside any `startRunsUnder`, as `start` is called
+ * (`service.ts:startOutside`): a run the provider starts synchronously in
+ * turn does not take the resumed run's parent; the provider names the
+ * resumed run with `startRunsUnder(request.traceContext, …)`.
+ */
+function resumeOutside(
+  handle: object,
+  resume: Fn,
+  blocks: readonly ContentBlock[],
+  request: SubagentResumeRequest,
+): unknown {
+  const outer = pendingParent.context;
+  pendingParent.context = undefined;
+  try {
+    return Reflect.apply(resume, handle, [blocks, request]);
+  } finally {
+    pendingParent.context = outer;
+  }
 }
 
 /**

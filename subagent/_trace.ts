@@ -23,26 +23,6 @@ export type PendingParent = unknown;
 export const pendingParent: { context: PendingParent } = { context: undefined };
 
 /**
- * Call a provider's `start` or `resume` (`method` on `self`) outside any
- * `startRunsUnder`: a run the provider starts synchronously in turn does not
- * take this run's parent; the provider names this run with
- * `startRunsUnder(traceContext, …)`.
- */
-export function applyOutsidePending(
-  method: (...args: never[]) => unknown,
-  self: object,
-  args: readonly unknown[],
-): unknown {
-  const outer = pendingParent.context;
-  pendingParent.context = undefined;
-  try {
-    return Reflect.apply(method, self, args);
-  } finally {
-    pendingParent.context = outer;
-  }
-}
-
-/**
  * The tracer of the application's registered provider, or `undefined` when
  * there is none: the api's proxy provider then has no delegate.
  */

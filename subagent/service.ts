@@ -4,18 +4,13 @@ import { subagentProviderAdded, subagentProviderRemoved } from "./events.ts";
 import { assertSubagentMaxDepth } from "./max_depth.ts";
 import { snapshotProvider } from "./_provider.ts";
 import { type AcceptedRequest, acceptRequest } from "./_request.ts";
-import {
-  applyOutsidePending,
-  failRunSpan,
-  type RunSpan,
-  startRunSpan,
-  traceRun,
-} from "./_trace.ts";
+import { failRunSpan, pendingParent, type RunSpan, startRunSpan, traceRun } from "./_trace.ts";
 import { wrapRun } from "./_run.ts";
 import type { RunNode } from "./_usage.ts";
 import type {
   RegisteredSubagentProvider,
   SubagentProvider,
+  SubagentRequest,
   SubagentRun,
   SubagentStartRequest,
 } from "./types.ts";
@@ -225,7 +220,7 @@ function startTraced(
 ): SubagentRun {
   try {
     const request = freeze({ ...accepted.request, traceContext: traced.context });
-    const run = wrapRun(applyOutsidePending(provider.start, provider, [request]), {
+    const run = wrapRun(startOutside(provider, request), {
       provider,
       runs: registration.runs,
       parentId: accepted.parentId,
@@ -242,6 +237,21 @@ function startTraced(
   } catch (error) {
     failRunSpan(traced.span, error);
     throw error;
+  }
+}
+
+/**
+ * `provider.start` outside any `startRunsUnder`: a run the provider starts
+ * synchronously in turn does not take this run's parent; the provider names
+ * this run with `startRunsUnder(request.traceContext, …)`.
+ */
+function startOutside(provider: RegisteredSubagentProvider, request: SubagentRequest): unknown {
+  const outer = pendingParent.context;
+  pendingParent.context = undefined;
+  try {
+    return provider.start(request);
+  } finally {
+    pendingParent.context = outer;
   }
 }
 
