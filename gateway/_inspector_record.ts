@@ -3,6 +3,10 @@
  * each (heard as `subagent/start`, `subagent/progress` and `subagent/end` in
  * the task's own scope), every collection bounded, and the pages that follow
  * them as event streams. Made only when the inspector is on.
+ *
+ * Past the overall bounds (runs and text of all principals together) the
+ * oldest ended tasks make room, wherever they are; a live task is never
+ * dropped for them: its new runs are counted instead, its text stops growing.
  */
 import type { JsonValue, Scope } from "@seam/host";
 import {
@@ -76,12 +80,16 @@ export interface InspectedTask {
 interface TaskEntry {
   readonly task: InspectedTask;
   readonly runs: Map<string, InspectedRun>;
+  /** Whether the task is in a final state (only these make room overall). */
+  ended: boolean;
 }
 
 /** One principal's tasks (oldest first) and open pages. */
 interface PrincipalEntry {
   readonly tasks: Map<string, TaskEntry>;
   readonly streams: Set<TaskSubscriber>;
+  /** How many of `tasks` have ended (a principal with none is passed over when making room). */
+  ended: number;
 }
 
 /** Events go to a page as bare JSON, one per SSE `data:` line. */
@@ -100,6 +108,12 @@ export class InspectorRecord {
   readonly #limits: InspectorLimits;
   readonly #maxBufferedBytes: number;
   readonly #batches = new InspectorBatches((owner) => this.#principals.get(owner)?.streams);
+  /** Runs kept, all principals' (bounded by `maxRuns`). */
+  #runs = 0;
+  /** Characters of text kept, all runs' (bounded by `maxText`). */
+  #text = 0;
+  /** Ended tasks kept, all principals' (none: nothing can make room). */
+  #ended = 0;
 
   constructor(limits: InspectorLimits, maxBufferedBytes: number) {
     this.#limits = limits;
@@ -131,10 +145,11 @@ export class InspectorRecord {
       this.#changedRun(owner, run);
     });
     scope.on(subagentProgress, (info) => {
-      const run = this.#run(this.#entry(context), info.runId, info);
+      const entry = this.#entry(context);
+      const run = this.#run(entry, info.runId, info);
       if (!run) return;
       if (info.kind === "text" && typeof info.text === "string") {
-        this.#append(run, info.text);
+        this.#append(entry, run, info.text);
         if (this.#listening(owner)) {
           this.#batches.text(owner, run.taskId, run.runId, info.text, this.#limits.maxTextPerRun);
         }
@@ -180,6 +195,14 @@ export class InspectorRecord {
     this.#unconfirmed.delete(task);
     if (budget !== undefined) task.budget = jsonObject(budget);
     task.state = t.status.state;
+    const ended = isEnded(task.state);
+    if (ended !== entry.ended) {
+      const principal = this.#principals.get(live.chain.context.principal);
+      const step = ended ? 1 : -1;
+      entry.ended = ended;
+      if (principal) principal.ended += step;
+      this.#ended += step;
+    }
     task.updatedAt = record.updatedAt;
     task.rootRunId = live.run.id;
     const status = t.status.message?.parts.find((p) => typeof p.text === "string")?.text;
@@ -262,7 +285,7 @@ export class InspectorRecord {
       // Most recently active last: the first is the one to evict.
       this.#principals.delete(principal);
     } else {
-      entry = { tasks: new Map(), streams: new Set() };
+      entry = { tasks: new Map(), streams: new Set(), ended: 0 };
       if (this.#principals.size >= this.#limits.maxPrincipals) this.#evictPrincipal();
     }
     this.#principals.set(principal, entry);
@@ -290,6 +313,7 @@ export class InspectorRecord {
       victim = first.value[0];
       for (const stream of [...first.value[1].streams]) stream.end();
     }
+    for (const entry of this.#principals.get(victim)?.tasks.values() ?? []) this.#forget(entry);
     this.#principals.delete(victim);
   }
 
@@ -299,7 +323,7 @@ export class InspectorRecord {
       // The oldest ended task goes first; when none has ended, the oldest.
       let victim: string | undefined;
       for (const [id, e] of tasks) {
-        if (isEnded(e.task.state)) {
+        if (e.ended) {
           victim = id;
           break;
         }
@@ -311,10 +335,51 @@ export class InspectorRecord {
   }
 
   #drop(owner: string | undefined, taskId: string): void {
-    this.#principals.get(owner)?.tasks.delete(taskId);
-    if (this.#listening(owner)) {
+    const principal = this.#principals.get(owner);
+    const entry = principal?.tasks.get(taskId);
+    if (!principal || !entry) return;
+    principal.tasks.delete(taskId);
+    if (entry.ended) principal.ended--;
+    this.#forget(entry);
+    if (principal.streams.size > 0) {
       this.#batches.put(owner, `d:${taskId}`, () => ({ type: "drop", taskId }));
     }
+  }
+
+  /** A task is no longer kept: what it held leaves the overall counts. */
+  #forget(entry: TaskEntry): void {
+    this.#runs -= entry.runs.size;
+    for (const run of entry.runs.values()) this.#text -= run.text.length;
+    if (entry.ended) this.#ended--;
+  }
+
+  /**
+   * Make room overall for `runs` more runs and `text` more characters: the
+   * oldest ended task goes, of the least recently active principal without
+   * an open page, else of one with (its pages hear the drop), until both fit
+   * or no ended task but `growing` (the task that asks) is left. A live task
+   * never goes: the caller keeps what still fits.
+   */
+  #makeRoom(runs: number, text: number, growing: TaskEntry): void {
+    const { maxRuns, maxText } = this.#limits;
+    while (this.#ended > 0 && (this.#runs + runs > maxRuns || this.#text + text > maxText)) {
+      const victim = this.#oldestEnded(growing);
+      if (!victim) return;
+      this.#drop(victim[0], victim[1]);
+    }
+  }
+
+  /** The owner and id of the first task {@linkcode InspectorRecord.#makeRoom} may drop. */
+  #oldestEnded(growing: TaskEntry): [string | undefined, string] | undefined {
+    for (const paged of [false, true]) {
+      for (const [owner, principal] of this.#principals) {
+        if (principal.ended === 0 || (principal.streams.size > 0) !== paged) continue;
+        for (const [id, entry] of principal.tasks) {
+          if (entry.ended && entry !== growing) return [owner, id];
+        }
+      }
+    }
+    return undefined;
   }
 
   /**
@@ -346,6 +411,7 @@ export class InspectorRecord {
         budget: undefined,
       },
       runs: new Map(),
+      ended: false,
     };
     this.#unconfirmed.add(entry.task);
     this.#admitTask(owner, principal, entry);
@@ -363,6 +429,13 @@ export class InspectorRecord {
       if (entry.runs.size >= this.#limits.maxRunsPerTask) {
         entry.task.runsDropped++;
         return undefined;
+      }
+      if (this.#runs >= this.#limits.maxRuns) {
+        this.#makeRoom(1, 0, entry);
+        if (this.#runs >= this.#limits.maxRuns) {
+          entry.task.runsDropped++;
+          return undefined;
+        }
       }
       run = {
         runId,
@@ -384,6 +457,7 @@ export class InspectorRecord {
         error: undefined,
       };
       entry.runs.set(runId, run);
+      this.#runs++;
     }
     run.parentRunId ??= place.parentRunId;
     run.depth ??= place.depth;
@@ -392,15 +466,23 @@ export class InspectorRecord {
     return run;
   }
 
-  #append(run: InspectedRun, text: string): void {
+  #append(entry: TaskEntry, run: InspectedRun, text: string): void {
     const max = this.#limits.maxTextPerRun;
     // A huge piece is cut before it is joined: only its tail can stay.
     const piece = text.length > max ? text.slice(text.length - max) : text;
+    const had = run.text.length;
+    let keep = Math.min(max, had + piece.length);
+    if (this.#text + keep - had > this.#limits.maxText) {
+      this.#makeRoom(0, keep - had, entry);
+      // Only live tasks left to make room: the run keeps its newest characters, no more of them.
+      keep = Math.min(keep, had + this.#limits.maxText - this.#text);
+    }
     const next = run.text + piece;
-    if (next.length > max || piece !== text) {
-      run.text = ownText(next, max);
+    if (next.length > keep || piece !== text) {
+      run.text = ownText(next, keep);
       run.clipped = true;
     } else run.text = next;
+    this.#text += run.text.length - had;
   }
 
   /** Whether a page of `owner` is open (events are built only then). */

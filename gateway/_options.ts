@@ -58,6 +58,8 @@ export interface InspectorLimits {
   readonly maxTextPerRun: number;
   readonly maxPrincipals: number;
   readonly maxStreamsPerPrincipal: number;
+  readonly maxRuns: number;
+  readonly maxText: number;
 }
 
 /** Refuse an option: every option check's TypeError, in the words they share. */
@@ -238,6 +240,8 @@ export function resolveInspector(
     "maxTextPerRun",
     "maxPrincipals",
     "maxStreamsPerPrincipal",
+    "maxRuns",
+    "maxText",
   ]);
   for (const key of Object.keys(given)) {
     if (!known.has(key)) {
@@ -260,6 +264,8 @@ export function resolveInspector(
       8,
       1,
     ),
+    maxRuns: count(given.maxRuns, "inspector.maxRuns", 10_000, 1),
+    maxText: count(given.maxText, "inspector.maxText", 4 * 1024 * 1024, 0),
   };
 }
 

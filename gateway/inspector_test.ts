@@ -391,6 +391,154 @@ Deno.test("the inspector keeps at most maxPrincipals principals; one with an ope
   });
 });
 
+/** Principals p0…p{n-1}, each with its own token. */
+function principals(
+  n: number,
+): { tokens: Record<string, string>; as: (p: number) => Record<string, string> } {
+  const tokens: Record<string, string> = {};
+  for (let p = 0; p < n; p++) tokens[`p${p}`] = `p${p}-token`;
+  return { tokens, as: (p) => ({ authorization: `Bearer p${p}-token` }) };
+}
+
+/** What `headers`' principal sees kept now: the first frame of a page. */
+async function keptFor(s: Setup, headers: Record<string, string>): Promise<Wire> {
+  const events = new Events(await get(s, "/_inspect/events", headers));
+  const snapshot = await events.next();
+  await events.cancel();
+  return snapshot;
+}
+
+/** One task of `headers`' principal whose run streams `text`, then ends (unless `live`). */
+async function streamed(
+  s: Setup,
+  provider: ReturnType<typeof controlledProvider>,
+  headers: Record<string, string>,
+  text: string,
+  live = false,
+): Promise<string> {
+  const sent = await rpc(s.gateway, "SendMessage", {
+    message: message("go"),
+    configuration: { returnImmediately: true },
+  }, headers);
+  assert.ok(sent.result?.task, JSON.stringify(sent));
+  const run = provider.runs.at(-1)!;
+  run.ready();
+  await tick();
+  run.request.parent.scope.emit(subagentProgress, { runId: run.id, kind: "text", text });
+  if (!live) {
+    run.finish({ output: [], stopReason: "completed" });
+    await untilEndedAs(s, sent.result.task.id, headers);
+  }
+  return sent.result.task.id;
+}
+
+async function untilEndedAs(s: Setup, id: string, headers: Record<string, string>): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const got = await rpc(s.gateway, "GetTask", { id }, headers);
+    if (/COMPLETED|FAILED|CANCELED|REJECTED/.test(got.result.status.state)) return;
+    await tick();
+  }
+  throw new Error(`Task "${id}" did not end`);
+}
+
+Deno.test("the inspector keeps at most maxRuns runs of all principals: the oldest ended tasks go, a watched principal's last", async () => {
+  const provider = controlledProvider();
+  const { tokens, as } = principals(5);
+  await withSetup([provider], { inspector: { maxRuns: 3 }, auth: { tokens } }, async (s) => {
+    // p0 watches: its ended task goes only once no principal without a page has one.
+    const page = new Events(await get(s, "/_inspect/events", as(0)));
+    await page.next();
+    const ids: string[] = [];
+    for (let p = 0; p < 5; p++) ids.push(await streamed(s, provider, as(p), `text of p${p}`));
+    // Each principal is far within its own bounds (one task, one run); together they are not.
+    const kept = await Promise.all([0, 1, 2, 3, 4].map((p) => keptFor(s, as(p))));
+    assert.deepEqual(kept.map((k) => k.tasks.map((t: Wire) => t.id)), [
+      [ids[0]],
+      [],
+      [],
+      [ids[3]],
+      [ids[4]],
+    ]);
+    assert.equal(kept.reduce((n, k) => n + k.runs.length, 0), 3);
+    assert.equal(kept[0].limits.maxRuns, 3);
+    // The page heard its principal's task kept, and no other principal's drop.
+    const heard = await page.until((e) =>
+      e.type === "task" && e.task.state === "TASK_STATE_COMPLETED"
+    );
+    assert.equal(heard.task.id, ids[0]);
+    // Live tasks come: the unwatched ended ones go first, then p0's (its page hears the drop).
+    for (const p of [1, 2, 3]) await streamed(s, provider, as(p), "live", true);
+    const now = await Promise.all([0, 1, 2, 3, 4].map((p) => keptFor(s, as(p))));
+    assert.deepEqual(now.map((k) => k.tasks.length), [0, 1, 1, 1, 0]);
+    assert.ok(now.every((k) => k.tasks.every((t: Wire) => t.state === "TASK_STATE_WORKING")));
+    assert.equal((await page.until((e) => e.type === "drop")).taskId, ids[0]);
+    for (const run of provider.runs.slice(5)) run.finish({ output: [], stopReason: "completed" });
+    await page.cancel();
+  });
+});
+
+Deno.test("the inspector keeps at most maxText characters of all runs: the oldest ended tasks make room", async () => {
+  const provider = controlledProvider();
+  const { tokens, as } = principals(4);
+  await withSetup([provider], { inspector: { maxText: 12 }, auth: { tokens } }, async (s) => {
+    for (let p = 0; p < 4; p++) await streamed(s, provider, as(p), `abcd${p}`);
+    const kept = await Promise.all([0, 1, 2, 3].map((p) => keptFor(s, as(p))));
+    assert.deepEqual(kept.map((k) => k.runs.map((r: Wire) => r.text)), [[], [], ["abcd2"], [
+      "abcd3",
+    ]]);
+    assert.equal(kept[2].runs[0].clipped, false, "room was made: nothing of the kept run was cut");
+    assert.deepEqual(kept.map((k) => k.tasks.length), [0, 0, 1, 1]);
+  });
+});
+
+Deno.test("past the overall bounds with only live tasks, none is dropped: a run is counted, text keeps its newest", async () => {
+  const provider = controlledProvider();
+  const { tokens, as } = principals(3);
+  await withSetup([provider], {
+    inspector: { maxRuns: 2, maxText: 8 },
+    auth: { tokens },
+  }, async (s) => {
+    const first = await streamed(s, provider, as(0), "abcdef", true);
+    await streamed(s, provider, as(1), "0123456789", true);
+    await streamed(s, provider, as(2), "hello", true);
+    let kept = await Promise.all([0, 1, 2].map((p) => keptFor(s, as(p))));
+    assert.deepEqual(kept.map((k) => k.tasks.length), [1, 1, 1], "every live task is kept");
+    assert.deepEqual(kept.map((k) => k.runs.map((r: Wire) => r.text)), [["abcdef"], ["89"], []]);
+    assert.equal(kept[1].runs[0].clipped, true);
+    assert.ok(kept[2].tasks[0].runsDropped >= 1, "the run past maxRuns is counted");
+
+    // Once a task ends, it makes room: p1's run grows again and p2's is kept.
+    const [run0, run1, run2] = provider.runs;
+    run0.finish({ output: [], stopReason: "completed" });
+    await untilEndedAs(s, first, as(0));
+    run1.request.parent.scope.emit(subagentProgress, { runId: run1.id, kind: "text", text: "XY" });
+    run2.request.parent.scope.emit(subagentProgress, {
+      runId: run2.id,
+      kind: "text",
+      text: "world",
+    });
+    kept = await Promise.all([0, 1, 2].map((p) => keptFor(s, as(p))));
+    assert.deepEqual(kept.map((k) => k.runs.map((r: Wire) => r.text)), [[], ["89XY"], ["orld"]]);
+    assert.deepEqual(kept.map((k) => k.tasks.length), [0, 1, 1]);
+    for (const run of [run1, run2]) run.finish({ output: [], stopReason: "completed" });
+  });
+});
+
+Deno.test("a principal that goes gives back its runs to the overall bound", async () => {
+  const provider = controlledProvider();
+  const { tokens, as } = principals(3);
+  await withSetup([provider], {
+    inspector: { maxPrincipals: 2, maxRuns: 2 },
+    auth: { tokens },
+  }, async (s) => {
+    for (let p = 0; p < 3; p++) await streamed(s, provider, as(p), `p${p}`);
+    // p0 went when p2 came, and with it its run: p1's ended task did not have to.
+    // (Only the two kept are read: a page of a third principal would make one go.)
+    assert.deepEqual((await keptFor(s, as(1))).runs.map((r: Wire) => r.text), ["p1"]);
+    assert.deepEqual((await keptFor(s, as(2))).runs.map((r: Wire) => r.text), ["p2"]);
+  });
+});
+
 Deno.test("an open page hears changes coalesced: a run's pieces of one turn as one", async () => {
   const provider = controlledProvider();
   await withSetup([provider], { inspector: true }, async (s) => {
@@ -468,7 +616,11 @@ Deno.test("createGateway() checks the inspector option", async () => {
   const bad: [unknown, RegExp][] = [
     ["yes", /inspector must be a boolean or an object of bounds, got "yes"/],
     [[1], /inspector must be a boolean or an object/],
-    [{ maxRuns: 1 }, /inspector has no option "maxRuns"/],
+    [{ maxRun: 1 }, /inspector has no option "maxRun" \(known: .*maxRuns, maxText\)/],
+    [{ maxRuns: 0 }, /inspector.maxRuns must be an integer of at least 1, got 0/],
+    [{ maxRuns: 1.5 }, /inspector.maxRuns must be an integer of at least 1, got 1.5/],
+    [{ maxText: -1 }, /inspector.maxText must be a non-negative integer, got -1/],
+    [{ maxText: "1mb" }, /inspector.maxText must be a non-negative integer, got "1mb"/],
     [
       { maxTasksPerPrincipal: 0 },
       /inspector.maxTasksPerPrincipal must be an integer of at least 1/,

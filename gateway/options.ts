@@ -267,9 +267,12 @@ export interface GatewayOptions {
 }
 
 /**
- * What the run inspector keeps, each bound per principal: the oldest task
- * goes first, a run beyond the cap is counted but not kept, a run's text
- * keeps its newest characters.
+ * What the run inspector keeps, bounded per principal and overall: the
+ * oldest task goes first, a run beyond the cap is counted but not kept, a
+ * run's text keeps its newest characters. At the overall caps the oldest
+ * ended tasks of any principal go (the least recently active principal's
+ * first, one without an open page before one with); a live task is never
+ * dropped for them.
  */
 export interface GatewayInspectorOptions {
   /** Tasks kept per principal, live or ended (the oldest ended go first). Default 50. */
@@ -282,6 +285,19 @@ export interface GatewayInspectorOptions {
   readonly maxPrincipals?: number;
   /** Open pages (event streams) per principal. Default 8. */
   readonly maxStreamsPerPrincipal?: number;
+  /**
+   * Runs kept overall, all principals' tasks together. Past it the oldest
+   * ended tasks go to make room; when only live tasks remain, a new run is
+   * counted (the task's `runsDropped`) but not kept. Default 10,000.
+   */
+  readonly maxRuns?: number;
+  /**
+   * Characters of streamed text kept overall, all runs together. Past it
+   * the oldest ended tasks go to make room; when only live tasks remain, a
+   * run's text keeps its newest characters and grows no further (it is
+   * marked clipped). Default 4,194,304 (4 Mi).
+   */
+  readonly maxText?: number;
 }
 
 /**
