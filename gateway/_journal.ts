@@ -115,7 +115,7 @@ export class Journal {
     this.#scheduled = true;
     // Everything the task does until the next macrotask goes in one batch: a
     // run that ends at once is one commit, not one per state
-    // (bench/postgres_bench.ts). While a batch commits the next one gathers.
+    // (bench/postgres_figures.ts). While a batch commits the next one gathers.
     nextMacrotask(() => this.#flush());
   }
 

@@ -1,7 +1,7 @@
 // The gateway on PostgreSQL (issue 18), each figure against its baseline in
 // the same run:
 //
-//   DATABASE_URL=postgres://… deno run -A bench/postgres_bench.ts [--events=2000]
+//   DATABASE_URL=postgres://… deno run -A bench/postgres_figures.ts [--events=2000]
 //
 // 1. events appended per second: a run's text deltas through the journal
 //    (batched, coalesced) against one commit per event;
@@ -21,7 +21,7 @@ import { createPostgresTaskStore, type PostgresTaskStore } from "../gateway_post
 import { openStream, rpc, startInstance, textOf } from "../gateway_postgres/_test_support.ts";
 
 const URL_ = Deno.env.get("DATABASE_URL");
-if (!URL_) throw new Error("bench/postgres_bench.ts needs DATABASE_URL");
+if (!URL_) throw new Error("bench/postgres_figures.ts needs DATABASE_URL");
 const flags = new Map(
   Deno.args.filter((a) => a.startsWith("--")).map((a) => a.slice(2).split("=") as [string, string]),
 );
