@@ -260,10 +260,8 @@ export class PackedTask {
 
 function unpack(entry: StoredTask | PackedTask | undefined): StoredTask | undefined {
   if (!(entry instanceof PackedTask)) return entry;
-  const task = JSON.parse(entry.json);
-  rememberJson(task, entry.json);
   const out: StoredTask = {
-    task,
+    task: JSON.parse(entry.json),
     owner: entry.owner,
     provider: entry.provider,
     updatedAt: entry.updatedAt,

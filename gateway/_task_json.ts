@@ -1,14 +1,16 @@
 /**
- * The JSON text of task objects the memory store serialized, so the response
- * that answers the same object reuses it instead of serializing it again: a
- * blocking `SendMessage` answers the very record its run's end stored, and a
- * `GetTask` the very object the store parsed. Serializing a terminal task
- * twice was ~9% of a `SendMessage`'s CPU (bench/alloc.ts, row "gateway
- * `SendMessage`"; bench/gateway_cpu.ts).
+ * The JSON text of task records the memory store serialized when it packed
+ * them, so the response that answers the same object reuses it instead of
+ * serializing it again: a blocking `SendMessage` answers the very record its
+ * run's end stored. Serializing a terminal task twice was ~9% of a
+ * `SendMessage`'s CPU (bench/alloc.ts, row "gateway `SendMessage`";
+ * bench/gateway_cpu.ts).
  *
- * A text is remembered only by the one who serialized or parsed the object,
- * at that moment; whoever changes a record stores it again, which remembers
- * the new text. So the text answered is always the object as last stored.
+ * Only the gateway's own records are remembered (those it hands the store),
+ * never an object the store hands out: a store wrapping the memory store may
+ * change what its `get` answers, and the answer must be what it returned.
+ * Whoever changes a record stores it again, which remembers the new text, so
+ * the text answered is always the record as last stored.
  */
 const texts = new WeakMap<object, string>();
 

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { rememberJson, stringifyResult } from "./_task_json.ts";
-import { createMemoryTaskStore, type StoredTask } from "./task_store.ts";
+import { createLogger, createRootScope } from "@seam/host";
+import { createSubagentService, type SubagentProvider } from "@seam/subagent";
+import { createGateway } from "./gateway.ts";
+import { createMemoryTaskStore, type StoredTask, type TaskStore } from "./task_store.ts";
 import type { A2ATask } from "./types.ts";
 
 function terminal(id: string): StoredTask {
@@ -9,6 +12,7 @@ function terminal(id: string): StoredTask {
       id,
       contextId: "c",
       status: { state: "TASK_STATE_COMPLETED", timestamp: "2026-12-01T00:00:00.000Z" },
+      history: [{ messageId: "m0", role: "ROLE_USER", parts: [{ text: "asked" }] }],
       artifacts: [{ artifactId: "output", name: "output", parts: [{ text: "done" }] }],
     },
     owner: undefined,
@@ -37,16 +41,20 @@ Deno.test("stringifyResult() answers JSON.stringify's text, reusing what was rem
   });
 });
 
-Deno.test("the memory store's terminal tasks answer as last stored, serialized once", () => {
+Deno.test("the memory store's terminal records answer as last stored, what it hands out as it is", () => {
   const store = createMemoryTaskStore();
   const record = terminal("a");
   store.put(record);
   const text = JSON.stringify(record.task);
   // The record put and the copy read back both answer the stored text.
   assert.equal(stringifyResult({ task: record.task }), `{"task":${text}}`);
+  // A copy it hands out is never answered from its text: whoever got it may change it.
   const read = store.get("a")!.task as A2ATask;
   assert.notEqual(read, record.task);
-  assert.equal(stringifyResult(read), text);
+  delete read.history;
+  read.metadata = { redacted: true };
+  assert.equal(stringifyResult(read), JSON.stringify(read));
+  assert.doesNotMatch(stringifyResult({ task: read }), /history/);
   // A change is stored again: the new text is what answers.
   (record.task.history ??= []).push({
     messageId: "m",
@@ -56,4 +64,59 @@ Deno.test("the memory store's terminal tasks answer as last stored, serialized o
   store.put(record);
   assert.equal(stringifyResult({ task: record.task }), `{"task":${JSON.stringify(record.task)}}`);
   assert.match(stringifyResult({ task: record.task }), /late/);
+});
+
+Deno.test("GetTask answers what a store's get() returned, even one that changes the memory store's copy", async () => {
+  const echo: SubagentProvider = {
+    name: "echo",
+    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
+    inheritsParentContext: false,
+    start: (request) => ({
+      id: "run-1",
+      started: Promise.resolve(),
+      result: Promise.resolve({ output: request.prompt, stopReason: "completed" as const }),
+      cancel() {},
+      dispose: () => Promise.resolve(),
+    }),
+  };
+  const inner = createMemoryTaskStore();
+  // A store that hides each task's history from readers.
+  const redacting: TaskStore = {
+    put: (record) => inner.put(record),
+    list: (query) => inner.list(query),
+    get(id) {
+      const record = inner.get(id) as StoredTask | undefined;
+      if (record) delete (record.task as A2ATask).history;
+      return record;
+    },
+  };
+  const root = createRootScope({ logger: createLogger({ level: "silent" }) });
+  createSubagentService(root).registerProvider(echo);
+  const gateway = createGateway({ scope: root, taskStore: redacting });
+  try {
+    const rpc = async (method: string, params: unknown) =>
+      await (await gateway.fetch(
+        new Request("http://127.0.0.1/", {
+          method: "POST",
+          headers: { "content-type": "application/json", "a2a-version": "1.0" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+        }),
+      )).json();
+    const sent = await rpc("SendMessage", {
+      message: { messageId: "m1", role: "ROLE_USER", parts: [{ text: "secret question" }] },
+    });
+    assert.equal(sent.result.task.history.length, 1, "the sender sees its own message");
+    const got = await rpc("GetTask", { id: sent.result.task.id });
+    assert.equal(got.result.status.state, "TASK_STATE_COMPLETED");
+    assert.equal(got.result.history, undefined);
+    const rest = await (await gateway.fetch(
+      new Request(`http://127.0.0.1/tasks/${sent.result.task.id}`, {
+        headers: { "a2a-version": "1.0" },
+      }),
+    )).json();
+    assert.equal(rest.history, undefined);
+  } finally {
+    await gateway.close();
+    await root.dispose();
+  }
 });
