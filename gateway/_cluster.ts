@@ -6,7 +6,7 @@
  * own), and the reaper that ends the tasks of an instance whose lease lapsed:
  * `FAILED`, saying the run was lost with its instance.
  */
-import type { Logger } from "@seam/host";
+import { jsonCopy, type Logger } from "@seam/host";
 import { GatewayError, invalidRequest, toGatewayError, tooMany } from "./_errors.ts";
 import { Journal } from "./_journal.ts";
 import type { PushService } from "./_push.ts";
@@ -243,7 +243,8 @@ export class Cluster {
       reached: (ok, error) => this.#reached(ok, error),
     });
     this.#journals.set(taskId, journal);
-    journal.emit({ task: snapshot().task });
+    // The task as it is now: the live record goes on changing until the batch is written.
+    journal.emit({ task: jsonCopy(snapshot().task) as JsonObject });
     return journal.created;
   }
 
@@ -257,9 +258,18 @@ export class Cluster {
     return this.#journals.get(taskId)?.persist();
   }
 
-  /** A change of a task this instance runs. */
+  /**
+   * A change of a task this instance runs. A status update carries the
+   * task's metadata, which the live record goes on changing until the batch
+   * is written: it is logged as it is now.
+   */
   publish(taskId: string, event: JsonObject): void {
-    this.#journals.get(taskId)?.emit(event);
+    const journal = this.#journals.get(taskId);
+    if (!journal) return;
+    const update = event.statusUpdate as JsonObject | undefined;
+    if (update?.metadata !== undefined) {
+      journal.emit({ statusUpdate: { ...update, metadata: jsonCopy(update.metadata) } });
+    } else journal.emit(event);
   }
 
   /**

@@ -292,3 +292,50 @@ Deno.test("an instance whose task another ended (its lease lapsed) stops the run
     );
   });
 });
+
+Deno.test("a task's log holds each change as it was, even when the run ends before the first write", async () => {
+  // A child that ends at once: its task's creation, WORKING and end are written in one batch.
+  const store = createMemoryTaskStore({ shared: true });
+  const { logger } = createMemoryLogger();
+  const root = createRootScope({ logger });
+  createSubagentService(root).registerProvider({
+    name: "echo",
+    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
+    inheritsParentContext: false,
+    start: (request) => ({
+      id: "run-1",
+      started: Promise.resolve(),
+      result: Promise.resolve({ output: request.prompt, stopReason: "completed" as const }),
+      cancel() {},
+      dispose: () => Promise.resolve(),
+    }),
+  });
+  const gateway = createGateway({ scope: root, taskStore: store });
+  try {
+    const sent = await rpc(gateway, "SendMessage", { message: message("at once") });
+    assert.equal(sent.result.task.status.state, "TASK_STATE_COMPLETED");
+    const log = store.read(sent.result.task.id, 0, 10).map((entry) => entry.event as Wire);
+    assert.deepEqual(log.map(describe), [
+      "task:SUBMITTED",
+      "status:WORKING",
+      "text:at once",
+      "status:COMPLETED",
+    ]);
+    const [created, working] = log;
+    assert.equal(created.task.artifacts, undefined, "the task as created: no artifact yet");
+    const seam = (e: Wire) => Object.values(e as Record<string, Wire>)[0];
+    assert.equal(
+      JSON.stringify(seam(created.task.metadata)).includes("stopReason"),
+      false,
+      "the created task's metadata as it was then",
+    );
+    assert.equal(
+      JSON.stringify(working.statusUpdate.metadata ?? {}).includes("stopReason"),
+      false,
+      "WORKING's metadata as it was then",
+    );
+  } finally {
+    await gateway.close();
+    await root.dispose();
+  }
+});
