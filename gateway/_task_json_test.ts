@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { rememberJson, stringifyResult } from "./_task_json.ts";
 import { createLogger, createRootScope } from "@seam/host";
-import { createSubagentService, type SubagentProvider } from "@seam/subagent";
+import { createSubagentService } from "@seam/subagent";
+import { controlledProvider } from "./_test_support.ts";
 import { createGateway } from "./gateway.ts";
 import { createMemoryTaskStore, type StoredTask, type TaskStore } from "./task_store.ts";
 import type { A2ATask } from "./types.ts";
@@ -67,18 +68,6 @@ Deno.test("the memory store's terminal records answer as last stored, what it ha
 });
 
 Deno.test("GetTask answers what a store's get() returned, even one that changes the memory store's copy", async () => {
-  const echo: SubagentProvider = {
-    name: "echo",
-    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
-    inheritsParentContext: false,
-    start: (request) => ({
-      id: "run-1",
-      started: Promise.resolve(),
-      result: Promise.resolve({ output: request.prompt, stopReason: "completed" as const }),
-      cancel() {},
-      dispose: () => Promise.resolve(),
-    }),
-  };
   const inner = createMemoryTaskStore();
   // A store that hides each task's history from readers.
   const redacting: TaskStore = {
@@ -91,7 +80,7 @@ Deno.test("GetTask answers what a store's get() returned, even one that changes 
     },
   };
   const root = createRootScope({ logger: createLogger({ level: "silent" }) });
-  createSubagentService(root).registerProvider(echo);
+  createSubagentService(root).registerProvider(controlledProvider({ auto: true }));
   const gateway = createGateway({ scope: root, taskStore: redacting });
   try {
     const rpc = async (method: string, params: unknown) =>

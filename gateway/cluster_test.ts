@@ -298,18 +298,7 @@ Deno.test("a task's log holds each change as it was, even when the run ends befo
   const store = createMemoryTaskStore({ shared: true });
   const { logger } = createMemoryLogger();
   const root = createRootScope({ logger });
-  createSubagentService(root).registerProvider({
-    name: "echo",
-    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
-    inheritsParentContext: false,
-    start: (request) => ({
-      id: "run-1",
-      started: Promise.resolve(),
-      result: Promise.resolve({ output: request.prompt, stopReason: "completed" as const }),
-      cancel() {},
-      dispose: () => Promise.resolve(),
-    }),
-  });
+  createSubagentService(root).registerProvider(controlledProvider({ auto: true }));
   const gateway = createGateway({ scope: root, taskStore: store });
   try {
     const sent = await rpc(gateway, "SendMessage", { message: message("at once") });
