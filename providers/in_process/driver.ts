@@ -358,6 +358,8 @@ class Child {
   #approvals: ChildApprovals | undefined;
   /** Where the child's spans hang: its current run's span, once a run was traced. */
   #traceParent: RunTraceParent | undefined;
+  /** The run whose turn the child is taking, until it settles: one at a time. */
+  running: object | undefined;
 
   constructor(id: string, plan: Plan, composed: Composed) {
     this.id = id;
@@ -530,6 +532,7 @@ class InProcessRun implements SubagentRunHandle {
     structured: boolean,
   ) {
     child.hold();
+    child.running = this;
     this.id = child.id;
     this.#child = child;
     this.#structured = structured;
@@ -558,6 +561,7 @@ class InProcessRun implements SubagentRunHandle {
   #finish(value: SubagentResultInput): void {
     if (this.#settled) return;
     this.#settled = true;
+    if (this.#child.running === this) this.#child.running = undefined;
     this.#unbind();
     this.#settle(value);
   }
@@ -645,6 +649,13 @@ class InProcessRun implements SubagentRunHandle {
         `Cannot resume run "${this.id}": ${
           this.#disposal !== undefined ? "it was disposed" : "it has not finished"
         }`,
+      );
+    }
+    if (child.running !== undefined) {
+      // Its context is the turn under way's: a second turn would take the same
+      // conversation at once (and both would end with the last one's answer).
+      throw new TypeError(
+        `Cannot resume run "${this.id}": the child is still running a run resumed from it; wait for that run's result`,
       );
     }
     const blocks = typeof content === "string"

@@ -490,6 +490,23 @@ Deno.test("run.resume() continues the finished child with its context", async ()
   await w.dispose();
 });
 
+Deno.test("run.resume() refuses while a run resumed from it still runs: one turn at a time", async () => {
+  const w = await world();
+  const first = start(w, { prompt: "@reply one" });
+  await first.result;
+  const second = first.resume!("@hang");
+  await second.started;
+  assert.throws(() => first.resume!("@reply three"), /still running a run resumed from it/);
+  assert.throws(() => second.resume!("@reply three"), /has not finished/);
+  second.cancel("enough");
+  assert.equal((await second.result).stopReason, "aborted");
+  // Once it settled, the child takes the next turn, from either handle.
+  const third = first.resume!("@reply three");
+  assert.equal(textOf((await third.result).output), "three");
+  for (const run of [first, second, third]) await run.dispose();
+  await w.dispose();
+});
+
 Deno.test("createInProcessProvider() called directly still checks its input", async () => {
   const w = await world();
   const provider = createInProcessProvider({ name: "direct", inheritsParentContext: false });
