@@ -138,7 +138,7 @@ export class InspectorRecord {
       if (entry && this.#unconfirmed.has(entry.task)) this.#drop(owner, entry.task.id);
     });
     scope.on(subagentStart, (info) => {
-      const run = this.#run(this.#entry(context), info.runId, info);
+      const run = this.#run(this.#entry(context), info.runId, info, true);
       if (!run) return;
       // The run's own (tightened) budget: event payloads are frozen, kept as they are.
       if (info.budget) run.budget = info.budget as unknown as JsonValue;
@@ -419,21 +419,27 @@ export class InspectorRecord {
   }
 
   /** The run `runId` of a task, made on first sight; undefined past the cap. */
+  /**
+   * The run `runId` of a task, made by its first event (a run's text may
+   * come before its start is heard). One turned away at a cap is counted in
+   * `runsDropped` by its start only, so once.
+   */
   #run(
     entry: TaskEntry,
     runId: string,
     place: Partial<SubagentRunPlace>,
+    starting = false,
   ): InspectedRun | undefined {
     let run = entry.runs.get(runId);
     if (!run) {
       if (entry.runs.size >= this.#limits.maxRunsPerTask) {
-        entry.task.runsDropped++;
+        if (starting) entry.task.runsDropped++;
         return undefined;
       }
       if (this.#runs >= this.#limits.maxRuns) {
         this.#makeRoom(1, 0, entry);
         if (this.#runs >= this.#limits.maxRuns) {
-          entry.task.runsDropped++;
+          if (starting) entry.task.runsDropped++;
           return undefined;
         }
       }

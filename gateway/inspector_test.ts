@@ -9,6 +9,7 @@ import {
   subagentProgress,
   type SubagentProvider,
   type SubagentResultInput,
+  type SubagentRunInfo,
   subagentStart,
 } from "@seam/subagent";
 import {
@@ -348,8 +349,10 @@ Deno.test("the inspector keeps at most its bounds: tasks per principal, text per
     const scope = run.request.parent.scope;
     scope.emit(subagentProgress, { runId: run.id, kind: "text", text: "0123" });
     scope.emit(subagentProgress, { runId: run.id, kind: "text", text: "456789" });
-    // A second run in the same task's tree: beyond maxRunsPerTask, counted only.
+    // A second run in the same task's tree: beyond maxRunsPerTask, counted once (by its start).
+    scope.emit(subagentStart, { runId: "grandchild" } as SubagentRunInfo);
     scope.emit(subagentProgress, { runId: "grandchild", kind: "text", text: "x" });
+    scope.emit(subagentProgress, { runId: "grandchild", kind: "text", text: "y" });
     const events = new Events(await get(s, "/_inspect/events"));
     const snapshot = await events.next();
     assert.deepEqual(snapshot.tasks.map((t: Wire) => t.id), ids.slice(1));
@@ -505,7 +508,7 @@ Deno.test("past the overall bounds with only live tasks, none is dropped: a run 
     assert.deepEqual(kept.map((k) => k.tasks.length), [1, 1, 1], "every live task is kept");
     assert.deepEqual(kept.map((k) => k.runs.map((r: Wire) => r.text)), [["abcdef"], ["89"], []]);
     assert.equal(kept[1].runs[0].clipped, true);
-    assert.ok(kept[2].tasks[0].runsDropped >= 1, "the run past maxRuns is counted");
+    assert.equal(kept[2].tasks[0].runsDropped, 1, "the run past maxRuns is counted, once");
 
     // Once a task ends, it makes room: p1's run grows again and p2's is kept.
     const [run0, run1, run2] = provider.runs;
@@ -520,6 +523,7 @@ Deno.test("past the overall bounds with only live tasks, none is dropped: a run 
     kept = await Promise.all([0, 1, 2].map((p) => keptFor(s, as(p))));
     assert.deepEqual(kept.map((k) => k.runs.map((r: Wire) => r.text)), [[], ["89XY"], ["orld"]]);
     assert.deepEqual(kept.map((k) => k.tasks.length), [0, 1, 1]);
+    assert.equal(kept[2].tasks[0].runsDropped, 1, "its text counted nothing more");
     for (const run of [run1, run2]) run.finish({ output: [], stopReason: "completed" });
   });
 });
