@@ -12,7 +12,9 @@ import type { StreamEvent, TaskSubscriber } from "./_sse.ts";
 export const FLUSH_MS = 50;
 
 /** A change waiting: built when it is sent (so it says what is true then), or text gathered. */
-type Waiting = (() => StreamEvent) | { type: "text"; taskId: string; runId: string; text: string };
+type Waiting =
+  | (() => StreamEvent)
+  | { type: "text"; taskId: string; runId: string; text: string; keep: number };
 
 /** Where the batches are: taking changes, or closed (the gateway is closing). */
 type BatchState = "open" | "closed";
@@ -34,18 +36,23 @@ export class InspectorBatches {
   }
 
   /**
-   * A piece of a run's streamed text, added to what waits of it: at most
-   * `max` characters wait (the newest; a page keeps no more of a run either).
+   * A piece of a run's streamed text, added to what waits of it. `keep` is
+   * how much of the run's text the record keeps now (at most
+   * `maxTextPerRun`; less once the overall `maxText` clipped it): no more of
+   * it waits (the newest), and the event tells the page to keep no more
+   * either, so its copy stays the record's.
    */
-  text(owner: string | undefined, taskId: string, runId: string, text: string, max: number): void {
+  text(owner: string | undefined, taskId: string, runId: string, text: string, keep: number): void {
     const waiting = this.#of(owner);
     if (!waiting) return;
     const key = `x:${runId}`;
     const pending = waiting.get(key);
     const joined = pending && typeof pending !== "function" ? pending.text + text : text;
-    const kept = joined.length > max ? ownText(joined, max) : joined;
-    if (pending && typeof pending !== "function") pending.text = kept;
-    else waiting.set(key, { type: "text", taskId, runId, text: kept });
+    const kept = joined.length > keep ? ownText(joined, keep) : joined;
+    if (pending && typeof pending !== "function") {
+      pending.text = kept;
+      pending.keep = keep;
+    } else waiting.set(key, { type: "text", taskId, runId, text: kept, keep });
   }
 
   /** Send what waits for `owner` now (before a new page's snapshot, which already holds it). */

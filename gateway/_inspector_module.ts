@@ -116,8 +116,8 @@ async function readEvents(body) {
   }
 }
 
-function clip(text) {
-  const max = state.limits.maxTextPerRun;
+function clip(text, keep) {
+  const max = Math.min(state.limits.maxTextPerRun, keep ?? Infinity);
   return text.length > max ? text.slice(text.length - max) : text;
 }
 
@@ -152,7 +152,7 @@ function apply(event) {
         run = { runId: event.runId, taskId: event.taskId, status: "running", text: "", startedAt: now() };
         state.runs.set(event.runId, run);
       }
-      run.text = clip(run.text + event.text);
+      run.text = clip(run.text + event.text, event.keep);
       const pre = $('[data-run-id="' + CSS.escape(event.runId) + '"] > pre');
       if (pre) {
         pre.textContent = run.text;

@@ -151,7 +151,7 @@ export class InspectorRecord {
       if (info.kind === "text" && typeof info.text === "string") {
         this.#append(entry, run, info.text);
         if (this.#listening(owner)) {
-          this.#batches.text(owner, run.taskId, run.runId, info.text, this.#limits.maxTextPerRun);
+          this.#batches.text(owner, run.taskId, run.runId, info.text, run.text.length);
         }
       } else if (info.kind === "remote" && info.remote) {
         const hop = info.remote;

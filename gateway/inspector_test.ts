@@ -528,6 +528,40 @@ Deno.test("past the overall bounds with only live tasks, none is dropped: a run 
   });
 });
 
+Deno.test("an open page's copy of a run's text stays the record's when maxText clips it", async () => {
+  const provider = controlledProvider();
+  await withSetup([provider], { inspector: { maxText: 4 } }, async (s) => {
+    const page = new Events(await get(s, "/_inspect/events"));
+    assert.equal((await page.next()).type, "snapshot");
+    const sent = await rpc(s.gateway, "SendMessage", {
+      message: message("go"),
+      configuration: { returnImmediately: true },
+    });
+    const run = provider.runs[0];
+    run.ready();
+    await tick();
+    // The page's rule (_inspector_module.ts): append, keep the newest `keep` characters.
+    let copy = "";
+    const hear = async (text: string) => {
+      run.request.parent.scope.emit(subagentProgress, { runId: run.id, kind: "text", text });
+      for (let event = await page.next();; event = await page.next()) {
+        if (event.type !== "text") continue;
+        const joined = copy + event.text;
+        copy = joined.slice(Math.max(0, joined.length - Math.min(4_096, event.keep)));
+        return;
+      }
+    };
+    await hear("abcdef");
+    await hear("ghij");
+    const kept = (await keptFor(s, {})).runs.find((r: Wire) => r.runId === run.id);
+    assert.equal(kept.text, "ghij");
+    assert.equal(copy, kept.text, "the page holds what the record holds");
+    run.finish({ output: [], stopReason: "completed" });
+    await untilEnded(s.gateway, sent.result.task.id);
+    await page.cancel();
+  });
+});
+
 Deno.test("a principal that goes gives back its runs to the overall bound", async () => {
   const provider = controlledProvider();
   const { tokens, as } = principals(3);
