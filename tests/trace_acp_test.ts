@@ -6,12 +6,7 @@ import assert from "node:assert/strict";
 import { ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import { createMemoryLogger, createRootScope, traceParentKey } from "@seam/host";
 import { createSubagentService } from "@seam/subagent";
-import { createAcpProvider } from "@seam/subagent-acp";
-import { parentOf, recordSpans } from "./trace_support.ts";
-
-const OUT = new URL("./.out/", import.meta.url).pathname;
-const WORKSPACE = new URL("../deno.json", import.meta.url).pathname;
-const SERVER = new URL("./testdata/acp_traced_server.ts", import.meta.url).pathname;
+import { parentOf, recordSpans, tracedAcpProvider } from "./trace_support.ts";
 
 /** A span as the child process wrote it. */
 interface ChildSpan {
@@ -22,29 +17,10 @@ interface ChildSpan {
 }
 
 Deno.test("createAcpProvider() prompts a resumed run under its own trace context, not the first run's", async () => {
-  await Deno.mkdir(OUT, { recursive: true });
-  const traceFile = `${OUT}trace_acp_resume_${crypto.randomUUID()}.jsonl`;
+  const { provider: acp, traceFile } = await tracedAcpProvider("acp", "trace_acp_resume");
   const recorded = recordSpans();
   const root = createRootScope({ logger: createMemoryLogger().logger });
   const subagents = createSubagentService(root);
-  const acp = createAcpProvider({
-    name: "acp",
-    command: Deno.execPath(),
-    args: [
-      "run",
-      "--quiet",
-      "--config",
-      WORKSPACE,
-      "--allow-env",
-      `--allow-write=${OUT}`,
-      SERVER,
-      "--trace-file",
-      traceFile,
-    ],
-    disposeEofGraceMs: 2_000,
-    disposeGraceMs: 1_000,
-    startupTimeoutMs: 20_000,
-  });
   subagents.registerProvider(acp);
   // The application's span: both runs hang under it, one trace.
   const app = trace.getTracer("app").startSpan("app");

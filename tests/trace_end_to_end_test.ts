@@ -8,14 +8,9 @@ import { ROOT_CONTEXT, SpanKind, trace } from "@opentelemetry/api";
 import { createHost, createMemoryLogger, createScriptedModel, traceParentKey } from "@seam/host";
 import { createSubagentService } from "@seam/subagent";
 import { createA2AProvider } from "@seam/subagent-a2a";
-import { createAcpProvider } from "@seam/subagent-acp";
 import { installSubagentTool } from "@seam/tool-subagent";
 import { startSpawnGateway } from "./a2a_support.ts";
-import { parentOf, recordSpans } from "./trace_support.ts";
-
-const OUT = new URL("./.out/", import.meta.url).pathname;
-const WORKSPACE = new URL("../deno.json", import.meta.url).pathname;
-const SERVER = new URL("./testdata/acp_traced_server.ts", import.meta.url).pathname;
+import { parentOf, recordSpans, tracedAcpProvider } from "./trace_support.ts";
 
 /** A span as the child process wrote it. */
 interface ChildSpan {
@@ -29,30 +24,13 @@ interface ChildSpan {
 }
 
 Deno.test("one trace runs from a root agent through A2A, a gateway and an ACP child process to its model call", async () => {
-  const traceFile = `${OUT}trace_e2e_${crypto.randomUUID()}.jsonl`;
+  const { provider: acp, traceFile } = await tracedAcpProvider("acp", "trace_e2e");
   const recorded = recordSpans();
   // The gateway: its ACP provider runs our ACP server as a child process.
   const gateway = startSpawnGateway("loopback", {
     defaultProvider: "acp",
     setup: (_host, subagents) => {
-      subagents.registerProvider(createAcpProvider({
-        name: "acp",
-        command: Deno.execPath(),
-        args: [
-          "run",
-          "--quiet",
-          "--config",
-          WORKSPACE,
-          "--allow-env",
-          `--allow-write=${OUT}`,
-          SERVER,
-          "--trace-file",
-          traceFile,
-        ],
-        disposeEofGraceMs: 2_000,
-        disposeGraceMs: 1_000,
-        startupTimeoutMs: 20_000,
-      }));
+      subagents.registerProvider(acp);
     },
   });
   // The root: an agent whose `subagent` tool delegates over A2A.

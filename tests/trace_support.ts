@@ -4,6 +4,7 @@
  * context manager, registered globally for one test and removed after.
  */
 import { context, propagation, trace } from "@opentelemetry/api";
+import { type AcpProvider, createAcpProvider } from "@seam/subagent-acp";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import {
@@ -67,4 +68,40 @@ export function recordSpans(options: { contextManager?: boolean } = {}): Recorde
 /** A span's parent span id (`undefined` for a root). */
 export function parentOf(span: ReadableSpan): string | undefined {
   return span.parentSpanContext?.spanId;
+}
+
+const OUT = new URL("./.out/", import.meta.url).pathname;
+const WORKSPACE = new URL("../deno.json", import.meta.url).pathname;
+const TRACED_SERVER = new URL("./testdata/acp_traced_server.ts", import.meta.url).pathname;
+
+/**
+ * An ACP provider `name` on the traced test server (testdata/acp_traced_server.ts),
+ * a real child process writing the spans it records to a fresh file under
+ * tests/.out; answers the provider and that file's path.
+ */
+export async function tracedAcpProvider(
+  name: string,
+  label: string,
+): Promise<{ provider: AcpProvider; traceFile: string }> {
+  await Deno.mkdir(OUT, { recursive: true });
+  const traceFile = `${OUT}${label}_${crypto.randomUUID()}.jsonl`;
+  const provider = createAcpProvider({
+    name,
+    command: Deno.execPath(),
+    args: [
+      "run",
+      "--quiet",
+      "--config",
+      WORKSPACE,
+      "--allow-env",
+      `--allow-write=${OUT}`,
+      TRACED_SERVER,
+      "--trace-file",
+      traceFile,
+    ],
+    disposeEofGraceMs: 2_000,
+    disposeGraceMs: 1_000,
+    startupTimeoutMs: 20_000,
+  });
+  return { provider, traceFile };
 }
