@@ -7,11 +7,12 @@ import {
   type SubagentProvider,
   type SubagentRequest,
   type SubagentResumeRequest,
+  type SubagentRun,
   type SubagentRunHandle,
 } from "@seam/subagent";
 import { createSpawnProvider } from "@seam/subagent-spawn";
 import { installSubagentTool } from "@seam/tool-subagent";
-import { parentOf, recordSpans } from "./trace_support.ts";
+import { parentOf, type RecordedSpans, recordSpans } from "./trace_support.ts";
 
 function delegatingHost() {
   const host = createHost({ logger: createMemoryLogger().logger });
@@ -188,7 +189,10 @@ Deno.test("startRunsUnder() names the parent of the runs started inside it (a re
   }
 });
 
-Deno.test("SubagentRun.resume() gives the resumed run an invoke_agent span of its own", async () => {
+/** A spawn run and one resume of it, both ended and disposed; `check` reads their spans. */
+async function resumedOnce(
+  check: (recorded: RecordedSpans, first: SubagentRun, second: SubagentRun) => void,
+): Promise<void> {
   const recorded = recordSpans();
   const { host, subagents } = delegatingHost();
   try {
@@ -200,6 +204,15 @@ Deno.test("SubagentRun.resume() gives the resumed run an invoke_agent span of it
     assert.equal((await second.result).stopReason, "completed");
     await second.dispose();
     await first.dispose();
+    check(recorded, first, second);
+  } finally {
+    await host.scope.dispose();
+    await recorded.stop();
+  }
+}
+
+Deno.test("SubagentRun.resume() gives the resumed run an invoke_agent span of its own", async () => {
+  await resumedOnce((recorded, first, second) => {
     const runs = recorded.spans().filter((s) => s.name === "invoke_agent spawn");
     assert.equal(runs.length, 2);
     // The same run (one id) invoked twice: two spans.
@@ -208,33 +221,18 @@ Deno.test("SubagentRun.resume() gives the resumed run an invoke_agent span of it
     assert.notEqual(runs[0].spanContext().spanId, runs[1].spanContext().spanId);
     assert.equal(parentOf(runs[0]), parentOf(runs[1]), "both hang where the first did");
     assert.ok(runs.every((s) => s.attributes["seam.stop_reason"] === "completed"));
-  } finally {
-    await host.scope.dispose();
-    await recorded.stop();
-  }
+  });
 });
 
 Deno.test("SubagentRun.resume() hangs the resumed turn's model calls under the resumed run's span", async () => {
-  const recorded = recordSpans();
-  const { host, subagents } = delegatingHost();
-  try {
-    const parent = await host.agents.create({ id: "parent", options: { model: "scripted" } });
-    const first = subagents.start("spawn", { prompt: "@reply one", parent });
-    assert.equal((await first.result).stopReason, "completed");
-    const second = first.resume!("@reply two");
-    assert.equal((await second.result).stopReason, "completed");
-    await second.dispose();
-    await first.dispose();
+  await resumedOnce((recorded) => {
     const [firstRun, secondRun] = recorded.spans().filter((s) => s.name === "invoke_agent spawn");
     const chats = recorded.spans().filter((s) => s.name === "chat scripted");
     assert.equal(chats.length, 2);
     assert.equal(parentOf(chats[0]), firstRun.spanContext().spanId);
     assert.equal(parentOf(chats[1]), secondRun.spanContext().spanId, "not the first run's");
     assert.equal(chats[1].spanContext().traceId, secondRun.spanContext().traceId);
-  } finally {
-    await host.scope.dispose();
-    await recorded.stop();
-  }
+  });
 });
 
 Deno.test("SubagentRun.resume() hands the provider the resumed run's trace context, and nothing without a tracer provider", async () => {
