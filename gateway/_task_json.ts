@@ -12,11 +12,33 @@
  * Whoever changes a record stores it again, which remembers the new text, so
  * the text answered is always the record as last stored.
  */
-const texts = new WeakMap<object, string>();
+// The last texts remembered, in a ring: a blocking send answers its task a
+// few microtasks after the store packed it, with only the other requests in
+// flight packing theirs in between (a text not found any more is serialized
+// again). A ring, not a WeakMap keyed by the records: V8's scavenger keeps
+// the young keys of an old WeakMap alive, so every task record (its whole
+// graph) was promoted to the old generation with its entry
+// (bench/promoted.ts: ~800 bytes per SendMessage); a ring holds only its
+// last few at any scavenge.
+const RECENT = 64;
+const values: (object | undefined)[] = new Array(RECENT).fill(undefined);
+const texts: (string | undefined)[] = new Array(RECENT).fill(undefined);
+let next = 0;
 
 /** Remember that `value` serializes to `json` (as `JSON.stringify` gave or took it). */
 export function rememberJson(value: object, json: string): void {
-  texts.set(value, json);
+  values[next] = value;
+  texts[next] = json;
+  next = (next + 1) % RECENT;
+}
+
+/** The text last remembered for `value`: the newest entry wins, so a record stored again answers as stored. */
+function textOf(value: object): string | undefined {
+  for (let i = 1; i <= RECENT; i++) {
+    const at = (next - i + RECENT) % RECENT;
+    if (values[at] === value) return texts[at];
+  }
+  return undefined;
 }
 
 /**
@@ -25,11 +47,11 @@ export function rememberJson(value: object, json: string): void {
  */
 export function stringifyResult(result: unknown): string {
   if (typeof result === "object" && result !== null) {
-    const own = texts.get(result);
+    const own = textOf(result);
     if (own !== undefined) return own;
     const task = (result as { task?: unknown }).task;
     if (typeof task === "object" && task !== null && onlyTask(result)) {
-      const text = texts.get(task);
+      const text = textOf(task);
       if (text !== undefined) return `{"task":${text}}`;
     }
   }

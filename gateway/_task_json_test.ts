@@ -40,6 +40,19 @@ Deno.test("stringifyResult() answers JSON.stringify's text, reusing what was rem
     rememberJson(task, '{"id":"remembered"}');
     assert.equal(stringifyResult({ task, more: 1 }), '{"task":{"id":"t"},"more":1}');
   });
+  await t.step("the text last remembered for a value is the one answered", () => {
+    const task = { id: "t" };
+    rememberJson(task, '{"id":"first"}');
+    rememberJson({ id: "other" }, '{"id":"other"}');
+    rememberJson(task, '{"id":"second"}');
+    assert.equal(stringifyResult(task), '{"id":"second"}');
+  });
+  await t.step("a text remembered long ago (many others since) is serialized again", () => {
+    const task = { id: "old" };
+    rememberJson(task, '{"id":"remembered"}');
+    for (let i = 0; i < 1_000; i++) rememberJson({ id: i }, `{"id":${i}}`);
+    assert.equal(stringifyResult(task), '{"id":"old"}');
+  });
 });
 
 Deno.test("the memory store's terminal records answer as last stored, what it hands out as it is", () => {
