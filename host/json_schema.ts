@@ -1,5 +1,5 @@
 import { dereference, type Schema, Validator } from "@cfworker/json-schema";
-import { hasBrand } from "./brand.ts";
+import { brandError, hasBrand } from "./brand.ts";
 import { formatPath } from "./path.ts";
 import { jsonCopy, type JsonValue } from "./json.ts";
 import { draftOf, findSchemaProblem, type SchemaDraft } from "./_schema_keywords.ts";
@@ -32,8 +32,7 @@ export class JsonSchemaError extends TypeError {
   /** Make the error for the schema node at `path`. */
   constructor(path: string, reason: string, keyword?: string) {
     super(`Invalid ${path}: ${reason}`);
-    Object.defineProperty(this, JSON_SCHEMA_ERROR_BRAND, { value: true });
-    this.name = "JsonSchemaError";
+    brandError(this, JSON_SCHEMA_ERROR_BRAND, "JsonSchemaError");
     this.path = path;
     this.keyword = keyword;
   }

@@ -9,10 +9,13 @@ import {
 } from "@seam/host";
 import { SubagentError } from "./errors.ts";
 import { SUBAGENT_START_FIELDS, unsupportedStartFields } from "./start_fields.ts";
+import type { RunContext } from "./_run.ts";
 import type {
+  OutputSchema,
   RegisteredSubagentProvider,
   SubagentAgentOptions,
   SubagentRequest,
+  SubagentRun,
   SubagentRunPlace,
   SubagentStartRequest,
 } from "./types.ts";
@@ -40,18 +43,27 @@ const REQUEST_FIELDS = new Set([
 /** The longest `label` a request may carry. */
 const MAX_LABEL = 200;
 
-/** The accepted request plus what the service keeps for itself. */
-export interface AcceptedRequest {
+/**
+ * The accepted request plus what the service keeps for itself: also the
+ * run's {@linkcode RunContext} (one object per start for both).
+ */
+export interface AcceptedRequest extends RunContext {
   /** The frozen snapshot handed to the provider. */
   readonly request: SubagentRequest;
-  /** The parent's id, read once. */
-  readonly parentId: string;
-  /** The parent's scope, read once. */
-  readonly parentScope: Scope;
-  /** Where the run sits in the tree (also `request.place`). */
-  readonly place: SubagentRunPlace;
   /** The run's budget account, when a budget applies (checked, not yet committed). */
   readonly budget: BudgetLedger | undefined;
+}
+
+/** The refusal of what `provider` cannot honour (its `capability` is false). */
+function unsupportedBy(
+  provider: RegisteredSubagentProvider,
+  what: string,
+  capability: string,
+): SubagentError {
+  return new SubagentError(
+    "UNSUPPORTED_CAPABILITY",
+    `Cannot start subagent: provider "${provider.name}" does not support ${what} (capabilities.${capability} is false)`,
+  );
 }
 
 function invalid(message: string): never {
@@ -79,7 +91,8 @@ export function acceptContent(
 export function acceptRequest(
   provider: RegisteredSubagentProvider,
   input: unknown,
-  places: ReadonlyMap<string, RunNode>,
+  places: Map<string, RunNode>,
+  runs: Set<SubagentRun>,
 ): AcceptedRequest {
   if (!isRecord(input)) {
     invalid(`request must be an object, got ${describe(input)}`);
@@ -112,22 +125,18 @@ export function acceptRequest(
     : undefined;
   const unsupported = startFields && unsupportedStartFields(provider.capabilities, startFields)[0];
   if (unsupported) {
-    throw new SubagentError(
-      "UNSUPPORTED_CAPABILITY",
-      `Cannot start subagent: provider "${provider.name}" does not support request.${unsupported.field} (capabilities.${unsupported.capability} is false)`,
-    );
+    throw unsupportedBy(provider, `request.${unsupported.field}`, unsupported.capability);
   }
   const parentId = isRecord(parent) ? parent.id : undefined;
   const above = typeof parentId === "string" ? places.get(parentId) : undefined;
   // A budget applies when the request asks for one or its parent run has one.
   if ((budget !== undefined || above?.budget !== undefined) && !provider.capabilities.budget) {
-    throw new SubagentError(
-      "UNSUPPORTED_CAPABILITY",
-      `Cannot start subagent: provider "${provider.name}" does not support ${
-        budget !== undefined
-          ? "request.budget"
-          : `the budget its parent run "${parentId}" passes down to every child`
-      } (capabilities.budget is false)`,
+    throw unsupportedBy(
+      provider,
+      budget !== undefined
+        ? "request.budget"
+        : `the budget its parent run "${parentId}" passes down to every child`,
+      "budget",
     );
   }
 
@@ -197,9 +206,15 @@ export function acceptRequest(
   request.place = place;
   return {
     request: freeze(request) as unknown as SubagentRequest,
-    place,
+    provider,
+    runs,
     parentId,
     parentScope,
+    prompt: request.prompt as readonly ContentBlock[],
+    outputSchema: request.outputSchema as OutputSchema | undefined,
+    signal: signal as AbortSignal | undefined,
+    place,
+    places,
     budget: ledger,
   };
 }

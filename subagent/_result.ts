@@ -9,6 +9,7 @@ import {
 } from "@seam/host";
 import { SubagentContractError } from "./errors.ts";
 import { validateStructuredOutput } from "./output_schema.ts";
+import { acceptUsage, type UsageBelow } from "./_usage.ts";
 import {
   type OutputSchema,
   SUBAGENT_STOP_REASONS,
@@ -26,9 +27,9 @@ const FAILURE_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
 
 /** What normalizing a run's result needs to know. */
 export interface ResultContext {
-  readonly provider: string;
+  readonly provider: { readonly name: string };
   readonly outputSchema: OutputSchema | undefined;
-  readonly logger: Logger;
+  readonly parentScope: { readonly logger: Logger };
 }
 
 /** A contract fault of provider `provider`: the error a malformed handle or result becomes. */
@@ -54,9 +55,10 @@ export function normalizeResult(
   value: unknown,
   context: ResultContext,
   id: string,
-  acceptUsage: (raw: unknown) => SubagentUsage,
+  t0: number,
+  below: UsageBelow,
 ): SubagentResult {
-  const name = context.provider;
+  const name = context.provider.name;
   if (!isRecord(value)) {
     throw contractFault(name, `run "${id}" result must be an object, got ${describe(value)}`);
   }
@@ -83,7 +85,7 @@ export function normalizeResult(
     output = parseContent(copied, "result.output", {
       allowEmpty: true,
       onUnknownField: (block, key) =>
-        context.logger.warn(
+        context.parentScope.logger.warn(
           `Subagent provider "${name}" run "${id}": dropped the unknown field "${key}" of ${block}`,
         ),
     });
@@ -98,7 +100,7 @@ export function normalizeResult(
       structured = frozenJsonCopy(rawStructured, "result.structured");
     }
     if (rawError !== undefined) error = acceptFailure(rawError);
-    usage = acceptUsage(rawUsage);
+    usage = acceptUsage(rawUsage, Date.now() - t0, below);
   } catch (cause) {
     throw contractFault(name, `run "${id}" ${(cause as Error).message}`, cause);
   }

@@ -3,20 +3,20 @@ import type { SubagentInputAnswer } from "./input.ts";
 import { cancelOnAbort } from "./abort.ts";
 import { subagentEnd, subagentStart } from "./events.ts";
 import { acceptContent } from "./_request.ts";
-import { contractFault, normalizeResult, type ResultContext } from "./_result.ts";
-import { acceptUsage, addBelow, type RunNode, unknownUsage } from "./_usage.ts";
+import { contractFault, normalizeResult } from "./_result.ts";
+import type { SubagentContractError } from "./errors.ts";
+import { addBelow, type RunNode, unknownUsage, type UsageBelow } from "./_usage.ts";
 import type { BudgetLedger } from "./_budget.ts";
 import type {
   OutputSchema,
   RegisteredSubagentProvider,
   SubagentResult,
-  SubagentResumeRequest,
   SubagentRun,
-  SubagentRunEndInfo,
   SubagentRunInfo,
   SubagentRunPlace,
+  SubagentUsage,
 } from "./types.ts";
-import { failRunSpan, pendingParent, startRunSpan, traceRun } from "./_trace.ts";
+import { failRunSpan, startRunSpan, traceRun, underParent } from "./_trace.ts";
 
 // One name for the many freezes below (shorter, minified, than `Object.freeze` at each).
 const { freeze } = Object;
@@ -47,44 +47,6 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (value !== null &&
     (typeof value === "object" || typeof value === "function")) &&
     typeof (value as { then?: unknown }).then === "function";
-}
-
-/**
- * Claim the shared disposal promise before running provider code, so a
- * synchronous re-entry and every repeat join one provider call.
- */
-function memoizeDispose(
-  handle: object,
-  rawDispose: Fn,
-  provider: string,
-): () => Promise<void> {
-  let claimed: Promise<void> | undefined;
-  return () => {
-    if (claimed) return claimed;
-    let resolve!: () => void;
-    let reject!: (error: unknown) => void;
-    claimed = new Promise<void>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    const own = claimed;
-    try {
-      const returned = Reflect.apply(rawDispose, handle, []);
-      if (returned === own) {
-        reject(contractFault(
-          provider,
-          "run.dispose() returned the service's own pending disposal (a cyclic disposer)",
-        ));
-      } else if (isThenable(returned)) {
-        returned.then(() => resolve(), reject);
-      } else {
-        resolve();
-      }
-    } catch (error) {
-      reject(error);
-    }
-    return own;
-  };
 }
 
 /**
@@ -121,15 +83,11 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
     throw contractFault(name, "reading run.dispose threw", error);
   }
   if (typeof rawDispose !== "function") {
-    throw contractFault(
-      name,
-      `run.dispose must be a function, got ${describe(rawDispose)}; the child cannot be torn down`,
-    );
+    throw malformed(name, "dispose", "a function", rawDispose, "; the child cannot be torn down");
   }
-  const dispose = memoizeDispose(handle, rawDispose as Fn, name);
+  const record = new RunRecord(handle, rawDispose as Fn, context);
 
   let id: string;
-  let started: Promise<void>;
   let startedValue: unknown;
   let rawResult: unknown;
   let rawCancel: Fn;
@@ -139,38 +97,21 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
   try {
     const idValue = handle.id;
     if (typeof idValue !== "string" || idValue === "") {
-      throw contractFault(
-        name,
-        `run.id must be a non-empty string, got ${describe(idValue)}`,
-      );
+      throw malformed(name, "id", "a non-empty string", idValue);
     }
     id = idValue;
     startedValue = handle.started;
-    if (!isThenable(startedValue)) {
-      throw contractFault(
-        name,
-        `run.started must be a promise, got ${describe(startedValue)}`,
-      );
-    }
+    if (!isThenable(startedValue)) throw malformed(name, "started", "a promise", startedValue);
     rawResult = handle.result;
-    if (!isThenable(rawResult)) {
-      throw contractFault(
-        name,
-        `run.result must be a promise, got ${describe(rawResult)}`,
-      );
-    }
+    if (!isThenable(rawResult)) throw malformed(name, "result", "a promise", rawResult);
     const cancelValue = handle.cancel;
     if (typeof cancelValue !== "function") {
-      throw contractFault(
-        name,
-        `run.cancel must be a function, got ${describe(cancelValue)}`,
-      );
+      throw malformed(name, "cancel", "a function", cancelValue);
     }
     rawCancel = cancelValue as Fn;
     rawSend = optionalMethod(handle, "sendMessage", name);
     rawResume = optionalMethod(handle, "resume", name);
     rawRespond = optionalMethod(handle, "respond", name);
-    started = Promise.resolve(startedValue).then(noop);
   } catch (error) {
     // Whatever promises were read are the service's now: observe them, so
     // their rejections (the run never becomes a run) are not unhandled.
@@ -178,120 +119,279 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
       if (isThenable(value)) Promise.resolve(value).catch(noop);
     }
     // Roll back before the fault escapes: the child must not outlive it.
-    dispose().catch((disposeError) =>
+    record.dispose().catch((disposeError) =>
       logger.error(`Rolling back a malformed run of "${name}" failed`, disposeError)
     );
     throw error;
   }
+  return record.wrap(id, startedValue, rawResult, rawCancel, rawSend, rawResume, rawRespond);
+}
 
-  const t0 = Date.now();
-  const resultContext: ResultContext = {
-    provider: name,
-    outputSchema: context.outputSchema,
-    logger,
-  };
-  const budget = context.budget;
-  // Which opening of the budget this handle is (a resume opens it again).
-  let generation: number | undefined;
-  const node: RunNode = budget === undefined
-    ? { place: context.place, below: { figures: undefined, partial: false } }
-    : { place: context.place, below: { figures: undefined, partial: false }, budget };
-  const result: Promise<SubagentResult> = Promise.resolve(rawResult).then(
-    (value) => {
-      try {
-        let normalized = normalizeResult(
-          value,
-          resultContext,
-          id,
-          (raw) => acceptUsage(raw, Date.now() - t0, node.below),
-        );
-        if (budget !== undefined) normalized = budget.settle(normalized, generation);
-        // The run's subtree counts towards its parent run's, when that is ours.
-        const parentRunId = context.place.parentRunId;
-        const above = parentRunId === undefined ? undefined : context.places.get(parentRunId);
-        if (above !== undefined) addBelow(above.below, normalized.usage!);
-        return normalized;
-      } catch (error) {
-        // Malformed terminal data rejects only once the child is torn down.
-        return dispose().then(
-          () => Promise.reject(error),
-          (disposeError) => {
-            logger.error(
-              `Disposing run "${id}" of "${name}" failed`,
-              disposeError,
-            );
-            return Promise.reject(error);
-          },
-        );
-      }
-    },
-  );
+/**
+ * One wrapped run, its state in fields rather than in closures over
+ * `wrapRun` (fewer functions and promises per run: bench/alloc.ts "spawn
+ * run" and "gateway `SendMessage`"); also where it sits in the service's
+ * tree (a {@linkcode RunNode}, with what its descendants used).
+ *
+ * `subagent/start` is emitted once `started` fulfilled, `subagent/end` as
+ * the result settles (in the handler that settles it, so before the caller
+ * hears it), never before start; neither when readiness rejects.
+ */
+class RunRecord implements RunNode {
+  readonly place: SubagentRunPlace;
+  readonly budget: BudgetLedger | undefined;
+  figures: UsageBelow["figures"];
+  partial?: boolean;
+  readonly #handle: object;
+  readonly #rawDispose: Fn;
+  readonly #context: RunContext;
+  #id!: string;
+  #t0!: number;
+  #started!: Promise<void>;
+  #result!: Promise<SubagentResult>;
+  #run!: SubagentRun;
+  #release!: () => Promise<void>;
+  #claimed: Promise<void> | undefined;
+  #calling?: boolean;
+  /** Settles the promise handed to a synchronous re-entry of the provider's dispose. */
+  #join: ((outcome: Promise<void>) => void) | undefined;
+  /** Which opening of the budget this handle is (a resume opens it again). */
+  #generation: number | undefined;
+  /** 0 before `started` fulfils, 1 once it did, 2 once it rejected. */
+  #phase = 0;
+  /** A settlement heard before start: emitted once the run starts. */
+  #pendingEnd: SubagentResult | FailedEnd | undefined;
+  #info: SubagentRunInfo | undefined;
+  #unbindSignal = noop;
+  #unlinked?: boolean;
+  #released?: boolean;
 
-  const cancel = (reason?: string): void => {
-    Reflect.apply(rawCancel, handle, reason === undefined ? [] : [reason]);
-  };
-
-  // Ownership: disposing the parent's scope reaches this run, and so does
-  // unloading its provider (through `context.runs`).
-  const finalDispose = (): Promise<void> => {
-    budget?.close(generation);
-    context.runs.delete(run);
-    if (context.places.get(id) === node) context.places.delete(id);
-    unbindSignal();
-    unbindSignal = noop;
-    return dispose();
-  };
-  const release = context.parentScope.onDispose(finalDispose);
-  let unbindSignal = noop;
-  const signal = context.signal;
-  if (signal) {
-    unbindSignal = cancelOnAbort(signal, (reason) => {
-      try {
-        cancel(reason);
-      } catch (error) {
-        logger.error(`Cancelling run "${id}" of "${name}" on abort failed`, error);
-      }
-    }, { defer: true });
+  constructor(handle: object, rawDispose: Fn, context: RunContext) {
+    this.#handle = handle;
+    this.#rawDispose = rawDispose;
+    this.#context = context;
+    this.place = context.place;
+    this.budget = context.budget;
   }
-  if (signal) {
-    const settled = () => {
-      unbindSignal();
-      unbindSignal = noop;
+
+  /** The frozen run handed out, linked to its parent's scope and its provider's registration. */
+  wrap(
+    id: string,
+    started: unknown,
+    result: unknown,
+    rawCancel: Fn,
+    rawSend?: Fn,
+    rawResume?: Fn,
+    rawRespond?: Fn,
+  ): SubagentRun {
+    const context = this.#context;
+    const handle = this.#handle;
+    this.#id = id;
+    this.#t0 = Date.now();
+    // Its own `started` and `result` follow the handle's.
+    const own = this.#started = Promise.resolve(started).then(noop);
+    // The rejection handler also keeps an unobserved `started` rejection from escaping.
+    // (A settlement kept for the start is then never emitted.)
+    own.then(() => this.#onStarted(), () => this.#phase = 2);
+    this.#result = Promise.resolve(result).then(
+      (value) => this.#settle(value),
+      (error) => this.#fail(error),
+    );
+    const run: {
+      -readonly [K in keyof SubagentRun]: SubagentRun[K];
+    } = {
+      id,
+      provider: context.provider.name,
+      started: this.#started,
+      result: this.#result,
+      cancel: (reason?: string): void => {
+        Reflect.apply(rawCancel, handle, reason === undefined ? [] : [reason]);
+      },
+      dispose: () => this.#disposeRun(),
     };
-    result.then(settled, settled);
+    this.#run = run;
+    // Ownership: disposing the parent's scope reaches this run (the scope
+    // calls run.dispose), and so does unloading its provider (through `context.runs`).
+    this.#release = context.parentScope.onDispose(run.dispose);
+    const signal = context.signal;
+    if (signal) {
+      this.#unbindSignal = cancelOnAbort(signal, (reason) => {
+        try {
+          run.cancel(reason);
+        } catch (error) {
+          context.parentScope.logger.error(
+            `Cancelling run "${id}" of "${run.provider}" on abort failed`,
+            error,
+          );
+        }
+      }, { defer: true });
+    }
+    if (this.budget) this.#generation = this.budget.open(id, run.cancel, context.parentScope);
+    // Built outside this class: a closure made in a method shares its context.
+    if (rawSend) run.sendMessage = sendMessageOf(handle, rawSend);
+    if (rawResume) run.resume = resumeOf(handle, rawResume, context);
+    if (rawRespond) run.respond = respondOf(handle, rawRespond);
+    freeze(run);
+    context.runs.add(run);
+    context.places.set(id, this);
+    return run;
   }
-  const wrappedDispose = (): Promise<void> => {
-    const disposal = finalDispose();
-    // Drops the parent scope's link; it joins the same memoized disposal.
-    release();
+
+  /**
+   * The provider's `dispose`, called once and memoized. The call is claimed
+   * before provider code runs, so a synchronous re-entry joins it (its
+   * promise is made only then) and every repeat answers the same promise.
+   */
+  dispose(): Promise<void> {
+    if (this.#claimed) return this.#claimed;
+    if (this.#calling) {
+      return this.#claimed = new Promise<void>((resolve) => this.#join = resolve);
+    }
+    this.#calling = true;
+    let outcome: Promise<void>;
+    try {
+      const returned = Reflect.apply(this.#rawDispose, this.#handle, []);
+      outcome = returned !== undefined && returned === this.#claimed
+        ? Promise.reject(contractFault(
+          this.#context.provider.name,
+          "run.dispose() returned the service's own pending disposal (a cyclic disposer)",
+        ))
+        : isThenable(returned)
+        ? new Promise<void>((resolve, reject) => returned.then(() => resolve(), reject))
+        : Promise.resolve();
+    } catch (error) {
+      outcome = Promise.reject(error);
+    }
+    if (!this.#join) return this.#claimed = outcome;
+    this.#join(outcome);
+    return this.#claimed!;
+  }
+
+  /**
+   * `run.dispose`, also what the parent's scope calls: unlink the run, drop
+   * the scope's link (which calls this again: the repeat joins the same
+   * memoized disposal), dispose the handle.
+   */
+  #disposeRun(): Promise<void> {
+    const context = this.#context;
+    if (!this.#unlinked) {
+      this.#unlinked = true;
+      this.budget?.close(this.#generation);
+      context.runs.delete(this.#run);
+      if (context.places.get(this.#id) === this) context.places.delete(this.#id);
+      this.#unbind();
+    }
+    const disposal = this.dispose();
+    if (!this.#released) {
+      this.#released = true;
+      this.#release();
+    }
     return disposal;
-  };
-
-  observeLifecycle(id, context, started, result, t0);
-  if (budget !== undefined) {
-    generation = budget.open(id, cancel, context.parentScope);
-    result.catch(() => budget.close(generation));
   }
 
-  const run: {
-    -readonly [K in keyof SubagentRun]: SubagentRun[K];
-  } = {
-    id,
-    provider: name,
-    started,
-    result,
-    cancel,
-    dispose: wrappedDispose,
-  };
-  // Built outside this function: closures made here would share its context
-  // (and everything it holds) for as long as the run object lives.
-  if (rawSend) run.sendMessage = sendMessageOf(handle, rawSend);
-  if (rawResume) run.resume = resumeOf(handle, rawResume, context);
-  if (rawRespond) run.respond = respondOf(handle, rawRespond);
-  freeze(run);
-  context.runs.add(run);
-  context.places.set(id, node);
-  return run;
+  #unbind(): void {
+    this.#unbindSignal();
+    this.#unbindSignal = noop;
+  }
+
+  #onStarted(): void {
+    this.#phase = 1;
+    const scope = this.#context.parentScope;
+    if (scope.hasListeners(subagentStart)) scope.emit(subagentStart, this.#runInfo());
+    const ended = this.#pendingEnd;
+    this.#pendingEnd = undefined;
+    if (ended) this.#emitEnd(ended);
+  }
+
+  #settle(value: unknown): SubagentResult | Promise<SubagentResult> {
+    let normalized: SubagentResult;
+    const context = this.#context;
+    try {
+      normalized = normalizeResult(value, context, this.#id, this.#t0, this);
+      if (this.budget) normalized = this.budget.settle(normalized, this.#generation);
+      // The run's subtree counts towards its parent run's, when that is ours.
+      const parentRunId = this.place.parentRunId;
+      const above = parentRunId === undefined ? undefined : context.places.get(parentRunId);
+      if (above) addBelow(above, normalized.usage!);
+    } catch (error) {
+      // Malformed terminal data rejects only once the child is torn down.
+      this.#result.catch(noop);
+      return this.dispose().then(
+        () => this.#fail(error),
+        (disposeError) => {
+          context.parentScope.logger.error(
+            `Disposing run "${this.#id}" of "${context.provider.name}" failed`,
+            disposeError,
+          );
+          return this.#fail(error);
+        },
+      );
+    }
+    this.#unbind();
+    this.#ended(normalized);
+    return normalized;
+  }
+
+  /** The result rejects with `error`: the run ended `error`. */
+  #fail(error: unknown): never {
+    // Observed here (still pending): a rejection nobody awaits is not unhandled.
+    this.#result.catch(noop);
+    this.#unbind();
+    this.#ended({ error, usage: unknownUsage(Date.now() - this.#t0) });
+    this.budget?.close(this.#generation);
+    throw error;
+  }
+
+  #ended(end: SubagentResult | FailedEnd): void {
+    if (this.#phase === 1) this.#emitEnd(end);
+    else if (!this.#phase) this.#pendingEnd = end;
+  }
+
+  #emitEnd(end: SubagentResult | FailedEnd): void {
+    const scope = this.#context.parentScope;
+    if (!scope.hasListeners(subagentEnd)) return;
+    scope.emit(
+      subagentEnd,
+      freeze({
+        ...this.#runInfo(),
+        ...("stopReason" in end
+          ? {
+            result: end,
+            stopReason: end.stopReason,
+            lastAssistantMessage: end.output,
+            ...(end.error !== undefined ? { error: end.error } : {}),
+            usage: end.usage!,
+          }
+          : {
+            stopReason: "error" as const,
+            error: freeze({
+              code: "PROVIDER_FAULT",
+              message: end.error instanceof Error ? end.error.message : String(end.error),
+            }),
+            usage: end.usage,
+          }),
+        durationMs: Date.now() - this.#t0,
+      }),
+    );
+  }
+
+  #runInfo(): SubagentRunInfo {
+    const context = this.#context;
+    return this.#info ??= freeze({
+      runId: this.#id,
+      ...context.place,
+      parentId: context.parentId,
+      prompt: context.prompt,
+      inheritsParentContext: context.provider.inheritsParentContext,
+      ...(context.budget ? { budget: context.budget.limits } : {}),
+    });
+  }
+}
+
+/** How a run whose result rejected ended: the rejection, and its usage at that moment. */
+interface FailedEnd {
+  readonly error: unknown;
+  readonly usage: SubagentUsage;
 }
 
 /** The handle's optional method `key`, read once; a contract fault if it is not a function. */
@@ -302,9 +402,20 @@ function optionalMethod(
 ): Fn | undefined {
   const value = handle[key];
   if (value !== undefined && typeof value !== "function") {
-    throw contractFault(name, `run.${key} must be a function or absent, got ${describe(value)}`);
+    throw malformed(name, key, "a function or absent", value);
   }
   return value as Fn | undefined;
+}
+
+/** The fault of a handle whose `key` is not `expected`. */
+function malformed(
+  name: string,
+  key: string,
+  expected: string,
+  value: unknown,
+  tail = "",
+): SubagentContractError {
+  return contractFault(name, `run.${key} must be ${expected}, got ${describe(value)}${tail}`);
 }
 
 /** `run.sendMessage`: the content checked and copied, then the provider's. */
@@ -349,7 +460,10 @@ function resumeOf(
     let run: SubagentRun;
     try {
       const raw = traced
-        ? resumeOutside(handle, resume, blocks, freeze({ traceContext: traced.context }))
+        ? underParent(
+          undefined,
+          () => Reflect.apply(resume, handle, [blocks, freeze({ traceContext: traced.context })]),
+        )
         : Reflect.apply(resume, handle, [blocks]);
       run = wrapRun(raw, { ...context, prompt: blocks });
     } catch (error) {
@@ -361,101 +475,4 @@ function resumeOf(
     if (traced) traceRun(traced, run);
     return run;
   };
-}
-
-/**
- * The provider's `resume` outside any `startRunsUnder`, as `start` is called
- * (`service.ts:startOutside`): a run the provider starts synchronously in
- * turn does not take the resumed run's parent; the provider names the
- * resumed run with `startRunsUnder(request.traceContext, …)`.
- */
-function resumeOutside(
-  handle: object,
-  resume: Fn,
-  blocks: readonly ContentBlock[],
-  request: SubagentResumeRequest,
-): unknown {
-  const outer = pendingParent.context;
-  pendingParent.context = undefined;
-  try {
-    return Reflect.apply(resume, handle, [blocks, request]);
-  } finally {
-    pendingParent.context = outer;
-  }
-}
-
-/**
- * Emit `subagent/start` once `started` fulfils and `subagent/end` once the
- * result settles, never before start; neither when readiness rejects.
- */
-function observeLifecycle(
-  id: string,
-  context: RunContext,
-  started: Promise<void>,
-  result: Promise<SubagentResult>,
-  t0: number,
-): void {
-  const scope = context.parentScope;
-  let info: SubagentRunInfo | undefined;
-  const runInfo = (): SubagentRunInfo =>
-    info ??= freeze({
-      runId: id,
-      ...context.place,
-      parentId: context.parentId,
-      prompt: context.prompt,
-      inheritsParentContext: context.provider.inheritsParentContext,
-      ...(context.budget ? { budget: context.budget.limits } : {}),
-    });
-  let phase: "pending" | "started" | "rejected" = "pending";
-  let pendingEnd: (() => void) | undefined;
-  // This rejection handler also keeps an unobserved `started` rejection
-  // from escaping as unhandled.
-  started.then(
-    () => {
-      phase = "started";
-      if (scope.hasListeners(subagentStart)) {
-        scope.emit(subagentStart, runInfo());
-      }
-      pendingEnd?.();
-      pendingEnd = undefined;
-    },
-    () => {
-      phase = "rejected";
-      pendingEnd = undefined;
-    },
-  );
-  const end = (extra: Partial<SubagentRunEndInfo>) => () => {
-    if (!scope.hasListeners(subagentEnd)) return;
-    scope.emit(
-      subagentEnd,
-      freeze({
-        ...runInfo(),
-        ...extra,
-        durationMs: Date.now() - t0,
-      }),
-    );
-  };
-  const schedule = (emitEnd: () => void) => {
-    if (phase === "started") emitEnd();
-    else if (phase === "pending") pendingEnd = emitEnd;
-  };
-  result.then(
-    (value) =>
-      schedule(end({
-        result: value,
-        stopReason: value.stopReason,
-        lastAssistantMessage: value.output,
-        ...(value.error !== undefined ? { error: value.error } : {}),
-        usage: value.usage!,
-      })),
-    (error) =>
-      schedule(end({
-        stopReason: "error",
-        error: freeze({
-          code: "PROVIDER_FAULT",
-          message: error instanceof Error ? error.message : String(error),
-        }),
-        usage: unknownUsage(Date.now() - t0),
-      })),
-  );
 }

@@ -23,6 +23,22 @@ export type PendingParent = unknown;
 export const pendingParent: { context: PendingParent } = { context: undefined };
 
 /**
+ * `fn()` with `context` as the pending parent; `undefined` calls it outside
+ * any `startRunsUnder` (a provider's `start` or `resume`: a run it starts
+ * synchronously in turn does not take this run's parent; the provider names
+ * the run with `startRunsUnder(request.traceContext, …)`).
+ */
+export function underParent<T>(context: PendingParent, fn: () => T): T {
+  const outer = pendingParent.context;
+  pendingParent.context = context;
+  try {
+    return fn();
+  } finally {
+    pendingParent.context = outer;
+  }
+}
+
+/**
  * The tracer of the application's registered provider, or `undefined` when
  * there is none: the api's proxy provider then has no delegate.
  */

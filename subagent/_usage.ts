@@ -17,7 +17,7 @@ type Figures = { -readonly [K in keyof SubagentUsageFigures]: number };
 /** What a live run's descendants have used so far (their totals, added as they settle). */
 export interface UsageBelow {
   figures: Figures | undefined;
-  partial: boolean;
+  partial?: boolean;
 }
 
 function zero(): Figures {
@@ -42,17 +42,17 @@ function count(value: unknown, path: string, key: string): number {
   return value;
 }
 
-/** Read a provider's figures (built in one literal: this runs once per run). */
+/**
+ * Read a provider's figures, key by key into {@linkcode zero}'s literal (its
+ * shape; a loop rather than a literal of six reads: the edge bundle's bytes).
+ */
 function readFigures(value: unknown, path: string, wallTime: boolean): Figures {
   if (!isRecord(value)) throw new TypeError(`${path} must be an object, got ${describe(value)}`);
-  return {
-    inputTokens: count(value.inputTokens, path, "inputTokens"),
-    outputTokens: count(value.outputTokens, path, "outputTokens"),
-    cachedInputTokens: count(value.cachedInputTokens, path, "cachedInputTokens"),
-    modelCalls: count(value.modelCalls, path, "modelCalls"),
-    toolCalls: count(value.toolCalls, path, "toolCalls"),
-    wallTimeMs: wallTime ? count(value.wallTimeMs, path, "wallTimeMs") : 0,
-  };
+  const figures = zero();
+  for (const key of KEYS) {
+    if (wallTime || key !== "wallTimeMs") figures[key] = count(value[key], path, key);
+  }
+  return figures;
 }
 
 /** `into += from`, key by key. */
@@ -112,9 +112,8 @@ export function unknownUsage(wallTimeMs: number): SubagentUsage {
 }
 
 /** A live run as the service tracks it by id: where it sits, what its descendants used. */
-export interface RunNode {
+export interface RunNode extends UsageBelow {
   readonly place: SubagentRunPlace;
-  readonly below: UsageBelow;
   /** The run's budget account, when a budget applies: its children's budgets come from it. */
   readonly budget?: BudgetLedger;
 }

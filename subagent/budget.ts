@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { describe, hasBrand, isRecord } from "@seam/host";
+import { brandError, describe, hasBrand, isRecord } from "@seam/host";
 import { assertSubagentMaxDepth } from "./max_depth.ts";
 
 /**
@@ -136,8 +136,7 @@ export class SubagentBudgetError extends RangeError {
   /** Make the error; `message` names the limit and the figures. */
   constructor(message: string, exhaustion: SubagentBudgetExhaustion) {
     super(message);
-    Object.defineProperty(this, SUBAGENT_BUDGET_ERROR_BRAND, { value: true });
-    this.name = "SubagentBudgetError";
+    brandError(this, SUBAGENT_BUDGET_ERROR_BRAND, "SubagentBudgetError");
     this.limit = exhaustion.limit;
     this.budget = exhaustion.budget;
     this.used = exhaustion.used;

@@ -1,4 +1,4 @@
-import { hasBrand } from "@seam/host";
+import { brandError, hasBrand } from "@seam/host";
 
 /** The stable codes of {@linkcode SubagentError}. */
 export type SubagentErrorCode =
@@ -35,8 +35,7 @@ export class SubagentError extends Error {
     options?: ErrorOptions,
   ) {
     super(message, options);
-    Object.defineProperty(this, SUBAGENT_ERROR_BRAND, { value: true });
-    this.name = "SubagentError";
+    brandError(this, SUBAGENT_ERROR_BRAND, "SubagentError");
     this.code = code;
   }
 }
@@ -59,8 +58,7 @@ export class OutputSchemaError extends TypeError {
   /** Make the error for the schema node at `path`. */
   constructor(path: string, message: string, options?: ErrorOptions) {
     super(message, options);
-    Object.defineProperty(this, OUTPUT_SCHEMA_ERROR_BRAND, { value: true });
-    this.name = "OutputSchemaError";
+    brandError(this, OUTPUT_SCHEMA_ERROR_BRAND, "OutputSchemaError");
     this.path = path;
   }
 }
@@ -87,8 +85,7 @@ export class SubagentDepthError extends RangeError {
     super(
       `Cannot start subagent: the child would be at depth ${depth}, above the maximum depth ${maxDepth}`,
     );
-    Object.defineProperty(this, SUBAGENT_DEPTH_ERROR_BRAND, { value: true });
-    this.name = "SubagentDepthError";
+    brandError(this, SUBAGENT_DEPTH_ERROR_BRAND, "SubagentDepthError");
     this.depth = depth;
     this.maxDepth = maxDepth;
   }
@@ -125,8 +122,7 @@ export class SubagentContractError extends TypeError {
   /** Make the error for `provider`, saying what it did wrong. */
   constructor(provider: string, message: string, options?: ErrorOptions) {
     super(`Subagent provider "${provider}" broke the run contract: ${message}`, options);
-    Object.defineProperty(this, SUBAGENT_CONTRACT_ERROR_BRAND, { value: true });
-    this.name = "SubagentContractError";
+    brandError(this, SUBAGENT_CONTRACT_ERROR_BRAND, "SubagentContractError");
     this.provider = provider;
   }
 }

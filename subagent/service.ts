@@ -4,13 +4,12 @@ import { subagentProviderAdded, subagentProviderRemoved } from "./events.ts";
 import { assertSubagentMaxDepth } from "./max_depth.ts";
 import { snapshotProvider } from "./_provider.ts";
 import { type AcceptedRequest, acceptRequest } from "./_request.ts";
-import { failRunSpan, pendingParent, type RunSpan, startRunSpan, traceRun } from "./_trace.ts";
+import { failRunSpan, type RunSpan, startRunSpan, traceRun, underParent } from "./_trace.ts";
 import { wrapRun } from "./_run.ts";
 import type { RunNode } from "./_usage.ts";
 import type {
   RegisteredSubagentProvider,
   SubagentProvider,
-  SubagentRequest,
   SubagentRun,
   SubagentStartRequest,
 } from "./types.ts";
@@ -174,7 +173,7 @@ export function createSubagentService(scope: Scope): SubagentService {
         );
       }
       const provider = registration.snapshot;
-      const accepted = acceptRequest(provider, request, places);
+      const accepted = acceptRequest(provider, request, places, registration.runs);
       const budget = accepted.budget;
       // Counted against the children caps above before the child exists; undone if it never does.
       budget?.commit();
@@ -184,20 +183,8 @@ export function createSubagentService(scope: Scope): SubagentService {
           accepted.parentScope,
           accepted.request.agentOptions?.model,
         );
-        if (traced) return startTraced(provider, accepted, traced, registration, places);
-        const raw = provider.start(accepted.request);
-        return wrapRun(raw, {
-          provider,
-          runs: registration.runs,
-          parentId: accepted.parentId,
-          parentScope: accepted.parentScope,
-          prompt: accepted.request.prompt,
-          outputSchema: accepted.request.outputSchema,
-          signal: accepted.request.signal,
-          place: accepted.place,
-          places,
-          budget,
-        });
+        if (traced) return startTraced(provider, accepted, traced);
+        return wrapRun(provider.start(accepted.request), accepted);
       } catch (error) {
         budget?.rollback();
         throw error;
@@ -215,43 +202,16 @@ function startTraced(
   provider: RegisteredSubagentProvider,
   accepted: AcceptedRequest,
   traced: RunSpan,
-  registration: Registration,
-  places: Map<string, RunNode>,
 ): SubagentRun {
   try {
     const request = freeze({ ...accepted.request, traceContext: traced.context });
-    const run = wrapRun(startOutside(provider, request), {
-      provider,
-      runs: registration.runs,
-      parentId: accepted.parentId,
-      parentScope: accepted.parentScope,
-      prompt: request.prompt,
-      outputSchema: request.outputSchema,
-      signal: request.signal,
-      place: accepted.place,
-      places,
-      budget: accepted.budget,
-    });
+    // The traced request's prompt, outputSchema and signal are the accepted ones.
+    const run = wrapRun(underParent(undefined, () => provider.start(request)), accepted);
     traceRun(traced, run);
     return run;
   } catch (error) {
     failRunSpan(traced.span, error);
     throw error;
-  }
-}
-
-/**
- * `provider.start` outside any `startRunsUnder`: a run the provider starts
- * synchronously in turn does not take this run's parent; the provider names
- * this run with `startRunsUnder(request.traceContext, …)`.
- */
-function startOutside(provider: RegisteredSubagentProvider, request: SubagentRequest): unknown {
-  const outer = pendingParent.context;
-  pendingParent.context = undefined;
-  try {
-    return provider.start(request);
-  } finally {
-    pendingParent.context = outer;
   }
 }
 

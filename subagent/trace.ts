@@ -1,4 +1,4 @@
-import { type PendingParent, pendingParent } from "./_trace.ts";
+import { underParent } from "./_trace.ts";
 
 /**
  * Call `fn` with `context` (an `@opentelemetry/api` `Context`, typed
@@ -20,12 +20,5 @@ import { type PendingParent, pendingParent } from "./_trace.ts";
  * ```
  */
 export function startRunsUnder<T>(context: unknown, fn: () => T): T {
-  if (context === undefined) return fn();
-  const outer: PendingParent = pendingParent.context;
-  pendingParent.context = context;
-  try {
-    return fn();
-  } finally {
-    pendingParent.context = outer;
-  }
+  return context === undefined ? fn() : underParent(context, fn);
 }
