@@ -1,4 +1,4 @@
-import { hasBrand } from "./brand.ts";
+import { brandError, hasBrand } from "./brand.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { cannot } from "./_invalid.ts";
 
@@ -80,8 +80,7 @@ export class InactiveScopeError extends Error {
   /** Make the error for an `action` refused in `state`. */
   constructor(action: string, label: string, state: ScopeState) {
     super(`Cannot ${action}: scope "${label}" is ${state} (inactive context)`);
-    Object.defineProperty(this, INACTIVE_SCOPE_ERROR_BRAND, { value: true });
-    this.name = "InactiveScopeError";
+    brandError(this, INACTIVE_SCOPE_ERROR_BRAND, "InactiveScopeError");
     this.state = state;
   }
 }
@@ -182,13 +181,13 @@ export class Scope {
         `setup returned ${typeof disposer}, expected a disposer function or nothing`,
       );
     }
-    return this.#own(disposer);
+    return this.#own(callDisposer, disposer, undefined);
   }
 
   /** Own `disposer`: it runs when the scope is disposed, unless called first. */
   onDispose(disposer: Disposer): () => Promise<void> {
     this.#assertDisposer(disposer);
-    return this.#own(disposer);
+    return this.#own(callDisposer, disposer, undefined);
   }
 
   /**
@@ -235,20 +234,23 @@ export class Scope {
     this.#assertActive(`listen to "${event.name}"`);
     const listeners = this.#listeners ??= new Map();
     // Copy on write: a dispatch in progress keeps iterating its own array.
-    listeners.set(event.name, [
-      ...(listeners.get(event.name) ?? []),
-      listener as Listener<unknown>,
-    ]);
-    return this.#own(() => {
-      const current = this.#listeners?.get(event.name);
-      if (!current) return;
-      const index = current.indexOf(listener as Listener<unknown>);
-      if (index === -1) return;
-      const next = current.slice();
-      next.splice(index, 1);
-      if (next.length === 0) this.#listeners!.delete(event.name);
-      else this.#listeners!.set(event.name, next);
-    });
+    const current = listeners.get(event.name);
+    listeners.set(
+      event.name,
+      current ? [...current, listener as Listener<unknown>] : [listener as Listener<unknown>],
+    );
+    return this.#own(Scope.#unlisten, event.name, listener as Listener<unknown>);
+  }
+
+  static #unlisten(scope: Scope, name: string, listener: Listener<unknown>): void {
+    const current = scope.#listeners?.get(name);
+    if (!current) return;
+    const index = current.indexOf(listener);
+    if (index === -1) return;
+    const next = current.slice();
+    next.splice(index, 1);
+    if (next.length === 0) scope.#listeners!.delete(name);
+    else scope.#listeners!.set(name, next);
   }
 
   /**
@@ -286,11 +288,12 @@ export class Scope {
       cannot(`provide service "${key.name}"`, `already provided in scope "${this.label}"`);
     }
     services.set(key.name, value);
-    return this.#own(() => {
-      if (this.#services?.get(key.name) === value) {
-        this.#services.delete(key.name);
-      }
-    });
+    return this.#own(Scope.#unprovide, key.name, value);
+  }
+
+  static #unprovide(scope: Scope, name: string, value: unknown): void {
+    const services = scope.#services;
+    if (services !== undefined && services.get(name) === value) services.delete(name);
   }
 
   /** The nearest service `key`, or `undefined`. */
@@ -311,8 +314,51 @@ export class Scope {
     return this.#disposal ??= this.#runDisposal();
   }
 
-  async #runDisposal(): Promise<void> {
+  #runDisposal(): Promise<void> {
+    // A disposer calling `dispose` again while the disposal's synchronous part
+    // runs (before `dispose` has its promise): the same disposal, once it has one.
+    if (this.#state !== "active") return DONE.then(() => this.#disposal);
     this.#state = "disposing";
+    return this.#controller || this.#before ? this.#disposeAsync() : this.#undo();
+  }
+
+  /**
+   * Undo the entries from index `i` down (all of them, taken whole: deleting
+   * entry by entry made the set shrink and reallocate as it emptied,
+   * bench/in_process.ts throughput), synchronously while each finishes so:
+   * a scope whose disposers are all synchronous is disposed when `dispose`
+   * returns and answers the shared settled promise, which its parent need
+   * not await (an async disposal per short-lived scope, bench/alloc.ts
+   * "gateway `SendMessage`"). An entry still pending makes the rest wait.
+   */
+  #undo(entries = Array.from(this.#entries!), i = entries.length): Promise<void> {
+    this.#entries = undefined;
+    while (i-- > 0) {
+      const entry = entries[i];
+      try {
+        const done = entry instanceof Scope ? entry.dispose() : entry();
+        if (done !== undefined && done !== DONE) return this.#after(done, entries, i);
+      } catch (error) {
+        this.#disposerFailed(error);
+      }
+    }
+    this.#listeners = undefined;
+    this.#services = undefined;
+    this.#state = "disposed";
+    if (this.parent) this.parent.#entries?.delete(this);
+    return DONE;
+  }
+
+  async #after(pending: Promise<void>, entries: Entry[], i: number): Promise<void> {
+    try {
+      await pending;
+    } catch (error) {
+      this.#disposerFailed(error);
+    }
+    await this.#undo(entries, i);
+  }
+
+  async #disposeAsync(): Promise<void> {
     if (this.#controller) {
       this.#controller.abort(this.#abortReason());
       // Work that stops on the signal gets its turn while the scope is still
@@ -329,31 +375,26 @@ export class Scope {
       }
       this.#before = undefined;
     }
-    // Taken whole: deleting entry by entry made the set shrink and
-    // reallocate as it emptied (bench/in_process.ts throughput).
-    const entries = Array.from(this.#entries!).reverse();
-    this.#entries = undefined;
-    for (const entry of entries) {
-      try {
-        const done = entry instanceof Scope ? entry.dispose() : entry();
-        if (done !== undefined && done !== DONE) await done;
-      } catch (error) {
-        this.#disposerFailed(error);
-      }
-    }
-    this.#listeners = undefined;
-    this.#services = undefined;
-    this.#state = "disposed";
-    if (this.parent) this.parent.#entries?.delete(this);
+    await this.#undo();
   }
 
-  #own(disposer: Disposer): () => Promise<void> {
+  /**
+   * Own `undo(this, a, b)`: the entry is the one closure a registration
+   * makes (`undo` is a shared function, its two arguments the entry's
+   * own: a closure per registration over a closure per undo was most of
+   * `provide`'s and `on`'s cost, bench/alloc.ts "gateway `SendMessage`").
+   */
+  #own<A, B>(
+    undo: (scope: Scope, a: A, b: B) => void | Promise<void>,
+    a: A,
+    b: B,
+  ): () => Promise<void> {
     let done: Promise<void> | undefined;
     const entry = () => {
       if (done) return done;
       this.#entries?.delete(entry);
       try {
-        const result = disposer();
+        const result = undo(this, a, b);
         done = result === undefined ? DONE : Promise.resolve(result);
       } catch (error) {
         done = Promise.reject(error);
@@ -395,6 +436,11 @@ export class Scope {
   #abortReason(): Error {
     return new InactiveScopeError("continue", this.label, "disposing");
   }
+}
+
+/** The `undo` of a registration whose disposer is the caller's. */
+function callDisposer(_scope: Scope, disposer: Disposer): void | Promise<void> {
+  return disposer();
 }
 
 function callContained<T>(
