@@ -1,4 +1,4 @@
-import { hasBrand } from "./brand.ts";
+import { brandError, hasBrand } from "./brand.ts";
 import { formatPath } from "./path.ts";
 
 /** A value JSON represents without loss. */
@@ -28,8 +28,7 @@ export class JsonCopyError extends TypeError {
   /** Make the error for the value at `path`, described by `reason`. */
   constructor(path: string, reason: string) {
     super(`Cannot copy ${path}: ${reason}`);
-    Object.defineProperty(this, JSON_COPY_ERROR_BRAND, { value: true });
-    this.name = "JsonCopyError";
+    brandError(this, JSON_COPY_ERROR_BRAND, "JsonCopyError");
     this.path = path;
   }
 }
@@ -61,7 +60,7 @@ export class JsonCopyError extends TypeError {
  * ```
  */
 export function jsonCopy(value: unknown, path = "value"): JsonValue {
-  return copy(value, { root: path, ancestors: [], keys: [], freeze: false });
+  return copyRoot(value, path, false);
 }
 
 /**
@@ -78,62 +77,80 @@ export function jsonCopy(value: unknown, path = "value"): JsonValue {
  * ```
  */
 export function frozenJsonCopy(value: unknown, path = "value"): JsonValue {
-  return copy(value, { root: path, ancestors: [], keys: [], freeze: true });
+  return copyRoot(value, path, true);
 }
 
-interface CopyState {
-  readonly root: string;
-  /** The objects being copied, outermost first: a repeat is a cycle. */
-  readonly ancestors: object[];
-  /** The keys leading to the current value; rendered only for an error. */
-  readonly keys: (string | number)[];
-  readonly freeze: boolean;
+/**
+ * The objects being copied and the keys into them, outermost first, of
+ * every copy under way (a getter may start another: each looks from its own
+ * `base`). One array for all copies, so a copy allocates only what it makes
+ * (bench/alloc.ts "gateway `SendMessage`"); a fault's path is read off it.
+ */
+const stack: unknown[] = [];
+
+/**
+ * What a failing copy throws (module-private, so no getter can), with
+ * `reason` saying why; the path is what the stack holds when it is thrown.
+ */
+const FAULT = {};
+let reason = "";
+
+function copyRoot(value: unknown, root: string, freeze: boolean): JsonValue {
+  const base = stack.length;
+  try {
+    return copy(value, freeze, base);
+  } catch (error) {
+    const keys = stack.splice(base).filter((entry) => typeof entry !== "object");
+    throw error === FAULT
+      ? new JsonCopyError(formatPath(root, keys as (string | number)[]), reason)
+      : error;
+  }
 }
 
-function fail(state: CopyState, reason: string): never {
-  throw new JsonCopyError(formatPath(state.root, state.keys), reason);
+function fail(why: string): never {
+  reason = why;
+  throw FAULT;
 }
 
-function copy(value: unknown, state: CopyState): JsonValue {
+function copy(value: unknown, freeze: boolean, base: number): JsonValue {
   switch (typeof value) {
     case "string":
     case "boolean":
       return value;
     case "number":
-      if (!Number.isFinite(value)) fail(state, `${value} is not a JSON number`);
+      if (!Number.isFinite(value)) fail(`${value} is not a JSON number`);
       if (value === 0 && 1 / value < 0) {
-        fail(state, "-0 is not a JSON number (it would become 0)");
+        fail("-0 is not a JSON number (it would become 0)");
       }
       return value;
     case "undefined":
-      fail(state, "undefined is not a JSON value");
+      fail("undefined is not a JSON value");
     // falls through (fail never returns)
     case "function":
-      fail(state, "a function is not a JSON value");
+      fail("a function is not a JSON value");
     // falls through
     case "symbol":
-      fail(state, "a symbol is not a JSON value");
+      fail("a symbol is not a JSON value");
     // falls through
     case "bigint":
-      fail(state, "a bigint is not a JSON value");
+      fail("a bigint is not a JSON value");
   }
   if (value === null) return null;
   const object = value as object;
-  const { ancestors, keys } = state;
-  if (ancestors.includes(object)) fail(state, "the value contains a cycle");
-  ancestors.push(object);
+  if (stack.indexOf(object, base) !== -1) fail("the value contains a cycle");
+  stack.push(object);
   let out: JsonValue[] | Record<string, JsonValue>;
   if (Array.isArray(object)) {
     if (Object.getPrototypeOf(object) !== Array.prototype) {
-      fail(state, "an Array subclass is not a plain JSON array");
+      fail("an Array subclass is not a plain JSON array");
     }
     const length = object.length;
     const array: JsonValue[] = new Array(length);
     for (let i = 0; i < length; i++) {
-      keys.push(i);
-      if (!(i in object)) fail(state, "a hole in an array is not JSON");
-      array[i] = copy(object[i], state);
-      keys.pop();
+      stack.push(i);
+      if (!(i in object)) fail("a hole in an array is not JSON");
+      array[i] = copy(object[i], freeze, base);
+      stack.pop();
     }
     out = array;
   } else {
@@ -142,10 +159,10 @@ function copy(value: unknown, state: CopyState): JsonValue {
       const kind = typeof proto?.constructor === "function"
         ? proto.constructor.name || "anonymous class"
         : "non-plain object";
-      fail(state, `a ${kind} instance is not a plain JSON object`);
+      fail(`a ${kind} instance is not a plain JSON object`);
     }
     if (Object.getOwnPropertySymbols(object).length > 0) {
-      fail(state, "symbol keys are not JSON");
+      fail("symbol keys are not JSON");
     }
     const record: Record<string, JsonValue> = {};
     // for-in walks Object.keys' order without allocating its array; the own
@@ -154,9 +171,9 @@ function copy(value: unknown, state: CopyState): JsonValue {
       if (!Object.hasOwn(object, key)) continue;
       const field = (object as Record<string, unknown>)[key];
       if (field === undefined) continue;
-      keys.push(key);
-      const copied = copy(field, state);
-      keys.pop();
+      stack.push(key);
+      const copied = copy(field, freeze, base);
+      stack.pop();
       if (key === "__proto__") {
         Object.defineProperty(record, key, {
           value: copied,
@@ -170,8 +187,8 @@ function copy(value: unknown, state: CopyState): JsonValue {
     }
     out = record;
   }
-  ancestors.pop();
-  if (state.freeze) Object.freeze(out);
+  stack.pop();
+  if (freeze) Object.freeze(out);
   return out;
 }
 
