@@ -21,8 +21,8 @@
 // (bench/promoted.ts: ~800 bytes per SendMessage); a ring holds only its
 // last few at any scavenge.
 const RECENT = 64;
-const values: (object | undefined)[] = new Array(RECENT).fill(undefined);
-const texts: (string | undefined)[] = new Array(RECENT).fill(undefined);
+const values: (object | undefined)[] = [];
+const texts: (string | undefined)[] = [];
 let next = 0;
 
 /** Remember that `value` serializes to `json` (as `JSON.stringify` gave or took it). */

@@ -16,19 +16,13 @@ import {
   trace,
   type Tracer,
 } from "@opentelemetry/api";
+import { activeTracer as tracerOf } from "@seam/host";
 
 const NAME = "@seam/gateway";
 const VERSION = "0.1.0";
 
-function activeTracer(): Tracer | undefined {
-  const provider = trace.getTracerProvider() as {
-    getDelegateTracer?(name: string, version?: string): Tracer | undefined;
-    getTracer(name: string, version?: string): Tracer;
-  };
-  return typeof provider.getDelegateTracer === "function"
-    ? provider.getDelegateTracer(NAME, VERSION)
-    : provider.getTracer(NAME, VERSION);
-}
+/** This package's tracer, once the application registered a tracer provider. */
+const activeTracer = (): Tracer | undefined => tracerOf(NAME, VERSION) as Tracer | undefined;
 
 interface ServerSpan {
   readonly span: Span;

@@ -9,29 +9,13 @@ import {
   type Span,
   SpanKind,
   SpanStatusCode,
-  trace,
   type Tracer,
 } from "@opentelemetry/api";
 import type { Scope } from "./scope.ts";
-import { traceParentKey } from "./trace.ts";
+import { activeTracer as tracerOf, traceParentKey } from "./trace.ts";
 
 const NAME = "@seam/host";
 const VERSION = "0.1.0";
-
-/**
- * The tracer of the application's registered provider, or `undefined` when
- * there is none (the api's proxy has no delegate): the no-tracer path costs
- * a global read, not a span.
- */
-export function activeTracer(name: string, version: string): Tracer | undefined {
-  const provider = trace.getTracerProvider() as {
-    getDelegateTracer?(name: string, version?: string): Tracer | undefined;
-    getTracer(name: string, version?: string): Tracer;
-  };
-  return typeof provider.getDelegateTracer === "function"
-    ? provider.getDelegateTracer(name, version)
-    : provider.getTracer(name, version);
-}
 
 /** The context a span started for `scope`'s agents takes as parent. */
 export function parentContextOf(scope: Scope): Context {
@@ -41,7 +25,7 @@ export function parentContextOf(scope: Scope): Context {
 
 /** Start the span of one model call, or nothing when no tracer is registered. */
 export function startModelSpan(scope: Scope, model: string, adapter: string): Span | undefined {
-  const tracer = activeTracer(NAME, VERSION);
+  const tracer = tracerOf(NAME, VERSION) as Tracer | undefined;
   if (!tracer) return undefined;
   return tracer.startSpan(`chat ${model}`, {
     kind: SpanKind.CLIENT,

@@ -1,3 +1,4 @@
+import { trace, type Tracer } from "@opentelemetry/api";
 import { defineService, type ServiceKey } from "./scope.ts";
 
 /**
@@ -22,3 +23,30 @@ export interface TraceParent {
 
 /** The service key under which a scope provides its {@linkcode TraceParent}. */
 export const traceParentKey: ServiceKey<TraceParent> = defineService("trace-parent");
+
+/**
+ * The `@opentelemetry/api` `Tracer` named `name` at `version` from the
+ * tracer provider the application registered, or `undefined` while it
+ * registered none (the api's global proxy has no delegate): a span then
+ * costs one global read and nothing more. What every seam package starts
+ * its spans with, for a provider's own spans too. Typed `unknown`, as
+ * {@linkcode TraceParent.context} is, so the api's types stay out of this
+ * package's signatures: cast it to the api's `Tracer`.
+ *
+ * @example No tracer provider registered: nothing to record with
+ * ```ts
+ * import { activeTracer } from "@seam/host";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(activeTracer("my-provider", "1.0.0"), undefined);
+ * ```
+ */
+export function activeTracer(name: string, version: string): unknown {
+  const provider = trace.getTracerProvider() as {
+    getDelegateTracer?(name: string, version?: string): Tracer | undefined;
+    getTracer(name: string, version?: string): Tracer;
+  };
+  return typeof provider.getDelegateTracer === "function"
+    ? provider.getDelegateTracer(name, version)
+    : provider.getTracer(name, version);
+}

@@ -9,13 +9,12 @@ import {
 } from "@seam/host";
 import { SubagentError } from "./errors.ts";
 import { SUBAGENT_START_FIELDS, unsupportedStartFields } from "./start_fields.ts";
-import type { RunContext } from "./_run.ts";
+import type { LiveRunCell, RunContext } from "./_run.ts";
 import type {
   OutputSchema,
   RegisteredSubagentProvider,
   SubagentAgentOptions,
   SubagentRequest,
-  SubagentRun,
   SubagentRunPlace,
   SubagentStartRequest,
 } from "./types.ts";
@@ -91,8 +90,8 @@ export function acceptContent(
 export function acceptRequest(
   provider: RegisteredSubagentProvider,
   input: unknown,
-  places: Map<string, RunNode>,
-  runs: Set<SubagentRun>,
+  places: Map<string, LiveRunCell>,
+  runs: Set<LiveRunCell>,
 ): AcceptedRequest {
   if (!isRecord(input)) {
     invalid(`request must be an object, got ${describe(input)}`);
@@ -128,7 +127,7 @@ export function acceptRequest(
     throw unsupportedBy(provider, `request.${unsupported.field}`, unsupported.capability);
   }
   const parentId = isRecord(parent) ? parent.id : undefined;
-  const above = typeof parentId === "string" ? places.get(parentId) : undefined;
+  const above = typeof parentId === "string" ? places.get(parentId)?.node : undefined;
   // A budget applies when the request asks for one or its parent run has one.
   if ((budget !== undefined || above?.budget !== undefined) && !provider.capabilities.budget) {
     throw unsupportedBy(

@@ -21,11 +21,24 @@ import { failRunSpan, startRunSpan, traceRun, underParent } from "./_trace.ts";
 // One name for the many freezes below (shorter, minified, than `Object.freeze` at each).
 const { freeze } = Object;
 
+/**
+ * A live run as the service's long-lived collections hold it (its
+ * registration's runs, the places by run id), emptied when the run is
+ * unlinked. They outlive their runs: a run or its record held in them
+ * itself was dragged into V8's old generation at the next scavenge with all
+ * it references (a gateway's whole task among it), even once deleted
+ * (bench/promoted.ts; gateway/_short_lived_map.ts says why).
+ */
+export interface LiveRunCell {
+  run: SubagentRun | undefined;
+  node: RunNode | undefined;
+}
+
 /** What a run wrapper needs to know about the run it wraps. */
 export interface RunContext {
   readonly provider: RegisteredSubagentProvider;
   /** The live runs of the provider's registration: unloading it ends them. */
-  readonly runs: Set<SubagentRun>;
+  readonly runs: Set<LiveRunCell>;
   readonly parentId: string;
   readonly parentScope: Scope;
   readonly prompt: readonly ContentBlock[];
@@ -34,7 +47,7 @@ export interface RunContext {
   /** Where the run sits in the tree. */
   readonly place: SubagentRunPlace;
   /** The service's live runs by id: where a run started by one of their children sits. */
-  readonly places: Map<string, RunNode>;
+  readonly places: Map<string, LiveRunCell>;
   /** The run's budget account, when a budget applies. */
   readonly budget?: BudgetLedger | undefined;
 }
@@ -165,6 +178,7 @@ class RunRecord implements RunNode {
   #unbindSignal = noop;
   #unlinked?: boolean;
   #released?: boolean;
+  readonly #cell: LiveRunCell = { run: undefined, node: undefined };
 
   constructor(handle: object, rawDispose: Fn, context: RunContext) {
     this.#handle = handle;
@@ -232,8 +246,11 @@ class RunRecord implements RunNode {
     if (rawResume) run.resume = resumeOf(handle, rawResume, context);
     if (rawRespond) run.respond = respondOf(handle, rawRespond);
     freeze(run);
-    context.runs.add(run);
-    context.places.set(id, this);
+    const cell = this.#cell;
+    cell.run = run;
+    cell.node = this;
+    context.runs.add(cell);
+    context.places.set(id, cell);
     return run;
   }
 
@@ -277,8 +294,10 @@ class RunRecord implements RunNode {
     if (!this.#unlinked) {
       this.#unlinked = true;
       this.budget?.close(this.#generation);
-      context.runs.delete(this.#run);
-      if (context.places.get(this.#id) === this) context.places.delete(this.#id);
+      const cell = this.#cell;
+      context.runs.delete(cell);
+      if (context.places.get(this.#id) === cell) context.places.delete(this.#id);
+      cell.run = cell.node = undefined;
       this.#unbind();
     }
     const disposal = this.dispose();
@@ -311,7 +330,7 @@ class RunRecord implements RunNode {
       if (this.budget) normalized = this.budget.settle(normalized, this.#generation);
       // The run's subtree counts towards its parent run's, when that is ours.
       const parentRunId = this.place.parentRunId;
-      const above = parentRunId === undefined ? undefined : context.places.get(parentRunId);
+      const above = parentRunId === undefined ? undefined : context.places.get(parentRunId)?.node;
       if (above) addBelow(above, normalized.usage!);
     } catch (error) {
       // Malformed terminal data rejects only once the child is torn down.

@@ -12,7 +12,7 @@ import {
   trace,
   type Tracer,
 } from "@opentelemetry/api";
-import { type Scope, traceParentKey } from "@seam/host";
+import { activeTracer as tracerOf, type Scope, traceParentKey } from "@seam/host";
 import type { SubagentResult, SubagentRun, SubagentRunPlace } from "./types.ts";
 
 const NAME = "@seam/subagent";
@@ -42,15 +42,8 @@ export function underParent<T>(context: PendingParent, fn: () => T): T {
  * The tracer of the application's registered provider, or `undefined` when
  * there is none: the api's proxy provider then has no delegate.
  */
-function activeTracer(): Tracer | undefined {
-  const provider = trace.getTracerProvider() as {
-    getDelegateTracer?(name: string, version?: string): Tracer | undefined;
-    getTracer(name: string, version?: string): Tracer;
-  };
-  return typeof provider.getDelegateTracer === "function"
-    ? provider.getDelegateTracer(NAME, VERSION)
-    : provider.getTracer(NAME, VERSION);
-}
+/** This package's tracer, once the application registered a tracer provider. */
+const activeTracer = (): Tracer | undefined => tracerOf(NAME, VERSION) as Tracer | undefined;
 
 /** A run's span and the context its provider hands on (headers, `_meta`, a child's scope). */
 export interface RunSpan {

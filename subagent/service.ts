@@ -5,8 +5,7 @@ import { assertSubagentMaxDepth } from "./max_depth.ts";
 import { snapshotProvider } from "./_provider.ts";
 import { type AcceptedRequest, acceptRequest } from "./_request.ts";
 import { failRunSpan, type RunSpan, startRunSpan, traceRun, underParent } from "./_trace.ts";
-import { wrapRun } from "./_run.ts";
-import type { RunNode } from "./_usage.ts";
+import { type LiveRunCell, wrapRun } from "./_run.ts";
 import type {
   RegisteredSubagentProvider,
   SubagentProvider,
@@ -119,7 +118,7 @@ export const subagentServiceKey: ServiceKey<SubagentService> = defineService(
 export function createSubagentService(scope: Scope): SubagentService {
   const registry = new Map<string, Registration>();
   // Where each live run sits, by run id: a run its child starts sits below it.
-  const places = new Map<string, RunNode>();
+  const places = new Map<string, LiveRunCell>();
 
   const service: SubagentService = {
     registerProvider(provider, options = {}) {
@@ -218,7 +217,7 @@ function startTraced(
 /** One registration: the accepted snapshot and the runs started through it, until disposed. */
 interface Registration {
   readonly snapshot: RegisteredSubagentProvider;
-  readonly runs: Set<SubagentRun>;
+  readonly runs: Set<LiveRunCell>;
 }
 
 /** The reason an unloaded provider's runs are cancelled with. */
@@ -235,9 +234,10 @@ async function unload(
   logger: Logger,
 ): Promise<void> {
   const name = registration.snapshot.name;
-  const runs = [...registration.runs];
+  const cells = [...registration.runs];
   registration.runs.clear();
-  await Promise.all(runs.map(async (run) => {
+  await Promise.all(cells.map(async ({ run }) => {
+    if (!run) return;
     try {
       run.cancel(UNLOADED);
       await run.dispose();
