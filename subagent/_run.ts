@@ -274,7 +274,9 @@ class RunRecord implements RunNode {
           "run.dispose() returned the service's own pending disposal (a cyclic disposer)",
         ))
         : isThenable(returned)
-        ? new Promise<void>((resolve, reject) => returned.then(() => resolve(), reject))
+        // A promise of `undefined` settled as the provider's (a native one is
+        // followed directly: no promise, executor and resolvers of our own).
+        ? Promise.resolve(returned).then(noop)
         : Promise.resolve();
     } catch (error) {
       outcome = Promise.reject(error);
@@ -317,9 +319,7 @@ class RunRecord implements RunNode {
     this.#phase = 1;
     const scope = this.#context.parentScope;
     if (scope.hasListeners(subagentStart)) scope.emit(subagentStart, this.#runInfo());
-    const ended = this.#pendingEnd;
-    this.#pendingEnd = undefined;
-    if (ended) this.#emitEnd(ended);
+    if (this.#pendingEnd) this.#emitEnd(this.#pendingEnd);
   }
 
   #settle(value: unknown): SubagentResult | Promise<SubagentResult> {
