@@ -9,6 +9,7 @@
 import { jsonCopy, type Logger } from "@seam/host";
 import { GatewayError, invalidRequest, toGatewayError, tooMany } from "./_errors.ts";
 import { Journal } from "./_journal.ts";
+import { ShortLivedMap } from "./_short_lived_map.ts";
 import type { PushService } from "./_push.ts";
 import { storeFailure, unavailable } from "./_store_errors.ts";
 import { isFinalEvent, LogStream } from "./_log_stream.ts";
@@ -79,7 +80,9 @@ export class Cluster {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #loop: Promise<void> | undefined;
   #beats = 0;
-  readonly #journals = new Map<string, Journal>();
+  // Held only while each task runs here (_short_lived_map.ts): a plain Map
+  // dragged every task's journal, and its task, into the old generation.
+  readonly #journals = new ShortLivedMap<string, Journal>();
   readonly #streams = new Map<string, number>();
   readonly #stopServing: () => void;
   readonly #options: ClusterOptions;

@@ -45,6 +45,12 @@ export class ShortLivedMap<K, V> {
     return this.#cells.delete(key);
   }
 
+  /** Let go of every value. */
+  clear(): void {
+    for (const cell of this.#cells.values()) cell.value = undefined;
+    this.#cells.clear();
+  }
+
   /** The values held, in insertion order. */
   *values(): IterableIterator<V> {
     for (const cell of this.#cells.values()) yield cell.value as V;

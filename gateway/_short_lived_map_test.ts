@@ -33,3 +33,15 @@ Deno.test("ShortLivedMap's values() survives a delete while iterating", () => {
   }
   assert.deepEqual(seen, [0, 20, 40]);
 });
+
+Deno.test("ShortLivedMap.clear() lets go of every value", () => {
+  const map = new ShortLivedMap<string, number>();
+  map.set("a", 1);
+  map.set("b", 2);
+  map.clear();
+  assert.equal(map.size, 0);
+  assert.equal(map.get("a"), undefined);
+  assert.deepEqual([...map.values()], []);
+  map.set("a", 3);
+  assert.equal(map.get("a"), 3);
+});
