@@ -162,7 +162,6 @@ class RunRecord implements RunNode {
   #t0!: number;
   #started!: Promise<void>;
   #result!: Promise<SubagentResult>;
-  #run!: SubagentRun;
   #release!: () => Promise<void>;
   #claimed: Promise<void> | undefined;
   #calling?: boolean;
@@ -170,8 +169,8 @@ class RunRecord implements RunNode {
   #join: ((outcome: Promise<void>) => void) | undefined;
   /** Which opening of the budget this handle is (a resume opens it again). */
   #generation: number | undefined;
-  /** 0 before `started` fulfils, 1 once it did, 2 once it rejected. */
-  #phase = 0;
+  /** Whether `started` fulfilled (then `subagent/start` was emitted). */
+  #began?: boolean;
   /** A settlement heard before start: emitted once the run starts. */
   #pendingEnd: SubagentResult | FailedEnd | undefined;
   #info: SubagentRunInfo | undefined;
@@ -204,9 +203,9 @@ class RunRecord implements RunNode {
     this.#t0 = Date.now();
     // Its own `started` and `result` follow the handle's.
     const own = this.#started = Promise.resolve(started).then(noop);
-    // The rejection handler also keeps an unobserved `started` rejection from escaping.
-    // (A settlement kept for the start is then never emitted.)
-    own.then(() => this.#onStarted(), () => this.#phase = 2);
+    // The rejection handler (shared) keeps an unobserved `started` rejection from
+    // escaping; a settlement kept for the start is then never emitted.
+    own.then(() => this.#onStarted(), noop);
     this.#result = Promise.resolve(result).then(
       (value) => this.#settle(value),
       (error) => this.#fail(error),
@@ -223,7 +222,7 @@ class RunRecord implements RunNode {
       },
       dispose: () => this.#disposeRun(),
     };
-    this.#run = run;
+
     // Ownership: disposing the parent's scope reaches this run (the scope
     // calls run.dispose), and so does unloading its provider (through `context.runs`).
     this.#release = context.parentScope.onDispose(run.dispose);
@@ -316,7 +315,7 @@ class RunRecord implements RunNode {
   }
 
   #onStarted(): void {
-    this.#phase = 1;
+    this.#began = true;
     const scope = this.#context.parentScope;
     if (scope.hasListeners(subagentStart)) scope.emit(subagentStart, this.#runInfo());
     if (this.#pendingEnd) this.#emitEnd(this.#pendingEnd);
@@ -362,8 +361,8 @@ class RunRecord implements RunNode {
   }
 
   #ended(end: SubagentResult | FailedEnd): void {
-    if (this.#phase === 1) this.#emitEnd(end);
-    else if (!this.#phase) this.#pendingEnd = end;
+    if (this.#began) this.#emitEnd(end);
+    else this.#pendingEnd = end;
   }
 
   #emitEnd(end: SubagentResult | FailedEnd): void {
