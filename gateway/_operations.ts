@@ -4,7 +4,7 @@
  * to frame.
  */
 import type { Logger } from "@seam/host";
-import type { Engine } from "./_engine.ts";
+import type { Engine, Sent } from "./_engine.ts";
 import { invalidParams, unsupportedOperation } from "./_errors.ts";
 import type { LiveTask } from "./_live_task.ts";
 import type { StreamFraming, TaskSubscriber } from "./_sse.ts";
@@ -15,6 +15,11 @@ import { type A2AMessage, type A2ATask, SEAM_EXTENSION_URI } from "./types.ts";
 export const EXTENSION_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   "a2a-extensions": SEAM_EXTENSION_URI,
 });
+
+/** The headers of an answer to `sent`. */
+function headersOf(sent: Sent): Readonly<Record<string, string>> | undefined {
+  return sent.extension ? EXTENSION_HEADERS : undefined;
+}
 
 /** A result to answer, with the headers it needs. */
 export interface Answer {
@@ -48,7 +53,7 @@ export class Operations {
         result: {
           task: await this.#engine.cluster!.steered(this.#engine, sent, params, principal),
         },
-        headers: sent.extension ? EXTENSION_HEADERS : undefined,
+        headers: headersOf(sent),
       };
     }
     this.#waitUntil(ctx, live);
@@ -56,7 +61,7 @@ export class Operations {
       await live.done;
       return {
         result: { message: replyOf(live) },
-        headers: sent.extension ? EXTENSION_HEADERS : undefined,
+        headers: headersOf(sent),
       };
     }
     // A blocking send answers at the end, or where the task stops to ask.
@@ -65,7 +70,7 @@ export class Operations {
     if (this.#engine.cluster) await this.#engine.cluster.persist(sent.taskId);
     return {
       result: { task: this.#engine.view(live.record, params.configuration?.historyLength) },
-      headers: sent.extension ? EXTENSION_HEADERS : undefined,
+      headers: headersOf(sent),
     };
   }
 
@@ -91,11 +96,11 @@ export class Operations {
       );
     });
     if (sent.live) this.#waitUntil(ctx, sent.live);
-    if (reply) return { body: reply, headers: sent.extension ? EXTENSION_HEADERS : undefined };
+    if (reply) return { body: reply, headers: headersOf(sent) };
     subscriber ??= cluster!.stream(sent.taskId, framing, 0);
     return {
       body: subscriber!.body,
-      headers: sent.extension ? EXTENSION_HEADERS : undefined,
+      headers: headersOf(sent),
     };
   }
 
