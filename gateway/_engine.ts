@@ -528,18 +528,17 @@ export class Engine {
    */
   #persist(record: TaskRecord): Promise<void> | undefined {
     if (this.cluster) return this.cluster.persist(record.task.id);
-    try {
-      const done = this.#store.put(record);
-      if (done && typeof (done as Promise<void>).then === "function") {
-        return (done as Promise<void>).catch((error) => this.#storeFailed(record, error));
-      }
-    } catch (error) {
-      return this.#storeFailed(record, error);
-    }
-    return undefined;
+    return put(this.#store, record, this.#putFailed);
   }
 
-  #storeFailed(record: TaskRecord, error: unknown): Promise<void> | undefined {
+  readonly #putFailed = (record: StoredTask, error: unknown): Promise<void> | undefined =>
+    this.#storeFailed(record, error);
+
+  readonly #reducedFailed = (record: StoredTask, again: unknown): undefined => {
+    this.#logger.error(`Storing task "${record.task.id}" reduced failed too`, again);
+  };
+
+  #storeFailed(record: StoredTask, error: unknown): Promise<void> | undefined {
     this.#logger.error(`Storing task "${record.task.id}" failed`, error);
     const t = record.task;
     if (!isTerminalState(t.status.state)) return undefined;
@@ -564,17 +563,7 @@ export class Engine {
         metadata: { [SEAM_EXTENSION_URI]: { provider: record.provider } },
       },
     };
-    try {
-      const done = this.#store.put(reduced);
-      if (done && typeof (done as Promise<void>).then === "function") {
-        return (done as Promise<void>).catch((again) =>
-          this.#logger.error(`Storing task "${t.id}" reduced failed too`, again)
-        );
-      }
-    } catch (again) {
-      this.#logger.error(`Storing task "${t.id}" reduced failed too`, again);
-    }
-    return undefined;
+    return put(this.#store, reduced, this.#reducedFailed);
   }
 }
 
@@ -591,4 +580,21 @@ function userMessage(params: SendParams, taskId: string, contextId: string): A2A
   if (m.extensions?.length) message.extensions = m.extensions;
   if (m.referenceTaskIds?.length) message.referenceTaskIds = m.referenceTaskIds;
   return message;
+}
+
+/** `store.put(record)`, with `failed` hearing a failure, thrown or later. */
+function put(
+  store: TaskStore,
+  record: StoredTask,
+  failed: (record: StoredTask, error: unknown) => Promise<void> | undefined,
+): Promise<void> | undefined {
+  try {
+    const done = store.put(record);
+    if (done && typeof (done as Promise<void>).then === "function") {
+      return (done as Promise<void>).catch((error) => failed(record, error));
+    }
+  } catch (error) {
+    return failed(record, error);
+  }
+  return undefined;
 }
