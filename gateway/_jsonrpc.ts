@@ -30,13 +30,11 @@ export type RpcId = string | number | null;
 export type Method = JsonRpcMethod;
 
 /** A JSON-RPC success response. */
-export function ok(
+export const ok: (
   id: RpcId,
   result: unknown,
   headers?: Readonly<Record<string, string>>,
-): Response {
-  return jsonRpcResult(id, result, headers);
-}
+) => Response = jsonRpcResult;
 
 function framing(id: RpcId): StreamFraming {
   return {
