@@ -81,16 +81,6 @@ export interface Found {
 /** Where the engine is. */
 type EngineState = "open" | "shutting-down";
 
-/**
- * Where a task's streamed text goes. Made here, not in `Engine.send`: a
- * closure made there holds that call's whole context for as long as the
- * route is reachable, which dragged each task's objects into V8's old
- * generation (bench/promoted.ts).
- */
-function sinkOf(live: LiveTask): (text: string) => void {
-  return (text) => live.appendText(text);
-}
-
 /** The task engine behind both bindings (see the module doc). */
 export class Engine {
   readonly #live = new ShortLivedMap<string, LiveTask>();
@@ -239,7 +229,10 @@ export class Engine {
     started.chain.current = live;
     this.#live.set(taskId, live);
     live.stopProgress = started.stopProgress;
-    started.route.sink = sinkOf(live);
+    // The task itself, not a closure: one made in this call would hold its
+    // whole context for as long as the route is reachable, which dragged
+    // each task's objects into V8's old generation (bench/promoted.ts).
+    started.route.task = live;
     if (live.reply === "task") this.#options.inspector?.taskChanged(live, ext.budget);
     if (live.reply === "message") {
       // A direct reply: no task exists for anyone else to see.

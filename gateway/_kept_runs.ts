@@ -19,7 +19,8 @@ export class RunChain {
   /** The budget the first run started under (the seam extension's), if any: resumed runs spend from it. */
   readonly budget: unknown;
   #current: LiveTask | undefined;
-  #waiting: ((task: LiveTask) => void)[] = [];
+  /** Who waits for the current task (a run that asks before its task exists); made when one does. */
+  #waiting: ((task: LiveTask) => void)[] | undefined;
 
   constructor(
     scope: Scope,
@@ -41,7 +42,8 @@ export class RunChain {
   set current(task: LiveTask) {
     this.#current = task;
     const waiting = this.#waiting;
-    this.#waiting = [];
+    if (!waiting) return;
+    this.#waiting = undefined;
     for (const resolve of waiting) resolve(task);
   }
 
@@ -64,7 +66,7 @@ export class RunChain {
   /** The current task, once there is one (a run may ask before its task is made). */
   whenCurrent(): Promise<LiveTask> {
     if (this.#current) return Promise.resolve(this.#current);
-    return new Promise((resolve) => this.#waiting.push(resolve));
+    return new Promise((resolve) => (this.#waiting ??= []).push(resolve));
   }
 }
 
@@ -84,7 +86,7 @@ export class Disposals {
   /** Count `promise` until it settles; a rejection is logged as `what` failing. */
   track(promise: Promise<unknown>, what: string): void {
     this.#pending++;
-    promise.then(() => this.#settled(), (error) => {
+    promise.then(this.#settled, (error) => {
       try {
         this.#logger.error(`${what} failed`, error);
       } finally {
@@ -96,8 +98,8 @@ export class Disposals {
   /** Dispose a chain's runs (newest first), then its scopes. */
   disposeChain(chain: RunChain): void {
     if (chain.runs.length === 1 && chain.scopes.length <= 1) {
-      const [run] = chain.runs;
-      const [scope] = chain.scopes;
+      const run = chain.runs[0];
+      const scope = chain.scopes[0];
       let done = run.dispose();
       if (scope) {
         done = done.then(() => scope.dispose(), (error) => {
@@ -129,9 +131,9 @@ export class Disposals {
     this.#drained = undefined;
   }
 
-  #settled(): void {
+  readonly #settled = (): void => {
     if (--this.#pending === 0) this.#drained?.();
-  }
+  };
 }
 
 /** A finished run kept for a follow-up in its context. */

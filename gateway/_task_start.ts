@@ -37,13 +37,14 @@ export type ProgressSource = (
   emit: (runId: string, text: string) => void,
 ) => (() => void) | void;
 
-/** Where a task's streamed text goes: to `sink`, for the run `runId` only. */
+/** Where a task's streamed text goes: to `task`, for the run `runId` only. */
 export class ProgressRoute {
   runId: string | undefined;
-  sink: ((text: string) => void) | undefined;
+  /** The task, once it exists (set by the engine: a task, not a closure over it, per start). */
+  task: { appendText(text: string): void } | undefined;
   /** The listener a progress source calls. */
   readonly emit = (runId: string, text: string): void => {
-    if (runId === this.runId) this.sink?.(text);
+    if (runId === this.runId) this.task?.appendText(text);
   };
 }
 
@@ -70,7 +71,7 @@ export interface StartedRun {
   readonly chain: RunChain;
   /** The task whose run this one resumed. */
   readonly resumedFrom: string | undefined;
-  /** Where its streamed text is routed (set the sink once the task exists). */
+  /** Where its streamed text is routed (set its task once the task exists). */
   readonly route: ProgressRoute;
   readonly stopProgress: (() => void) | undefined;
 }
@@ -197,11 +198,11 @@ export class TaskStarter {
       const callerRun = ext.path?.at(-1);
       scope.provide(
         delegationContextKey,
-        Object.freeze({
-          depth: ext.depth,
-          maxDepth: cap,
-          ...(callerRun === undefined ? {} : { runId: callerRun }),
-        }),
+        Object.freeze(
+          callerRun === undefined
+            ? { depth: ext.depth, maxDepth: cap }
+            : { depth: ext.depth, maxDepth: cap, runId: callerRun },
+        ),
       );
       if (plan.trace !== undefined) scope.provide(traceParentKey, { context: plan.trace });
       context = new TaskContextRecord({
@@ -215,7 +216,7 @@ export class TaskStarter {
       });
       scope.provide(gatewayTaskKey, context);
       // The caller's run path: the runs' input requests carry it on up to the caller's root.
-      const runPath = [...(ext.path ?? [])];
+      const runPath = ext.path ? [...ext.path] : [];
       scope.provide(subagentRunPathKey, runPath);
       runPaths.set(context, runPath);
       this.#options.watch?.(scope, context, runPath);
@@ -251,17 +252,21 @@ export class TaskStarter {
     try {
       const route = new ProgressRoute();
       stopProgress = this.#listen(parent, route);
-      const run = startRunsUnder(plan.trace, () =>
-        this.#options.subagents.start(provider, {
-          prompt: plan.prompt,
-          parent,
-          agentOptions: this.#options.agentOptions,
-          outputSchema: ext.outputSchema as never,
-          maxDepth: ext.maxDepth as never,
-          toolFilter: ext.toolFilter as never,
-          persona: ext.persona as never,
-          budget: ext.budget as never,
-        }));
+      const { subagents } = this.#options;
+      const request = {
+        prompt: plan.prompt,
+        parent,
+        agentOptions: this.#options.agentOptions,
+        outputSchema: ext.outputSchema as never,
+        maxDepth: ext.maxDepth as never,
+        toolFilter: ext.toolFilter as never,
+        persona: ext.persona as never,
+        budget: ext.budget as never,
+      };
+      // Untraced, no closure for startRunsUnder (one per task).
+      const run = plan.trace === undefined
+        ? subagents.start(provider, request)
+        : startRunsUnder(plan.trace, () => subagents.start(provider, request));
       route.runId = run.id;
       chain.runs.push(run);
       return {
