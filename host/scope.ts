@@ -316,8 +316,9 @@ export class Scope {
 
   #runDisposal(): Promise<void> {
     // A disposer calling `dispose` again while the disposal's synchronous part
-    // runs (before `dispose` has its promise): the same disposal, once it has one.
-    if (this.#state !== "active") return DONE.then(() => this.#disposal);
+    // runs (before `dispose` has its promise) is answered settled: a disposer
+    // returning it must not make the disposal wait on itself.
+    if (this.#state !== "active") return DONE;
     this.#state = "disposing";
     return this.#controller || this.#before ? this.#disposeAsync() : this.#undo();
   }
@@ -337,7 +338,9 @@ export class Scope {
       const entry = entries[i];
       try {
         const done = entry instanceof Scope ? entry.dispose() : entry();
-        if (done !== undefined && done !== DONE) return this.#after(done, entries, i);
+        if (done !== undefined && done !== DONE && !this.#within(done)) {
+          return this.#after(done, entries, i);
+        }
       } catch (error) {
         this.#disposerFailed(error);
       }
@@ -347,6 +350,17 @@ export class Scope {
     this.#state = "disposed";
     if (this.parent) this.parent.#entries?.delete(this);
     return DONE;
+  }
+
+  /**
+   * Whether `done` is the disposal of this scope or of an ancestor (a
+   * disposer returned it): awaiting it here would wait for itself.
+   */
+  #within(done: Promise<void>): boolean {
+    for (let scope: Scope | undefined = this; scope; scope = scope.parent) {
+      if (scope.#disposal === done) return true;
+    }
+    return false;
   }
 
   async #after(pending: Promise<void>, entries: Entry[], i: number): Promise<void> {

@@ -191,3 +191,40 @@ Deno.test("defineEvent() and defineService() reject empty names", () => {
   assert.throws(() => defineEvent(""), TypeError);
   assert.throws(() => defineService(""), TypeError);
 });
+
+Deno.test("Scope.dispose() re-entered from a disposer never waits for itself", async (t) => {
+  const settles = async (done: Promise<void>) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      return await Promise.race([
+        done.then(() => "settled"),
+        new Promise((resolve) => timer = setTimeout(() => resolve("hung"), 100)),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  await t.step("a disposer returning its own scope's dispose()", async () => {
+    const scope = createRootScope({ logger: quiet().logger });
+    const order: string[] = [];
+    scope.onDispose(() => void order.push("first"));
+    scope.onDispose(() => scope.dispose());
+    assert.equal(await settles(scope.dispose()), "settled");
+    assert.equal(scope.state, "disposed");
+    assert.deepEqual(order, ["first"]);
+  });
+  await t.step("a child's disposer returning its parent's dispose()", async () => {
+    const parent = createRootScope({ logger: quiet().logger });
+    const child = parent.child("c");
+    child.onDispose(() => parent.dispose());
+    assert.equal(await settles(parent.dispose()), "settled");
+    assert.deepEqual([parent.state, child.state], ["disposed", "disposed"]);
+  });
+  await t.step("the same once the disposal awaited (its signal was read)", async () => {
+    const scope = createRootScope({ logger: quiet().logger });
+    void scope.signal;
+    scope.onDispose(() => scope.dispose());
+    assert.equal(await settles(scope.dispose()), "settled");
+    assert.equal(scope.state, "disposed");
+  });
+});

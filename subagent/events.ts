@@ -27,7 +27,9 @@ export const subagentStart: EventKey<SubagentRunInfo> = defineEvent(
 
 /**
  * `subagent/end`: a started run settled (always after its `subagent/start`),
- * in the delegating parent's scope.
+ * in the delegating parent's scope. A run whose `started` and `result` settle
+ * in the same turn has both events emitted together, so `subagent/end` may
+ * be heard before the caller's own reactions to `run.started` run.
  */
 export const subagentEnd: EventKey<SubagentRunEndInfo> = defineEvent(
   "subagent/end",
