@@ -357,7 +357,7 @@ export class Scope {
    * disposer returned it): awaiting it here would wait for itself.
    */
   #within(done: Promise<void>): boolean {
-    for (let scope: Scope | undefined = this; scope; scope = scope.parent) {
+    for (let scope = Scope.#self(this); scope; scope = scope.parent) {
       if (scope.#disposal === done) return true;
     }
     return false;
