@@ -33,9 +33,11 @@ export interface PostgresTaskStoreOptions {
   /** How long connecting may take before a request answers unavailable, in ms. Default 5,000. */
   readonly connectTimeoutMs?: number;
   /**
-   * Appends written at once (group commit): the appends of other tasks that
-   * come meanwhile wait and are written together, in one statement and one
-   * commit, when one finishes. A lone append is written at once. Default 2.
+   * Batches of appends written at once (group commit): the appends of other
+   * tasks that come meanwhile wait and are written together, in one
+   * statement and one commit, when one finishes. A lone append is written at
+   * once; beside a batch in flight another starts only once eight appends
+   * wait. Default 2.
    */
   readonly appendsInFlight?: number;
   /**

@@ -103,6 +103,73 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "append() starts a second statement beside one in flight only once eight appends wait; fewer wait for it and go together",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    const store = await openStore(schema);
+    const sql = postgres(databaseUrl()!, { max: 2, onnotice: () => {} });
+    const locker = await sql.reserve();
+    const append = (id: string) =>
+      store.append({
+        record: {
+          task: { id, contextId: "ctx", status: { state: "TASK_STATE_COMPLETED" } },
+          owner: undefined,
+          provider: "p",
+          updatedAt: Date.now(),
+        },
+        expected: 0,
+        events: [{ task: {} }],
+        instance: undefined,
+      });
+    const [{ pid }] = await locker`SELECT pg_backend_pid() AS pid`;
+    /** The store's statements waiting for the locker's lock. */
+    const blocked = async () =>
+      (await sql`SELECT count(*)::integer AS n FROM pg_stat_activity
+        WHERE ${pid}::integer = ANY(pg_blocking_pids(pid))`)[0].n;
+    const until = async (n: number) => {
+      for (let i = 0; i < 500 && await blocked() !== n; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.equal(await blocked(), n, `${n} statements in flight`);
+    };
+    try {
+      await locker`BEGIN`;
+      // Every append's statement waits for this lock: it stays in flight.
+      await locker.unsafe(`LOCK TABLE "${schema}".events IN SHARE MODE`);
+      const first = append("a");
+      await until(1);
+      // Five more, over two turns of the event loop: they wait for "a".
+      const waiting = ["b1", "b2"].map(append);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      waiting.push(...["c1", "c2", "c3"].map(append));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // Eight waiting: worth a statement of their own beside the one in flight.
+      waiting.push(...["d1", "d2", "d3"].map(append));
+      await until(2);
+      await locker`COMMIT`;
+      assert.deepEqual(await Promise.all([first, ...waiting]), Array(9).fill(1));
+      const rows = await sql.unsafe<{ id: string; commit: string }[]>(
+        `SELECT id, xmin::text AS commit FROM "${schema}".tasks ORDER BY id`,
+      );
+      const commits = new Map(rows.map((r) => [r.id, r.commit]));
+      assert.equal(commits.size, 9);
+      const together = new Set(
+        ["b1", "b2", "c1", "c2", "c3", "d1", "d2", "d3"].map((id) => commits.get(id)),
+      );
+      assert.equal(together.size, 1, "the eight that waited, in one commit");
+      assert.notEqual(commits.get("a"), [...together][0]);
+    } finally {
+      locker.release();
+      await sql.end({ timeout: 5 });
+      await store.close();
+      await dropSchema(schema);
+    }
+  },
+});
+
+Deno.test({
   name: "read() answers from a cursor inside an append's events, and stops at limit inside one",
   ignore: SKIP,
   fn: async () => {
