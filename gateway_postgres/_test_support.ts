@@ -51,6 +51,26 @@ export function openStore(
   });
 }
 
+/**
+ * Run `fn` with a store on a fresh schema and a client of `connections`
+ * beside it; afterwards both are closed and the schema dropped.
+ */
+export async function withStore(
+  connections: number,
+  fn: (store: PostgresTaskStore, sql: postgres.Sql, schema: string) => Promise<void>,
+): Promise<void> {
+  const schema = freshSchema();
+  const store = await openStore(schema);
+  const sql = postgres(databaseUrl()!, { max: connections, onnotice: () => {} });
+  try {
+    await fn(store, sql, schema);
+  } finally {
+    await sql.end({ timeout: 5 });
+    await store.close();
+    await dropSchema(schema);
+  }
+}
+
 const decoder = new TextDecoder();
 
 /** One gateway process of the many-instance tests (testdata/instance.ts). */

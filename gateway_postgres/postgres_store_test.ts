@@ -9,7 +9,14 @@ import {
 } from "@seam/gateway";
 import { createPostgresTaskStore, type PostgresTaskStore } from "./mod.ts";
 import { storeInternals } from "./postgres_store.ts";
-import { databaseUrl, dropSchema, freshSchema, openStore, SKIP } from "./_test_support.ts";
+import {
+  databaseUrl,
+  dropSchema,
+  freshSchema,
+  openStore,
+  SKIP,
+  withStore,
+} from "./_test_support.ts";
 
 Deno.test({
   name: "createPostgresTaskStore() passes the storage conformance suite",
@@ -34,16 +41,13 @@ Deno.test({
   name: "append() writes the appends that wait together in one commit, each answered on its own",
   ignore: SKIP,
   fn: async () => {
-    const schema = freshSchema();
-    const store = await openStore(schema);
-    const sql = postgres(databaseUrl()!, { max: 1, onnotice: () => {} });
-    const record = (id: string, state: A2ATaskState): StoredTask => ({
-      task: { id, contextId: "ctx", status: { state } },
-      owner: undefined,
-      provider: "p",
-      updatedAt: Date.now(),
-    });
-    try {
+    await withStore(1, async (store, sql, schema) => {
+      const record = (id: string, state: A2ATaskState): StoredTask => ({
+        task: { id, contextId: "ctx", status: { state } },
+        owner: undefined,
+        provider: "p",
+        updatedAt: Date.now(),
+      });
       await store.append({
         record: record("old", "TASK_STATE_WORKING"),
         expected: 0,
@@ -94,11 +98,7 @@ Deno.test({
         ),
       );
       assert.deepEqual(mixed.map((r) => r.status), ["fulfilled", "rejected", "fulfilled"]);
-    } finally {
-      await sql.end({ timeout: 5 });
-      await store.close();
-      await dropSchema(schema);
-    }
+    });
   },
 });
 
@@ -107,65 +107,61 @@ Deno.test({
     "append() starts a second statement beside one in flight only once eight appends wait; fewer wait for it and go together",
   ignore: SKIP,
   fn: async () => {
-    const schema = freshSchema();
-    const store = await openStore(schema);
-    const sql = postgres(databaseUrl()!, { max: 2, onnotice: () => {} });
-    const locker = await sql.reserve();
-    const append = (id: string) =>
-      store.append({
-        record: {
-          task: { id, contextId: "ctx", status: { state: "TASK_STATE_COMPLETED" } },
-          owner: undefined,
-          provider: "p",
-          updatedAt: Date.now(),
-        },
-        expected: 0,
-        events: [{ task: {} }],
-        instance: undefined,
-      });
-    const [{ pid }] = await locker`SELECT pg_backend_pid() AS pid`;
-    /** The store's statements waiting for the locker's lock. */
-    const blocked = async () =>
-      (await sql`SELECT count(*)::integer AS n FROM pg_stat_activity
+    await withStore(2, async (store, sql, schema) => {
+      const locker = await sql.reserve();
+      const append = (id: string) =>
+        store.append({
+          record: {
+            task: { id, contextId: "ctx", status: { state: "TASK_STATE_COMPLETED" } },
+            owner: undefined,
+            provider: "p",
+            updatedAt: Date.now(),
+          },
+          expected: 0,
+          events: [{ task: {} }],
+          instance: undefined,
+        });
+      const [{ pid }] = await locker`SELECT pg_backend_pid() AS pid`;
+      /** The store's statements waiting for the locker's lock. */
+      const blocked = async () =>
+        (await sql`SELECT count(*)::integer AS n FROM pg_stat_activity
         WHERE ${pid}::integer = ANY(pg_blocking_pids(pid))`)[0].n;
-    const until = async (n: number) => {
-      for (let i = 0; i < 500 && await blocked() !== n; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 10));
+      const until = async (n: number) => {
+        for (let i = 0; i < 500 && await blocked() !== n; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        assert.equal(await blocked(), n, `${n} statements in flight`);
+      };
+      try {
+        await locker`BEGIN`;
+        // Every append's statement waits for this lock: it stays in flight.
+        await locker.unsafe(`LOCK TABLE "${schema}".events IN SHARE MODE`);
+        const first = append("a");
+        await until(1);
+        // Five more, over two turns of the event loop: they wait for "a".
+        const waiting = ["b1", "b2"].map(append);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        waiting.push(...["c1", "c2", "c3"].map(append));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        // Eight waiting: worth a statement of their own beside the one in flight.
+        waiting.push(...["d1", "d2", "d3"].map(append));
+        await until(2);
+        await locker`COMMIT`;
+        assert.deepEqual(await Promise.all([first, ...waiting]), Array(9).fill(1));
+        const rows = await sql.unsafe<{ id: string; commit: string }[]>(
+          `SELECT id, xmin::text AS commit FROM "${schema}".tasks ORDER BY id`,
+        );
+        const commits = new Map(rows.map((r) => [r.id, r.commit]));
+        assert.equal(commits.size, 9);
+        const together = new Set(
+          ["b1", "b2", "c1", "c2", "c3", "d1", "d2", "d3"].map((id) => commits.get(id)),
+        );
+        assert.equal(together.size, 1, "the eight that waited, in one commit");
+        assert.notEqual(commits.get("a"), [...together][0]);
+      } finally {
+        locker.release();
       }
-      assert.equal(await blocked(), n, `${n} statements in flight`);
-    };
-    try {
-      await locker`BEGIN`;
-      // Every append's statement waits for this lock: it stays in flight.
-      await locker.unsafe(`LOCK TABLE "${schema}".events IN SHARE MODE`);
-      const first = append("a");
-      await until(1);
-      // Five more, over two turns of the event loop: they wait for "a".
-      const waiting = ["b1", "b2"].map(append);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      waiting.push(...["c1", "c2", "c3"].map(append));
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      // Eight waiting: worth a statement of their own beside the one in flight.
-      waiting.push(...["d1", "d2", "d3"].map(append));
-      await until(2);
-      await locker`COMMIT`;
-      assert.deepEqual(await Promise.all([first, ...waiting]), Array(9).fill(1));
-      const rows = await sql.unsafe<{ id: string; commit: string }[]>(
-        `SELECT id, xmin::text AS commit FROM "${schema}".tasks ORDER BY id`,
-      );
-      const commits = new Map(rows.map((r) => [r.id, r.commit]));
-      assert.equal(commits.size, 9);
-      const together = new Set(
-        ["b1", "b2", "c1", "c2", "c3", "d1", "d2", "d3"].map((id) => commits.get(id)),
-      );
-      assert.equal(together.size, 1, "the eight that waited, in one commit");
-      assert.notEqual(commits.get("a"), [...together][0]);
-    } finally {
-      locker.release();
-      await sql.end({ timeout: 5 });
-      await store.close();
-      await dropSchema(schema);
-    }
+    });
   },
 });
 
@@ -173,17 +169,14 @@ Deno.test({
   name: "read() answers from a cursor inside an append's events, and stops at limit inside one",
   ignore: SKIP,
   fn: async () => {
-    const schema = freshSchema();
-    const store = await openStore(schema);
-    const sql = postgres(databaseUrl()!, { max: 1, onnotice: () => {} });
-    const record: StoredTask = {
-      task: { id: "r", contextId: "ctx", status: { state: "TASK_STATE_WORKING" } },
-      owner: undefined,
-      provider: "p",
-      updatedAt: 1,
-    };
-    const n = (k: number) => ({ artifactUpdate: { n: k } });
-    try {
+    await withStore(1, async (store, sql, schema) => {
+      const record: StoredTask = {
+        task: { id: "r", contextId: "ctx", status: { state: "TASK_STATE_WORKING" } },
+        owner: undefined,
+        provider: "p",
+        updatedAt: 1,
+      };
+      const n = (k: number) => ({ artifactUpdate: { n: k } });
       // Appends of 1, 4 and 3 events: generations 1 | 2 3 4 5 | 6 7 8.
       let generation = 0;
       for (const size of [1, 4, 3]) {
@@ -206,11 +199,7 @@ Deno.test({
       assert.deepEqual(await read(8, 10), [], "past the end");
       assert.deepEqual(await read(0, 1), [[1, 1]]);
       assert.deepEqual(await read(1, 0), [], "limit 0");
-    } finally {
-      await sql.end({ timeout: 5 });
-      await store.close();
-      await dropSchema(schema);
-    }
+    });
   },
 });
 
