@@ -3,12 +3,12 @@
 // → the gateway's run → its child's model call. And the gateway's runs name
 // the caller's run as their parent run.
 import assert from "node:assert/strict";
-import { ROOT_CONTEXT, SpanKind, trace } from "@opentelemetry/api";
-import { createMemoryLogger, createRootScope, traceParentKey } from "@seam/host";
+import { SpanKind, trace } from "@opentelemetry/api";
+import { createMemoryLogger, createRootScope } from "@seam/host";
 import { createSubagentService, type SubagentRunInfo, subagentStart } from "@seam/subagent";
 import { createA2AProvider } from "@seam/subagent-a2a";
 import { startSpawnGateway } from "./a2a_support.ts";
-import { parentOf, recordSpans } from "./trace_support.ts";
+import { parentOf, recordSpans, runAndResumeUnder } from "./trace_support.ts";
 
 Deno.test("createA2AProvider() carries the run's trace context to a seam gateway, whose spans continue it", async () => {
   const recorded = recordSpans();
@@ -88,16 +88,8 @@ Deno.test("createA2AProvider() sends a resumed run's own trace context, and the 
   subagents.registerProvider(toGateway);
   // The application's span: both runs (the first and the resumed) hang under it, one trace.
   const app = trace.getTracer("app").startSpan("app");
-  const scope = root.child("a");
-  scope.provide(traceParentKey, { context: trace.setSpan(ROOT_CONTEXT, app) });
   try {
-    const first = subagents.start("remote", { prompt: "@reply one", parent: { id: "a", scope } });
-    assert.equal((await first.result).stopReason, "completed");
-    const second = first.resume!("@reply two");
-    assert.equal((await second.result).stopReason, "completed");
-    await second.dispose();
-    await first.dispose();
-    app.end();
+    await runAndResumeUnder(app, subagents, root, "remote");
 
     // Each name twice: the first run's, then the resumed run's (in the order they started).
     const twice = (name: string) => {

@@ -3,10 +3,10 @@
 // its own run's trace context in `_meta`, so the resumed prompt's span and
 // its model call hang under the resumed run's `invoke_agent` span.
 import assert from "node:assert/strict";
-import { ROOT_CONTEXT, trace } from "@opentelemetry/api";
-import { createMemoryLogger, createRootScope, traceParentKey } from "@seam/host";
+import { trace } from "@opentelemetry/api";
+import { createMemoryLogger, createRootScope } from "@seam/host";
 import { createSubagentService } from "@seam/subagent";
-import { parentOf, recordSpans, tracedAcpProvider } from "./trace_support.ts";
+import { parentOf, recordSpans, runAndResumeUnder, tracedAcpProvider } from "./trace_support.ts";
 
 /** A span as the child process wrote it. */
 interface ChildSpan {
@@ -24,16 +24,8 @@ Deno.test("createAcpProvider() prompts a resumed run under its own trace context
   subagents.registerProvider(acp);
   // The application's span: both runs hang under it, one trace.
   const app = trace.getTracer("app").startSpan("app");
-  const scope = root.child("a");
-  scope.provide(traceParentKey, { context: trace.setSpan(ROOT_CONTEXT, app) });
   try {
-    const first = subagents.start("acp", { prompt: "@reply one", parent: { id: "a", scope } });
-    assert.equal((await first.result).stopReason, "completed");
-    const second = first.resume!("@reply two");
-    assert.equal((await second.result).stopReason, "completed");
-    await second.dispose();
-    await first.dispose();
-    app.end();
+    await runAndResumeUnder(app, subagents, root, "acp");
   } finally {
     await root.dispose();
     // Disposing the provider ends the child process: its spans are written.

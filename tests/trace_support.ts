@@ -3,7 +3,10 @@
  * span processor, the W3C propagator, and (optionally) the async-hooks
  * context manager, registered globally for one test and removed after.
  */
-import { context, propagation, trace } from "@opentelemetry/api";
+import { context, propagation, ROOT_CONTEXT, type Span, trace } from "@opentelemetry/api";
+import assert from "node:assert/strict";
+import { type Scope, traceParentKey } from "@seam/host";
+import type { SubagentService } from "@seam/subagent";
 import { type AcpProvider, createAcpProvider } from "@seam/subagent-acp";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
@@ -63,6 +66,27 @@ export function recordSpans(options: { contextManager?: boolean } = {}): Recorde
       await provider.shutdown();
     },
   };
+}
+
+/**
+ * Start `provider`'s run in a scope under `app`'s span, resume it once
+ * (both complete), dispose both runs, then end `app`.
+ */
+export async function runAndResumeUnder(
+  app: Span,
+  subagents: SubagentService,
+  root: Scope,
+  provider: string,
+): Promise<void> {
+  const scope = root.child("a");
+  scope.provide(traceParentKey, { context: trace.setSpan(ROOT_CONTEXT, app) });
+  const first = subagents.start(provider, { prompt: "@reply one", parent: { id: "a", scope } });
+  assert.equal((await first.result).stopReason, "completed");
+  const second = first.resume!("@reply two");
+  assert.equal((await second.result).stopReason, "completed");
+  await second.dispose();
+  await first.dispose();
+  app.end();
 }
 
 /** A span's parent span id (`undefined` for a root). */
