@@ -2,9 +2,11 @@
 //
 //   deno run -A bench/gateway_load.ts [--rounds=3] [--duration=5]
 //     [--tasks=100000] [--runner=deno|node] [--only=hono,gateway,sdk,sdk-hono]
+//     [--connections=10]
 //
 // Each server runs in its own process (bench/gateway_load_server.ts) and
-// gets the same JSON-RPC `SendMessage` from autocannon at 10 connections, in
+// gets the same JSON-RPC `SendMessage` from autocannon at 10 connections (or
+// `--connections`), in
 // alternating timed rounds (medians reported): the seam gateway over an echo provider, the @a2a-js/sdk 1.3
 // request handler on Express with an echo executor, the same handler on Hono
 // under Deno (`sdk-hono`), and a bare Hono route
@@ -27,7 +29,7 @@ const ROUNDS = Number(flags.get("rounds") ?? 3);
 const TASKS = Number(flags.get("tasks") ?? 100_000);
 const RUNNER = flags.get("runner") ?? "deno";
 const KINDS = (flags.get("only") ?? "hono,gateway,sdk,sdk-hono").split(",");
-const CONNECTIONS = 10;
+const CONNECTIONS = Number(flags.get("connections") ?? 10);
 const HEADERS = { "content-type": "application/json", "a2a-version": "1.0" };
 
 interface Load {

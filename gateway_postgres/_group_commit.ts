@@ -50,7 +50,7 @@ export class GroupCommit {
   #inFlight = 0;
   /** Whether a pump waits for the next macrotask. */
   #scheduled = false;
-  /** The statement's text per batch size (negative: with push outbox rows). */
+  /** The statement's text per row count (statementRows) (negative: with push outbox rows). */
   readonly #texts = new Map<number, string>();
   readonly #context: GroupCommitContext;
 
@@ -169,17 +169,20 @@ export class GroupCommit {
         pushes.body.push(body);
       });
     }
+    // Padded with rows of nulls (which write nothing) to one of a few sizes.
+    const rows = statementRows(batch.length);
+    for (let i = batch.length * COLUMNS.length; i < rows * COLUMNS.length; i++) params.push(null);
     const withPushes = pushes.body.length > 0;
     if (withPushes) params.push(pushes.task, pushes.ord, pushes.body, Date.now());
-    const key = withPushes ? -batch.length : batch.length;
+    const key = withPushes ? -rows : rows;
     let text = this.#texts.get(key);
-    if (text === undefined) this.#texts.set(key, text = appendStatement(batch.length, withPushes));
-    const rows = await this.#context.sql.unsafe<{ id: string; generation: number }[]>(
+    if (text === undefined) this.#texts.set(key, text = appendStatement(rows, withPushes));
+    const written = await this.#context.sql.unsafe<{ id: string; generation: number }[]>(
       text,
       params,
       { prepare: true },
     );
-    return new Map(rows.map((row) => [row.id, row.generation]));
+    return new Map(written.map((row) => [row.id, row.generation]));
   }
 }
 
@@ -195,6 +198,24 @@ export class GroupCommit {
  * session 6).
  */
 const MIN_BATCH_BESIDE = 8;
+
+/**
+ * The rows of the statement that writes `n` appends: `n` up to 4, else the
+ * next of 6, 8, 12, 16, 24, 32, 48, 64, … (the rest rows of nulls). Each
+ * size is a statement text, which every connection prepares and PostgreSQL
+ * plans anew for its first five runs (custom plans of ~800 parameters, then
+ * a generic one): one text per batch size made a burst of large batches
+ * mostly planning, on each of the pool's connections (100 concurrent
+ * requests: statements of 29 appends took 6.4 ms, p50; bench/README.md,
+ * "Gateway on PostgreSQL", session 7). A padded row costs 12 null
+ * parameters, at most a third more rows.
+ */
+function statementRows(n: number): number {
+  if (n <= 4) return n;
+  let size = 4;
+  while (size < n) size = size % 3 === 0 ? (size / 3) * 4 : (size / 2) * 3;
+  return size;
+}
 
 /** `setImmediate` (Deno, Node and Bun have it), else a zero timeout. */
 const nextMacrotask: (fn: () => void) => void =
@@ -218,9 +239,9 @@ const COLUMNS = [
 ] as const;
 
 /**
- * The text of the statement that writes `n` appends (`$1` the NOTIFY channel,
- * then each append's columns): one text per batch size, prepared once per
- * connection. Plain parameters in a `VALUES` list, not arrays: neither side
+ * The text of the statement of `n` rows of appends (`$1` the NOTIFY
+ * channel, then each row's columns; a row of nulls writes nothing): one text
+ * per row count (`statementRows`), prepared once per connection. Plain parameters in a `VALUES` list, not arrays: neither side
  * escapes or parses array literals of JSON (bench/README.md). The snapshot is
  * updated only at the expected generation (created only where none exists),
  * the events inserted for the tasks written, the outbox rows of their pushes

@@ -104,6 +104,60 @@ Deno.test({
 
 Deno.test({
   name:
+    "append() writes batches of every size with a few statement texts, the padding writing nothing",
+  ignore: SKIP,
+  fn: async () => {
+    await withStore(1, async (store, sql, schema) => {
+      // Batches of 1 to 20 appends: each round's appends wait together.
+      for (let n = 1; n <= 20; n++) {
+        const generations = await Promise.all(
+          Array.from({ length: n }, (_, i) =>
+            store.append({
+              record: {
+                task: {
+                  id: `b${n}-${i}`,
+                  contextId: "ctx",
+                  status: { state: "TASK_STATE_WORKING" },
+                },
+                owner: undefined,
+                provider: "p",
+                updatedAt: Date.now(),
+              },
+              expected: 0,
+              events: [{ task: {} }, { statusUpdate: {} }],
+              instance: "i1",
+            })),
+        );
+        assert.deepEqual(generations, generations.map(() => 2));
+      }
+      const [counted] = await sql.unsafe(
+        `SELECT (SELECT count(*) FROM "${schema}".tasks)::integer AS tasks,
+           (SELECT count(*) FROM "${schema}".events)::integer AS events,
+           (SELECT count(DISTINCT xmin::text) FROM "${schema}".tasks)::integer AS commits`,
+      );
+      assert.deepEqual(counted, { tasks: 210, events: 210, commits: 20 });
+      // What each of the store's connections prepared (reserving them all).
+      const pool = storeInternals(store, "a test").sql;
+      const reserved = await Promise.all([1, 2, 3, 4].map(() => pool.reserve()));
+      const texts = new Set<string>();
+      try {
+        for (const connection of reserved) {
+          const rows = await connection<{ statement: string }[]>`
+            SELECT statement FROM pg_prepared_statements
+            WHERE statement LIKE '%INSERT INTO events%' AND statement NOT LIKE '%pg_prepared%'`;
+          for (const row of rows) texts.add(row.statement);
+        }
+      } finally {
+        for (const connection of reserved) connection.release();
+      }
+      // 1, 2, 3, 4, 6, 8, 12, 16 and 24 rows, not one text per size.
+      assert.equal(texts.size, 9);
+    });
+  },
+});
+
+Deno.test({
+  name:
     "append() starts a second statement beside one in flight only once eight appends wait; fewer wait for it and go together",
   ignore: SKIP,
   fn: async () => {
