@@ -125,11 +125,19 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
     rawSend = optionalMethod(handle, "sendMessage", name);
     rawResume = optionalMethod(handle, "resume", name);
     rawRespond = optionalMethod(handle, "respond", name);
+    // In the try: wrapping reads the handle's promises too (a `then` or a
+    // `constructor` that throws), and a run it could not wrap is rolled back.
+    return record.wrap(id, startedValue, rawResult, rawCancel, rawSend, rawResume, rawRespond);
   } catch (error) {
     // Whatever promises were read are the service's now: observe them, so
     // their rejections (the run never becomes a run) are not unhandled.
+    // (A promise whose `constructor` throws cannot be observed: skipped.)
     for (const value of [startedValue, rawResult]) {
-      if (isThenable(value)) Promise.resolve(value).catch(noop);
+      try {
+        if (isThenable(value)) Promise.resolve(value).catch(noop);
+      } catch {
+        // Its own fault; the rollback below still runs.
+      }
     }
     // Roll back before the fault escapes: the child must not outlive it.
     record.dispose().catch((disposeError) =>
@@ -137,7 +145,6 @@ export function wrapRun(raw: unknown, context: RunContext): SubagentRun {
     );
     throw error;
   }
-  return record.wrap(id, startedValue, rawResult, rawCancel, rawSend, rawResume, rawRespond);
 }
 
 /**

@@ -76,7 +76,25 @@ Deno.test("start() rolls back a malformed handle before the fault escapes", asyn
         }),
       /id exploded/,
     ],
+    [
+      "a started promise whose constructor getter throws",
+      (h) => {
+        const started = Promise.resolve();
+        Object.defineProperty(started, "constructor", {
+          get() {
+            throw new Error("constructor exploded");
+          },
+        });
+        h.started = started;
+      },
+      /constructor exploded/,
+    ],
   ];
+  // The provider's own throws pass through; every other malformed field is a contract fault.
+  const thrownByProvider = new Set([
+    "an id getter that throws",
+    "a started promise whose constructor getter throws",
+  ]);
   for (const [label, mutate, pattern] of cases) {
     await t.step(label, async () => {
       const { root, service, parent } = setup();
@@ -99,10 +117,9 @@ Deno.test("start() rolls back a malformed handle before the fault escapes", asyn
       service.registerProvider(wrapped);
       assert.throws(
         () => service.start("bad", { prompt: "x", parent }),
-        // The provider's own throw passes through; every malformed field is a contract fault.
         (error: Error) =>
           pattern.test(error.message) &&
-          (error instanceof SubagentContractError) === (label !== "an id getter that throws"),
+          (error instanceof SubagentContractError) === !thrownByProvider.has(label),
       );
       assert.equal(provider.runs[0].disposes, 1, "rollback disposed the child");
       await root.dispose();
