@@ -286,6 +286,56 @@ export class Cluster {
     return true;
   }
 
+  /**
+   * A steering message that `live`'s run took as the task ended: once the
+   * final state is committed (and the journal gone), the stored history gets
+   * what it lacks of the live one, in one more append at the generation the
+   * storage is at. Its event is the task as it now is, terminal, which ends a
+   * stream as the terminal status does (`isFinalEvent`): a client resuming
+   * after that status sees the task once more, never a task that went on.
+   *
+   * @throws {GatewayError} naming the task, when the message cannot be stored.
+   */
+  async amend(live: LiveTask): Promise<void> {
+    await live.done;
+    const id = live.record.task.id;
+    const history = live.record.task.history ?? [];
+    const storage = this.#options.storage;
+    let why = "the store no longer keeps the task";
+    let failure: GatewayError | undefined;
+    try {
+      // A conflict is another such append of this task's: read it again.
+      for (let tries = 0; tries < 5; tries++) {
+        const stored = await storage.get(id);
+        if (!stored) break;
+        // The stored history is the live one's as of the last commit (the live record's only grows).
+        const kept = stored.task.history ?? [];
+        if (kept.length >= history.length) return;
+        const task = { ...stored.task, history: kept.concat(history.slice(kept.length)) };
+        try {
+          await storage.append({
+            record: { task, owner: stored.owner, provider: stored.provider, updatedAt: Date.now() },
+            expected: stored.generation ?? 0,
+            events: [{ task }],
+            instance: undefined,
+          });
+          return;
+        } catch (error) {
+          if (!isTaskStorageError(error, "CONFLICT")) throw error;
+          why = "other writers kept getting there first";
+        }
+      }
+    } catch (error) {
+      failure = storeFailure(error, this.#options.logger, `Storing a message to task "${id}"`);
+      why = failure.message;
+    }
+    throw new GatewayError(
+      "internal",
+      `Task "${id}" ended while the message was on its way: its run took the message, but it could not be stored (${why})`,
+      { httpStatus: failure?.httpStatus, metadata: { ...failure?.metadata, taskId: id } },
+    );
+  }
+
   /** The task's final state is written: forget its journal. */
   untrack(taskId: string): void {
     this.#journals.delete(taskId);

@@ -447,9 +447,10 @@ export class Engine {
       );
     }
     (t.history ??= []).push(accepted);
-    // The run may have ended while the message was on its way: the store
-    // then holds the final state already, so it must hear of the message.
-    if (task.phase === "ended") this.#persist(task.record);
+    // The run may have ended while the message was on its way: the store may
+    // hold the final state already, so it must hear of the message (on a
+    // shared storage, in one more append once that state is committed).
+    if (task.phase === "ended") await (this.cluster?.amend(task) ?? this.#persist(task.record));
     return { live: task, taskId: t.id, extension: ext.used };
   }
 

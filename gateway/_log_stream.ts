@@ -20,10 +20,15 @@ const PAGE = 256;
 /** Where a log stream is: reading, idle until woken, or ended. */
 type LogStreamState = "idle" | "reading" | "ended";
 
-/** Whether `event` ends its task's stream (a terminal status update). */
+/**
+ * Whether `event` ends its task's stream: a terminal status update, or the
+ * task itself in a terminal state (a late change to an ended task, `Cluster.amend`).
+ */
 export function isFinalEvent(event: JsonObject): boolean {
-  const update = event.statusUpdate as { status?: { state?: A2ATaskState } } | undefined;
-  const state = update?.status?.state;
+  const of = (event.statusUpdate ?? event.task) as
+    | { status?: { state?: A2ATaskState } }
+    | undefined;
+  const state = of?.status?.state;
   return state !== undefined && isTerminalState(state);
 }
 

@@ -91,6 +91,19 @@ class Frames {
   }
 }
 
+/** `promise`, or a failure saying `what` did not happen within `ms`. */
+async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const describe = (e: Wire): string =>
   e.task
     ? `task:${e.task.status.state.slice(11)}`
@@ -231,6 +244,79 @@ Deno.test("CancelTask and steering sent to another gateway reach the one that ru
     assert.equal(a.provider.runs[0].cancel.mock.callCount(), 1);
     const again = await rpc(b.gateway, "CancelTask", { id });
     assert.equal(again.error.code, -32002, "a finished task is not cancelable");
+  });
+});
+
+Deno.test("a steering message the run takes as its task ends is stored, on every gateway", async (t) => {
+  await withCluster(2, { steer: true }, async ([a, b], store) => {
+    /**
+     * The nth run takes its message only once it has ended and that end is
+     * committed (the task's journal forgotten): the race that lost it.
+     */
+    const endsBeforeTaking = (n: number, id: string) => {
+      const run = a.provider.runs[n];
+      run.ready();
+      run.onSend = async () => {
+        run.finish({ output: [{ type: "text", text: "done" }], stopReason: "completed" });
+        while (store.get(id)?.task.status.state !== "TASK_STATE_COMPLETED") {
+          await new Promise((r) => setTimeout(r, 5));
+        }
+        await new Promise((r) => setTimeout(r, 0));
+      };
+    };
+    const historyOn = async (gateway: Gateway, id: string) =>
+      (await rpc(gateway, "GetTask", { id })).result.history.map((m: Wire) => m.parts[0].text);
+
+    await t.step("sent to the gateway that runs the task", async () => {
+      const id = await startTask(a.gateway);
+      endsBeforeTaking(0, id);
+      const sent = await rpc(a.gateway, "SendMessage", {
+        message: message("one more thing", { taskId: id }),
+      });
+      assert.equal(sent.result?.task?.status.state, "TASK_STATE_COMPLETED", JSON.stringify(sent));
+      assert.deepEqual(a.provider.runs[0].sent, [[{ type: "text", text: "one more thing" }]]);
+      assert.deepEqual(await historyOn(b.gateway, id), ["go", "one more thing"]);
+      assert.deepEqual(await historyOn(a.gateway, id), ["go", "one more thing"]);
+    });
+
+    await t.step("forwarded from another gateway; streams still end at the end", async () => {
+      const id = await startTask(a.gateway);
+      endsBeforeTaking(1, id);
+      const sent = await rpc(b.gateway, "SendMessage", {
+        message: message("and this", { taskId: id }),
+        configuration: { returnImmediately: true },
+      });
+      assert.deepEqual(
+        sent.result?.task?.history.map((m: Wire) => m.parts[0].text),
+        ["go", "and this"],
+        JSON.stringify(sent),
+      );
+      assert.deepEqual(await historyOn(b.gateway, id), ["go", "and this"]);
+      // A replay stops at the terminal status: nothing after it as if the task went on.
+      const replay = await new Frames(
+        await b.gateway.fetch(rpcRequest("SubscribeToTask", { id }, { "last-event-id": "0" })),
+      ).rest();
+      assert.equal(describe(replay.at(-1)!.data), "status:COMPLETED");
+      const end = replay.at(-1)!.id;
+      assert.equal(store.get(id)?.generation, end + 1, "the message is one more change");
+      // Resumed after that status: the task as it now is, once, and the stream ends.
+      const after = new Frames(
+        await b.gateway.fetch(
+          rpcRequest("SubscribeToTask", { id }, { "last-event-id": String(end) }),
+        ),
+      );
+      const resumed = await within(2_000, "the resumed stream ended", after.rest()).catch(
+        async (error) => {
+          await after.cancel();
+          throw error;
+        },
+      );
+      assert.deepEqual(resumed.map((f) => [f.id, describe(f.data)]), [[end + 1, "task:COMPLETED"]]);
+      assert.deepEqual(
+        resumed[0].data.task.history.map((m: Wire) => m.parts[0].text),
+        ["go", "and this"],
+      );
+    });
   });
 });
 
