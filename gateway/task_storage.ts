@@ -91,7 +91,8 @@ export type TaskCommandHandler = (command: JsonObject) => Promise<JsonObject>;
  * - a task's changes are an ordered log; {@linkcode append} writes the
  *   snapshot and the new entries in one atomic step, and only when the task
  *   is still at the generation the writer expects (one writer at a time: the
- *   owner, or whoever ends an orphan);
+ *   owner, or whoever ends an orphan; an ended task still takes an append,
+ *   a steering message its run took as it ended);
  * - {@linkcode read} answers entries after a generation, in order, and
  *   {@linkcode subscribe} wakes a listener after every committed append, on
  *   any instance: a change is announced only once it is committed;

@@ -239,6 +239,35 @@ export async function testTaskStorage(
   );
 
   await withStorage(
+    "append() changes an ended task at its generation, with no owner",
+    10_000,
+    async (s) => {
+      // The gateway adds a steering message its run took as the task ended.
+      const ended = await s.append({
+        record: record("late", "TASK_STATE_COMPLETED", 1),
+        expected: 0,
+        events: [{ task: {} }, status("TASK_STATE_COMPLETED")],
+        instance: "i1",
+      });
+      const history = [{ messageId: "m", role: "ROLE_USER", parts: [{ text: "late" }] }];
+      const amended = record("late", "TASK_STATE_COMPLETED", 2);
+      const later = await s.append({
+        record: { ...amended, task: { ...amended.task, history } as StoredTask["task"] },
+        expected: ended,
+        events: [{ task: { id: "late", status: { state: "TASK_STATE_COMPLETED" } } }],
+        instance: undefined,
+      });
+      same(later, 3, "the generation after the late change");
+      const got = await s.get("late");
+      same(got?.generation, 3, "get().generation after the late change");
+      same(got?.task.history, history, "the snapshot's history after the late change");
+      same(got?.task.status.state, "TASK_STATE_COMPLETED", "the snapshot's state");
+      same(got?.instance, undefined, "an ended task's instance");
+      same((await s.read("late", 2, 10)).map((e) => e.generation), [3], "the late entry");
+    },
+  );
+
+  await withStorage(
     "read() answers the entries after a generation, in order, at most limit",
     10_000,
     async (s) => {
