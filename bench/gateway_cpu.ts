@@ -3,8 +3,10 @@
 // but hardly changes the figure:
 //
 //   deno run -A bench/gateway_cpu.ts [--requests=20000] [--rounds=3] [--only=gateway,gateway@/tmp/before]
+//     [--connections=10]
 //
-// autocannon sends `--requests` JSON-RPC `SendMessage`s at 10 connections per
+// autocannon sends `--requests` JSON-RPC `SendMessage`s at 10 connections (or
+// `--connections`) per
 // round; servers alternate. For a `gateway-pg` kind the CPU of every
 // `postgres` process on the machine is counted too (the database's share of
 // a request; other users of the server add to it). Linux only (reads /proc).
@@ -21,6 +23,7 @@ const flags = new Map(
 );
 const REQUESTS = Number(flags.get("requests") ?? 20_000);
 const ROUNDS = Number(flags.get("rounds") ?? 3);
+const CONNECTIONS = Number(flags.get("connections") ?? 10);
 const KINDS = (flags.get("only") ?? "gateway,sdk-hono,sdk,hono").split(",");
 const TICKS = 100; // USER_HZ on Linux
 
@@ -62,7 +65,7 @@ const load = (url: string, amount: number) =>
     method: "POST",
     headers: { "content-type": "application/json", "a2a-version": "1.0" },
     body: LOAD_BODY,
-    connections: 10,
+    connections: CONNECTIONS,
     amount,
   });
 
@@ -96,7 +99,7 @@ try {
 }
 const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1];
 console.log(
-  `\nserver CPU per SendMessage (user+system), ${ROUNDS} alternating rounds of ${REQUESTS}\n`,
+  `\nserver CPU per SendMessage (user+system), ${ROUNDS} alternating rounds of ${REQUESTS} at ${CONNECTIONS} connections\n`,
 );
 console.log(
   "| server | µs CPU per request (median) | rounds | µs in PostgreSQL (median) | rounds |",
