@@ -1,18 +1,31 @@
 /**
  * Test support for the gateway: a gateway over a subagent service with the
- * reference provider, served on real loopback HTTP, and `@a2a-js/sdk` 1.3
- * clients for either binding.
+ * reference provider, served on real loopback HTTP, `@a2a-js/sdk` 1.3
+ * clients for either binding, and the SDK's A2A 0.3 compatibility client with
+ * raw 0.3 requests on both bindings.
  */
+import assert from "node:assert/strict";
 import { createMemoryLogger, createRootScope, type LogRecord, type Scope } from "@seam/host";
 import { createSubagentService, type SubagentService } from "@seam/subagent";
-import { type Message, Role, type SendMessageRequest } from "@a2a-js/sdk";
 import {
-  type Client,
+  type AgentCard,
+  type Message,
+  Role,
+  type SendMessageRequest,
+  type Task,
+} from "@a2a-js/sdk";
+import {
+  Client,
   ClientFactory,
   ClientFactoryOptions,
   JsonRpcTransportFactory,
   RestTransportFactory,
 } from "@a2a-js/sdk/client";
+import {
+  LegacyJsonRpcTransport,
+  LegacyRestTransport,
+  parseLegacyAgentCard,
+} from "@a2a-js/sdk/compat/v0_3/client";
 import { createGateway, type Gateway, type GatewayOptions } from "../gateway/mod.ts";
 import { createReferenceProvider, type ReferenceProvider } from "./reference_provider.ts";
 
@@ -174,4 +187,91 @@ export async function until(predicate: () => boolean, ms = 2_000): Promise<void>
     if (Date.now() > deadline) throw new Error("Timed out waiting for a condition");
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
+}
+
+/** The card as a 0.3 client fetches it (no A2A-Version header). */
+export async function card03(served: Served, path = "/.well-known/agent-card.json"): Promise<
+  Record<string, unknown>
+> {
+  const response = await fetch(`${served.url}${path}`);
+  assert.equal(response.status, 200);
+  return await response.json();
+}
+
+/**
+ * A 0.3 client made the way a 0.3 client reads the card: its 0.3 fields
+ * (`url`, `preferredTransport`, `additionalInterfaces`, `protocolVersion`)
+ * only, through the SDK's own 0.3 card parser and its 0.3 transport for
+ * `binding`.
+ */
+export async function client03(served: Served, binding: Binding, path?: string): Promise<Client> {
+  const raw = await card03(served, path);
+  const { supportedInterfaces: _v1, ...fields03 } = raw;
+  const card: AgentCard = parseLegacyAgentCard(fields03);
+  const iface = card.supportedInterfaces.find((i) => i.protocolBinding === binding);
+  assert.ok(iface, `the 0.3 card lists ${binding}`);
+  assert.equal(iface.protocolVersion, "0.3");
+  const transport = binding === "JSONRPC"
+    ? new LegacyJsonRpcTransport({ endpoint: iface.url })
+    : new LegacyRestTransport({ endpoint: iface.url });
+  return new Client(transport, card);
+}
+
+/** `result` as a task, failing when it is not one (a direct Message, say). */
+export function asTask(result: unknown): Task {
+  assert.ok(result && typeof result === "object" && "status" in result, "expected a task");
+  return result as Task;
+}
+
+/** The text of a task's artifacts, joined. */
+export function textOf(task: Task): string {
+  return task.artifacts.flatMap((a) => a.parts).map((p) =>
+    p.content?.$case === "text" ? p.content.value : ""
+  ).join("");
+}
+
+/** POST a JSON-RPC request as a 0.3 client does (no A2A-Version unless given). */
+export async function rpc(
+  served: Served,
+  method: string,
+  params: unknown,
+  options: { headers?: Record<string, string>; path?: string } = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${served.url}${options.path ?? "/"}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...options.headers },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 7, method, params }),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+/** An HTTP+JSON request as a 0.3 client does. */
+export async function rest(
+  served: Served,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
+  const response = await fetch(`${served.url}${path}`, {
+    method,
+    headers: { "content-type": "application/json", ...headers },
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  });
+  return { status: response.status, headers: response.headers, body: await response.json() };
+}
+
+/** The JSON-RPC error in a 0.3 answer's `body`, failing when it holds none. */
+export function error(body: Record<string, unknown>): { code: number; message: string } {
+  const e = body.error as { code: number; message: string } | undefined;
+  assert.ok(e, `expected an error, got ${JSON.stringify(body).slice(0, 300)}`);
+  return e;
+}
+
+/** A 0.3 JSON-RPC user message holding `parts`, with `extra` fields over it. */
+export function message03(
+  parts: unknown[],
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return { kind: "message", messageId: crypto.randomUUID(), role: "user", parts, ...extra };
 }
