@@ -55,6 +55,10 @@ export class GroupCommit {
   readonly #context: GroupCommitContext;
 
   constructor(context: GroupCommitContext) {
+    // Padded, the largest statement stays far below PostgreSQL's 65,535 parameters.
+    if (!(context.maxBatch >= 1 && context.maxBatch <= 1024)) {
+      throw new RangeError(`maxBatch must be 1 to 1,024, got ${context.maxBatch}`);
+    }
     this.#context = context;
   }
 
@@ -208,7 +212,8 @@ const MIN_BATCH_BESIDE = 8;
  * mostly planning, on each of the pool's connections (100 concurrent
  * requests: statements of 29 appends took 6.4 ms, p50; bench/README.md,
  * "Gateway on PostgreSQL", session 7). A padded row costs 12 null
- * parameters, at most a third more rows.
+ * parameters; padding is under a third of a statement's rows (a batch of 33
+ * pads to 48).
  */
 function statementRows(n: number): number {
   if (n <= 4) return n;

@@ -210,13 +210,15 @@ class RunRecord implements RunNode {
     this.#t0 = Date.now();
     // Its own `started` and `result` follow the handle's.
     const own = this.#started = Promise.resolve(started).then(noop);
-    // The rejection handler (shared) keeps an unobserved `started` rejection from
-    // escaping; a settlement kept for the start is then never emitted.
-    own.then(() => this.#onStarted(), noop);
+    // Both read before the start is heard: a run whose `result` throws as it
+    // is read is rolled back, and must never be announced as started.
     this.#result = Promise.resolve(result).then(
       (value) => this.#settle(value),
       (error) => this.#fail(error),
     );
+    // The rejection handler (shared) keeps an unobserved `started` rejection from
+    // escaping; a settlement kept for the start is then never emitted.
+    own.then(() => this.#onStarted(), noop);
     const run: {
       -readonly [K in keyof SubagentRun]: SubagentRun[K];
     } = {

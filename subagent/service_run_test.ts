@@ -125,6 +125,29 @@ Deno.test("start() rolls back a malformed handle before the fault escapes", asyn
       await root.dispose();
     });
   }
+  await t.step("a result whose constructor getter throws: rolled back, never started", async () => {
+    const { root, service, parent } = setup();
+    const starts: string[] = [];
+    root.on(subagentStart, (info) => void starts.push(info.runId));
+    const inner = manualProvider("hostile-result");
+    service.registerProvider({
+      ...inner,
+      start(request) {
+        const result = new Promise<never>(() => {});
+        Object.defineProperty(result, "constructor", {
+          get() {
+            throw new Error("result constructor exploded");
+          },
+        });
+        return { ...inner.start(request), started: Promise.resolve(), result };
+      },
+    });
+    assert.throws(() => service.start("hostile-result", { prompt: "x", parent }), /exploded/);
+    await flush();
+    assert.equal(inner.runs[0].disposes, 1, "rolled back");
+    assert.deepEqual(starts, [], "a rolled-back run is never announced as started");
+    await root.dispose();
+  });
   await t.step("a dispose that is not a function is reported first", async () => {
     const { root, service, parent } = setup();
     service.registerProvider({
