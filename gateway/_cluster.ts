@@ -70,6 +70,14 @@ type ClusterState = "open" | "closed";
 /** How many orphans one reaper pass ends. */
 const REAP_BATCH = 100;
 
+/**
+ * How long a late steering message waits for its task's end to be stored
+ * (`Cluster.amend`), in ms: well under the 2 s at least that an instance
+ * forwarding it waits for the answer (`commandTimeoutMs`), while the journal
+ * retries an end the store cannot take for as long as it is out of reach.
+ */
+const AMEND_WAIT_MS = 1_000;
+
 /** The gateway's place among its instances (see the module doc). */
 export class Cluster {
   /** This instance's id: the owner its tasks name while it runs them. */
@@ -84,6 +92,8 @@ export class Cluster {
   // dragged every task's journal, and its task, into the old generation.
   readonly #journals = new ShortLivedMap<string, Journal>();
   readonly #streams = new Map<string, number>();
+  /** The late steering messages being stored (`amend`). */
+  readonly #amends = new Set<Promise<void>>();
   readonly #stopServing: () => void;
   readonly #options: ClusterOptions;
   /** Whether the storage writes the push outbox itself (`enqueuedBy`). */
@@ -294,46 +304,85 @@ export class Cluster {
    * stream as the terminal status does (`isFinalEvent`): a client resuming
    * after that status sees the task once more, never a task that went on.
    *
-   * @throws {GatewayError} naming the task, when the message cannot be stored.
+   * The end is waited for at most {@linkcode AMEND_WAIT_MS}; nothing is
+   * written unless the stored task is terminal (`done` settles too when the
+   * journal stopped: at close, after a lost lease). {@linkcode close} waits
+   * for the amends under way.
+   *
+   * @throws {GatewayError} naming the task, saying the run took the message
+   * but the task's stored history may lack it: 503 (`STORE_UNAVAILABLE`)
+   * while its end is not stored or the store is out of reach.
    */
-  async amend(live: LiveTask): Promise<void> {
-    await live.done;
+  amend(live: LiveTask): Promise<void> {
+    const amending = this.#amend(live);
+    this.#amends.add(amending);
+    const settled = () => this.#amends.delete(amending);
+    amending.then(settled, settled);
+    return amending;
+  }
+
+  async #amend(live: LiveTask): Promise<void> {
     const id = live.record.task.id;
     const history = live.record.task.history ?? [];
     const storage = this.#options.storage;
-    let why = "the store no longer keeps the task";
-    let failure: GatewayError | undefined;
-    try {
-      // A conflict is another such append of this task's: read it again.
-      for (let tries = 0; tries < 5; tries++) {
-        const stored = await storage.get(id);
-        if (!stored) break;
+    // Resending would not help: the task ended, and its run has the message.
+    const lacks = (why: string, unreachable?: boolean) =>
+      new GatewayError(
+        "internal",
+        `Task "${id}" ended while the message was on its way: its run took the message, but the task's stored history may lack it (${why})`,
+        unreachable
+          ? { httpStatus: 503, metadata: { reason: "STORE_UNAVAILABLE", taskId: id } }
+          : { metadata: { taskId: id } },
+      );
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const ended = await Promise.race([
+      live.done.then(() => true),
+      new Promise<false>((resolve) => timer = setTimeout(resolve, AMEND_WAIT_MS, false)),
+    ]);
+    clearTimeout(timer);
+    let stored: StoredTask | undefined;
+    // A conflict is another such append of this task's: read it again.
+    for (let tries = 0; ended && tries < 5; tries++) {
+      try {
+        stored = await storage.get(id);
+        // `done` settles too when the journal stopped (closed, lost): the end may not be stored.
+        if (!stored || !isTerminalState(stored.task.status.state)) break;
         // The stored history is the live one's as of the last commit (the live record's only grows).
         const kept = stored.task.history ?? [];
         if (kept.length >= history.length) return;
         const task = { ...stored.task, history: kept.concat(history.slice(kept.length)) };
-        try {
-          await storage.append({
-            record: { task, owner: stored.owner, provider: stored.provider, updatedAt: Date.now() },
-            expected: stored.generation ?? 0,
-            events: [{ task }],
-            instance: undefined,
-          });
-          return;
-        } catch (error) {
-          if (!isTaskStorageError(error, "CONFLICT")) throw error;
-          why = "other writers kept getting there first";
-        }
+        await storage.append({
+          record: {
+            task,
+            owner: stored.owner,
+            provider: stored.provider,
+            updatedAt: Date.now(),
+          },
+          expected: stored.generation ?? 0,
+          events: [{ task }],
+          instance: undefined,
+        });
+        return;
+      } catch (error) {
+        if (isTaskStorageError(error, "CONFLICT")) continue;
+        const failure = storeFailure(
+          error,
+          this.#options.logger,
+          `Storing a message to task "${id}"`,
+        );
+        throw failure.httpStatus
+          ? lacks(
+            `the task store cannot be reached: ${(error as Error).message.slice(0, 300)}`,
+            true,
+          )
+          : lacks("the task store failed");
       }
-    } catch (error) {
-      failure = storeFailure(error, this.#options.logger, `Storing a message to task "${id}"`);
-      why = failure.message;
     }
-    throw new GatewayError(
-      "internal",
-      `Task "${id}" ended while the message was on its way: its run took the message, but it could not be stored (${why})`,
-      { httpStatus: failure?.httpStatus, metadata: { ...failure?.metadata, taskId: id } },
-    );
+    if (ended && !stored) throw lacks("the store no longer keeps the task");
+    if (ended && isTerminalState(stored!.task.status.state)) {
+      throw lacks("other writers kept getting there first");
+    }
+    throw lacks("its end is not stored yet, and will carry the message if it is", true);
   }
 
   /** The task's final state is written: forget its journal. */
@@ -448,7 +497,11 @@ export class Cluster {
     });
   }
 
-  /** Stop: the heartbeat, the reaper and serving commands; wait (bounded) for the journals. */
+  /**
+   * Stop: the heartbeat, the reaper and serving commands; wait (bounded) for
+   * the journals and the late steering messages being stored (`amend`), which
+   * a storage closed next would cut off.
+   */
   async close(): Promise<void> {
     if (this.#state === "closed") return;
     this.#state = "closed";
@@ -457,7 +510,10 @@ export class Cluster {
     this.#stopServing();
     await this.#loop;
     const end = Date.now() + 5_000;
-    while ([...this.#journals.values()].some((j) => !j.idle) && Date.now() < end) {
+    while (
+      (this.#amends.size > 0 || [...this.#journals.values()].some((j) => !j.idle)) &&
+      Date.now() < end
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     for (const journal of this.#journals.values()) journal.abandon();

@@ -5,7 +5,15 @@ import assert from "node:assert/strict";
 import { createMemoryLogger, createRootScope, type Scope } from "@seam/host";
 import { createSubagentService } from "@seam/subagent";
 import { controlledProvider, message, type Wire } from "./_test_support.ts";
-import { createGateway, createMemoryTaskStore, type Gateway, type MemoryTaskStore } from "./mod.ts";
+import {
+  createGateway,
+  createMemoryTaskStore,
+  type Gateway,
+  type MemoryTaskStore,
+  type TaskAppend,
+  type TaskStorage,
+  TaskStorageError,
+} from "./mod.ts";
 
 interface Instance {
   readonly gateway: Gateway;
@@ -16,10 +24,17 @@ interface Instance {
 
 async function withCluster(
   count: number,
-  options: { leaseTtlMs?: number; steer?: boolean },
+  options: {
+    leaseTtlMs?: number;
+    steer?: boolean;
+    /** What the gateways' appends do instead (faults), given the store's own. */
+    append?: (change: TaskAppend, append: (change: TaskAppend) => number) => Promise<number>;
+  },
   fn: (instances: Instance[], store: MemoryTaskStore) => Promise<void>,
 ): Promise<void> {
   const store = createMemoryTaskStore({ shared: true, leaseTtlMs: options.leaseTtlMs ?? 10_000 });
+  const append = options.append;
+  const taskStore: TaskStorage = append ? faulty(store, append) : store;
   const roots: Scope[] = [];
   const instances: Instance[] = [];
   for (let i = 0; i < count; i++) {
@@ -31,7 +46,7 @@ async function withCluster(
     const emitters: ((runId: string, text: string) => void)[] = [];
     const gateway = createGateway({
       scope: root,
-      taskStore: store,
+      taskStore,
       progress: (_parent, emit) => void emitters.push(emit),
     });
     instances.push({
@@ -47,6 +62,41 @@ async function withCluster(
     for (const root of roots) await root.dispose();
   }
 }
+
+/**
+ * `store`, whose appends go through `append`, each record a copy as a store
+ * out of this process keeps it (the memory store keeps a live task by
+ * reference: it would show an end that was never written).
+ */
+function faulty(
+  store: MemoryTaskStore,
+  append: (change: TaskAppend, append: (change: TaskAppend) => number) => Promise<number>,
+): TaskStorage {
+  return {
+    shared: true,
+    leaseTtlMs: store.leaseTtlMs,
+    get: (id) => store.get(id),
+    put: (record) => store.put(record),
+    list: (query) => store.list(query),
+    append: (change) =>
+      append({ ...change, record: structuredClone(change.record) }, (c) => store.append(c)),
+    read: (id, after, limit) => store.read(id, after, limit),
+    subscribe: (id, listener) => store.subscribe(id, listener),
+    heartbeat: (instance) => store.heartbeat(instance),
+    orphans: (limit) => store.orphans(limit),
+    send: (instance, command, timeoutMs) => store.send(instance, command, timeoutMs),
+    serve: (instance, handler) => store.serve(instance, handler),
+  };
+}
+
+/** Whether `change` is a task's end as its journal writes it (its terminal status update). */
+const isEnd = (change: TaskAppend) =>
+  change.events.some((e) => (e.statusUpdate as Wire)?.status.state === "TASK_STATE_COMPLETED");
+
+/** Whether `change` is a late steering message's append (`Cluster.amend`): the task, ended. */
+const isAmend = (change: TaskAppend) =>
+  (change.events[0]?.task as Wire)?.status.state === "TASK_STATE_COMPLETED" &&
+  change.expected > 0;
 
 function rpcRequest(method: string, params: unknown, headers: Record<string, string> = {}) {
   return new Request("http://gw.test/", {
@@ -317,6 +367,178 @@ Deno.test("a steering message the run takes as its task ends is stored, on every
         ["go", "and this"],
       );
     });
+  });
+});
+
+Deno.test("a steering message the run takes as its task ends is not stored over an end the store lacks", async () => {
+  // The journal's waiters are released although the end was not written (a
+  // lost lease, Cluster.close's grace): here the end meets a conflict
+  // nothing wrote, and the store still holds the task WORKING on this instance.
+  let refused = false;
+  const append = (change: TaskAppend, append: (change: TaskAppend) => number) => {
+    if (!isEnd(change)) return Promise.resolve(append(change));
+    refused = true;
+    return Promise.reject(new TaskStorageError("CONFLICT", "another writer (made up)"));
+  };
+  await withCluster(1, { steer: true, append }, async ([a], store) => {
+    const id = await startTask(a.gateway);
+    const run = a.provider.runs[0];
+    run.ready();
+    while (store.get(id)?.task.status.state !== "TASK_STATE_WORKING") {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    run.onSend = async () => {
+      run.finish({ output: [{ type: "text", text: "done" }], stopReason: "completed" });
+      while (!refused) await new Promise((r) => setTimeout(r, 5));
+    };
+    const sent = await within(
+      3_000,
+      "the steering message answered",
+      rpc(a.gateway, "SendMessage", { message: message("one more thing", { taskId: id }) }),
+    );
+    assert.deepEqual(run.sent, [[{ type: "text", text: "one more thing" }]]);
+    assert.match(
+      sent.error?.message ?? "",
+      new RegExp(
+        `^Task "${id}" ended while the message was on its way: its run took the message, but the task's stored history may lack it \\(its end is not stored yet`,
+      ),
+      JSON.stringify(sent),
+    );
+    assert.match(JSON.stringify(sent.error.data), /STORE_UNAVAILABLE/);
+    const kept = store.get(id)!;
+    assert.equal(kept.task.status.state, "TASK_STATE_WORKING", "nothing written over the end");
+    assert.notEqual(kept.instance, undefined, "still this instance's: not an orphan");
+    assert.deepEqual(kept.task.history?.map((m) => m.parts[0].text), ["go"]);
+  });
+});
+
+Deno.test("a steering message the run takes as its task ends is answered in time while the store cannot take the end", async (t) => {
+  let down = false;
+  const append = (change: TaskAppend, append: (change: TaskAppend) => number) =>
+    down && isEnd(change)
+      ? Promise.reject(new TaskStorageError("UNAVAILABLE", "the store is down (made up)"))
+      : Promise.resolve(append(change));
+  await withCluster(2, { steer: true, append }, async ([a, b], store) => {
+    const ids = [await startTask(a.gateway), await startTask(a.gateway)];
+    for (const run of a.provider.runs) {
+      run.ready();
+      run.onSend = () => {
+        run.finish({ output: [{ type: "text", text: "done" }], stopReason: "completed" });
+        return new Promise((r) => setTimeout(r, 20));
+      };
+    }
+    down = true;
+    const refusal = (id: string) =>
+      new RegExp(
+        `^Task "${id}" ended while the message was on its way: its run took the message, but the task's stored history may lack it \\(its end is not stored yet[^)]*\\)$`,
+      );
+
+    await t.step("sent to the gateway that runs the task", async () => {
+      const sent = await within(
+        3_000,
+        "the steering message answered",
+        rpc(a.gateway, "SendMessage", {
+          message: message("one more thing", { taskId: ids[0] }),
+          configuration: { returnImmediately: true },
+        }),
+      );
+      assert.match(sent.error?.message ?? "", refusal(ids[0]), JSON.stringify(sent));
+      assert.match(JSON.stringify(sent.error.data), /STORE_UNAVAILABLE/);
+    });
+
+    await t.step(
+      "forwarded: the refusal, well before the forwarding instance gives up",
+      async () => {
+        const sent = await within(
+          3_000,
+          "the forwarded steering message answered",
+          rpc(b.gateway, "SendMessage", {
+            message: message("and this", { taskId: ids[1] }),
+            configuration: { returnImmediately: true },
+          }),
+        );
+        assert.match(sent.error?.message ?? "", refusal(ids[1]), JSON.stringify(sent));
+      },
+    );
+
+    await t.step("once the store is back, the ends carry the messages", async () => {
+      down = false;
+      for (const [i, id] of ids.entries()) {
+        while (store.get(id)?.task.status.state !== "TASK_STATE_COMPLETED") {
+          await new Promise((r) => setTimeout(r, 5));
+        }
+        assert.deepEqual(
+          store.get(id)!.task.history?.map((m) => m.parts[0].text),
+          ["go", ["one more thing", "and this"][i]],
+        );
+      }
+    });
+  });
+});
+
+Deno.test("a steering message the run takes as its task ends, when the store cannot take it, is not to be sent again", async () => {
+  const append = (change: TaskAppend, append: (change: TaskAppend) => number) =>
+    isAmend(change)
+      ? Promise.reject(new TaskStorageError("UNAVAILABLE", "the store is down (made up)"))
+      : Promise.resolve(append(change));
+  await withCluster(1, { steer: true, append }, async ([a], store) => {
+    const id = await startTask(a.gateway);
+    const run = a.provider.runs[0];
+    run.ready();
+    run.onSend = async () => {
+      run.finish({ output: [{ type: "text", text: "done" }], stopReason: "completed" });
+      while (store.get(id)?.task.status.state !== "TASK_STATE_COMPLETED") {
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    };
+    const sent = await rpc(a.gateway, "SendMessage", {
+      message: message("one more thing", { taskId: id }),
+    });
+    assert.equal(
+      sent.error?.message,
+      `Task "${id}" ended while the message was on its way: its run took the message, but the task's stored history may lack it (the task store cannot be reached: the store is down (made up))`,
+      JSON.stringify(sent),
+    );
+    assert.match(JSON.stringify(sent.error.data), /STORE_UNAVAILABLE/);
+    // What resending would get: the run has the message already.
+    const again = await rpc(a.gateway, "SendMessage", {
+      message: message("one more thing", { taskId: id }),
+    });
+    assert.match(again.error?.message ?? "", /accepts no more messages/);
+  });
+});
+
+Deno.test("gateway.close() waits for a steering message the run took as its task ended to be stored", async () => {
+  let amending: () => void;
+  const started = new Promise<void>((resolve) => amending = resolve);
+  const append = async (change: TaskAppend, append: (change: TaskAppend) => number) => {
+    if (isAmend(change)) {
+      amending();
+      await new Promise((r) => setTimeout(r, 500)); // a slow store
+    }
+    return append(change);
+  };
+  await withCluster(1, { steer: true, append }, async ([a], store) => {
+    const id = await startTask(a.gateway);
+    const run = a.provider.runs[0];
+    run.ready();
+    run.onSend = async () => {
+      run.finish({ output: [{ type: "text", text: "done" }], stopReason: "completed" });
+      while (store.get(id)?.task.status.state !== "TASK_STATE_COMPLETED") {
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    };
+    const sent = rpc(a.gateway, "SendMessage", {
+      message: message("one more thing", { taskId: id }),
+    });
+    await started;
+    await a.gateway.close();
+    assert.deepEqual(
+      store.get(id)!.task.history?.map((m) => m.parts[0].text),
+      ["go", "one more thing"],
+      "stored before close() answered",
+    );
+    assert.equal((await sent).result?.task?.status.state, "TASK_STATE_COMPLETED");
   });
 });
 
