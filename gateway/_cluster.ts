@@ -302,7 +302,9 @@ export class Cluster {
    * what it lacks of the live one, in one more append at the generation the
    * storage is at. Its event is the task as it now is, terminal, which ends a
    * stream as the terminal status does (`isFinalEvent`): a client resuming
-   * after that status sees the task once more, never a task that went on.
+   * after that status sees the task once more, never a task that went on. It
+   * keeps the end's `updatedAt` (as the memory store's path does): a late
+   * message is no change of state, and moves no task in `ListTasks`.
    *
    * The end is waited for at most {@linkcode AMEND_WAIT_MS}; nothing is
    * written unless the stored task is terminal (`done` settles too when the
@@ -356,7 +358,7 @@ export class Cluster {
             task,
             owner: stored.owner,
             provider: stored.provider,
-            updatedAt: Date.now(),
+            updatedAt: stored.updatedAt,
           },
           expected: stored.generation ?? 0,
           events: [{ task }],

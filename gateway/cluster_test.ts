@@ -327,6 +327,12 @@ Deno.test("a steering message the run takes as its task ends is stored, on every
       assert.deepEqual(a.provider.runs[0].sent, [[{ type: "text", text: "one more thing" }]]);
       assert.deepEqual(await historyOn(b.gateway, id), ["go", "one more thing"]);
       assert.deepEqual(await historyOn(a.gateway, id), ["go", "one more thing"]);
+      const kept = store.get(id)!;
+      assert.equal(
+        kept.updatedAt,
+        Date.parse(kept.task.status.timestamp!),
+        "a late message is no change of state: the end's updatedAt",
+      );
     });
 
     await t.step("forwarded from another gateway; streams still end at the end", async () => {
