@@ -158,15 +158,19 @@ Deno.test("a steering message the run takes as its task ends is answered in time
         `^Task "${id}" ended while the message was on its way: its run took the message, but the task's stored history may lack it \\(its end is not stored yet[^)]*\\)$`,
       );
 
-    await t.step("sent to the gateway that runs the task", async () => {
-      const sent = await within(
+    /** A steering message to task `taskId`, answered at once: its answer within 3 s. */
+    const steer = (gateway: Gateway, taskId: string, text: string, what: string) =>
+      within(
         3_000,
-        "the steering message answered",
-        rpc(a.gateway, "SendMessage", {
-          message: message("one more thing", { taskId: ids[0] }),
+        `${what} answered`,
+        rpc(gateway, "SendMessage", {
+          message: message(text, { taskId }),
           configuration: { returnImmediately: true },
         }),
       );
+
+    await t.step("sent to the gateway that runs the task", async () => {
+      const sent = await steer(a.gateway, ids[0], "one more thing", "the steering message");
       assert.match(sent.error?.message ?? "", refusal(ids[0]), JSON.stringify(sent));
       assert.match(JSON.stringify(sent.error.data), /STORE_UNAVAILABLE/);
     });
@@ -174,14 +178,7 @@ Deno.test("a steering message the run takes as its task ends is answered in time
     await t.step(
       "forwarded: the refusal, well before the forwarding instance gives up",
       async () => {
-        const sent = await within(
-          3_000,
-          "the forwarded steering message answered",
-          rpc(b.gateway, "SendMessage", {
-            message: message("and this", { taskId: ids[1] }),
-            configuration: { returnImmediately: true },
-          }),
-        );
+        const sent = await steer(b.gateway, ids[1], "and this", "the forwarded steering message");
         assert.match(sent.error?.message ?? "", refusal(ids[1]), JSON.stringify(sent));
       },
     );
