@@ -115,6 +115,23 @@ function pointer(root: unknown, path: string): unknown {
 }
 
 /**
+ * The validator for `schema` (its problems named from `path`), compiling
+ * (and checking) it when it was not yet.
+ */
+function validatorOf(schema: object, path: string): Validator {
+  const known = compiled.get(schema);
+  if (known) return known.validator;
+  const draft = draftOf(schema, path);
+  if (typeof draft !== "string") throw new JsonSchemaError(draft.path, draft.reason, draft.keyword);
+  const problem = findSchemaProblem(schema, path, draft);
+  if (problem) throw new JsonSchemaError(problem.path, problem.reason, problem.keyword);
+  const result = compile(schema, draft, path);
+  // Only a frozen schema cannot change after this check: cache only those.
+  if (Object.isFrozen(schema)) compiled.set(schema, result);
+  return result.validator;
+}
+
+/**
  * Check that `schema` (plain JSON data) is a JSON Schema seam can enforce,
  * and, with `objectRoot`, that every value it accepts is an object (its root
  * is `type: "object"`, or an `anyOf`/`oneOf` of such, as a discriminated
@@ -161,17 +178,7 @@ export function checkJsonSchema(
 ): asserts schema is JsonSchema {
   const path = options.path ?? "schema";
   if (!isRecord(schema)) throw new JsonSchemaError(path, "a schema must be an object");
-  if (!compiled.has(schema)) {
-    const draft = draftOf(schema, path);
-    if (typeof draft !== "string") {
-      throw new JsonSchemaError(draft.path, draft.reason, draft.keyword);
-    }
-    const problem = findSchemaProblem(schema, path, draft);
-    if (problem) throw new JsonSchemaError(problem.path, problem.reason, problem.keyword);
-    const result = compile(schema, draft, path);
-    // Only a frozen schema cannot change after this check: cache only those.
-    if (Object.isFrozen(schema)) compiled.set(schema, result);
-  }
+  validatorOf(schema, path);
   if (options.objectRoot && !objectRooted(schema, schema)) {
     throw new JsonSchemaError(
       `${path}.type`,
@@ -189,19 +196,6 @@ export interface JsonSchemaIssue {
   readonly path: string;
   /** What is wrong. */
   readonly message: string;
-}
-
-/** The validator for `schema`, compiling (and checking) it when it was not yet. */
-function validatorOf(schema: JsonSchema): Validator {
-  const known = compiled.get(schema);
-  if (known) return known.validator;
-  const draft = draftOf(schema, "schema");
-  if (typeof draft !== "string") throw new JsonSchemaError(draft.path, draft.reason, draft.keyword);
-  const problem = findSchemaProblem(schema, "schema", draft);
-  if (problem) throw new JsonSchemaError(problem.path, problem.reason, problem.keyword);
-  const result = compile(schema, draft, "schema");
-  if (Object.isFrozen(schema)) compiled.set(schema, result);
-  return result.validator;
 }
 
 /** `#/a/0/b` in `value` as keys (numbers where the value is an array). */
@@ -278,7 +272,7 @@ export function validateJsonSchema(
   path = "value",
 ): JsonSchemaIssue[] {
   if (value === undefined) return [{ path, message: "is missing" }];
-  const { valid, errors } = validatorOf(schema).validate(value);
+  const { valid, errors } = validatorOf(schema, "schema").validate(value);
   if (valid) return [];
   const issues: JsonSchemaIssue[] = [];
   const summarized: string[] = [];
