@@ -103,11 +103,16 @@ function objectRooted(schema: unknown, root: unknown, depth = 0): boolean {
   return false;
 }
 
+/** One reference token of a JSON Pointer in a URI fragment, decoded (`a~1b` is `a/b`). */
+function pointerKey(raw: string): string {
+  return decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
+}
+
 function pointer(root: unknown, path: string): unknown {
   if (!path.startsWith("/")) return undefined;
   let node = root;
   for (const raw of path.slice(1).split("/")) {
-    const key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
+    const key = pointerKey(raw);
     if (!isRecord(node) && !Array.isArray(node)) return undefined;
     node = (node as Record<string, unknown>)[key];
   }
@@ -204,7 +209,7 @@ function instanceKeys(value: unknown, location: string): (string | number)[] {
   if (location === "#" || location === "") return keys;
   let node = value;
   for (const raw of location.replace(/^#\//, "").split("/")) {
-    const key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
+    const key = pointerKey(raw);
     if (Array.isArray(node) && /^\d+$/.test(key)) {
       keys.push(Number(key));
       node = node[Number(key)];
