@@ -31,6 +31,7 @@ import type { ToolOutcome } from "./tools.ts";
 import { endModelSpan, startModelSpan } from "./_trace.ts";
 import type { Span } from "@opentelemetry/api";
 import { readSeed } from "./_session_seed.ts";
+import { cancelled } from "./_tool_registry.ts";
 import { isRecord, messageOf } from "./unknown.ts";
 import { cannot, invalid } from "./_invalid.ts";
 
@@ -508,7 +509,7 @@ class AgentImpl implements Agent {
       let stop = false;
       for (let i = 0; i < calls.length; i++) {
         const call = calls[i];
-        const outcome = outcomes[i] ?? abortedOutcome(call);
+        const outcome = outcomes[i] ?? cancelled(call.id, call.name);
         if (outcome.stopTurn) stop = true;
         this.#record(
           outcome.code === undefined
@@ -604,17 +605,6 @@ function readToolCall(event: Record<string, unknown>, index: number): ModelToolC
     name,
     args: frozenJsonCopy(args === undefined ? {} : args, `tool call "${id}" args`),
   });
-}
-
-function abortedOutcome(call: ModelToolCall): ToolOutcome {
-  return {
-    callId: call.id,
-    name: call.name,
-    content: textBlocks(`Tool "${call.name}" was cancelled`),
-    isError: true,
-    stopTurn: false,
-    code: "ABORTED",
-  };
 }
 
 /** Resolve when `promise` settles or `signal` aborts, whichever is first. */

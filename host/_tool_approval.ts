@@ -113,7 +113,8 @@ export async function seekApproval(
       "no one approves tool calls here (the tool requires approval; see host.tools.approve, or run the agent as a subagent whose parent answers input requests)",
     );
   }
-  if (signal.aborted) return { code: "ABORTED", text: `Tool "${name}" was cancelled` };
+  const cancelled: Unapproved = { code: "ABORTED", text: `Tool "${name}" was cancelled` };
+  if (signal.aborted) return cancelled;
   const request: ToolApprovalRequest = Object.freeze({
     agent: call.agent,
     callId: call.callId,
@@ -147,9 +148,7 @@ export async function seekApproval(
   } finally {
     signal.removeEventListener("abort", onAbort);
   }
-  if (verdict === "aborted" || signal.aborted) {
-    return { code: "ABORTED", text: `Tool "${name}" was cancelled` };
-  }
+  if (verdict === "aborted" || signal.aborted) return cancelled;
   const settled = verdict as { decision?: unknown; error?: unknown };
   if ("error" in settled) return refused(`the approval failed: ${messageOf(settled.error)}`);
   const decision = settled.decision;

@@ -314,7 +314,7 @@ export class ToolRegistryImpl implements ToolRegistry {
       if (unapproved) return failure(callId, name, unapproved.code, unapproved.text);
     }
     if (signal.aborted) {
-      return failure(callId, name, "ABORTED", `Tool "${name}" was cancelled`);
+      return cancelled(callId, name);
     }
     let result: unknown;
     try {
@@ -323,7 +323,7 @@ export class ToolRegistryImpl implements ToolRegistry {
         result = await result;
       }
     } catch (error) {
-      if (signal.aborted) return failure(callId, name, "ABORTED", `Tool "${name}" was cancelled`);
+      if (signal.aborted) return cancelled(callId, name);
       return failure(callId, name, "TOOL_FAILED", `Tool "${name}" failed: ${messageOf(error)}`);
     }
     return normalizeResult(callId, name, result);
@@ -344,6 +344,11 @@ function failure(
     stopTurn: false,
     code,
   });
+}
+
+/** The outcome of a call cancelled before it finished (`ABORTED`). */
+export function cancelled(callId: string, name: string): ToolOutcome {
+  return failure(callId, name, "ABORTED", `Tool "${name}" was cancelled`);
 }
 
 function normalizeResult(callId: string, name: string, result: unknown): ToolOutcome {
