@@ -72,6 +72,12 @@ function passes(filters: readonly Filter[] | undefined, name: string): boolean {
   return true;
 }
 
+/** The filters from below, then `level`'s (the same array when it adds none). */
+function withFilters(filters: Filter[] | undefined, level: Level): Filter[] | undefined {
+  if (!level.filters || level.filters.length === 0) return filters;
+  return filters ? filters.concat(level.filters) : level.filters;
+}
+
 /** The host's tool registry. */
 export class ToolRegistryImpl implements ToolRegistry {
   #levels = new WeakMap<Scope, Level>();
@@ -156,25 +162,29 @@ export class ToolRegistryImpl implements ToolRegistry {
       allow: allow && new Set(allow),
       deny: deny && new Set(deny),
     });
-    const dispose = scope.onDispose(() => {
-      const filters = this.#levels.get(scope)?.filters;
-      const index = filters?.indexOf(entry) ?? -1;
-      if (index !== -1) filters!.splice(index, 1);
-    });
-    (this.#level(scope).filters ??= []).push(entry);
-    return dispose;
+    return this.#add(scope, "filters", entry);
   }
 
   guard(scope: Scope, guard: ToolGuard): () => Promise<void> {
     if (typeof guard !== "function") {
       cannot("add a tool guard", `expected a function, got ${describe(guard)}`);
     }
+    return this.#add(scope, "guards", guard);
+  }
+
+  /** Add `item` to `scope`'s `list` until the scope is disposed or the returned disposer runs. */
+  #add<K extends "filters" | "guards">(
+    scope: Scope,
+    list: K,
+    item: NonNullable<Level[K]>[number],
+  ): () => Promise<void> {
     const dispose = scope.onDispose(() => {
-      const guards = this.#levels.get(scope)?.guards;
-      const index = guards?.indexOf(guard) ?? -1;
-      if (index !== -1) guards!.splice(index, 1);
+      const items: unknown[] | undefined = this.#levels.get(scope)?.[list];
+      const index = items?.indexOf(item) ?? -1;
+      if (index !== -1) items!.splice(index, 1);
     });
-    (this.#level(scope).guards ??= []).push(guard);
+    const items: unknown[] = this.#level(scope)[list] ??= [];
+    items.push(item);
     return dispose;
   }
 
@@ -213,9 +223,7 @@ export class ToolRegistryImpl implements ToolRegistry {
         }
         if (group.length > 0) (groups ??= []).push(group);
       }
-      if (level.filters && level.filters.length > 0) {
-        filters = filters ? filters.concat(level.filters) : level.filters;
-      }
+      filters = withFilters(filters, level);
     }
     if (!groups) return [];
     if (groups.length === 1) return groups[0];
@@ -244,9 +252,7 @@ export class ToolRegistryImpl implements ToolRegistry {
       if (!level) continue;
       const entry = level.tools?.get(name);
       if (entry && passes(filters, name)) return entry;
-      if (level.filters && level.filters.length > 0) {
-        filters = filters ? filters.concat(level.filters) : level.filters;
-      }
+      filters = withFilters(filters, level);
     }
     return undefined;
   }
