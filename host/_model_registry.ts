@@ -1,6 +1,7 @@
 import type { ModelAdapter, ModelRegistry } from "./model.ts";
 import type { Scope } from "./scope.ts";
 import { cannot } from "./_invalid.ts";
+import { keepInLevel } from "./_levels.ts";
 
 /** The host's model registry: adapters per model id, per scope. */
 export class ModelRegistryImpl implements ModelRegistry {
@@ -19,21 +20,13 @@ export class ModelRegistryImpl implements ModelRegistry {
         "the adapter must have a string name and a stream() method",
       );
     }
-    const level = this.#levels.get(scope);
-    if (level?.has(model)) {
+    if (this.#levels.get(scope)?.has(model)) {
       cannot(
         `register model "${model}"`,
         `an adapter is already registered for it in scope "${scope.label}"`,
       );
     }
-    const dispose = scope.onDispose(() => {
-      const current = this.#levels.get(scope);
-      if (current?.get(model) === adapter) current.delete(model);
-    });
-    let map = level;
-    if (!map) this.#levels.set(scope, map = new Map());
-    map.set(model, adapter);
-    return dispose;
+    return keepInLevel(this.#levels, scope, model, adapter);
   }
 
   resolve(scope: Scope, model: string): ModelAdapter {

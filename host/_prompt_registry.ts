@@ -7,6 +7,7 @@ import {
 } from "./prompts.ts";
 import type { Scope } from "./scope.ts";
 import { cannot } from "./_invalid.ts";
+import { keepInLevel } from "./_levels.ts";
 
 interface Section {
   readonly name: string;
@@ -42,22 +43,14 @@ export class PromptRegistryImpl implements PromptRegistry {
     if (typeof text !== "string") {
       cannot(`register prompt section "${name}"`, `text must be a string, got ${describe(text)}`);
     }
-    const level = this.#levels.get(scope);
-    if (level?.has(name)) {
+    if (this.#levels.get(scope)?.has(name)) {
       cannot(
         `register prompt section "${name}"`,
         `scope "${scope.label}" already has a section with that name`,
       );
     }
     const entry: Section = Object.freeze({ name, order, text });
-    const dispose = scope.onDispose(() => {
-      const current = this.#levels.get(scope);
-      if (current?.get(name) === entry) current.delete(name);
-    });
-    let map = level;
-    if (!map) this.#levels.set(scope, map = new Map());
-    map.set(name, entry);
-    return dispose;
+    return keepInLevel(this.#levels, scope, name, entry);
   }
 
   sections(scope: Scope): PromptSection[] {
