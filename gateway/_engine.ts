@@ -9,7 +9,13 @@ import { acceptsOutput, partsToBlocks, partsToPrompt } from "./_convert.ts";
 import type { Cluster, ClusterOptions } from "./_cluster.ts";
 import { pushNotSupported } from "./_binding.ts";
 import { storeFailure } from "./_store_errors.ts";
-import { GatewayError, invalidParams, tooMany, unsupportedOperation } from "./_errors.ts";
+import {
+  GatewayError,
+  invalidParams,
+  shuttingDown,
+  tooMany,
+  unsupportedOperation,
+} from "./_errors.ts";
 import { type AcceptedExtension, hasStartFields, readExtension } from "./_extension.ts";
 import { sendTraceOf } from "./_trace.ts";
 import { answerFromMessage, requestAnswered } from "./_input_answer.ts";
@@ -350,7 +356,7 @@ export class Engine {
 
   #assertOpen(): void {
     if (this.#state !== "open") {
-      throw new GatewayError("internal", "The gateway is shutting down", { httpStatus: 503 });
+      throw shuttingDown();
     }
   }
 

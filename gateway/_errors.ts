@@ -79,6 +79,11 @@ export function unsupportedOperation(message: string): GatewayError {
   return new GatewayError("unsupportedOperation", `Unsupported operation: ${message}`);
 }
 
+/** HTTP 503: the gateway is shutting down (or its scope is), so it takes no new work. */
+export function shuttingDown(): GatewayError {
+  return new GatewayError("internal", "The gateway is shutting down", { httpStatus: 503 });
+}
+
 const ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo";
 const DOMAIN = "a2a-protocol.org";
 

@@ -6,7 +6,7 @@ import {
   SubagentDepthError,
   SubagentError,
 } from "@seam/subagent";
-import { GatewayError } from "./_errors.ts";
+import { GatewayError, shuttingDown } from "./_errors.ts";
 
 /**
  * The A2A error for a start that failed: the service's typed errors by
@@ -18,12 +18,8 @@ import { GatewayError } from "./_errors.ts";
 export function startError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
   if (error instanceof SubagentError) {
-    if (error.code === "UNSUPPORTED_CAPABILITY") {
-      return new GatewayError("unsupportedOperation", error.message, {
-        metadata: { seamCode: "UNSUPPORTED_CAPABILITY" },
-      });
-    }
-    return new GatewayError("invalidParams", error.message, { metadata: { seamCode: error.code } });
+    const kind = error.code === "UNSUPPORTED_CAPABILITY" ? "unsupportedOperation" : "invalidParams";
+    return new GatewayError(kind, error.message, { metadata: { seamCode: error.code } });
   }
   if (error instanceof SubagentDepthError) {
     return new GatewayError("invalidParams", error.message, {
@@ -34,13 +30,9 @@ export function startError(error: unknown): GatewayError {
       },
     });
   }
-  if (error instanceof InactiveScopeError) {
-    return new GatewayError("internal", "The gateway is shutting down", { httpStatus: 503 });
-  }
+  if (error instanceof InactiveScopeError) return shuttingDown();
   if (error instanceof SubagentContractError) {
-    return new GatewayError("internal", "Internal error: the run could not start", {
-      metadata: { seamCode: error.code, cause: error.message.slice(0, 200) },
-    });
+    return notStarted({ seamCode: error.code, cause: error.message.slice(0, 200) });
   }
   if (
     error instanceof OutputSchemaError || error instanceof JsonCopyError ||
@@ -48,7 +40,12 @@ export function startError(error: unknown): GatewayError {
   ) {
     return new GatewayError("invalidParams", error.message);
   }
-  return new GatewayError("internal", "Internal error: the run could not start", {
-    metadata: { cause: error instanceof Error ? error.message.slice(0, 200) : String(error) },
+  return notStarted({
+    cause: error instanceof Error ? error.message.slice(0, 200) : String(error),
   });
+}
+
+/** An internal error: the run could not start, for the reason in `metadata`. */
+function notStarted(metadata: Record<string, string>): GatewayError {
+  return new GatewayError("internal", "Internal error: the run could not start", { metadata });
 }
