@@ -6,6 +6,8 @@ import { GatewayError } from "./_errors.ts";
 import type { Operations } from "./_operations.ts";
 import type { V03CardShape } from "./_v03_card.ts";
 import type { PushService } from "./_push.ts";
+import { linkSendTrace } from "./_trace.ts";
+import { parseSendParams, type SendParams } from "./_validate.ts";
 
 /** The parts of the gateway a binding answers from. */
 export interface BindingContext {
@@ -142,6 +144,20 @@ export function assertRequiredExtensions(
       );
     }
   }
+}
+
+/**
+ * The params of a `SendMessage` (or `SendStreamingMessage`) of either 1.0
+ * binding, checked: their shape, the extensions the gateway requires; and
+ * the request's trace linked to them.
+ *
+ * @throws {GatewayError} -32602 for a bad shape, -32008 for a missing extension.
+ */
+export function acceptSend(context: BindingContext, request: Request, params: unknown): SendParams {
+  const send = parseSendParams(params);
+  assertRequiredExtensions(context, request, send);
+  linkSendTrace(request, send);
+  return send;
 }
 
 /** One matched HTTP+JSON request (either version). */

@@ -1,8 +1,8 @@
 /** The JSON-RPC 2.0 binding: `POST /` with an A2A method and its params, one table of methods. */
 import { isRecord } from "@seam/host";
 import {
+  acceptSend,
   assertOpen,
-  assertRequiredExtensions,
   type BindingContext,
   type JsonRpcMethod,
   principalOf,
@@ -20,8 +20,8 @@ import {
 import { assertVersion, jsonRpcErrorResponse, jsonRpcResult } from "./_http.ts";
 import { lastEventId } from "./_operations.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
-import { linkSendTrace, traceRpcMethod } from "./_trace.ts";
-import { parseGetParams, parseIdParams, parseListParams, parseSendParams } from "./_validate.ts";
+import { traceRpcMethod } from "./_trace.ts";
+import { parseGetParams, parseIdParams, parseListParams } from "./_validate.ts";
 
 /** A JSON-RPC request's id. */
 export type RpcId = string | number | null;
@@ -54,16 +54,12 @@ function pushMethod(name: PushMethodName): Method {
 /** The A2A 1.0 methods. */
 const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
   ["SendMessage", async (context, { params, principal, id, ctx, request }) => {
-    const send = parseSendParams(params);
-    assertRequiredExtensions(context, request, send);
-    linkSendTrace(request, send);
+    const send = acceptSend(context, request, params);
     const answer = await context.operations.send(send, principal, ctx);
     return ok(id, answer.result, answer.headers);
   }],
   ["SendStreamingMessage", async (context, { params, principal, id, ctx, request }) => {
-    const send = parseSendParams(params);
-    assertRequiredExtensions(context, request, send);
-    linkSendTrace(request, send);
+    const send = acceptSend(context, request, params);
     const answer = await context.operations.stream(send, principal, ctx, framing(id));
     return sseResponse(answer.body, answer.headers);
   }],

@@ -5,8 +5,8 @@
  */
 import { isRecord } from "@seam/host";
 import {
+  acceptSend,
   assertOpen,
-  assertRequiredExtensions,
   type BindingContext,
   principalOf,
   pushOf,
@@ -24,14 +24,7 @@ import {
 import { assertVersion, json, restErrorResponse } from "./_http.ts";
 import { lastEventId } from "./_operations.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
-import { linkSendTrace } from "./_trace.ts";
-import {
-  listQueryToParams,
-  parseGetParams,
-  parseIdParams,
-  parseListParams,
-  parseSendParams,
-} from "./_validate.ts";
+import { listQueryToParams, parseGetParams, parseIdParams, parseListParams } from "./_validate.ts";
 
 const FRAMING: StreamFraming = {
   event: (event) => JSON.stringify(event),
@@ -64,9 +57,7 @@ const ROUTES = {
   send: {
     methods: ["POST"],
     handle: async (context, call) => {
-      const params = parseSendParams(await bodyOf(context, call));
-      assertRequiredExtensions(context, call.request, params);
-      linkSendTrace(call.request, params);
+      const params = acceptSend(context, call.request, await bodyOf(context, call));
       const answer = await context.operations.send(params, call.principal, call.ctx);
       return json(answer.result, 200, answer.headers);
     },
@@ -74,9 +65,7 @@ const ROUTES = {
   stream: {
     methods: ["POST"],
     handle: async (context, call) => {
-      const params = parseSendParams(await bodyOf(context, call));
-      assertRequiredExtensions(context, call.request, params);
-      linkSendTrace(call.request, params);
+      const params = acceptSend(context, call.request, await bodyOf(context, call));
       const answer = await context.operations.stream(params, call.principal, call.ctx, FRAMING);
       return sseResponse(answer.body, answer.headers);
     },
