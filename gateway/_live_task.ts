@@ -365,11 +365,6 @@ export class LiveTask {
     this.#steeredBytes -= bytes;
   }
 
-  /** Whether a client asked to cancel. */
-  get cancelRequested(): boolean {
-    return this.#earlyEnd?.cause === "client";
-  }
-
   /**
    * End the task early: cancel its run with `reason`; unless the run ends
    * within the cancel grace (none at shutdown), the task ends without it.
