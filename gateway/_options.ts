@@ -8,6 +8,7 @@ import { createDefaultTaskStore } from "./_memory_tasks.ts";
 import type { TaskStore } from "./task_store.ts";
 import type {
   GatewayExtendedCardOptions,
+  GatewayLimits,
   GatewayOptions,
   GatewayProgress,
   GatewayRequiredExtension,
@@ -67,6 +68,9 @@ export function refuse(message: string): never {
   throw new TypeError(`Cannot create gateway: ${message}`);
 }
 
+/** The options `count` checks at the top level of {@linkcode GatewayOptions}. */
+type NumericOption = "cancelTimeoutMs" | "cardMaxAge" | "bodyLimit" | "maxResumableRuns";
+
 function count(value: unknown, name: string, fallback: number, min = 0): number {
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
@@ -121,8 +125,12 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
   if (limits === null || typeof limits !== "object") {
     refuse("limits must be an object");
   }
-  const cancelGraceMs = count(options.cancelTimeoutMs, "cancelTimeoutMs", 5_000);
-  const bodyTimeoutMs = count(limits.bodyTimeoutMs, "limits.bodyTimeoutMs", 30_000, 1);
+  // An option (`cardMaxAge`) or a limit (`limits.maxLiveTasks`), checked, or its default.
+  const option = (key: NumericOption, fallback: number) => count(options[key], key, fallback);
+  const limit = (key: keyof GatewayLimits, fallback: number, min?: number) =>
+    count(limits[key], `limits.${key}`, fallback, min);
+  const cancelGraceMs = option("cancelTimeoutMs", 5_000);
+  const bodyTimeoutMs = limit("bodyTimeoutMs", 30_000, 1);
   const extendedCard = checkExtendedCard(options);
   const requiredExtensions = checkRequiredExtensions(options.requiredExtensions);
   if (options.a2a03 !== undefined && typeof options.a2a03 !== "boolean") {
@@ -146,33 +154,23 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
     publicUrl,
     basePath,
     trustedHosts,
-    cardMaxAge: count(options.cardMaxAge, "cardMaxAge", 60),
+    cardMaxAge: option("cardMaxAge", 60),
     body: {
-      maxBytes: count(options.bodyLimit, "bodyLimit", 1 << 20),
+      maxBytes: option("bodyLimit", 1 << 20),
       timeoutMs: bodyTimeoutMs,
-      maxDepth: count(limits.maxJsonDepth, "limits.maxJsonDepth", 64, 2),
+      maxDepth: limit("maxJsonDepth", 64, 2),
       deadlines: new BodyDeadlines(bodyTimeoutMs),
     },
     progress: options.progress === false ? undefined : options.progress ?? subagentProgressSource,
-    maxResumableRuns: count(options.maxResumableRuns, "maxResumableRuns", 64),
-    maxLiveTasks: count(limits.maxLiveTasks, "limits.maxLiveTasks", 10_000, 1),
-    maxLiveTasksPerPrincipal: count(
-      limits.maxLiveTasksPerPrincipal,
-      "limits.maxLiveTasksPerPrincipal",
-      1_000,
-      1,
-    ),
+    maxResumableRuns: option("maxResumableRuns", 64),
+    maxLiveTasks: limit("maxLiveTasks", 10_000, 1),
+    maxLiveTasksPerPrincipal: limit("maxLiveTasksPerPrincipal", 1_000, 1),
     task: {
-      maxSubscribers: count(limits.maxSubscribersPerTask, "limits.maxSubscribersPerTask", 16, 1),
-      maxBufferedBytes: count(
-        limits.maxStreamBufferBytes,
-        "limits.maxStreamBufferBytes",
-        1 << 20,
-        1_024,
-      ),
-      maxSteeringMessages: count(limits.maxSteeringMessages, "limits.maxSteeringMessages", 100),
-      maxSteeringBytes: count(limits.maxSteeringBytes, "limits.maxSteeringBytes", 1 << 20),
-      deadlineMs: count(limits.taskTimeoutMs, "limits.taskTimeoutMs", 0),
+      maxSubscribers: limit("maxSubscribersPerTask", 16, 1),
+      maxBufferedBytes: limit("maxStreamBufferBytes", 1 << 20, 1_024),
+      maxSteeringMessages: limit("maxSteeringMessages", 100),
+      maxSteeringBytes: limit("maxSteeringBytes", 1 << 20),
+      deadlineMs: limit("taskTimeoutMs", 0),
       cancelGraceMs,
     },
     a2a03: options.a2a03 ?? false,
