@@ -32,7 +32,21 @@ export const TERMINAL: ReadonlySet<string> = new Set([
   "TASK_STATE_REJECTED",
 ]);
 
-function checkPositive(value: number | undefined, name: string, fallback: number): number {
+/** The bounds of {@linkcode MemoryTaskStoreOptions}, each a non-negative number. */
+type PositiveOption =
+  | "maxTerminalTasks"
+  | "terminalTtlMs"
+  | "maxTerminalBytes"
+  | "maxTerminalTasksPerOwner"
+  | "leaseTtlMs";
+
+/** `options[name]`, checked, or `fallback`. */
+function checkPositive(
+  options: MemoryTaskStoreOptions,
+  name: PositiveOption,
+  fallback: number,
+): number {
+  const value = options[name];
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
     throw new RangeError(
@@ -78,17 +92,13 @@ export class MemoryTasks implements TaskStore {
     options: MemoryTaskStoreOptions,
     log?: (ttl: number, now: () => number) => TaskLogs,
   ) {
-    this.#maxTerminal = checkPositive(options.maxTerminalTasks, "maxTerminalTasks", 5_000);
-    this.#ttl = checkPositive(options.terminalTtlMs, "terminalTtlMs", 3_600_000);
-    this.#maxBytes = checkPositive(options.maxTerminalBytes, "maxTerminalBytes", 64 << 20);
-    this.#maxPerOwner = checkPositive(
-      options.maxTerminalTasksPerOwner,
-      "maxTerminalTasksPerOwner",
-      1_000,
-    );
+    this.#maxTerminal = checkPositive(options, "maxTerminalTasks", 5_000);
+    this.#ttl = checkPositive(options, "terminalTtlMs", 3_600_000);
+    this.#maxBytes = checkPositive(options, "maxTerminalBytes", 64 << 20);
+    this.#maxPerOwner = checkPositive(options, "maxTerminalTasksPerOwner", 1_000);
     this.#now = options.now ?? Date.now;
     this.shared = options.shared === true;
-    this.leaseTtlMs = checkPositive(options.leaseTtlMs, "leaseTtlMs", 10_000);
+    this.leaseTtlMs = checkPositive(options, "leaseTtlMs", 10_000);
     this.#log = log?.(this.leaseTtlMs, this.#now);
   }
 
