@@ -1,5 +1,6 @@
 import { describe, isRecord } from "@seam/host";
 import { SUBAGENT_CAPABILITY_FLAGS } from "./start_fields.ts";
+import { cannot } from "./_invalid.ts";
 import type {
   RegisteredSubagentProvider,
   SubagentCapabilities,
@@ -14,7 +15,7 @@ const { freeze } = Object;
 const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 
 function fail(message: string): never {
-  throw new TypeError(`Cannot register provider: ${message}`);
+  cannot("register provider", message);
 }
 
 /** What registration accepted: the public snapshot and the provider's own disposer. */

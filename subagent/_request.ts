@@ -8,6 +8,7 @@ import {
   type Scope,
 } from "@seam/host";
 import { SubagentError } from "./errors.ts";
+import { cannot } from "./_invalid.ts";
 import { SUBAGENT_START_FIELDS, unsupportedStartFields } from "./start_fields.ts";
 import type { LiveRunCell, RunContext } from "./_run.ts";
 import type {
@@ -66,7 +67,7 @@ function unsupportedBy(
 }
 
 function invalid(message: string): never {
-  throw new TypeError(`Cannot start subagent: ${message}`);
+  cannot("start subagent", message);
 }
 
 /** Content given to `sendMessage`/`resume`: copied, checked, frozen. */

@@ -1,6 +1,7 @@
 import { type ContentBlock, type ContentInput, describe, jsonCopy, type Scope } from "@seam/host";
 import type { SubagentInputAnswer } from "./input.ts";
 import { cancelOnAbort } from "./abort.ts";
+import { cannot } from "./_invalid.ts";
 import { subagentEnd, subagentStart } from "./events.ts";
 import { acceptContent } from "./_request.ts";
 import { contractFault, normalizeResult } from "./_result.ts";
@@ -464,7 +465,7 @@ function respondOf(
 ): (requestId: string, answer: SubagentInputAnswer) => void {
   return (requestId, answer) => {
     if (typeof requestId !== "string" || requestId === "") {
-      throw new TypeError("Cannot answer an input request: requestId must be a non-empty string");
+      cannot("answer an input request", "requestId must be a non-empty string");
     }
     Reflect.apply(respond, handle, [requestId, jsonCopy(answer, "answer")]);
   };

@@ -7,6 +7,7 @@
  */
 import { brandError, describe, hasBrand, isRecord } from "@seam/host";
 import { assertSubagentMaxDepth } from "./max_depth.ts";
+import { cannot } from "./_invalid.ts";
 
 /**
  * Limits on what a run may use, counting the run and every run below it
@@ -143,11 +144,6 @@ export class SubagentBudgetError extends RangeError {
   }
 }
 
-function invalid(action: string, message: string, range = false): never {
-  const text = `Cannot ${action}: ${message}`;
-  throw range ? new RangeError(text) : new TypeError(text);
-}
-
 /**
  * Check a budget and return a frozen copy: an object naming at least one
  * of `tokens`, `wallTimeMs`, `toolCalls`, `children` and `liveChildren`;
@@ -176,12 +172,12 @@ export function acceptBudget(
   action = "start subagent",
 ): SubagentBudget {
   if (!isRecord(value) || Array.isArray(value)) {
-    invalid(action, `${path} must be an object, got ${describe(value)}`);
+    cannot(action, `${path} must be an object, got ${describe(value)}`);
   }
   const budget: { -readonly [K in SubagentBudgetLimit]?: number } = {};
   for (const key of Object.keys(value)) {
     if (!(SUBAGENT_BUDGET_LIMITS as readonly string[]).includes(key)) {
-      invalid(
+      cannot(
         action,
         `unknown field ${path}.${key.slice(0, 60)} (known: ${SUBAGENT_BUDGET_LIMITS.join(", ")})`,
       );
@@ -192,7 +188,7 @@ export function acceptBudget(
     if (n === undefined) continue;
     if (key !== "wallTimeMs") assertSubagentMaxDepth(n, `${path}.${key}`);
     else if (typeof n !== "number" || !(n >= 0) || n > MAX_BUDGET_WALL_TIME_MS) {
-      invalid(
+      cannot(
         action,
         `${path}.wallTimeMs must be a number of milliseconds from 0 to ${MAX_BUDGET_WALL_TIME_MS}, got ${
           describe(n)
@@ -203,7 +199,7 @@ export function acceptBudget(
     budget[key] = n as number;
   }
   if (Object.keys(budget).length === 0) {
-    invalid(action, `${path} must name at least one of ${SUBAGENT_BUDGET_LIMITS.join(", ")}`);
+    cannot(action, `${path} must name at least one of ${SUBAGENT_BUDGET_LIMITS.join(", ")}`);
   }
   return Object.freeze(budget);
 }

@@ -35,6 +35,7 @@ import {
   type Scope,
   type ServiceKey,
 } from "@seam/host";
+import { cannot } from "./_invalid.ts";
 
 /** What a run asks for. */
 export type SubagentInputKind = "permission" | "question" | "authentication";
@@ -199,7 +200,7 @@ export function handleSubagentInput(
   handler: SubagentInputHandler,
 ): () => Promise<void> {
   if (typeof handler !== "function") {
-    throw new TypeError("Cannot handle input requests: handler must be a function");
+    cannot("handle input requests", "handler must be a function");
   }
   return scope.provide(handlerKey, { handler, scope });
 }
@@ -299,10 +300,10 @@ export class SubagentInputs {
   respond(requestId: string, answer: SubagentInputAnswer): void {
     const pending = this.#pending.get(requestId);
     if (!pending) {
-      throw new RangeError(
-        `Cannot answer input request "${
-          String(requestId).slice(0, 100)
-        }": no such request waits (it was answered, cancelled, or never asked)`,
+      cannot(
+        `answer input request "${String(requestId).slice(0, 100)}"`,
+        "no such request waits (it was answered, cancelled, or never asked)",
+        true,
       );
     }
     pending.settle(checkAnswer(pending.request, answer));
@@ -413,7 +414,7 @@ export class SubagentInputs {
 
 /** Refuse a request for input: `Cannot ask for input: ${problem}`, as a TypeError. */
 function cannotAsk(problem: string): never {
-  throw new TypeError(`Cannot ask for input: ${problem}`);
+  cannot("ask for input", problem);
 }
 
 /**
@@ -425,22 +426,23 @@ export function checkAnswer(
   request: SubagentInputRequest,
   answer: SubagentInputAnswer,
 ): SubagentInputAnswer {
-  const where = `Cannot answer input request "${request.id}"`;
+  const action = `answer input request "${request.id}"`;
   if (answer === null || typeof answer !== "object") {
-    throw new TypeError(`${where}: the answer must be an object`);
+    cannot(action, "the answer must be an object");
   }
   const outcome = (answer as { outcome?: unknown }).outcome;
   if (outcome === "refused") {
     const reason = (answer as { reason?: unknown }).reason;
     if (typeof reason !== "string" || reason === "") {
-      throw new TypeError(`${where}: a refusal needs a reason (a non-empty string)`);
+      cannot(action, "a refusal needs a reason (a non-empty string)");
     }
     return { outcome, reason };
   }
   if (request.kind === "permission") {
     if (outcome !== "selected") {
-      throw new TypeError(
-        `${where}: a permission request is answered {outcome: "selected", optionId} or {outcome: "refused", reason}, got outcome ${
+      cannot(
+        action,
+        `a permission request is answered {outcome: "selected", optionId} or {outcome: "refused", reason}, got outcome ${
           JSON.stringify(outcome)
         }`,
       );
@@ -448,24 +450,25 @@ export function checkAnswer(
     const optionId = (answer as { optionId?: unknown }).optionId;
     const offered = request.options!.map((o) => o.id);
     if (typeof optionId !== "string" || !offered.includes(optionId)) {
-      throw new RangeError(
-        `${where}: option ${JSON.stringify(optionId)} was not offered (offered: ${
-          offered.join(", ")
-        })`,
+      cannot(
+        action,
+        `option ${JSON.stringify(optionId)} was not offered (offered: ${offered.join(", ")})`,
+        true,
       );
     }
     return { outcome, optionId };
   }
   if (outcome !== "answered") {
-    throw new TypeError(
-      `${where}: a ${request.kind} request is answered {outcome: "answered", text} or {outcome: "refused", reason}, got outcome ${
+    cannot(
+      action,
+      `a ${request.kind} request is answered {outcome: "answered", text} or {outcome: "refused", reason}, got outcome ${
         JSON.stringify(outcome)
       }`,
     );
   }
   const text = (answer as { text?: unknown }).text;
   if (typeof text !== "string") {
-    throw new TypeError(`${where}: the answer's text must be a string`);
+    cannot(action, "the answer's text must be a string");
   }
   return { outcome, text };
 }

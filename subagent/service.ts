@@ -1,5 +1,6 @@
 import { defineService, describe, type Logger, type Scope, type ServiceKey } from "@seam/host";
 import { SubagentError } from "./errors.ts";
+import { cannot } from "./_invalid.ts";
 import { subagentProviderAdded, subagentProviderRemoved } from "./events.ts";
 import { assertSubagentMaxDepth } from "./max_depth.ts";
 import { snapshotProvider } from "./_provider.ts";
@@ -159,9 +160,7 @@ export function createSubagentService(scope: Scope): SubagentService {
 
     start(name, request) {
       if (typeof name !== "string") {
-        throw new TypeError(
-          `Cannot start subagent: the provider name must be a string, got ${describe(name)}`,
-        );
+        cannot("start subagent", `the provider name must be a string, got ${describe(name)}`);
       }
       const registration = registry.get(name);
       if (!registration) {
@@ -262,8 +261,9 @@ async function unload(
 export function getSubagentService(scope: Scope): SubagentService {
   const service = scope.inject(subagentServiceKey);
   if (!service) {
-    throw new TypeError(
-      `Cannot find the subagent service: none was created in scope "${scope.label}" or its ancestors`,
+    cannot(
+      "find the subagent service",
+      `none was created in scope "${scope.label}" or its ancestors`,
     );
   }
   return service;

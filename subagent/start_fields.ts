@@ -8,6 +8,7 @@ import {
 } from "@seam/host";
 import { OutputSchemaError } from "./errors.ts";
 import { assertSubagentMaxDepth } from "./max_depth.ts";
+import { cannot } from "./_invalid.ts";
 import { checkOutputSchema } from "./output_schema.ts";
 import { acceptBudget, type SubagentBudget } from "./budget.ts";
 import type { OutputSchema, SubagentCapabilities, SubagentToolFilter } from "./types.ts";
@@ -62,10 +63,6 @@ export interface SubagentStartFieldSpec<F extends SubagentStartField = SubagentS
    * @throws {TypeError | RangeError} naming `path` (an `OutputSchemaError` for a schema).
    */
   readonly accept: (value: unknown, path: string, action?: string) => SubagentStartFieldValues[F];
-}
-
-function invalid(action: string, message: string): never {
-  throw new TypeError(`Cannot ${action}: ${message}`);
 }
 
 /**
@@ -127,25 +124,25 @@ export function acceptToolFilter(
   path = "toolFilter",
   action = "start subagent",
 ): SubagentToolFilter {
-  if (!isRecord(value)) invalid(action, `${path} must be an object, got ${describe(value)}`);
+  if (!isRecord(value)) cannot(action, `${path} must be an object, got ${describe(value)}`);
   const filter = frozenJsonCopy(value, path) as Record<string, unknown>;
   for (const key of Object.keys(filter)) {
     if (key !== "allow" && key !== "deny") {
-      invalid(action, `unknown field ${path}.${key} (known: allow, deny)`);
+      cannot(action, `unknown field ${path}.${key} (known: allow, deny)`);
     }
   }
   if (filter.allow === undefined && filter.deny === undefined) {
-    invalid(action, `${path} must name an allow list, a deny list or both`);
+    cannot(action, `${path} must name an allow list, a deny list or both`);
   }
   for (const list of ["allow", "deny"] as const) {
     const names = filter[list];
     if (names === undefined) continue;
     if (!Array.isArray(names)) {
-      invalid(action, `${path}.${list} must be an array of tool names, got ${describe(names)}`);
+      cannot(action, `${path}.${list} must be an array of tool names, got ${describe(names)}`);
     }
     names.forEach((name, i) => {
       if (typeof name !== "string" || name === "") {
-        invalid(
+        cannot(
           action,
           `${path}.${list}[${i}] must be a non-empty tool name, got ${describe(name)}`,
         );
@@ -162,7 +159,7 @@ export function acceptPersona(
   action = "start subagent",
 ): string {
   if (typeof value !== "string" || value.trim() === "") {
-    invalid(action, `${path} must be a non-empty string, got ${describe(value)}`);
+    cannot(action, `${path} must be a non-empty string, got ${describe(value)}`);
   }
   return value;
 }
