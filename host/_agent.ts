@@ -68,26 +68,26 @@ function readOptions(options: AgentOptions): ResolvedAgentOptions {
   if (typeof model !== "string" || model === "") {
     invalid(`options.model: expected a non-empty string, got ${describe(model)}`);
   }
-  if (typeof subagentDepth !== "number") {
-    invalid(`options.subagentDepth: expected a number, got ${describe(subagentDepth)}`);
-  }
-  if (!Number.isSafeInteger(subagentDepth) || subagentDepth < 0) {
-    throw new RangeError(
-      `Invalid options.subagentDepth: expected a non-negative safe integer, got ${subagentDepth}`,
-    );
-  }
+  checkCount(subagentDepth, "subagentDepth", 0);
   if (maxTokens !== undefined) {
-    if (typeof maxTokens !== "number") {
-      invalid(`options.maxTokens: expected a number, got ${describe(maxTokens)}`);
-    }
-    if (!Number.isSafeInteger(maxTokens) || maxTokens <= 0) {
-      throw new RangeError(
-        `Invalid options.maxTokens: expected a positive safe integer, got ${maxTokens}`,
-      );
-    }
+    checkCount(maxTokens, "maxTokens", 1);
     return freeze({ model, subagentDepth, maxTokens });
   }
   return freeze({ model, subagentDepth });
+}
+
+/** Refuse `options.<key>` unless it is a safe integer of at least `min`. */
+function checkCount(value: JsonValue, key: string, min: 0 | 1): asserts value is number {
+  if (typeof value !== "number") {
+    invalid(`options.${key}: expected a number, got ${describe(value)}`);
+  }
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new RangeError(
+      `Invalid options.${key}: expected a ${
+        min === 0 ? "non-negative" : "positive"
+      } safe integer, got ${value}`,
+    );
+  }
 }
 
 function toBlocks(content: ContentInput): readonly ContentBlock[] {
