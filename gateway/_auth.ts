@@ -1,6 +1,6 @@
 /** Bearer-token authentication: tokens compared in constant time, then `verify` as a fallback. */
 import type { Logger } from "@seam/host";
-import { GatewayError } from "./_errors.ts";
+import { refusedWith } from "./_errors.ts";
 import { timingSafeEqual, utf8 } from "./_http.ts";
 import { refuse } from "./_options.ts";
 import type { GatewayAuthOptions } from "./options.ts";
@@ -58,11 +58,7 @@ export class BearerAuth {
     const header = request.headers.get("authorization");
     const match = header === null ? null : BEARER.exec(header);
     if (!match) {
-      throw new GatewayError(
-        "invalidRequest",
-        "Unauthenticated: send Authorization: Bearer <token>",
-        { httpStatus: 401 },
-      );
+      throw refusedWith(401, "Unauthenticated: send Authorization: Bearer <token>");
     }
     const given = utf8(match[1]);
     let principal: string | undefined;
@@ -85,9 +81,8 @@ export class BearerAuth {
       }
     }
     if (principal === undefined) {
-      throw new GatewayError("invalidRequest", "Unauthenticated: the bearer token is not valid", {
-        httpStatus: 401,
-        metadata: { reason: "invalid_token" },
+      throw refusedWith(401, "Unauthenticated: the bearer token is not valid", {
+        reason: "invalid_token",
       });
     }
     return principal;

@@ -3,7 +3,7 @@
  * is cut off) and in nesting depth (checked on the text before it is parsed,
  * so no deep value ever reaches the store, a provider or a serializer).
  */
-import { GatewayError, invalidParams, invalidRequest } from "./_errors.ts";
+import { GatewayError, invalidParams, invalidRequest, refusedWith } from "./_errors.ts";
 
 /** How a body is bounded. */
 export interface BodyLimits {
@@ -140,11 +140,7 @@ function parseJson(text: string, limits: BodyLimits): unknown {
 }
 
 function tooLarge(limit: number): GatewayError {
-  return new GatewayError(
-    "invalidRequest",
-    `Request body too large: the limit is ${limit} bytes`,
-    { httpStatus: 413 },
-  );
+  return refusedWith(413, `Request body too large: the limit is ${limit} bytes`);
 }
 
 const decoder = new TextDecoder();
@@ -223,11 +219,7 @@ function unreadable(): GatewayError {
 }
 
 function timedOut(timeoutMs: number): GatewayError {
-  return new GatewayError(
-    "invalidRequest",
-    `Request timeout: the body did not arrive within ${timeoutMs} ms`,
-    { httpStatus: 408 },
-  );
+  return refusedWith(408, `Request timeout: the body did not arrive within ${timeoutMs} ms`);
 }
 
 /** Drop a body we will not read. */

@@ -6,7 +6,7 @@ import {
   type SubagentCapabilities,
   type SubagentService,
 } from "@seam/subagent";
-import { GatewayError } from "./_errors.ts";
+import { GatewayError, refusedWith } from "./_errors.ts";
 import { restErrorResponse } from "./_http.ts";
 import type { GatewayExtendedCardOptions, GatewayRequiredExtension } from "./options.ts";
 import { isV03CardRequest } from "./_v03_version.ts";
@@ -291,12 +291,11 @@ export class CardCache {
       if (trustedHosts) {
         if (!trustedHosts.has(url.host.toLowerCase())) {
           return restErrorResponse(
-            new GatewayError(
-              "invalidRequest",
+            refusedWith(
+              421,
               `Misdirected request: host "${
                 url.host.slice(0, 100)
               }" is not one this gateway answers for (trustedHosts)`,
-              { httpStatus: 421 },
             ),
           );
         }

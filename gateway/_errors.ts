@@ -69,9 +69,21 @@ export function invalidRequest(message: string): GatewayError {
   return new GatewayError("invalidRequest", `Invalid request: ${message}`);
 }
 
+/**
+ * A refusal of the request (-32600) answered with HTTP `status` (401, 408,
+ * 413, 421, 429), `metadata` in its ErrorInfo.
+ */
+export function refusedWith(
+  status: number,
+  message: string,
+  metadata?: Record<string, string>,
+): GatewayError {
+  return new GatewayError("invalidRequest", message, { httpStatus: status, metadata });
+}
+
 /** A refusal beyond one of the gateway's caps: HTTP 429, `reason` in its ErrorInfo. */
 export function tooMany(message: string, reason: string): GatewayError {
-  return new GatewayError("invalidRequest", message, { httpStatus: 429, metadata: { reason } });
+  return refusedWith(429, message, { reason });
 }
 
 /** A -32004 refusal: `message` after "Unsupported operation: ". */

@@ -155,7 +155,7 @@ export async function handleJsonRpc(
       throw invalidRequest("id must be a string, an integer or null");
     }
     if (envelope.jsonrpc !== "2.0") {
-      throw new GatewayError("invalidRequest", 'Invalid request: jsonrpc must be "2.0"');
+      throw invalidRequest('jsonrpc must be "2.0"');
     }
     const method = envelope.method;
     if (typeof method !== "string" || method === "") {
