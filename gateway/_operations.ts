@@ -7,7 +7,7 @@ import type { Logger } from "@seam/host";
 import type { Engine, Sent } from "./_engine.ts";
 import { invalidParams, unsupportedOperation } from "./_errors.ts";
 import type { LiveTask } from "./_live_task.ts";
-import type { StreamFraming, TaskSubscriber } from "./_sse.ts";
+import { sseFrame, type StreamFraming, type TaskSubscriber } from "./_sse.ts";
 import type { GetParams, IdParams, ListParams, SendParams } from "./_validate.ts";
 import { type A2AMessage, type A2ATask, SEAM_EXTENSION_URI } from "./types.ts";
 
@@ -195,17 +195,13 @@ function replyOf(live: LiveTask): A2AMessage {
   };
 }
 
-const encoder = new TextEncoder();
-
 /** A stream of one event: the direct reply, once the run ended. */
 function replyStream(live: LiveTask, framing: StreamFraming): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({
     async start(controller) {
       await live.done;
       try {
-        controller.enqueue(
-          encoder.encode(`data: ${framing.event({ message: replyOf(live) })}\n\n`),
-        );
+        controller.enqueue(sseFrame(framing.event({ message: replyOf(live) })));
         controller.close();
       } catch {
         // The client went away; the reply had no one to reach.

@@ -5,6 +5,7 @@
  * buffered without end.
  */
 import { GatewayError } from "./_errors.ts";
+import { utf8 } from "./_http.ts";
 
 /** A stream frame (`StreamResponse` JSON): a task, a status update or an artifact update. */
 export type StreamEvent = Record<string, unknown>;
@@ -19,15 +20,13 @@ export interface StreamFraming {
   readonly errorEvent?: string;
 }
 
-const encoder = new TextEncoder();
-
 /**
  * Bytes of one SSE frame: its `event:` type, if any, and its `id` (a task's
  * generation: what `Last-Event-ID` resumes after), if any.
  */
-function sseFrame(data: string, event?: string, id?: number): Uint8Array {
+export function sseFrame(data: string, event?: string, id?: number): Uint8Array {
   const head = (event ? `event: ${event}\n` : "") + (id === undefined ? "" : `id: ${id}\n`);
-  return encoder.encode(`${head}data: ${data}\n\n`);
+  return utf8(`${head}data: ${data}\n\n`);
 }
 
 /** Where a subscriber is: taking events, or done (ended, failed or gone). */
