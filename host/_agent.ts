@@ -54,6 +54,11 @@ function abortError(message: string): DOMException {
   return new DOMException(message, "AbortError");
 }
 
+/** Why an aborted creation fails: the signal's reason, or an AbortError saying so. */
+function creationCancelled(signal: AbortSignal): unknown {
+  return signal.reason ?? abortError("The creation was cancelled");
+}
+
 function readOptions(options: AgentOptions): ResolvedAgentOptions {
   const copy = jsonCopy(options, "options");
   if (!isRecord(copy)) {
@@ -678,7 +683,7 @@ export class AgentRegistryImpl implements AgentRegistry {
         this.#agents.has(agentId) || this.#reserved.has(agentId)
       );
     }
-    if (signal?.aborted) throw signal.reason ?? abortError("The creation was cancelled");
+    if (signal?.aborted) throw creationCancelled(signal);
     const parent = parentScope ?? this.host.scope;
     const scope = parent.child(`agent:${agentId}`);
     const agent = new AgentImpl(this, agentId, scope, accepted, seed.events, seed.turns);
@@ -690,7 +695,7 @@ export class AgentRegistryImpl implements AgentRegistry {
           await untilCancelled(returned as Promise<void>, scope, signal);
         }
       }
-      if (signal?.aborted) throw signal.reason ?? abortError("The creation was cancelled");
+      if (signal?.aborted) throw creationCancelled(signal);
       if (!scope.active) {
         throw new InactiveScopeError(`create agent "${agentId}"`, scope.label, scope.state);
       }
@@ -722,7 +727,7 @@ function untilCancelled(
     const onAbort = () => {
       cleanup();
       setup.catch(() => {});
-      if (signal?.aborted) reject(signal.reason ?? abortError("The creation was cancelled"));
+      if (signal?.aborted) reject(creationCancelled(signal));
       else reject(new InactiveScopeError("create an agent", scope.label, scope.state));
     };
     const cleanup = () => {
