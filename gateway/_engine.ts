@@ -31,6 +31,7 @@ import {
   decodePageToken,
   encodePageToken,
   isoNow,
+  stateWord,
   type TaskRecord,
   taskView,
 } from "./_task_view.ts";
@@ -292,7 +293,7 @@ export class Engine {
       }
       throw new GatewayError(
         "taskNotCancelable",
-        `Task not cancelable: task "${t.id}" is already ${t.status.state.slice(11).toLowerCase()}`,
+        `Task not cancelable: task "${t.id}" is already ${stateWord(t)}`,
         { metadata: { taskId: t.id, state: t.status.state } },
       );
     }
@@ -414,7 +415,7 @@ export class Engine {
     if (!task) {
       throw unsupportedOperation(
         `task "${t.id}" is ${
-          t.status.state.slice(11).toLowerCase()
+          stateWord(t)
         } and accepts no more messages; to continue its conversation, send a new message with contextId "${t.contextId}" and no taskId`,
       );
     }

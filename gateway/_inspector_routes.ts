@@ -16,6 +16,7 @@ import { inspectorPage } from "./_inspector_page.ts";
 import { INSPECTOR_VIEW } from "./_inspector_view.ts";
 import type { InspectorRecord } from "./_inspector_record.ts";
 import { sseResponse } from "./_sse.ts";
+import { stateWord } from "./_task_view.ts";
 import { parseSendParams } from "./_validate.ts";
 import { SEAM_EXTENSION_URI } from "./types.ts";
 
@@ -141,7 +142,7 @@ export class InspectorRoutes {
     const found = await engine.find(taskId, principal, undefined);
     const pending = found.live?.waitingInputs.find((r) => r.id === answer.requestId);
     if (!pending) {
-      const state = found.record.task.status.state.slice(11).toLowerCase();
+      const state = stateWord(found.record.task);
       throw new GatewayError(
         "invalidParams",
         `Request "${

@@ -8,6 +8,7 @@ import type { Engine, Sent } from "./_engine.ts";
 import { invalidParams, unsupportedOperation } from "./_errors.ts";
 import type { LiveTask } from "./_live_task.ts";
 import { sseFrame, type StreamFraming, type TaskSubscriber } from "./_sse.ts";
+import { stateWord } from "./_task_view.ts";
 import type { GetParams, IdParams, ListParams, SendParams } from "./_validate.ts";
 import { type A2AMessage, type A2ATask, SEAM_EXTENSION_URI } from "./types.ts";
 
@@ -138,9 +139,7 @@ export class Operations {
     if (!live) {
       const t = found.record.task;
       throw unsupportedOperation(
-        `task "${t.id}" is ${
-          t.status.state.slice(11).toLowerCase()
-        }; there is nothing to subscribe to (use GetTask)`,
+        `task "${t.id}" is ${stateWord(t)}; there is nothing to subscribe to (use GetTask)`,
       );
     }
     const subscriber = live.subscribe(framing, { task: this.#engine.view(live.record) });

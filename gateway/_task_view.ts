@@ -32,6 +32,11 @@ export function isoNow(now: number): string {
   return isoText;
 }
 
+/** A task's state as a word for messages: `TASK_STATE_INPUT_REQUIRED` is `input_required`. */
+export function stateWord(task: A2ATask): string {
+  return task.status.state.slice(11).toLowerCase();
+}
+
 /** The agent's message about a task's state (its explanation of how it ended). */
 export function agentMessage(task: A2ATask, parts: A2AMessage["parts"]): A2AMessage {
   return {
