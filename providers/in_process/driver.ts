@@ -541,7 +541,7 @@ class InProcessRun implements SubagentRunHandle {
       if (this.#cancelled !== undefined) {
         // The cancel landed after the child was published: the run did
         // start (so subagent/start pairs with subagent/end) and ends at once.
-        this.#finish({ output: [], stopReason: "aborted" });
+        this.#abort();
         return;
       }
       // One text block travels as its string: the agent's cheapest path.
@@ -566,6 +566,11 @@ class InProcessRun implements SubagentRunHandle {
     this.#settle(value);
   }
 
+  /** End the run `aborted`, with no output (it was cancelled or disposed first). */
+  #abort(): void {
+    this.#finish({ output: [], stopReason: "aborted" });
+  }
+
   #unbind(): void {
     this.#unbindSignal?.();
     this.#unbindSignal = undefined;
@@ -580,7 +585,7 @@ class InProcessRun implements SubagentRunHandle {
   }
 
   #onFailure(error: unknown): void {
-    if (this.#cancelled !== undefined) return this.#finish({ output: [], stopReason: "aborted" });
+    if (this.#cancelled !== undefined) return this.#abort();
     const started = this.#child.agent !== undefined;
     this.#finish({
       output: [],
@@ -608,9 +613,7 @@ class InProcessRun implements SubagentRunHandle {
     // The child is torn down only when no resumed run still holds it.
     const released = this.#child.release();
     if (this.#settled) return this.#disposal = released;
-    return this.#disposal = released.then(() =>
-      this.#finish({ output: [], stopReason: "aborted" })
-    );
+    return this.#disposal = released.then(() => this.#abort());
   }
 
   /**
