@@ -2,7 +2,7 @@
 import type { Logger } from "@seam/host";
 import type { BearerAuth } from "./_auth.ts";
 import type { BodyLimits } from "./_body.ts";
-import { GatewayError } from "./_errors.ts";
+import { GatewayError, internalError } from "./_errors.ts";
 import type { Operations } from "./_operations.ts";
 import type { V03CardShape } from "./_v03_card.ts";
 import type { PushService } from "./_push.ts";
@@ -87,7 +87,7 @@ export interface V03Bindings {
 /** Refuse requests once the gateway is closing. */
 export function assertOpen(context: BindingContext): void {
   if (context.closed()) {
-    throw new GatewayError("internal", "The gateway is closed", { httpStatus: 503 });
+    throw internalError("The gateway is closed", { httpStatus: 503 });
   }
 }
 

@@ -7,7 +7,7 @@
  * `FAILED`, saying the run was lost with its instance.
  */
 import { jsonCopy, type Logger } from "@seam/host";
-import { GatewayError, invalidRequest, toGatewayError, tooMany } from "./_errors.ts";
+import { GatewayError, internalError, invalidRequest, toGatewayError, tooMany } from "./_errors.ts";
 import { Journal } from "./_journal.ts";
 import { ShortLivedMap } from "./_short_lived_map.ts";
 import type { PushService } from "./_push.ts";
@@ -329,8 +329,7 @@ export class Cluster {
     const storage = this.#options.storage;
     // Resending would not help: the task ended, and its run has the message.
     const lacks = (why: string, unreachable?: boolean) =>
-      new GatewayError(
-        "internal",
+      internalError(
         `Task "${id}" ended while the message was on its way: its run took the message, but the task's stored history may lack it (${why})`,
         unreachable
           ? { httpStatus: 503, metadata: { reason: "STORE_UNAVAILABLE", taskId: id } }

@@ -59,6 +59,14 @@ export class GatewayError {
   }
 }
 
+/**
+ * A -32603 internal error (HTTP 500 unless `options.httpStatus` says 503):
+ * the gateway's own failure, or it cannot serve now.
+ */
+export function internalError(message: string, options?: GatewayErrorOptions): GatewayError {
+  return new GatewayError("internal", message, options);
+}
+
 /** A -32602 refusal: `message` after the "Invalid params: " every such refusal starts with. */
 export function invalidParams(message: string, options?: GatewayErrorOptions): GatewayError {
   return new GatewayError("invalidParams", `Invalid params: ${message}`, options);
@@ -93,7 +101,7 @@ export function unsupportedOperation(message: string): GatewayError {
 
 /** HTTP 503: the gateway is shutting down (or its scope is), so it takes no new work. */
 export function shuttingDown(): GatewayError {
-  return new GatewayError("internal", "The gateway is shutting down", { httpStatus: 503 });
+  return internalError("The gateway is shutting down", { httpStatus: 503 });
 }
 
 const ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo";
@@ -146,5 +154,5 @@ export function toGatewayError(
 ): GatewayError {
   if (error instanceof GatewayError) return error;
   logger.error("A request failed unexpectedly", error);
-  return new GatewayError("internal", "Internal error");
+  return internalError("Internal error");
 }

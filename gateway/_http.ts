@@ -1,5 +1,11 @@
 /** HTTP plumbing: JSON and error responses, the version header, constant-time comparison. */
-import { GatewayError, httpStatusOf, jsonRpcError, restErrorBody } from "./_errors.ts";
+import {
+  GatewayError,
+  httpStatusOf,
+  internalError,
+  jsonRpcError,
+  restErrorBody,
+} from "./_errors.ts";
 import { stringifyResult } from "./_task_json.ts";
 
 const JSON_HEADERS = { "content-type": "application/json" } as const;
@@ -42,8 +48,7 @@ export function jsonRpcResult(
 }
 
 function unserializable(error: unknown): GatewayError {
-  return new GatewayError(
-    "internal",
+  return internalError(
     `Internal error: the response could not be serialized (${(error as Error).message})`,
   );
 }

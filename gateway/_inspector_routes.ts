@@ -9,7 +9,7 @@ import type { Logger } from "@seam/host";
 import type { BearerAuth } from "./_auth.ts";
 import { type BodyLimits, isJsonContentType, readJsonBody } from "./_body.ts";
 import type { Engine } from "./_engine.ts";
-import { GatewayError, invalidParams, toGatewayError } from "./_errors.ts";
+import { GatewayError, internalError, invalidParams, toGatewayError } from "./_errors.ts";
 import { json, restErrorResponse } from "./_http.ts";
 import { INSPECTOR_MODULE } from "./_inspector_module.ts";
 import { inspectorPage } from "./_inspector_page.ts";
@@ -91,7 +91,7 @@ export class InspectorRoutes {
       return new Response(module, { headers: MODULE_HEADERS });
     }
     if (this.#options.closed()) {
-      throw new GatewayError("internal", "The gateway is closed", { httpStatus: 503 });
+      throw internalError("The gateway is closed", { httpStatus: 503 });
     }
     if (path === "/events") {
       allow(method, "GET");

@@ -8,7 +8,7 @@
  * away, or with an error frame when the storage cannot be read.
  */
 import type { Logger } from "@seam/host";
-import { GatewayError } from "./_errors.ts";
+import { internalError } from "./_errors.ts";
 import type { TaskSubscriber } from "./_sse.ts";
 import type { JsonObject, TaskStorage } from "./task_storage.ts";
 import { isTerminalState } from "./task_store.ts";
@@ -86,8 +86,7 @@ export class LogStream {
     this.#read().catch((error) => {
       this.#logger.error(`Reading the log of task "${this.#taskId}" failed`, error);
       this.#subscriber.fail(
-        new GatewayError(
-          "internal",
+        internalError(
           `Stream interrupted: the task store cannot be read (${
             error instanceof Error ? error.message.slice(0, 200) : String(error).slice(0, 200)
           }); resubscribe with Last-Event-ID ${this.#cursor} to resume`,

@@ -4,7 +4,7 @@
  * client that stops reading is closed with an error event instead of being
  * buffered without end.
  */
-import { GatewayError } from "./_errors.ts";
+import { type GatewayError, internalError } from "./_errors.ts";
 import { utf8 } from "./_http.ts";
 
 /** A stream frame (`StreamResponse` JSON): a task, a status update or an artifact update. */
@@ -75,8 +75,7 @@ export class TaskSubscriber {
       frame = sseFrame(this.#framing.event(event), undefined, id);
     } catch (error) {
       this.fail(
-        new GatewayError(
-          "internal",
+        internalError(
           `Internal error: a task event could not be serialized (${(error as Error).message})`,
         ),
       );
@@ -87,8 +86,7 @@ export class TaskSubscriber {
     // the client is not keeping up.
     if (queued > 0 && queued + frame.byteLength > this.#maxBufferedBytes) {
       this.fail(
-        new GatewayError(
-          "internal",
+        internalError(
           `Stream closed: the client is not reading it (more than ${this.#maxBufferedBytes} bytes wait unread); the task goes on, GetTask or SubscribeToTask to follow it`,
           { metadata: { reason: "SLOW_CONSUMER", limit: String(this.#maxBufferedBytes) } },
         ),

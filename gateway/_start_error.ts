@@ -6,7 +6,7 @@ import {
   SubagentDepthError,
   SubagentError,
 } from "@seam/subagent";
-import { GatewayError, shuttingDown } from "./_errors.ts";
+import { GatewayError, internalError, shuttingDown } from "./_errors.ts";
 
 /**
  * The A2A error for a start that failed: the service's typed errors by
@@ -47,5 +47,5 @@ export function startError(error: unknown): GatewayError {
 
 /** An internal error: the run could not start, for the reason in `metadata`. */
 function notStarted(metadata: Record<string, string>): GatewayError {
-  return new GatewayError("internal", "Internal error: the run could not start", { metadata });
+  return internalError("Internal error: the run could not start", { metadata });
 }

@@ -1,12 +1,11 @@
 /** What a request answers when the task store fails. */
 import type { Logger } from "@seam/host";
-import { GatewayError } from "./_errors.ts";
+import { type GatewayError, internalError } from "./_errors.ts";
 import { isTaskStorageError } from "./task_storage.ts";
 
 /** The 503 a request gets while the storage is out of reach. */
 export function unavailable(why: string): GatewayError {
-  return new GatewayError(
-    "internal",
+  return internalError(
     `Service unavailable: the task store cannot be reached right now (${
       why.slice(0, 300)
     }); try again shortly`,
@@ -21,5 +20,5 @@ export function storeFailure(error: unknown, logger: Logger, what: string): Gate
     return unavailable((error as Error).message);
   }
   logger.error(`${what} failed`, error);
-  return new GatewayError("internal", "Internal error: the task store failed");
+  return internalError("Internal error: the task store failed");
 }
