@@ -40,10 +40,12 @@ export class ModelRegistryImpl implements ModelRegistry {
     }
     if (wildcard) return wildcard;
     const known = this.list(scope);
-    throw new RangeError(
-      `Cannot resolve model "${model}": no adapter is registered for it in scope "${scope.label}" or its ancestors (registered: ${
+    cannot(
+      `resolve model "${model}"`,
+      `no adapter is registered for it in scope "${scope.label}" or its ancestors (registered: ${
         known.length ? known.map((id) => `"${id}"`).join(", ") : "none"
       })`,
+      true,
     );
   }
 

@@ -150,12 +150,14 @@ export class ToolRegistryImpl implements ToolRegistry {
     }
     const unknown = [...(allow ?? []), ...(deny ?? [])].filter((name) => !known.has(name));
     if (unknown.length > 0) {
-      throw new RangeError(
-        `Cannot restrict tools: unknown tool name${unknown.length > 1 ? "s" : ""} ${
+      cannot(
+        "restrict tools",
+        `unknown tool name${unknown.length > 1 ? "s" : ""} ${
           [...new Set(unknown)].map((n) => `"${n}"`).join(", ")
         } (known in scope "${scope.label}": ${
           known.size ? [...known].map((n) => `"${n}"`).join(", ") : "none"
         })`,
+        true,
       );
     }
     const entry: Filter = freeze({

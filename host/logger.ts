@@ -1,3 +1,5 @@
+import { cannot } from "./_invalid.ts";
+
 /** Severity of a log record, from the most to the least verbose. */
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
@@ -81,9 +83,7 @@ const consoleSink: LogSink = (record) => {
 export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? "warn";
   if (!(level in ORDER)) {
-    throw new RangeError(
-      `Cannot create logger: unknown level "${String(level)}"`,
-    );
+    cannot("create logger", `unknown level "${String(level)}"`, true);
   }
   return makeLogger(
     options.name ?? "seam",

@@ -173,9 +173,7 @@ export function createScriptedModel(options: ScriptedModelOptions = {}): ModelAd
     cannot("create the scripted model", "script must be a list of steps or a function");
   }
   if (!Number.isSafeInteger(baseDelay) || baseDelay < 0) {
-    throw new RangeError(
-      "Cannot create the scripted model: delayMs must be a non-negative integer",
-    );
+    cannot("create the scripted model", "delayMs must be a non-negative integer", true);
   }
   return Object.freeze({
     name,
