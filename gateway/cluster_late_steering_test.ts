@@ -3,6 +3,7 @@
 // store lacks (many gateways on one shared memory store, in one process).
 import assert from "node:assert/strict";
 import { message, type Wire } from "./_test_support.ts";
+import type { SubagentResultInput } from "@seam/subagent";
 import {
   describe,
   Frames,
@@ -14,7 +15,24 @@ import {
   withCluster,
   within,
 } from "./_cluster_test_support.ts";
-import { type Gateway, type TaskAppend, TaskStorageError } from "./mod.ts";
+import { type Gateway, type MemoryTaskStore, type TaskAppend, TaskStorageError } from "./mod.ts";
+
+/** Until task `id` is stored in `state`. */
+async function untilState(store: MemoryTaskStore, id: string, state: string): Promise<void> {
+  while (store.get(id)?.task.status.state !== state) {
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** End `run`, then wait until its end is stored: a run that takes its message as its task ends. */
+async function endThenWait(
+  run: { finish(result: SubagentResultInput): void },
+  store: MemoryTaskStore,
+  id: string,
+): Promise<void> {
+  run.finish({ output: [{ type: "text", text: "done" }], stopReason: "completed" });
+  await untilState(store, id, "TASK_STATE_COMPLETED");
+}
 
 Deno.test("a steering message the run takes as its task ends is stored, on every gateway", async (t) => {
   await withCluster(2, { steer: true }, async ([a, b], store) => {
@@ -26,10 +44,7 @@ Deno.test("a steering message the run takes as its task ends is stored, on every
       const run = a.provider.runs[n];
       run.ready();
       run.onSend = async () => {
-        run.finish({ output: [{ type: "text", text: "done" }], stopReason: "completed" });
-        while (store.get(id)?.task.status.state !== "TASK_STATE_COMPLETED") {
-          await new Promise((r) => setTimeout(r, 5));
-        }
+        await endThenWait(run, store, id);
         await new Promise((r) => setTimeout(r, 0));
       };
     };
@@ -109,9 +124,7 @@ Deno.test("a steering message the run takes as its task ends is not stored over 
     const id = await startTask(a.gateway);
     const run = a.provider.runs[0];
     run.ready();
-    while (store.get(id)?.task.status.state !== "TASK_STATE_WORKING") {
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    await untilState(store, id, "TASK_STATE_WORKING");
     run.onSend = async () => {
       run.finish({ output: [{ type: "text", text: "done" }], stopReason: "completed" });
       while (!refused) await new Promise((r) => setTimeout(r, 5));
@@ -186,9 +199,7 @@ Deno.test("a steering message the run takes as its task ends is answered in time
     await t.step("once the store is back, the ends carry the messages", async () => {
       down = false;
       for (const [i, id] of ids.entries()) {
-        while (store.get(id)?.task.status.state !== "TASK_STATE_COMPLETED") {
-          await new Promise((r) => setTimeout(r, 5));
-        }
+        await untilState(store, id, "TASK_STATE_COMPLETED");
         assert.deepEqual(
           store.get(id)!.task.history?.map((m) => m.parts[0].text),
           ["go", ["one more thing", "and this"][i]],
@@ -207,12 +218,7 @@ Deno.test("a steering message the run takes as its task ends, when the store can
     const id = await startTask(a.gateway);
     const run = a.provider.runs[0];
     run.ready();
-    run.onSend = async () => {
-      run.finish({ output: [{ type: "text", text: "done" }], stopReason: "completed" });
-      while (store.get(id)?.task.status.state !== "TASK_STATE_COMPLETED") {
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    };
+    run.onSend = () => endThenWait(run, store, id);
     const sent = await rpc(a.gateway, "SendMessage", {
       message: message("one more thing", { taskId: id }),
     });
@@ -244,12 +250,7 @@ Deno.test("gateway.close() waits for a steering message the run took as its task
     const id = await startTask(a.gateway);
     const run = a.provider.runs[0];
     run.ready();
-    run.onSend = async () => {
-      run.finish({ output: [{ type: "text", text: "done" }], stopReason: "completed" });
-      while (store.get(id)?.task.status.state !== "TASK_STATE_COMPLETED") {
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    };
+    run.onSend = () => endThenWait(run, store, id);
     const sent = rpc(a.gateway, "SendMessage", {
       message: message("one more thing", { taskId: id }),
     });
