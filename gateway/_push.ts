@@ -285,17 +285,16 @@ export class PushService {
   }
 
   async #putNow(config: A2APushNotificationConfig, task: StoredTask | undefined): Promise<void> {
-    const { store, maxConfigsPerTask } = this.#settings;
+    const { store, maxConfigsPerTask: max } = this.#settings;
+    // Checked here for every store (exact for one instance), and again by a
+    // store that holds the bound in its put (instances sharing it race here).
     const existing = await store.list(config.taskId);
-    if (
-      existing.length >= maxConfigsPerTask && !existing.some((c) => c.id === config.id)
-    ) {
-      throw tooMany(
-        `Too many push configs: task "${config.taskId}" has ${existing.length} (the limit is ${maxConfigsPerTask} per task); delete one first`,
-        "TOO_MANY_PUSH_CONFIGS",
-      );
+    if (existing.length >= max && !existing.some((c) => c.id === config.id)) {
+      throw taskFull(config.taskId, existing.length, max);
     }
-    if (!(await store.put(config))) {
+    const kept = await store.put(config, { maxPerTask: max });
+    if (kept === "task-full") throw taskFull(config.taskId, max, max);
+    if (!kept) {
       throw tooMany(
         "Too many push configs: the gateway keeps as many as it can; try again later",
         "TOO_MANY_PUSH_CONFIGS",
@@ -358,6 +357,13 @@ export class PushService {
     });
     return result;
   }
+}
+
+function taskFull(taskId: string, count: number, max: number): GatewayError {
+  return tooMany(
+    `Too many push configs: task "${taskId}" has ${count} (the limit is ${max} per task); delete one first`,
+    "TOO_MANY_PUSH_CONFIGS",
+  );
 }
 
 function atobSafe(text: string): string {

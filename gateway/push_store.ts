@@ -31,11 +31,35 @@ export interface A2APushNotificationConfig {
   readonly tenant?: string;
 }
 
+/** What the gateway asks of {@linkcode PushConfigStore.put} beside the config. */
+export interface PushConfigPutOptions {
+  /**
+   * The most configs a task may have (the gateway's `push.maxConfigsPerTask`):
+   * a put that would add one beyond it keeps nothing and answers
+   * `"task-full"` (replacing one of the same id is fine).
+   */
+  readonly maxPerTask?: number;
+}
+
+/**
+ * What {@linkcode PushConfigStore.put} came to: `true` kept; `false` the
+ * store has no room (the client is told to try again later); `"task-full"`
+ * the task already has `maxPerTask` configs (the client is told to delete
+ * one first).
+ */
+export type PushConfigPutResult = boolean | "task-full";
+
 /**
  * Where push configs are kept, per task. Methods may answer synchronously or
  * with a promise. The gateway checks that the caller may see the task before
- * it calls any of them, and bounds the configs per task itself; a store
- * bounds what it keeps overall.
+ * it calls any of them; a store bounds what it keeps overall.
+ *
+ * The configs per task are bounded too: the gateway lists the task's
+ * configs before each put, and passes the bound to `put` (`maxPerTask`). A
+ * store that several gateway instances share should check that bound in
+ * `put`, in the same atomic step as the write: two instances that listed at
+ * the same time would otherwise both add one. A store that ignores it still
+ * has the gateway's check (exact for one instance).
  *
  * Implement it to share configs between gateway instances (with a durable
  * {@linkcode PushOutbox}); {@linkcode createMemoryPushConfigStore} is the
@@ -44,10 +68,14 @@ export interface A2APushNotificationConfig {
 export interface PushConfigStore {
   /**
    * Keep `config` for its task, replacing one with the same id. Answer
-   * `false` when the store has no room for it (the client is told to try
-   * again later).
+   * `false` when the store has no room for it, `"task-full"` when it would
+   * be another config of a task that already has `options.maxPerTask` (see
+   * {@linkcode PushConfigPutResult}).
    */
-  put(config: A2APushNotificationConfig): boolean | Promise<boolean>;
+  put(
+    config: A2APushNotificationConfig,
+    options?: PushConfigPutOptions,
+  ): PushConfigPutResult | Promise<PushConfigPutResult>;
   /** The task's configs, in the order they were first put. */
   list(
     taskId: string,
@@ -79,7 +107,7 @@ export interface MemoryPushConfigStoreOptions {
 
 /**
  * A {@linkcode PushConfigStore} in this process's memory, bounded by
- * `maxConfigs`.
+ * `maxConfigs` (and per task by `put`'s `maxPerTask`).
  *
  * @example
  * ```ts
@@ -92,13 +120,15 @@ export interface MemoryPushConfigStoreOptions {
  * store.release("t1");
  * assert.equal(store.put({ id: "b", taskId: "t2", url: "https://example.com/hook" }), true);
  * assert.deepEqual(store.list("t1"), []);
+ * const another = { id: "c", taskId: "t2", url: "https://example.com/other" };
+ * assert.equal(store.put(another, { maxPerTask: 1 }), "task-full");
  * ```
  */
 export function createMemoryPushConfigStore(
   options: MemoryPushConfigStoreOptions = {},
 ): PushConfigStore & {
   list(taskId: string): readonly A2APushNotificationConfig[];
-  put(config: A2APushNotificationConfig): boolean;
+  put(config: A2APushNotificationConfig, options?: PushConfigPutOptions): PushConfigPutResult;
 } {
   const max = options.maxConfigs ?? 10_000;
   if (!Number.isSafeInteger(max) || max < 1) {
@@ -116,9 +146,10 @@ export function createMemoryPushConfigStore(
     released.delete(taskId);
   };
   return {
-    put(config) {
+    put(config, options) {
       const configs = byTask.get(config.taskId);
       if (!configs?.has(config.id)) {
+        if ((configs?.size ?? 0) >= (options?.maxPerTask ?? Infinity)) return "task-full";
         while (size >= max) {
           const oldest = released.values().next();
           if (oldest.done) return false;

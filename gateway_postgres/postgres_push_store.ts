@@ -24,8 +24,12 @@ function toConfig(row: ConfigRow): A2APushNotificationConfig {
  * Push-notification configs in the task store's database (table
  * `push_configs` of its schema), so every gateway instance sees every
  * config and an append writes one outbox row per config of its task in its
- * own transaction (`createPostgresPushOutbox`). A config stays with
- * its task (as the task stays in `tasks`); `release` keeps it readable.
+ * own transaction (`createPostgresPushOutbox`). The gateway's
+ * `maxConfigsPerTask` holds across instances: a put counts the task's
+ * configs under a lock of that task (an advisory lock in its transaction),
+ * so instances adding configs to one task at once cannot pass it together.
+ * A config stays with its task (as the task stays in `tasks`); `release`
+ * keeps it readable.
  * Failures answer the port's `TaskStorageError` (`UNAVAILABLE` when the
  * database is out of reach: the request answers 503).
  *
@@ -46,18 +50,43 @@ function toConfig(row: ConfigRow): A2APushNotificationConfig {
  */
 export function createPostgresPushConfigStore(store: PostgresTaskStore): PushConfigStore {
   const { sql, run } = storeInternals(store, "the PostgreSQL push config store");
+  // The advisory locks of this schema's config puts: a key space of its own
+  // (two int4 keys never meet the migrations' one int8 key), a key per task.
+  const lockSpace = `seam-gateway-push-configs:${store.schema}`;
   return {
     storedIn: store,
-    async put(config) {
-      await run("store a push config", () =>
-        sql`
-          INSERT INTO push_configs (task_id, id, url, token, authentication, tenant)
-          VALUES (${config.taskId}, ${config.id}, ${config.url}, ${config.token ?? null},
-            ${config.authentication ? JSON.stringify(config.authentication) : null},
-            ${config.tenant ?? null})
-          ON CONFLICT (task_id, id) DO UPDATE SET url = EXCLUDED.url, token = EXCLUDED.token,
-            authentication = EXCLUDED.authentication, tenant = EXCLUDED.tenant`);
-      return true;
+    async put(config, options) {
+      const max = options?.maxPerTask;
+      const auth = config.authentication ? JSON.stringify(config.authentication) : null;
+      if (max === undefined) {
+        await run("store a push config", () =>
+          sql`
+            INSERT INTO push_configs (task_id, id, url, token, authentication, tenant)
+            VALUES (${config.taskId}, ${config.id}, ${config.url}, ${config.token ?? null},
+              ${auth}, ${config.tenant ?? null})
+            ON CONFLICT (task_id, id) DO UPDATE SET url = EXCLUDED.url, token = EXCLUDED.token,
+              authentication = EXCLUDED.authentication, tenant = EXCLUDED.tenant`);
+        return true;
+      }
+      const kept = await run("store a push config", () =>
+        sql.begin(async (tx) => {
+          // The puts of one task's configs (from any instance) take turns here,
+          // so each counts what the ones before it wrote. The lock is a
+          // statement of its own: a statement's snapshot is taken before it
+          // waits for a lock, so a count in the same statement would not.
+          await tx`SELECT pg_advisory_xact_lock(hashtext(${lockSpace}), hashtext(${config.taskId}))`;
+          return await tx`
+            INSERT INTO push_configs (task_id, id, url, token, authentication, tenant)
+            SELECT ${config.taskId}::text, ${config.id}::text, ${config.url}::text,
+              ${config.token ?? null}::text, ${auth}::text, ${config.tenant ?? null}::text
+            WHERE EXISTS (SELECT 1 FROM push_configs WHERE task_id = ${config.taskId}
+                AND id = ${config.id})
+              OR (SELECT count(*) FROM push_configs WHERE task_id = ${config.taskId}) < ${max}
+            ON CONFLICT (task_id, id) DO UPDATE SET url = EXCLUDED.url, token = EXCLUDED.token,
+              authentication = EXCLUDED.authentication, tenant = EXCLUDED.tenant
+            RETURNING 1`;
+        }));
+      return kept.length > 0 ? true : "task-full";
     },
     async list(taskId) {
       const rows = await run("read push configs", () =>

@@ -1,0 +1,122 @@
+// Push configs on PostgreSQL shared by instances: the bound per task holds
+// when several instances add configs to one task at the same time.
+import assert from "node:assert/strict";
+import { createMemoryLogger, createRootScope } from "@seam/host";
+import { createSubagentService } from "@seam/subagent";
+import { createGateway, type Gateway } from "@seam/gateway";
+import { controlledProvider } from "../gateway/_test_support.ts";
+import { createPostgresPushConfigStore, type PostgresTaskStore } from "./mod.ts";
+import { dropSchema, freshSchema, openStore, SKIP, type Wire } from "./_test_support.ts";
+
+Deno.test({
+  name:
+    "createPostgresPushConfigStore(): two instances putting configs for one task at once never pass maxPerTask",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    const stores = [await openStore(schema), await openStore(schema)];
+    try {
+      const [a, b] = stores.map(createPostgresPushConfigStore);
+      const put = (store: typeof a, id: string) =>
+        store.put({ id, taskId: "t1", url: `https://example.com/${id}` }, { maxPerTask: 3 });
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => [put(a, `a${i}`), put(b, `b${i}`)]).flat(),
+      );
+      assert.equal(answers.filter((x) => x === true).length, 3, JSON.stringify(answers));
+      assert.equal(answers.filter((x) => x === "task-full").length, 17, JSON.stringify(answers));
+      const kept = await a.list("t1");
+      assert.equal(kept.length, 3);
+      // Full: replacing one by id is still fine, another is not; other tasks are not affected.
+      assert.equal(
+        await b.put({ id: kept[0].id, taskId: "t1", url: "https://example.com/new" }, {
+          maxPerTask: 3,
+        }),
+        true,
+      );
+      assert.equal((await a.list("t1"))[0].url, "https://example.com/new");
+      assert.equal(await b.put({ id: "x", taskId: "t1", url: "https://example.com/x" }), true);
+      assert.equal((await a.list("t1")).length, 4, "without maxPerTask nothing is bounded");
+      assert.equal(
+        await a.put({ id: "y", taskId: "t2", url: "https://example.com/y" }, { maxPerTask: 1 }),
+        true,
+      );
+    } finally {
+      for (const store of stores) await store.close();
+      await dropSchema(schema);
+    }
+  },
+});
+
+async function call(gateway: Gateway, method: string, params: unknown): Promise<Wire> {
+  return await (await gateway.fetch(
+    new Request("http://gw.test/", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    }),
+  )).json();
+}
+
+Deno.test({
+  name:
+    "two gateway instances on PostgreSQL adding push configs to one task at once keep maxConfigsPerTask",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    const stores: PostgresTaskStore[] = [];
+    const parts: { gateway: Gateway; dispose(): Promise<void> }[] = [];
+    try {
+      stores.push(await openStore(schema), await openStore(schema));
+      for (const store of stores) {
+        const root = createRootScope({ logger: createMemoryLogger().logger });
+        createSubagentService(root).registerProvider(controlledProvider());
+        const gateway = createGateway({
+          scope: root,
+          taskStore: store,
+          push: {
+            allowWebhook: () => true,
+            maxConfigsPerTask: 1,
+            configStore: createPostgresPushConfigStore(store),
+          },
+        });
+        parts.push({ gateway, dispose: () => root.dispose() });
+      }
+      const [a, b] = parts.map((p) => p.gateway);
+      // Several tasks, so that the instances' checks meet at least once
+      // (each instance adds one task's configs one at a time).
+      for (let n = 0; n < 5; n++) {
+        const sent = await call(a, "SendMessage", {
+          message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text: "go" }] },
+          configuration: { returnImmediately: true },
+        });
+        const taskId: string = sent.result.task.id;
+        const create = (gateway: Gateway, id: string) =>
+          call(gateway, "CreateTaskPushNotificationConfig", {
+            taskId,
+            id,
+            url: `http://127.0.0.1:9/${id}`,
+          });
+        const answers = await Promise.all(
+          ["1", "2", "3"].flatMap((i) => [create(a, `a${i}`), create(b, `b${i}`)]),
+        );
+        const listed = await call(b, "ListTaskPushNotificationConfigs", { taskId });
+        assert.equal(listed.result.configs.length, 1, `task ${n}: ${JSON.stringify(listed)}`);
+        assert.equal(answers.filter((x) => x.result).length, 1, JSON.stringify(answers));
+        for (const refused of answers.filter((x) => x.error)) {
+          assert.match(
+            refused.error.message,
+            new RegExp(
+              `Too many push configs: task "${taskId}" has 1 \\(the limit is 1 per task\\)`,
+            ),
+          );
+          assert.equal(refused.error.data[0].reason, "TOO_MANY_PUSH_CONFIGS");
+        }
+      }
+    } finally {
+      for (const p of parts) await p.gateway.close();
+      for (const p of parts) await p.dispose();
+      for (const store of stores) await store.close();
+      await dropSchema(schema);
+    }
+  },
+});
