@@ -3,7 +3,8 @@
  * what every {@linkcode PushOutbox} does, against real receivers on
  * 127.0.0.1, and, for an outbox its task storage writes (`enqueuedBy`), that
  * an append's pushes reach every config of the task or, when the append is
- * refused, none.
+ * refused, none, and that a config deleted from the storage hears nothing
+ * more.
  */
 import { createMemoryLogger, type Logger, type LogRecord } from "@seam/host";
 import type { PushNotification, PushOutbox } from "./push_outbox.ts";
@@ -33,7 +34,9 @@ export interface PushOutboxBackend {
   open(settings: PushOutboxTestSettings): PushOutbox | Promise<PushOutbox>;
   /**
    * For an outbox with `enqueuedBy`: the config store beside it (the one the
-   * storage's appends read). Without it the transactional cases are skipped.
+   * storage's appends read). The suite keeps each notification's config
+   * there before it enqueues it. Without it the transactional cases are
+   * skipped.
    */
   configStore?(outbox: PushOutbox): PushConfigStore;
   /** Release what `open` made, after the outbox closed. */
@@ -145,6 +148,15 @@ export async function testPushOutbox(
   backend: PushOutboxBackend,
 ): Promise<void> {
   const timeout = backend.timeoutMs ?? 10_000;
+  const configs = backend.configStore;
+  /**
+   * Hand `n` to `outbox`; beside a config store, its config is kept there
+   * first (such an outbox sends only for configs that store still holds).
+   */
+  const enqueue = async (outbox: PushOutbox, n: PushNotification): Promise<void> => {
+    await configs?.(outbox).put({ id: n.configId, taskId: n.taskId, url: n.url });
+    await outbox.enqueue(n);
+  };
   const until = async (predicate: () => boolean, what: string): Promise<void> => {
     const end = Date.now() + timeout;
     while (!predicate()) {
@@ -187,7 +199,7 @@ export async function testPushOutbox(
           token: "secret-token",
           authentication: { scheme: "Bearer", credentials: "abc" },
         });
-        await outbox.enqueue(n);
+        await enqueue(outbox, n);
         await until(() => receiver.received.length === 1, "the notification arrived");
         const got = receiver.received[0];
         check(got.body === n.body, `the body: ${got.body}`);
@@ -205,7 +217,7 @@ export async function testPushOutbox(
     const receiver = new Receiver().listen();
     try {
       const bodies = ["1", "2", "3", "4", "5"];
-      for (const body of bodies) await outbox.enqueue(note(receiver.url, body));
+      for (const body of bodies) await enqueue(outbox, note(receiver.url, body));
       await until(() => receiver.received.length >= 5, "five notifications arrived");
       check(
         JSON.stringify(receiver.bodies()) === JSON.stringify(bodies),
@@ -225,11 +237,11 @@ export async function testPushOutbox(
       ).listen();
       try {
         const n = note(receiver.url, "flaky");
-        await outbox.enqueue(n);
+        await enqueue(outbox, n);
         await until(() => receiver.count("flaky") === 3, "the third attempt arrived");
         const ids = new Set(receiver.received.map((r) => r.headers.get("x-a2a-notification-id")));
         check(ids.size === 1 && ids.has(n.id), "every attempt carries the notification's id");
-        await outbox.enqueue(note(receiver.url, "next"));
+        await enqueue(outbox, note(receiver.url, "next"));
         await until(() => receiver.count("next") === 1, "the next one arrived");
         check(receiver.count("flaky") === 3, "a delivered notification is not sent again");
       } finally {
@@ -246,7 +258,7 @@ export async function testPushOutbox(
       const url = receiver.url;
       await receiver.stop();
       try {
-        await outbox.enqueue(note(url, "waited"));
+        await enqueue(outbox, note(url, "waited"));
         await delay(100); // attempts fail meanwhile: nobody listens
         receiver.listen();
         check(receiver.url === url, "the receiver came back on its port");
@@ -266,8 +278,8 @@ export async function testPushOutbox(
       ).listen();
       try {
         const doomed = note(receiver.url, "doomed");
-        await outbox.enqueue(doomed);
-        await outbox.enqueue(note(receiver.url, "after"));
+        await enqueue(outbox, doomed);
+        await enqueue(outbox, note(receiver.url, "after"));
         await until(() => receiver.count("after") === 1, "the one behind it arrived");
         check(receiver.count("doomed") === 3, `attempts made: ${receiver.count("doomed")}`);
         await until(() => dropLogged(records, doomed.id), "the drop was logged");
@@ -285,7 +297,7 @@ export async function testPushOutbox(
         count === 1 ? receiver.hold() : new Response("ok")
       ).listen();
       try {
-        await outbox.enqueue(note(receiver.url, "slow"));
+        await enqueue(outbox, note(receiver.url, "slow"));
         await until(() => receiver.count("slow") === 2, "a second attempt after the timeout");
       } finally {
         await receiver.stop();
@@ -307,9 +319,9 @@ export async function testPushOutbox(
       try {
         const gone = note(receiver.url, "gone");
         const moved = note(receiver.url, "moved");
-        await outbox.enqueue(gone);
-        await outbox.enqueue(moved);
-        await outbox.enqueue(note(receiver.url, "fine"));
+        await enqueue(outbox, gone);
+        await enqueue(outbox, moved);
+        await enqueue(outbox, note(receiver.url, "fine"));
         await until(() => receiver.count("fine") === 1, "the one behind them arrived");
         check(receiver.count("gone") === 1, "410 was attempted once");
         check(receiver.count("moved") === 1, "302 was attempted once (and not followed)");
@@ -324,30 +336,39 @@ export async function testPushOutbox(
   );
 
   await withOutbox(
-    "discard() drops what waits for a config",
-    { maxAttempts: 40, baseDelayMs: 50, maxDelayMs: 100 },
+    "discard() drops what waits for a config: nothing more is sent for it, not even a retry that was waiting",
+    { maxAttempts: 40, baseDelayMs: 400, maxDelayMs: 400 },
     async (outbox) => {
       const receiver = new Receiver((r) =>
-        new Response(null, { status: r.body === "unwanted" ? 503 : 200 })
+        new Response(null, { status: r.body === "kept" ? 200 : 503 })
       ).listen();
       try {
-        await outbox.enqueue(note(receiver.url, "unwanted", { configId: "c-gone" }));
-        await until(() => receiver.count("unwanted") >= 1, "the first attempt");
+        await enqueue(outbox, note(receiver.url, "unwanted", { configId: "c-gone" }));
+        await until(() => receiver.count("unwanted") === 1, "the first attempt");
+        // Its retry waits (200 to 400 ms), and another of its config's behind it.
+        await enqueue(outbox, note(receiver.url, "unwanted too", { configId: "c-gone" }));
         await outbox.discard("task-1", "c-gone");
-        await outbox.enqueue(note(receiver.url, "kept", { configId: "c-kept" }));
+        await enqueue(outbox, note(receiver.url, "kept", { configId: "c-kept" }));
         await until(() => receiver.count("kept") === 1, "the other config's arrived");
+        await delay(500); // past the retry the discarded one waited for
         check(
-          receiver.count("unwanted") < 40,
-          "the discarded one stopped before its attempts ran out",
+          receiver.count("unwanted") === 1,
+          `attempts after discard(): ${receiver.count("unwanted") - 1}`,
         );
+        check(receiver.count("unwanted too") === 0, "the one behind it was not sent");
       } finally {
         await receiver.stop();
       }
     },
   );
 
-  const configs = backend.configStore;
   if (!configs) return; // not a transactional outbox
+  const taskOf = (id: string, state: A2ATaskState): StoredTask => ({
+    task: { id, contextId: "ctx", status: { state } },
+    owner: undefined,
+    provider: "p",
+    updatedAt: Date.now(),
+  });
   await withOutbox(
     "an append's pushes reach every config of the task, in order, or none when it is refused",
     {},
@@ -361,12 +382,7 @@ export async function testPushOutbox(
         await store.put({ id: "to-a", taskId: "tx", url: a.url, token: "ta" });
         await store.put({ id: "to-b", taskId: "tx", url: b.url });
         await store.put({ id: "other", taskId: "another", url: a.url });
-        const task = (state: A2ATaskState): StoredTask => ({
-          task: { id: "tx", contextId: "ctx", status: { state } },
-          owner: undefined,
-          provider: "p",
-          updatedAt: Date.now(),
-        });
+        const task = (state: A2ATaskState) => taskOf("tx", state);
         const g = await storage.append({
           record: task("TASK_STATE_WORKING"),
           expected: 0,
@@ -408,6 +424,56 @@ export async function testPushOutbox(
       } finally {
         await a.stop();
         await b.stop();
+      }
+    },
+  );
+
+  await withOutbox(
+    "a config deleted from its store hears nothing more, even of notifications written before",
+    {},
+    async (outbox) => {
+      const storage = outbox.enqueuedBy!;
+      const store = configs(outbox);
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => release = resolve);
+      const token = (r: Received) => r.headers.get("x-a2a-notification-token");
+      const receiver = new Receiver(async (r) => {
+        if (token(r) !== "gone") return new Response("ok");
+        await released; // the first attempt is on its way while the config is deleted
+        return new Response(null, { status: 503 });
+      }).listen();
+      const heard = (t: string) => receiver.received.filter((r) => token(r) === t).length;
+      try {
+        await store.put({ id: "gone", taskId: "ty", url: receiver.url, token: "gone" });
+        await store.put({ id: "kept", taskId: "ty", url: receiver.url, token: "kept" });
+        const g = await storage.append({
+          record: taskOf("ty", "TASK_STATE_WORKING"),
+          expected: 0,
+          events: [{ task: {} }],
+          instance: "i1",
+          pushes: ["working"],
+        });
+        await until(() => heard("gone") === 1, "the first attempt");
+        await storage.append({
+          record: taskOf("ty", "TASK_STATE_COMPLETED"),
+          expected: g,
+          events: [{ statusUpdate: {} }],
+          instance: undefined,
+          pushes: ["completed"],
+        });
+        // Deleted from the store alone: as when the outbox's discard() ran
+        // before an append that had read the config committed.
+        await store.delete("ty", "gone");
+        release();
+        await until(() => heard("kept") === 2, "the other config heard both changes");
+        await delay(200); // past any retry (the delays are at most 50 ms)
+        check(
+          heard("gone") === 1,
+          `requests to the deleted config after it went: ${heard("gone") - 1}`,
+        );
+      } finally {
+        release();
+        await receiver.stop();
       }
     },
   );

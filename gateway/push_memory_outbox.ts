@@ -40,6 +40,8 @@ interface Entry {
   attempt: number;
   /** Its config was deleted while it was being attempted: no retry. */
   discarded: boolean;
+  /** Ends the wait for its next attempt (its config was deleted meanwhile). */
+  wake?: () => void;
 }
 
 interface Queue {
@@ -125,7 +127,10 @@ class MemoryPushOutbox implements PushOutbox {
     const match = (e: Entry) =>
       e.notification.taskId === taskId && e.notification.configId === configId;
     for (const queue of this.#queues.values()) {
-      if (queue.head && match(queue.head)) queue.head.discarded = true;
+      if (queue.head && match(queue.head)) {
+        queue.head.discarded = true;
+        queue.head.wake?.();
+      }
       const kept = queue.entries.filter((e) => !match(e));
       queue.entries.splice(0, queue.entries.length, ...kept);
     }
@@ -203,11 +208,17 @@ class MemoryPushOutbox implements PushOutbox {
         this.#retry.maxDelayMs!,
         Math.max(outcome.retryAfterMs ?? 0, pushRetryDelay(entry.attempt, this.#retry)),
       );
+      const woken = new AbortController();
+      entry.wake = () => woken.abort();
       try {
-        await delay(wait, this.#waits.signal);
+        await delay(wait, AbortSignal.any([this.#waits.signal, woken.signal]));
       } catch {
+        // Discarded: nothing more for a deleted config, and the queue goes on at once.
+        if (entry.discarded) return;
         this.#drop(n, `the outbox is closing (last attempt: ${outcome.reason})`);
         return;
+      } finally {
+        entry.wake = undefined;
       }
     }
   }

@@ -55,14 +55,18 @@ export interface PushOutbox {
    * (`TaskAppend.pushes`) and the storage writes one per push config of the
    * task in that transaction: nothing is lost between a commit and its
    * notification, even when the instance dies right after. `enqueue` is
-   * then called only for a change no append carries.
+   * then called only for a change no append carries. Such an outbox sends a
+   * notification only while its config is still in the storage: an append
+   * that read the configs before a delete may commit after that delete's
+   * {@linkcode discard}, and a deleted config must hear nothing more.
    */
   readonly enqueuedBy?: TaskStorage;
   /** Accept a notification for delivery. */
   enqueue(notification: PushNotification): void | Promise<void>;
   /**
-   * The config was deleted: drop what is still waiting for it (a request
-   * already on its way may still land).
+   * The config was deleted: drop what is still waiting for it, a retry
+   * included; nothing more is sent for it (a request already on its way may
+   * still land, and is not retried).
    */
   discard(taskId: string, configId: string): void | Promise<void>;
   /**

@@ -65,11 +65,15 @@ interface OutboxRow {
   created_at: number;
   attempts: number;
   claim: string;
+  /** Whether its config was still in `push_configs` when it was claimed. */
+  live: boolean;
   /** When this instance claimed it (ms since the epoch, its own clock). */
   claimedAt: number;
 }
 
 type OutboxState = "open" | "closing" | "closed";
+/** How a claim ends: the row deleted (the first three), rescheduled, or released uncounted. */
+type Settle = "delivered" | "drop" | "discard" | "retry" | "release";
 /** Whether the database answered the last time this instance asked. */
 type Reach = "reachable" | "unreachable";
 
@@ -275,7 +279,8 @@ class PgPushOutbox implements PostgresPushOutbox {
   /**
    * Claim up to `limit` due notifications, each the oldest of its webhook's
    * (so a webhook hears them in order, one at a time, across instances),
-   * skipping rows another instance is claiming right now.
+   * skipping rows another instance is claiming right now. Each says whether
+   * its config still exists (`live`).
    */
   #claim(limit: number): Promise<OutboxRow[]> {
     const sql = this.#db.sql;
@@ -291,11 +296,19 @@ class PgPushOutbox implements PostgresPushOutbox {
           ORDER BY q.seq LIMIT ${limit}
           FOR UPDATE SKIP LOCKED)
         RETURNING o.seq::text AS seq, o.id, o.task_id, o.config_id, o.url, o.token,
-          o.authentication, o.body, o.created_at, o.attempts, o.claim`);
+          o.authentication, o.body, o.created_at, o.attempts, o.claim,
+          EXISTS (SELECT 1 FROM push_configs c WHERE c.task_id = o.task_id AND c.id = o.config_id)
+            AS live`);
   }
 
   async #deliver(row: OutboxRow): Promise<void> {
     const n = toNotification(row);
+    if (!row.live) {
+      // Its config was deleted: a row that an append committed after the
+      // delete and its discard (it read the configs before the delete did),
+      // or a retry due after the delete. A deleted config hears nothing more.
+      return await this.#finish(row, "discard", "");
+    }
     if (row.attempts > this.#maxAttempts) {
       // Its last claims were by instances that stopped before they finished.
       return await this.#finish(row, "drop", `${row.attempts - 1} attempts were made`);
@@ -328,15 +341,15 @@ class PgPushOutbox implements PostgresPushOutbox {
   }
 
   /**
-   * Settle a claim: delete the row (delivered, dropped), schedule its next
-   * attempt, or release it uncounted. Only while the claim is still ours.
+   * Settle a claim: delete the row (delivered, dropped, its config deleted),
+   * schedule its next attempt, or release it uncounted. Only while the claim is still ours.
    * While the database is out of reach this is retried until the claim is
    * about to lapse (the webhook's next notifications wait behind it); then
    * the row is tried again by whoever claims it (at least once, never lost).
    */
   async #finish(
     row: OutboxRow,
-    how: "delivered" | "drop" | "retry" | "release",
+    how: Settle,
     why: string,
     waitMs = 0,
   ): Promise<void> {
@@ -364,7 +377,7 @@ class PgPushOutbox implements PostgresPushOutbox {
 
   #settle(
     row: OutboxRow,
-    how: "delivered" | "drop" | "retry" | "release",
+    how: Settle,
     why: string,
     waitMs: number,
   ): Promise<unknown> {
@@ -372,7 +385,7 @@ class PgPushOutbox implements PostgresPushOutbox {
     return this.#db.run(
       "settle a push notification",
       () =>
-        how === "delivered" || how === "drop"
+        how === "delivered" || how === "drop" || how === "discard"
           ? sql`DELETE FROM push_outbox WHERE seq = ${row.seq} AND claim = ${row.claim}`
           : how === "retry"
           ? sql`
@@ -473,6 +486,11 @@ function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
  * wait; a delivery whose settling could not be written is tried again once
  * its claim lapses (the receiver drops the duplicate by
  * `X-A2A-Notification-Id`).
+ *
+ * A deleted config hears nothing more: a row whose config is no longer in
+ * `push_configs` when it is claimed is deleted unsent. That covers the row
+ * of an append that read the configs before a delete and committed after
+ * the delete's `discard`, and a retry due after the delete.
  *
  * @example
  * ```ts ignore

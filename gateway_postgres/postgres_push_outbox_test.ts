@@ -70,6 +70,12 @@ function note(url: string, body: string, taskId = "t1") {
   return { id: crypto.randomUUID(), taskId, configId: "c1", url, body, createdAt: Date.now() };
 }
 
+/** Keep config "c1" of each task for `url`: the outbox sends only for configs its store holds. */
+async function keepConfigs(store: PostgresTaskStore, url: string, ...taskIds: string[]) {
+  const configs = createPostgresPushConfigStore(store);
+  for (const taskId of taskIds) await configs.put({ id: "c1", taskId, url });
+}
+
 const quick = { pollIntervalMs: 50, baseDelayMs: 20, maxDelayMs: 100, maxAttempts: 10_000 };
 
 Deno.test({
@@ -84,6 +90,7 @@ Deno.test({
     const first = await openStore(schema);
     const second = await openStore(schema);
     try {
+      await keepConfigs(first, url, "t1");
       const outbox = createPostgresPushOutbox(first, { ...quick, logger });
       for (const body of ["1", "2", "3"]) await outbox.enqueue(note(url, body));
       await new Promise((r) => setTimeout(r, 200)); // attempts fail: nobody listens
@@ -117,6 +124,7 @@ Deno.test({
     const store = await openStore(schema);
     const sql = postgres(databaseUrl()!, { max: 1, onnotice: () => {} });
     try {
+      await keepConfigs(store, hook.url, "t1");
       // Another instance claimed it (one attempt) and died: its lease lapses in 300 ms.
       await sql.unsafe(
         `INSERT INTO "${schema}".push_outbox (id, task_id, config_id, url, body, created_at,
@@ -159,6 +167,7 @@ Deno.test({
     const stores = await Promise.all([openStore(schema), openStore(schema), openStore(schema)]);
     const outboxes = stores.map((s) => createPostgresPushOutbox(s, { ...quick, logger }));
     try {
+      for (const [n, hook] of hooks.entries()) await keepConfigs(stores[0], hook.url, `t${n}`);
       const expected = Array.from({ length: 10 }, (_, i) => String(i));
       for (const body of expected) {
         for (const [n, hook] of hooks.entries()) {
@@ -190,6 +199,7 @@ Deno.test({
     const { logger, records } = createMemoryLogger();
     const store = await openStore(schema);
     try {
+      await keepConfigs(store, url, "t1");
       const outbox = createPostgresPushOutbox(store, { ...quick, maxQueuedPerWebhook: 2, logger });
       for (const body of ["1", "2", "3", "4", "5"]) await outbox.enqueue(note(url, body));
       await eventually("trimmed to two", async () => (await outbox.pending()) === 2);
@@ -262,6 +272,81 @@ Deno.test({
     } finally {
       await store.close();
       await dropSchema(store.schema);
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "createPostgresPushOutbox(): a config deleted while an append that wrote its notification was committing hears nothing of it",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    const hook = new Hook().up();
+    const { logger } = createMemoryLogger();
+    const store = await openStore(schema);
+    const sql = postgres(databaseUrl()!, { max: 2, onnotice: () => {} });
+    const outbox = createPostgresPushOutbox(store, { ...quick, logger });
+    const configs = createPostgresPushConfigStore(store);
+    const task = (state: "TASK_STATE_WORKING" | "TASK_STATE_COMPLETED") => ({
+      task: { id: "t1", contextId: "ctx", status: { state } },
+      owner: undefined,
+      provider: "p",
+      updatedAt: Date.now(),
+    });
+    let release!: () => void;
+    let holding: Promise<unknown> | undefined;
+    try {
+      const g = await store.append({
+        record: task("TASK_STATE_WORKING"),
+        expected: 0,
+        events: [{ task: {} }],
+        instance: undefined,
+      });
+      await configs.put({ id: "c1", taskId: "t1", url: hook.url });
+      // Another transaction holds the task's row: the append below takes its
+      // snapshot (with c1 in it), then waits to update the task.
+      const held = new Promise<void>((resolve) => release = resolve);
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => locked = resolve);
+      holding = sql.begin(async (tx) => {
+        await tx.unsafe(`SELECT 1 FROM "${schema}".tasks WHERE id = 't1' FOR UPDATE`);
+        locked();
+        await held;
+      });
+      await isLocked;
+      const appended = store.append({
+        record: task("TASK_STATE_COMPLETED"),
+        expected: g,
+        events: [{ statusUpdate: {} }],
+        instance: undefined,
+        pushes: ["orphan"],
+      });
+      await eventually("the append waits for the task's row", async () => {
+        const rows = await sql`
+          SELECT count(*)::integer AS n FROM pg_stat_activity
+          WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE tasks t SET%'`;
+        return rows[0].n > 0;
+      });
+      // DeleteTaskPushNotificationConfig meanwhile, as the gateway does it.
+      await configs.delete("t1", "c1");
+      await outbox.discard("t1", "c1");
+      release();
+      await holding;
+      await appended; // its notification for c1 is committed after the delete
+      await configs.put({ id: "c2", taskId: "t1", url: hook.url });
+      await outbox.enqueue({ ...note(hook.url, "after"), configId: "c2" });
+      await eventually("the later config's notification arrived", () => hook.bodies.length > 0);
+      assert.deepEqual(hook.bodies, ["after"]);
+      await eventually("the outbox emptied", async () => (await outbox.pending()) === 0);
+    } finally {
+      release?.();
+      await holding;
+      await outbox.close();
+      await sql.end({ timeout: 5 });
+      await store.close();
+      await hook.down();
+      await dropSchema(schema);
     }
   },
 });
