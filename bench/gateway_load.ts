@@ -11,7 +11,9 @@
 // request handler on Express with an echo executor, the same handler on Hono
 // under Deno (`sdk-hono`), and a bare Hono route
 // answering the gateway's JSON (the ceiling). Then each A2A server completes
-// `--tasks` more tasks and reports its RSS after a full GC. `--runner=node`
+// `--tasks` more tasks and reports its RSS after a full GC. With `gateway` among the kinds, each
+// other kind's median is also given as a share of it (`of gateway`: the
+// same server on its memory store, same load, same run). `--runner=node`
 // drives the load from Node (`npx autocannon@9.0.0`) instead of from Deno.
 // Timings are printed, never asserted.
 import autocannon from "autocannon";
@@ -153,13 +155,14 @@ const rps = (kind: string) => {
 const ceiling = rps("hono");
 const sdk = rps("sdk");
 const sdkHono = rps("sdk-hono");
+const memory = rps("gateway"); // the memory store: what the other gateway kinds compare with
 console.log(
   `\nautocannon (${RUNNER}) -c ${CONNECTIONS}, ${ROUNDS} alternating rounds of ${DURATION} s, medians; Deno ${Deno.version.deno}\n`,
 );
 console.log(
-  "| server | req/s (median) | rounds | p99 ms (median) | failures | × SDK (Express) | × SDK (Hono/Deno) | of the ceiling | RSS after warm-up | after the rounds | after +tasks |",
+  "| server | req/s (median) | rounds | p99 ms (median) | failures | × SDK (Express) | × SDK (Hono/Deno) | of the ceiling | of `gateway` | RSS after warm-up | after the rounds | after +tasks |",
 );
-console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
 for (const row of rows.values()) {
   const value = median(row.rounds.map((r) => r.rps));
   console.log(
@@ -170,9 +173,9 @@ for (const row of rows.values()) {
     } | ${sdk ? (value / sdk).toFixed(2) : "–"} | ${
       sdkHono ? (value / sdkHono).toFixed(2) : "–"
     } | ${ceiling ? `${(100 * value / ceiling).toFixed(1)}%` : "–"} | ${
-      row.rssBefore ? `${mb(row.rssBefore)} MB` : "–"
-    } | ${row.rssMid ? `${mb(row.rssMid)} MB` : "–"} | ${
-      row.rssAfter ? `${mb(row.rssAfter)} MB (+${row.memoryTasks} tasks)` : "–"
-    } |`,
+      memory && row.kind !== "gateway" ? `${(100 * value / memory).toFixed(1)}%` : "–"
+    } | ${row.rssBefore ? `${mb(row.rssBefore)} MB` : "–"} | ${
+      row.rssMid ? `${mb(row.rssMid)} MB` : "–"
+    } | ${row.rssAfter ? `${mb(row.rssAfter)} MB (+${row.memoryTasks} tasks)` : "–"} |`,
   );
 }
