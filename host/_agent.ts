@@ -1,13 +1,5 @@
-import type {
-  Agent,
-  AgentOptions,
-  AgentRegistry,
-  AgentState,
-  CreateAgentOptions,
-  ResolvedAgentOptions,
-} from "./agent.ts";
+import type { Agent, AgentState, ResolvedAgentOptions } from "./agent.ts";
 import {
-  agentCreated,
   agentDisposed,
   agentTextDelta,
   agentToolCallEnd,
@@ -17,7 +9,7 @@ import {
 } from "./agent.ts";
 import { type ContentBlock, type ContentInput, describe, parseContent } from "./content.ts";
 import type { Host } from "./host.ts";
-import { deepFreeze, frozenJsonCopy, jsonCopy, type JsonValue } from "./json.ts";
+import { deepFreeze, frozenJsonCopy } from "./json.ts";
 import type {
   ModelFinishReason,
   ModelMessage,
@@ -25,74 +17,28 @@ import type {
   ModelToolCall,
   ToolSpec,
 } from "./model.ts";
-import { InactiveScopeError, Scope } from "./scope.ts";
-import type { Session, SessionEvent, TurnEnd, TurnEndReason } from "./session.ts";
+import type { Scope } from "./scope.ts";
+import type { SessionEvent, TurnEnd, TurnEndReason } from "./session.ts";
 import type { ToolOutcome } from "./tools.ts";
 import { endModelSpan, startModelSpan } from "./_trace.ts";
 import type { Span } from "@opentelemetry/api";
-import { readSeed } from "./_session_seed.ts";
+import { EMPTY, messagesOf, OWN_EVENTS, SessionImpl, toolMessage } from "./_session.ts";
 import { cancelled } from "./_tool_registry.ts";
-import { isRecord, messageOf } from "./unknown.ts";
+import { messageOf } from "./unknown.ts";
 import { cannot, invalid } from "./_invalid.ts";
 
 // One name for the many freezes below (shorter, minified, than `Object.freeze` at each).
 const { freeze } = Object;
 
-const EMPTY: readonly never[] = freeze([]);
-const OPTION_KEYS = new Set(["model", "subagentDepth", "maxTokens"]);
 const FINISH_REASONS = new Set<string>(["stop", "tool-calls", "max-tokens", "refusal"]);
-
-/** Events the runtime made itself: trusted (and shared) when seeding a fork. */
-export const OWN_EVENTS: WeakSet<object> = new WeakSet();
 
 /** Fault the model adapter: what it yielded breaks its contract (`The model adapter ${problem}`). */
 function adapterBroke(problem: string): never {
   throw new TypeError(`The model adapter ${problem}`);
 }
 
-function abortError(message: string): DOMException {
+export function abortError(message: string): DOMException {
   return new DOMException(message, "AbortError");
-}
-
-/** Why an aborted creation fails: the signal's reason, or an AbortError saying so. */
-function creationCancelled(signal: AbortSignal): unknown {
-  return signal.reason ?? abortError("The creation was cancelled");
-}
-
-function readOptions(options: AgentOptions): ResolvedAgentOptions {
-  const copy = jsonCopy(options, "options");
-  if (!isRecord(copy)) {
-    invalid(`options: expected an object, got ${describe(options)}`);
-  }
-  for (const key of Object.keys(copy)) {
-    if (!OPTION_KEYS.has(key)) {
-      invalid(`options.${key}: unknown option (known: model, subagentDepth, maxTokens)`);
-    }
-  }
-  const { model, subagentDepth = 0, maxTokens } = copy as Record<string, JsonValue>;
-  if (typeof model !== "string" || model === "") {
-    invalid(`options.model: expected a non-empty string, got ${describe(model)}`);
-  }
-  checkCount(subagentDepth, "subagentDepth", 0);
-  if (maxTokens !== undefined) {
-    checkCount(maxTokens, "maxTokens", 1);
-    return freeze({ model, subagentDepth, maxTokens });
-  }
-  return freeze({ model, subagentDepth });
-}
-
-/** Refuse `options.<key>` unless it is a safe integer of at least `min`. */
-function checkCount(value: JsonValue, key: string, min: 0 | 1): asserts value is number {
-  if (typeof value !== "number") {
-    invalid(`options.${key}: expected a number, got ${describe(value)}`);
-  }
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new RangeError(
-      `Invalid options.${key}: expected a ${
-        min === 0 ? "non-negative" : "positive"
-      } safe integer, got ${value}`,
-    );
-  }
 }
 
 function toBlocks(content: ContentInput): readonly ContentBlock[] {
@@ -117,76 +63,21 @@ interface StepEnd {
 const COMPLETED: StepEnd = freeze({ reason: "completed" });
 const ABORTED: StepEnd = freeze({ reason: "aborted" });
 
-class SessionImpl implements Session {
-  readonly list: SessionEvent[];
-  /** Index just past the last `turn-end`. */
-  closed: number;
-  constructor(seed: SessionEvent[]) {
-    this.list = seed;
-    this.closed = seed.length;
-  }
-  get length(): number {
-    return this.list.length;
-  }
-  events(): SessionEvent[] {
-    return this.list.slice();
-  }
-  completedPrefix(): SessionEvent[] {
-    return this.list.slice(0, this.closed);
-  }
-}
-
-/** Rebuild the model conversation of a (seeded) event list. */
-function messagesOf(events: readonly SessionEvent[]): ModelMessage[] {
-  const messages: ModelMessage[] = [];
-  for (let i = 0; i < events.length; i++) {
-    const event = events[i];
-    switch (event.type) {
-      case "user-message":
-        messages.push(freeze({ role: "user", content: event.content }));
-        break;
-      case "assistant-message": {
-        const calls: ModelToolCall[] = [];
-        while (i + 1 < events.length && events[i + 1].type === "tool-call") {
-          const call = events[++i] as Extract<SessionEvent, { type: "tool-call" }>;
-          calls.push(freeze({ id: call.callId, name: call.name, args: call.args }));
-        }
-        messages.push(
-          freeze({
-            role: "assistant",
-            content: event.content,
-            toolCalls: calls.length ? freeze(calls) : EMPTY,
-          }),
-        );
-        break;
-      }
-      case "tool-result":
-        messages.push(toolMessage(event));
-        break;
-    }
-  }
-  return messages;
-}
-
-/** The model's view of a tool result. */
-function toolMessage(event: Extract<SessionEvent, { type: "tool-result" }>): ModelMessage {
-  return freeze({
-    role: "tool",
-    callId: event.callId,
-    name: event.name,
-    content: event.content,
-    isError: event.isError,
-  });
+/** What an agent needs of the registry that made it (`AgentRegistryImpl`). */
+interface AgentOwner {
+  readonly host: Host;
+  /** Called by the agent's teardown. */
+  unpublish(agent: AgentImpl): void;
 }
 
 /** One agent. Built unpublished; the registry publishes it after setup. */
-class AgentImpl implements Agent {
+export class AgentImpl implements Agent {
   readonly id: string;
   readonly scope: Scope;
   readonly host: Host;
   readonly options: ResolvedAgentOptions;
   readonly session: SessionImpl;
-  #registry: AgentRegistryImpl;
+  #registry: AgentOwner;
   #state: AgentState = "creating";
   #messages: ModelMessage[];
   #pending: (readonly ContentBlock[])[] | undefined;
@@ -203,7 +94,7 @@ class AgentImpl implements Agent {
   #vars: Record<string, string | number> | undefined;
 
   constructor(
-    registry: AgentRegistryImpl,
+    registry: AgentOwner,
     id: string,
     scope: Scope,
     options: ResolvedAgentOptions,
@@ -626,126 +517,5 @@ function untilAborted(promise: Promise<unknown>, signal: AbortSignal): Promise<v
       resolve();
     };
     promise.then(done, done);
-  });
-}
-
-/** The host's agent registry. */
-export class AgentRegistryImpl implements AgentRegistry {
-  readonly host: Host;
-  #agents = new Map<string, AgentImpl>();
-  #reserved = new Set<string>();
-  #counter = 0;
-
-  constructor(host: Host) {
-    this.host = host;
-  }
-
-  get(id: string): Agent | undefined {
-    return this.#agents.get(id);
-  }
-
-  list(): Agent[] {
-    return [...this.#agents.values()];
-  }
-
-  /** Called by an agent's teardown. */
-  unpublish(agent: AgentImpl): void {
-    if (this.#agents.get(agent.id) === agent) this.#agents.delete(agent.id);
-  }
-
-  async create(init: CreateAgentOptions): Promise<Agent> {
-    if (init === null || typeof init !== "object") {
-      cannot("create an agent", `expected an options object, got ${describe(init)}`);
-    }
-    const { parentScope, options, setup, session, id, signal } = init;
-    if (parentScope !== undefined && !(parentScope instanceof Scope)) {
-      cannot("create an agent", `parentScope must be a Scope, got ${describe(parentScope)}`);
-    }
-    if (setup !== undefined && typeof setup !== "function") {
-      cannot("create an agent", `setup must be a function, got ${describe(setup)}`);
-    }
-    if (signal !== undefined && !(signal instanceof AbortSignal)) {
-      cannot("create an agent", `signal must be an AbortSignal, got ${describe(signal)}`);
-    }
-    if (id !== undefined && (typeof id !== "string" || id === "")) {
-      cannot("create an agent", `id must be a non-empty string, got ${describe(id)}`);
-    }
-    const accepted = readOptions(options);
-    const seed = session === undefined ? { events: [], turns: 0 } : readSeed(session, OWN_EVENTS);
-    let agentId: string;
-    if (id !== undefined) {
-      if (this.#agents.has(id) || this.#reserved.has(id)) {
-        cannot(`create agent "${id}"`, "an agent with that id already exists");
-      }
-      agentId = id;
-    } else {
-      do agentId = `agent-${++this.#counter}`; while (
-        this.#agents.has(agentId) || this.#reserved.has(agentId)
-      );
-    }
-    if (signal?.aborted) throw creationCancelled(signal);
-    const parent = parentScope ?? this.host.scope;
-    const scope = parent.child(`agent:${agentId}`);
-    const agent = new AgentImpl(this, agentId, scope, accepted, seed.events, seed.turns);
-    this.#reserved.add(agentId);
-    try {
-      if (setup) {
-        const returned = setup(agent);
-        if (returned && typeof (returned as Promise<void>).then === "function") {
-          await untilCancelled(returned as Promise<void>, scope, signal);
-        }
-      }
-      if (signal?.aborted) throw creationCancelled(signal);
-      if (!scope.active) {
-        throw new InactiveScopeError(`create agent "${agentId}"`, scope.label, scope.state);
-      }
-      this.host.models.resolve(scope, accepted.model);
-    } catch (error) {
-      this.#reserved.delete(agentId);
-      await scope.dispose();
-      throw error;
-    }
-    this.#reserved.delete(agentId);
-    agent.publish();
-    this.#agents.set(agentId, agent);
-    if (scope.hasListeners(agentCreated)) scope.emit(agentCreated, { agent });
-    return agent;
-  }
-}
-
-/**
- * Wait for an asynchronous setup, but give up as soon as the creation is
- * cancelled or the agent's scope starts disposing.
- */
-function untilCancelled(
-  setup: Promise<void>,
-  scope: Scope,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const scopeSignal = scope.signal;
-    const onAbort = () => {
-      cleanup();
-      setup.catch(() => {});
-      if (signal?.aborted) reject(creationCancelled(signal));
-      else reject(new InactiveScopeError("create an agent", scope.label, scope.state));
-    };
-    const cleanup = () => {
-      scopeSignal.removeEventListener("abort", onAbort);
-      signal?.removeEventListener("abort", onAbort);
-    };
-    if (scopeSignal.aborted || signal?.aborted) return onAbort();
-    scopeSignal.addEventListener("abort", onAbort, { once: true });
-    signal?.addEventListener("abort", onAbort, { once: true });
-    setup.then(
-      () => {
-        cleanup();
-        resolve();
-      },
-      (error) => {
-        cleanup();
-        reject(error);
-      },
-    );
   });
 }

@@ -4,7 +4,7 @@ import type { ModelRegistry } from "./model.ts";
 import type { PromptRegistry } from "./prompts.ts";
 import { createRootScope, defineService, type Scope, type ServiceKey } from "./scope.ts";
 import type { ToolRegistry } from "./tools.ts";
-import { AgentRegistryImpl } from "./_agent.ts";
+import { AgentRegistryImpl } from "./_agent_registry.ts";
 import { ModelRegistryImpl } from "./_model_registry.ts";
 import { PromptRegistryImpl } from "./_prompt_registry.ts";
 import { ToolRegistryImpl } from "./_tool_registry.ts";
