@@ -4,7 +4,7 @@
  * 127.0.0.1, and, for an outbox its task storage writes (`enqueuedBy`), that
  * an append's pushes reach every config of the task or, when the append is
  * refused, none, and that a config deleted from the storage hears nothing
- * more.
+ * more (nor a replaced one's old target).
  */
 import { createMemoryLogger, type Logger, type LogRecord } from "@seam/host";
 import type { PushNotification, PushOutbox } from "./push_outbox.ts";
@@ -151,10 +151,18 @@ export async function testPushOutbox(
   const configs = backend.configStore;
   /**
    * Hand `n` to `outbox`; beside a config store, its config is kept there
-   * first (such an outbox sends only for configs that store still holds).
+   * first, with the notification's target (such an outbox sends only for
+   * configs that store still holds, as they still are: url, token and
+   * authentication).
    */
   const enqueue = async (outbox: PushOutbox, n: PushNotification): Promise<void> => {
-    await configs?.(outbox).put({ id: n.configId, taskId: n.taskId, url: n.url });
+    await configs?.(outbox).put({
+      id: n.configId,
+      taskId: n.taskId,
+      url: n.url,
+      ...(n.token === undefined ? {} : { token: n.token }),
+      ...(n.authentication ? { authentication: n.authentication } : {}),
+    });
     await outbox.enqueue(n);
   };
   const until = async (predicate: () => boolean, what: string): Promise<void> => {
@@ -470,6 +478,58 @@ export async function testPushOutbox(
         check(
           heard("gone") === 1,
           `requests to the deleted config after it went: ${heard("gone") - 1}`,
+        );
+      } finally {
+        release();
+        await receiver.stop();
+      }
+    },
+  );
+
+  await withOutbox(
+    "a config replaced in its store (another token) is not sent what was written for its old target, a retry included",
+    {},
+    async (outbox) => {
+      const storage = outbox.enqueuedBy!;
+      const store = configs(outbox);
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => release = resolve);
+      const token = (r: Received) => r.headers.get("x-a2a-notification-token");
+      const receiver = new Receiver(async (r) => {
+        if (token(r) !== "old") return new Response("ok");
+        await released; // the first attempt is on its way while the config is replaced
+        return new Response(null, { status: 503 });
+      }).listen();
+      const heard = (t: string) => receiver.received.filter((r) => token(r) === t);
+      try {
+        await store.put({ id: "moved", taskId: "tz", url: receiver.url, token: "old" });
+        const g = await storage.append({
+          record: taskOf("tz", "TASK_STATE_WORKING"),
+          expected: 0,
+          events: [{ task: {} }],
+          instance: "i1",
+          pushes: ["working"],
+        });
+        await until(() => heard("old").length === 1, "the first attempt");
+        // CreateTaskPushNotificationConfig with its id: replaced, not deleted.
+        await store.put({ id: "moved", taskId: "tz", url: receiver.url, token: "new" });
+        await storage.append({
+          record: taskOf("tz", "TASK_STATE_COMPLETED"),
+          expected: g,
+          events: [{ statusUpdate: {} }],
+          instance: undefined,
+          pushes: ["completed"],
+        });
+        release();
+        await until(() => heard("new").length === 1, "the replaced config heard the next change");
+        await delay(200); // past any retry (the delays are at most 50 ms)
+        check(
+          heard("old").length === 1,
+          `requests with the old token after the replace: ${heard("old").length - 1}`,
+        );
+        check(
+          JSON.stringify(heard("new").map((r) => r.body)) === '["completed"]',
+          `with the new token: ${JSON.stringify(heard("new").map((r) => r.body))}`,
         );
       } finally {
         release();

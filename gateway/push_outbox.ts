@@ -56,9 +56,12 @@ export interface PushOutbox {
    * task in that transaction: nothing is lost between a commit and its
    * notification, even when the instance dies right after. `enqueue` is
    * then called only for a change no append carries. Such an outbox sends a
-   * notification only while its config is still in the storage: an append
+   * notification only while its config is still in the storage, with the
+   * target (url, token, authentication) the notification carries: an append
    * that read the configs before a delete may commit after that delete's
-   * {@linkcode discard}, and a deleted config must hear nothing more.
+   * {@linkcode discard}, and a deleted config must hear nothing more (nor
+   * the old URL of a config created again under its id, or replaced, the
+   * old token).
    */
   readonly enqueuedBy?: TaskStorage;
   /** Accept a notification for delivery. */

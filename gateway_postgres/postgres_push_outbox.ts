@@ -65,7 +65,11 @@ interface OutboxRow {
   created_at: number;
   attempts: number;
   claim: string;
-  /** Whether its config was still in `push_configs` when it was claimed. */
+  /**
+   * Whether its config was still in `push_configs` when it was claimed, with
+   * the delivery target the row was written with (url, token,
+   * authentication): not deleted, not re-created elsewhere, not replaced.
+   */
   live: boolean;
   /** When this instance claimed it (ms since the epoch, its own clock). */
   claimedAt: number;
@@ -280,7 +284,11 @@ class PgPushOutbox implements PostgresPushOutbox {
    * Claim up to `limit` due notifications, each the oldest of its webhook's
    * (so a webhook hears them in order, one at a time, across instances),
    * skipping rows another instance is claiming right now. Each says whether
-   * its config still exists (`live`).
+   * its config still exists and still sends where the row would (`live`):
+   * the row keeps its own copy of the target, and a config deleted then
+   * created again under its id, or replaced in place, must not have the old
+   * URL sent the old token. The authentication is compared as JSON (its
+   * meaning, not its text's key order).
    */
   #claim(limit: number): Promise<OutboxRow[]> {
     const sql = this.#db.sql;
@@ -297,16 +305,18 @@ class PgPushOutbox implements PostgresPushOutbox {
           FOR UPDATE SKIP LOCKED)
         RETURNING o.seq::text AS seq, o.id, o.task_id, o.config_id, o.url, o.token,
           o.authentication, o.body, o.created_at, o.attempts, o.claim,
-          EXISTS (SELECT 1 FROM push_configs c WHERE c.task_id = o.task_id AND c.id = o.config_id)
-            AS live`);
+          EXISTS (SELECT 1 FROM push_configs c WHERE c.task_id = o.task_id AND c.id = o.config_id
+            AND c.url = o.url AND c.token IS NOT DISTINCT FROM o.token
+            AND c.authentication::jsonb IS NOT DISTINCT FROM o.authentication::jsonb) AS live`);
   }
 
   async #deliver(row: OutboxRow): Promise<void> {
     const n = toNotification(row);
     if (!row.live) {
-      // Its config was deleted: a row that an append committed after the
-      // delete and its discard (it read the configs before the delete did),
-      // or a retry due after the delete. A deleted config hears nothing more.
+      // Its config was deleted (or now sends elsewhere): a row that an append
+      // committed after the delete and its discard (it read the configs
+      // before the delete did), or a retry due after the delete. A deleted
+      // config hears nothing more, and a replaced one's old target neither.
       return await this.#finish(row, "discard", "");
     }
     if (row.attempts > this.#maxAttempts) {
@@ -488,9 +498,12 @@ function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
  * `X-A2A-Notification-Id`).
  *
  * A deleted config hears nothing more: a row whose config is no longer in
- * `push_configs` when it is claimed is deleted unsent. That covers the row
- * of an append that read the configs before a delete and committed after
- * the delete's `discard`, and a retry due after the delete.
+ * `push_configs` when it is claimed, or is there with another URL, token or
+ * authentication than the row was written with (deleted and created again
+ * under its id, or replaced in place), is deleted unsent. That covers the
+ * row of an append that read the configs before a delete or a replace and
+ * committed after it (and the delete's `discard`), and a retry due after
+ * it: the old URL is not sent the old token.
  *
  * @example
  * ```ts ignore

@@ -276,77 +276,169 @@ Deno.test({
   },
 });
 
+/**
+ * An append that writes a notification for config "c1" of task "t1" (at
+ * `oldHook`, token "old-secret") reads the configs, then waits for the
+ * task's row, which another transaction holds; `meanwhile` runs while it
+ * waits (what the gateway does to the config), then the append commits.
+ * Then a later notification, "after", goes to each config of the task as
+ * it is then (as the gateway sends an event); answers once the outbox
+ * emptied.
+ */
+async function appendWhileConfigChanges(
+  oldHook: Hook,
+  meanwhile: (
+    configs: ReturnType<typeof createPostgresPushConfigStore>,
+    outbox: ReturnType<typeof createPostgresPushOutbox>,
+  ) => Promise<void>,
+): Promise<void> {
+  const schema = freshSchema();
+  const { logger } = createMemoryLogger();
+  const store = await openStore(schema);
+  const sql = postgres(databaseUrl()!, { max: 2, onnotice: () => {} });
+  const outbox = createPostgresPushOutbox(store, { ...quick, logger });
+  const configs = createPostgresPushConfigStore(store);
+  const task = (state: "TASK_STATE_WORKING" | "TASK_STATE_COMPLETED") => ({
+    task: { id: "t1", contextId: "ctx", status: { state } },
+    owner: undefined,
+    provider: "p",
+    updatedAt: Date.now(),
+  });
+  let release!: () => void;
+  let holding: Promise<unknown> | undefined;
+  try {
+    const g = await store.append({
+      record: task("TASK_STATE_WORKING"),
+      expected: 0,
+      events: [{ task: {} }],
+      instance: undefined,
+    });
+    await configs.put({ id: "c1", taskId: "t1", url: oldHook.url, token: "old-secret" });
+    // Another transaction holds the task's row: the append below takes its
+    // snapshot (with c1 as it is now), then waits to update the task.
+    const held = new Promise<void>((resolve) => release = resolve);
+    let locked!: (pid: number) => void;
+    const holder = new Promise<number>((resolve) => locked = resolve);
+    holding = sql.begin(async (tx) => {
+      const [{ pid }] = await tx.unsafe(
+        `SELECT pg_backend_pid() AS pid FROM "${schema}".tasks WHERE id = 't1' FOR UPDATE`,
+      );
+      locked(pid);
+      await held;
+    });
+    const holderPid = await holder;
+    const appended = store.append({
+      record: task("TASK_STATE_COMPLETED"),
+      expected: g,
+      events: [{ statusUpdate: {} }],
+      instance: undefined,
+      pushes: ["orphan"],
+    });
+    await eventually("the append waits for the task's row", async () => {
+      // Only a session the holder blocks: this test's append, not another
+      // schema's (tests run side by side on one database).
+      const rows = await sql`
+        SELECT count(*)::integer AS n FROM pg_stat_activity
+        WHERE ${holderPid}::integer = ANY (pg_blocking_pids(pid))`;
+      return rows[0].n > 0;
+    });
+    await meanwhile(configs, outbox);
+    release();
+    await holding;
+    await appended; // its notification for c1 as it was is committed after the change
+    for (const config of await configs.list("t1")) {
+      await outbox.enqueue({
+        ...note(config.url, "after"),
+        configId: config.id,
+        ...(config.token === undefined ? {} : { token: config.token }),
+        ...(config.authentication ? { authentication: config.authentication } : {}),
+      });
+    }
+    await eventually("the outbox emptied", async () => (await outbox.pending()) === 0);
+  } finally {
+    release?.();
+    await holding;
+    await outbox.close();
+    await sql.end({ timeout: 5 });
+    await store.close();
+    await dropSchema(schema);
+  }
+}
+
 Deno.test({
   name:
     "createPostgresPushOutbox(): a config deleted while an append that wrote its notification was committing hears nothing of it",
   ignore: SKIP,
   fn: async () => {
-    const schema = freshSchema();
     const hook = new Hook().up();
-    const { logger } = createMemoryLogger();
-    const store = await openStore(schema);
-    const sql = postgres(databaseUrl()!, { max: 2, onnotice: () => {} });
-    const outbox = createPostgresPushOutbox(store, { ...quick, logger });
-    const configs = createPostgresPushConfigStore(store);
-    const task = (state: "TASK_STATE_WORKING" | "TASK_STATE_COMPLETED") => ({
-      task: { id: "t1", contextId: "ctx", status: { state } },
-      owner: undefined,
-      provider: "p",
-      updatedAt: Date.now(),
-    });
-    let release!: () => void;
-    let holding: Promise<unknown> | undefined;
     try {
-      const g = await store.append({
-        record: task("TASK_STATE_WORKING"),
-        expected: 0,
-        events: [{ task: {} }],
-        instance: undefined,
+      await appendWhileConfigChanges(hook, async (configs, outbox) => {
+        // DeleteTaskPushNotificationConfig meanwhile, as the gateway does it.
+        await configs.delete("t1", "c1");
+        await outbox.discard("t1", "c1");
+        // Another config of the task hears what comes after.
+        await configs.put({ id: "c2", taskId: "t1", url: hook.url });
       });
-      await configs.put({ id: "c1", taskId: "t1", url: hook.url });
-      // Another transaction holds the task's row: the append below takes its
-      // snapshot (with c1 in it), then waits to update the task.
-      const held = new Promise<void>((resolve) => release = resolve);
-      let locked!: () => void;
-      const isLocked = new Promise<void>((resolve) => locked = resolve);
-      holding = sql.begin(async (tx) => {
-        await tx.unsafe(`SELECT 1 FROM "${schema}".tasks WHERE id = 't1' FOR UPDATE`);
-        locked();
-        await held;
-      });
-      await isLocked;
-      const appended = store.append({
-        record: task("TASK_STATE_COMPLETED"),
-        expected: g,
-        events: [{ statusUpdate: {} }],
-        instance: undefined,
-        pushes: ["orphan"],
-      });
-      await eventually("the append waits for the task's row", async () => {
-        const rows = await sql`
-          SELECT count(*)::integer AS n FROM pg_stat_activity
-          WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE tasks t SET%'`;
-        return rows[0].n > 0;
-      });
-      // DeleteTaskPushNotificationConfig meanwhile, as the gateway does it.
-      await configs.delete("t1", "c1");
-      await outbox.discard("t1", "c1");
-      release();
-      await holding;
-      await appended; // its notification for c1 is committed after the delete
-      await configs.put({ id: "c2", taskId: "t1", url: hook.url });
-      await outbox.enqueue({ ...note(hook.url, "after"), configId: "c2" });
-      await eventually("the later config's notification arrived", () => hook.bodies.length > 0);
       assert.deepEqual(hook.bodies, ["after"]);
-      await eventually("the outbox emptied", async () => (await outbox.pending()) === 0);
     } finally {
-      release?.();
-      await holding;
-      await outbox.close();
-      await sql.end({ timeout: 5 });
-      await store.close();
       await hook.down();
-      await dropSchema(schema);
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "createPostgresPushOutbox(): a config deleted and created again under its id at another URL while an append was committing: its old URL hears nothing (nor the old token), the new one hears what comes after",
+  ignore: SKIP,
+  fn: async () => {
+    const oldHook = new Hook().up();
+    const newHook = new Hook().up();
+    try {
+      await appendWhileConfigChanges(oldHook, async (configs, outbox) => {
+        await configs.delete("t1", "c1");
+        await outbox.discard("t1", "c1");
+        await configs.put({ id: "c1", taskId: "t1", url: newHook.url, token: "new-secret" });
+      });
+      assert.deepEqual(oldHook.bodies, []);
+      assert.deepEqual(newHook.bodies, ["after"]);
+    } finally {
+      await oldHook.down();
+      await newHook.down();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "createPostgresPushOutbox(): a config replaced in place (another URL, token or authentication) while an append was committing: what was written for its old target is not sent there",
+  ignore: SKIP,
+  fn: async (t) => {
+    const replacements = {
+      "another URL": (url: string) => ({ url, token: "old-secret" }),
+      "another token": (url: string) => ({ url, token: "new-secret" }),
+      "an authentication added": (url: string) => ({
+        url,
+        token: "old-secret",
+        authentication: { scheme: "Bearer", credentials: "abc" },
+      }),
+    };
+    for (const [what, target] of Object.entries(replacements)) {
+      await t.step(what, async () => {
+        const oldHook = new Hook().up();
+        const newHook = new Hook().up();
+        const url = what === "another URL" ? newHook.url : oldHook.url;
+        try {
+          await appendWhileConfigChanges(oldHook, async (configs) => {
+            // CreateTaskPushNotificationConfig with c1's id: no delete, no discard.
+            await configs.put({ id: "c1", taskId: "t1", ...target(url) });
+          });
+          const heard = [...oldHook.bodies, ...newHook.bodies];
+          assert.deepEqual(heard, ["after"], `${what}: ${JSON.stringify(heard)}`);
+        } finally {
+          await oldHook.down();
+          await newHook.down();
+        }
+      });
     }
   },
 });
