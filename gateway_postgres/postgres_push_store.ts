@@ -26,8 +26,9 @@ function toConfig(row: ConfigRow): A2APushNotificationConfig {
  * config and an append writes one outbox row per config of its task in its
  * own transaction (`createPostgresPushOutbox`). The gateway's
  * `maxConfigsPerTask` holds across instances: a put counts the task's
- * configs under a lock of that task (an advisory lock in its transaction),
- * so instances adding configs to one task at once cannot pass it together.
+ * configs under a lock of that task (an advisory lock in its transaction,
+ * read committed whatever the connection's default isolation), so
+ * instances adding configs to one task at once cannot pass it together.
  * A config stays with its task (as the task stays in `tasks`); `release`
  * keeps it readable.
  * Failures answer the port's `TaskStorageError` (`UNAVAILABLE` when the
@@ -69,7 +70,12 @@ export function createPostgresPushConfigStore(store: PostgresTaskStore): PushCon
         return true;
       }
       const kept = await run("store a push config", () =>
-        sql.begin(async (tx) => {
+        // Read committed whatever the connection's default (a URL may set
+        // `default_transaction_isolation`): the count below must see what the
+        // puts before it committed, and under repeatable read the whole
+        // transaction would count from its first statement's snapshot, taken
+        // before the lock was granted (every put waiting would pass).
+        sql.begin("isolation level read committed", async (tx) => {
           // The puts of one task's configs (from any instance) take turns here,
           // so each counts what the ones before it wrote. The lock is a
           // statement of its own: a statement's snapshot is taken before it

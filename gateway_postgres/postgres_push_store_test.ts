@@ -6,44 +6,67 @@ import { createSubagentService } from "@seam/subagent";
 import { createGateway, type Gateway } from "@seam/gateway";
 import { controlledProvider } from "../gateway/_test_support.ts";
 import { createPostgresPushConfigStore, type PostgresTaskStore } from "./mod.ts";
-import { dropSchema, freshSchema, openStore, SKIP, type Wire } from "./_test_support.ts";
+import {
+  databaseUrl,
+  dropSchema,
+  freshSchema,
+  openStore,
+  SKIP,
+  type Wire,
+} from "./_test_support.ts";
+
+/** Twenty puts for one task from two instances at once, on a store opened at `url`. */
+async function putsAtOnce(url?: string): Promise<void> {
+  const schema = freshSchema();
+  const stores = [await openStore(schema, { url }), await openStore(schema, { url })];
+  try {
+    const [a, b] = stores.map(createPostgresPushConfigStore);
+    const put = (store: typeof a, id: string) =>
+      store.put({ id, taskId: "t1", url: `https://example.com/${id}` }, { maxPerTask: 3 });
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => [put(a, `a${i}`), put(b, `b${i}`)]).flat(),
+    );
+    assert.equal(answers.filter((x) => x === true).length, 3, JSON.stringify(answers));
+    assert.equal(answers.filter((x) => x === "task-full").length, 17, JSON.stringify(answers));
+    const kept = await a.list("t1");
+    assert.equal(kept.length, 3);
+    // Full: replacing one by id is still fine, another is not; other tasks are not affected.
+    assert.equal(
+      await b.put({ id: kept[0].id, taskId: "t1", url: "https://example.com/new" }, {
+        maxPerTask: 3,
+      }),
+      true,
+    );
+    assert.equal((await a.list("t1"))[0].url, "https://example.com/new");
+    assert.equal(await b.put({ id: "x", taskId: "t1", url: "https://example.com/x" }), true);
+    assert.equal((await a.list("t1")).length, 4, "without maxPerTask nothing is bounded");
+    assert.equal(
+      await a.put({ id: "y", taskId: "t2", url: "https://example.com/y" }, { maxPerTask: 1 }),
+      true,
+    );
+  } finally {
+    for (const store of stores) await store.close();
+    await dropSchema(schema);
+  }
+}
 
 Deno.test({
   name:
     "createPostgresPushConfigStore(): two instances putting configs for one task at once never pass maxPerTask",
   ignore: SKIP,
-  fn: async () => {
-    const schema = freshSchema();
-    const stores = [await openStore(schema), await openStore(schema)];
-    try {
-      const [a, b] = stores.map(createPostgresPushConfigStore);
-      const put = (store: typeof a, id: string) =>
-        store.put({ id, taskId: "t1", url: `https://example.com/${id}` }, { maxPerTask: 3 });
-      const answers = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => [put(a, `a${i}`), put(b, `b${i}`)]).flat(),
-      );
-      assert.equal(answers.filter((x) => x === true).length, 3, JSON.stringify(answers));
-      assert.equal(answers.filter((x) => x === "task-full").length, 17, JSON.stringify(answers));
-      const kept = await a.list("t1");
-      assert.equal(kept.length, 3);
-      // Full: replacing one by id is still fine, another is not; other tasks are not affected.
-      assert.equal(
-        await b.put({ id: kept[0].id, taskId: "t1", url: "https://example.com/new" }, {
-          maxPerTask: 3,
-        }),
-        true,
-      );
-      assert.equal((await a.list("t1"))[0].url, "https://example.com/new");
-      assert.equal(await b.put({ id: "x", taskId: "t1", url: "https://example.com/x" }), true);
-      assert.equal((await a.list("t1")).length, 4, "without maxPerTask nothing is bounded");
-      assert.equal(
-        await a.put({ id: "y", taskId: "t2", url: "https://example.com/y" }, { maxPerTask: 1 }),
-        true,
-      );
-    } finally {
-      for (const store of stores) await store.close();
-      await dropSchema(schema);
-    }
+  fn: () => putsAtOnce(),
+});
+
+Deno.test({
+  name:
+    "createPostgresPushConfigStore(): maxPerTask holds when the connection's default isolation is repeatable read",
+  ignore: SKIP,
+  fn: () => {
+    // Settable on the URL by whoever deploys it: a put's count must still
+    // see what the puts before it (under the task's lock) committed.
+    const url = new URL(databaseUrl()!);
+    url.searchParams.set("default_transaction_isolation", "repeatable read");
+    return putsAtOnce(url.href);
   },
 });
 
