@@ -36,7 +36,9 @@ export interface PushConfigPutOptions {
   /**
    * The most configs a task may have (the gateway's `push.maxConfigsPerTask`):
    * a put that would add one beyond it keeps nothing and answers
-   * `"task-full"` (replacing one of the same id is fine).
+   * `"task-full"` (replacing one of the same id is fine). A positive
+   * integer; absent: no bound per task. A store refuses anything else with
+   * a `RangeError` (rather than read it as some bound or none).
    */
   readonly maxPerTask?: number;
 }
@@ -123,6 +125,9 @@ export interface MemoryPushConfigStoreOptions {
  * const another = { id: "c", taskId: "t2", url: "https://example.com/other" };
  * assert.equal(store.put(another, { maxPerTask: 1 }), "task-full");
  * ```
+ *
+ * @throws {RangeError} when `maxConfigs` is not a positive integer (and
+ * `put`, when its `maxPerTask` is not one).
  */
 export function createMemoryPushConfigStore(
   options: MemoryPushConfigStoreOptions = {},
@@ -147,9 +152,17 @@ export function createMemoryPushConfigStore(
   };
   return {
     put(config, options) {
+      const perTask = options?.maxPerTask;
+      if (perTask !== undefined && (!Number.isSafeInteger(perTask) || perTask < 1)) {
+        throw new RangeError(
+          `Cannot store a push config: maxPerTask must be a positive integer, got ${
+            typeof perTask === "number" ? perTask : JSON.stringify(perTask)
+          }`,
+        );
+      }
       const configs = byTask.get(config.taskId);
       if (!configs?.has(config.id)) {
-        if ((configs?.size ?? 0) >= (options?.maxPerTask ?? Infinity)) return "task-full";
+        if ((configs?.size ?? 0) >= (perTask ?? Infinity)) return "task-full";
         while (size >= max) {
           const oldest = released.values().next();
           if (oldest.done) return false;

@@ -26,7 +26,10 @@ export function isUnavailable(error: unknown): boolean {
   return /^(08|57|53)[0-9A-Z]{3}$/.test(code);
 }
 
-/** `error` as the port's error: `UNAVAILABLE` when out of reach, `CONFLICT` for a unique clash. */
+/**
+ * `error` as the port's error: `UNAVAILABLE` when out of reach or a lock
+ * wait timed out, `CONFLICT` for a unique clash.
+ */
 export function storageError(error: unknown, action: string): unknown {
   if (error instanceof TaskStorageError) return error;
   const message = error instanceof Error ? error.message : String(error);
@@ -34,6 +37,15 @@ export function storageError(error: unknown, action: string): unknown {
     return new TaskStorageError(
       "UNAVAILABLE",
       `Cannot ${action}: PostgreSQL is unreachable (${message})`,
+      { cause: error },
+    );
+  }
+  if ((error as { code?: unknown } | null)?.code === "55P03") {
+    // lock_not_available: a lock_timeout ran out (or NOWAIT found it held);
+    // the same request may pass a moment later, so it answers 503 too.
+    return new TaskStorageError(
+      "UNAVAILABLE",
+      `Cannot ${action}: PostgreSQL did not grant a lock in time (${message})`,
       { cause: error },
     );
   }

@@ -49,7 +49,10 @@ export {
   type PostgresPushOutbox,
   type PostgresPushOutboxOptions,
 } from "./postgres_push_outbox.ts";
-export { createPostgresPushConfigStore } from "./postgres_push_store.ts";
+export {
+  createPostgresPushConfigStore,
+  type PostgresPushConfigStoreOptions,
+} from "./postgres_push_store.ts";
 export type { TaskStorage };
 
 /**

@@ -2,6 +2,18 @@
 import type { A2APushNotificationConfig, PushConfigStore } from "@seam/gateway";
 import { type PostgresTaskStore, storeInternals } from "./postgres_store.ts";
 
+/** Options of {@linkcode createPostgresPushConfigStore}. */
+export interface PostgresPushConfigStoreOptions {
+  /**
+   * How long a bounded put (`maxPerTask`) waits for its task's lock, in ms,
+   * while other puts of that task's configs hold it: past it the put fails
+   * with `TaskStorageError` `UNAVAILABLE` (the request answers 503) rather
+   * than hold a connection of the pool for as long as the holder takes.
+   * Default 5,000; an integer of at least 1.
+   */
+  readonly lockTimeoutMs?: number;
+}
+
 interface ConfigRow {
   task_id: string;
   id: string;
@@ -32,7 +44,8 @@ function toConfig(row: ConfigRow): A2APushNotificationConfig {
  * A config stays with its task (as the task stays in `tasks`); `release`
  * keeps it readable.
  * Failures answer the port's `TaskStorageError` (`UNAVAILABLE` when the
- * database is out of reach: the request answers 503).
+ * database is out of reach, or a put waited `lockTimeoutMs` for its task's
+ * lock: the request answers 503).
  *
  * @example
  * ```ts ignore
@@ -48,9 +61,23 @@ function toConfig(row: ConfigRow): A2APushNotificationConfig {
  * ```
  *
  * @throws {TypeError} when `store` is not one `createPostgresTaskStore` made.
+ * @throws {RangeError} when `lockTimeoutMs` is not an integer of at least 1
+ * (and `put`, when its `maxPerTask` is not a positive integer).
  */
-export function createPostgresPushConfigStore(store: PostgresTaskStore): PushConfigStore {
+export function createPostgresPushConfigStore(
+  store: PostgresTaskStore,
+  options: PostgresPushConfigStoreOptions = {},
+): PushConfigStore {
   const { sql, run } = storeInternals(store, "the PostgreSQL push config store");
+  const lockTimeoutMs = options.lockTimeoutMs ?? 5_000;
+  if (!Number.isSafeInteger(lockTimeoutMs) || lockTimeoutMs < 1) {
+    throw new RangeError(
+      `Cannot create the PostgreSQL push config store: lockTimeoutMs must be an integer of at least 1, got ${
+        typeof lockTimeoutMs === "number" ? lockTimeoutMs : JSON.stringify(lockTimeoutMs)
+      }`,
+    );
+  }
+  const lockTimeout = `${lockTimeoutMs}ms`;
   // The advisory locks of this schema's config puts: a key space of its own
   // (two int4 keys never meet the migrations' one int8 key), a key per task.
   const lockSpace = `seam-gateway-push-configs:${store.schema}`;
@@ -58,6 +85,15 @@ export function createPostgresPushConfigStore(store: PostgresTaskStore): PushCon
     storedIn: store,
     async put(config, options) {
       const max = options?.maxPerTask;
+      // Checked here, not by PostgreSQL: a fraction or Infinity would fail the
+      // query with a raw 22P02 and a negative bound would refuse every put.
+      if (max !== undefined && (!Number.isSafeInteger(max) || max < 1)) {
+        throw new RangeError(
+          `Cannot store a push config: maxPerTask must be a positive integer, got ${
+            typeof max === "number" ? max : JSON.stringify(max)
+          }`,
+        );
+      }
       const auth = config.authentication ? JSON.stringify(config.authentication) : null;
       if (max === undefined) {
         await run("store a push config", () =>
@@ -79,7 +115,10 @@ export function createPostgresPushConfigStore(store: PostgresTaskStore): PushCon
           // The puts of one task's configs (from any instance) take turns here,
           // so each counts what the ones before it wrote. The lock is a
           // statement of its own: a statement's snapshot is taken before it
-          // waits for a lock, so a count in the same statement would not.
+          // waits for a lock, so a count in the same statement would not. The
+          // wait is bounded (lock_timeout, this transaction only): a put stuck
+          // behind a holder that does not finish answers 503 (55P03).
+          await tx`SELECT set_config('lock_timeout', ${lockTimeout}, true)`;
           await tx`SELECT pg_advisory_xact_lock(hashtext(${lockSpace}), hashtext(${config.taskId}))`;
           return await tx`
             INSERT INTO push_configs (task_id, id, url, token, authentication, tenant)

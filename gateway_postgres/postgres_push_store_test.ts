@@ -1,9 +1,11 @@
 // Push configs on PostgreSQL shared by instances: the bound per task holds
-// when several instances add configs to one task at the same time.
+// when several instances add configs to one task at the same time, and a
+// put waits for its task's lock only so long.
 import assert from "node:assert/strict";
+import postgres from "postgres";
 import { createMemoryLogger, createRootScope } from "@seam/host";
 import { createSubagentService } from "@seam/subagent";
-import { createGateway, type Gateway } from "@seam/gateway";
+import { createGateway, type Gateway, isTaskStorageError } from "@seam/gateway";
 import { controlledProvider } from "../gateway/_test_support.ts";
 import { createPostgresPushConfigStore, type PostgresTaskStore } from "./mod.ts";
 import {
@@ -20,7 +22,7 @@ async function putsAtOnce(url?: string): Promise<void> {
   const schema = freshSchema();
   const stores = [await openStore(schema, { url }), await openStore(schema, { url })];
   try {
-    const [a, b] = stores.map(createPostgresPushConfigStore);
+    const [a, b] = stores.map((s) => createPostgresPushConfigStore(s));
     const put = (store: typeof a, id: string) =>
       store.put({ id, taskId: "t1", url: `https://example.com/${id}` }, { maxPerTask: 3 });
     const answers = await Promise.all(
@@ -139,6 +141,102 @@ Deno.test({
       for (const p of parts) await p.gateway.close();
       for (const p of parts) await p.dispose();
       for (const store of stores) await store.close();
+      await dropSchema(schema);
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "createPostgresPushConfigStore(): a bounded put that waits lockTimeoutMs for its task's lock fails UNAVAILABLE (503), and passes once the lock is free",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    const store = await openStore(schema);
+    const sql = postgres(databaseUrl()!, { max: 1, onnotice: () => {} });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => release = resolve);
+    // Without a bound the put would wait for as long as the holder holds:
+    // let go after 3 s, so such a put ends (and the test fails) instead of hanging.
+    const letGo = setTimeout(release, 3_000);
+    let holding: Promise<unknown> | undefined;
+    try {
+      const configs = createPostgresPushConfigStore(store, { lockTimeoutMs: 200 });
+      // Another instance's put of t1's configs, stuck holding the task's lock.
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => locked = resolve);
+      holding = sql.begin(async (tx) => {
+        await tx`SELECT pg_advisory_xact_lock(hashtext(${`seam-gateway-push-configs:${schema}`}),
+          hashtext('t1'))`;
+        locked();
+        await held;
+      });
+      await isLocked;
+      const config = { id: "c1", taskId: "t1", url: "https://example.com/c1" };
+      const started = Date.now();
+      await assert.rejects(
+        Promise.resolve(configs.put(config, { maxPerTask: 3 })),
+        (error) => {
+          assert.ok(isTaskStorageError(error, "UNAVAILABLE"), String(error));
+          assert.match(
+            (error as Error).message,
+            /Cannot store a push config: PostgreSQL did not grant a lock in time/,
+          );
+          return true;
+        },
+      );
+      const waited = Date.now() - started;
+      assert.ok(waited >= 150 && waited < 2_000, `waited ${waited} ms for a 200 ms timeout`);
+      // Another task's puts do not wait for it.
+      assert.equal(
+        await configs.put({ ...config, taskId: "t2" }, { maxPerTask: 3 }),
+        true,
+      );
+      release();
+      await holding;
+      assert.equal(await configs.put(config, { maxPerTask: 3 }), true);
+      assert.deepEqual((await configs.list("t1")).map((c) => c.id), ["c1"]);
+    } finally {
+      clearTimeout(letGo);
+      release();
+      await holding;
+      await sql.end({ timeout: 5 });
+      await store.close();
+      await dropSchema(schema);
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "createPostgresPushConfigStore() refuses a lockTimeoutMs, and put a maxPerTask, that is not a positive integer, naming it",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    const store = await openStore(schema);
+    try {
+      for (const bad of [0, -1, 1.5, Infinity, NaN]) {
+        assert.throws(
+          () => createPostgresPushConfigStore(store, { lockTimeoutMs: bad }),
+          new RangeError(
+            `Cannot create the PostgreSQL push config store: lockTimeoutMs must be an integer of at least 1, got ${bad}`,
+          ),
+        );
+      }
+      const configs = createPostgresPushConfigStore(store);
+      const config = { id: "c1", taskId: "t1", url: "https://example.com/c1" };
+      for (const bad of [0, -1, 1.5, Infinity, NaN]) {
+        await assert.rejects(
+          Promise.resolve(configs.put(config, { maxPerTask: bad })),
+          new RangeError(
+            `Cannot store a push config: maxPerTask must be a positive integer, got ${bad}`,
+          ),
+        );
+      }
+      assert.deepEqual(await configs.list("t1"), [], "a refused put keeps nothing");
+      assert.equal(await configs.put(config, { maxPerTask: undefined }), true, "no bound");
+    } finally {
+      await store.close();
       await dropSchema(schema);
     }
   },
