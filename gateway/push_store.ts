@@ -73,6 +73,11 @@ export interface PushConfigStore {
    * `false` when the store has no room for it, `"task-full"` when it would
    * be another config of a task that already has `options.maxPerTask` (see
    * {@linkcode PushConfigPutResult}).
+   *
+   * A store that wraps another (to log, count, or filter) must pass
+   * `options` on: `put: (c) => inner.put(c)` drops the bound, and instances
+   * sharing the inner store could then pass it together (the gateway's own
+   * check before the put still holds for one instance).
    */
   put(
     config: A2APushNotificationConfig,
