@@ -1,10 +1,10 @@
 // One run: a message to the remote agent and the task it starts, followed
 // to its end over a stream (re-attached when it drops) or by polling. This
-// is the I/O half; what the remote's answers mean is `_task_reader.ts`.
+// is the I/O half; what the remote's answers mean is `_task_reader.ts`, and
+// each request (its bounds, the re-attaching and the polling) `_calls.ts`.
 import {
   type ContentBlock,
   type ContentInput,
-  delay,
   type JsonValue,
   type Logger,
   messageOf,
@@ -22,20 +22,11 @@ import {
   type SubagentStopReason,
   type SubagentUsageInput,
 } from "@seam/subagent";
-import type { SendMessageRequest, StreamResponse } from "@a2a-js/sdk";
-import {
-  Alarm,
-  ConnectionLost,
-  Deadline,
-  isA2AError,
-  isNetworkError,
-  RemoteHttpError,
-  RemoteProtocolError,
-  TimedOut,
-} from "./_async.ts";
+import type { SendMessageRequest } from "@a2a-js/sdk";
+import { Alarm, Deadline, RemoteProtocolError, TimedOut } from "./_async.ts";
+import { RemoteCalls } from "./_calls.ts";
 import { SEAM_EXTENSION_URI } from "./_extension.ts";
 import { failureOf } from "./_failure.ts";
-import { failedStatusOf } from "./_fetch.ts";
 import { answerMessage, remoteAskOf } from "./_input_request.ts";
 import { type TaskNews, TaskReader } from "./_task_reader.ts";
 import type { RemoteContext, RunPlan } from "./_remote.ts";
@@ -74,8 +65,7 @@ export class A2ARun {
   readonly #remote: RemoteContext;
   readonly #plan: RunPlan;
   readonly #task: TaskReader;
-  /** Aborted to stop every request of the drive (a cancel once the task is known, or the end). */
-  readonly #io = new AbortController();
+  readonly #calls: RemoteCalls;
   readonly #idle: Alarm;
   readonly #deadline: Alarm | undefined;
   /** The input requests the remote task raised, asked in the parent's scope. */
@@ -83,11 +73,6 @@ export class A2ARun {
   /** The run ids from the root down to this run (sent to a seam gateway). */
   readonly #path: readonly string[];
   #state: RunState = "starting";
-  /** The request under way, for notes (`SendStreamingMessage`, `GetTask`, …). */
-  #call: string;
-  /** The HTTP status of the last request that failed with one (for `result.error`). */
-  #failedStatus: number | undefined;
-  #lastDrop: unknown;
   #resolveStarted!: () => void;
   #rejectStarted!: (error: Error) => void;
   #resolveResult!: (result: SubagentResultInput) => void;
@@ -102,13 +87,18 @@ export class A2ARun {
     this.#plan = plan;
     this.#inputs = new SubagentInputs(plan.parent.scope, this.id);
     this.#path = [...subagentRunPath(plan.parent.scope), this.id];
-    this.#call = remote.streaming ? "SendStreamingMessage" : "SendMessage";
     this.#task = new TaskReader({
       resourceUris: remote.seam !== undefined,
       maxOutputChars: remote.maxOutputChars,
       ...(plan.resumed && remote.seam !== undefined && plan.taskId === undefined
         ? { continuing: plan.contextId }
         : {}),
+    });
+    this.#calls = new RemoteCalls(remote, plan, this.#task, {
+      id: this.id,
+      logger: () => this.#logger,
+      take: (news) => this.#take(news),
+      shouldStop: () => this.#shouldStop(),
     });
     this.#idle = new Alarm(remote.idleTimeoutMs, () =>
       this.#expire(
@@ -185,7 +175,7 @@ export class A2ARun {
     } catch (error) {
       this.#fail(error); // a no-op once cancel() settled the run
     } finally {
-      this.#io.abort(new Error("the run ended"));
+      this.#calls.io.abort(new Error("the run ended"));
       this.#idle.stop();
       this.#deadline?.stop();
       // The drive stops only at an end or a stop, so this settles nothing real;
@@ -201,34 +191,35 @@ export class A2ARun {
     const remote = this.#remote;
     const task = this.#task;
     if (remote.streaming) {
-      const drained = await this.#consume((signal) =>
-        remote.client.sendMessageStream(request, this.#options(signal))
+      const drained = await this.#calls.consume((signal) =>
+        remote.client.sendMessageStream(request, this.#calls.options(signal))
       );
       if (!drained) {
         if (task.taskId === undefined) {
-          throw this.#lastDrop ??
+          throw this.#calls.lastDrop ??
             new RemoteProtocolError("the stream ended before the remote agent created a task");
         }
-        await this.#follow(true);
+        if (this.#state === "streaming") this.#state = "following";
+        await this.#calls.follow(true);
       }
       if (remote.refreshOnEnd && task.condition === "ended" && !this.#settled) {
-        this.#call = "GetTask";
+        this.#calls.call = "GetTask";
         const id = task.taskId!;
-        const snapshot = await this.#unary((signal) =>
+        const snapshot = await this.#calls.unary((signal) =>
           remote.client.getTask(
             { tenant: remote.tenant, id, historyLength: 0 },
-            this.#options(signal),
+            this.#calls.options(signal),
           )
         );
         task.replaceArtifacts(snapshot?.artifacts);
         this.#finishFromRemote();
       }
     } else {
-      const answer = await this.#unary(
-        (signal) => remote.client.sendMessage(request, this.#options(signal)),
+      const answer = await this.#calls.unary(
+        (signal) => remote.client.sendMessage(request, this.#calls.options(signal)),
       );
       this.#take(task.readAnswer(answer as never));
-      if (!this.#shouldStop()) await this.#follow(false);
+      if (!this.#shouldStop()) await this.#calls.follow(false);
     }
   }
 
@@ -267,7 +258,7 @@ export class A2ARun {
     }
     task.answered();
     this.#idle.arm();
-    this.#call = remote.streaming ? "SendStreamingMessage" : "SendMessage";
+    this.#calls.call = remote.streaming ? "SendStreamingMessage" : "SendMessage";
     const message = answerMessage(answer, asked.remoteId, {
       taskId: task.taskId!,
       contextId: task.contextId,
@@ -325,153 +316,6 @@ export class A2ARun {
     return sendRequest(this.#remote.tenant, message, !this.#remote.streaming);
   }
 
-  #options(signal: AbortSignal): {
-    signal: AbortSignal;
-    serviceParameters?: Record<string, string>;
-  } {
-    const trace = this.#plan.traceHeaders;
-    const serviceParameters = trace
-      ? { ...this.#remote.serviceParameters, ...trace }
-      : this.#remote.serviceParameters;
-    return serviceParameters ? { signal, serviceParameters } : { signal };
-  }
-
-  #timeoutMessage(): string {
-    return `the remote agent did not answer ${this.#call} within ${this.#remote.timeoutMs} ms (timeoutMs)`;
-  }
-
-  /** One request and its answer, bounded by `timeoutMs` and the run's own signal. */
-  async #unary<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const deadline = new Deadline(
-      this.#io.signal,
-      this.#remote.timeoutMs,
-      () => this.#timeoutMessage(),
-    );
-    try {
-      return await call(deadline.signal);
-    } catch (error) {
-      this.#failedStatus = failedStatusOf(deadline.signal);
-      if (deadline.timedOut) {
-        throw new TimedOut(this.#timeoutMessage(), {
-          option: "timeoutMs",
-          ms: this.#remote.timeoutMs,
-        });
-      }
-      throw error;
-    } finally {
-      deadline.release();
-    }
-  }
-
-  /**
-   * Read one stream until reading can stop (`true`) or the stream drops
-   * (`false`: it ended early, or the connection broke). The first event must
-   * come within `timeoutMs`; after it `idleTimeoutMs` and `deadlineMs` bound
-   * the wait. An answer that is not a stream throws.
-   */
-  async #consume(
-    open: (signal: AbortSignal) => AsyncGenerator<StreamResponse, void, undefined>,
-    events = { count: 0 },
-  ): Promise<boolean> {
-    const deadline = new Deadline(
-      this.#io.signal,
-      this.#remote.timeoutMs,
-      () => this.#timeoutMessage(),
-    );
-    try {
-      for await (const event of open(deadline.signal)) {
-        if (events.count++ === 0) deadline.disarm();
-        this.#take(this.#task.read(event));
-        if (this.#shouldStop()) return true;
-      }
-      this.#lastDrop = undefined;
-      return false;
-    } catch (error) {
-      this.#failedStatus = failedStatusOf(deadline.signal);
-      if (deadline.timedOut) {
-        throw new TimedOut(this.#timeoutMessage(), {
-          option: "timeoutMs",
-          ms: this.#remote.timeoutMs,
-        });
-      }
-      if (this.#io.signal.aborted) return true;
-      if (isNetworkError(error)) {
-        this.#lastDrop = error;
-        return false;
-      }
-      throw error;
-    } finally {
-      deadline.release();
-    }
-  }
-
-  /**
-   * Follow a known task to its end: re-attach its stream (`SubscribeToTask`)
-   * after a drop, or poll it (`GetTask`), with bounded retries and backoff.
-   */
-  async #follow(streaming: boolean): Promise<void> {
-    const remote = this.#remote;
-    const { retries, delayMs, maxDelayMs } = remote.reconnect;
-    const id = this.#task.taskId!;
-    if (this.#state === "streaming") this.#state = "following";
-    let failures = streaming ? 1 : 0;
-    let last: unknown = this.#lastDrop ?? (streaming ? "the stream ended early" : undefined);
-    while (!this.#shouldStop()) {
-      if (failures > retries) {
-        throw new ConnectionLost(
-          `lost remote task "${id}"${last === undefined ? "" : ` (${messageOf(last)})`}${
-            retries > 0 ? ` and ${retries} attempt(s) to re-attach failed` : " (reconnect is off)"
-          }`,
-          { taskId: id, retries },
-        );
-      }
-      const wait = failures === 0
-        ? remote.pollIntervalMs
-        : Math.min(maxDelayMs, delayMs * 2 ** (failures - 1));
-      await delay(wait, this.#io.signal);
-      try {
-        if (streaming) {
-          this.#call = "SubscribeToTask";
-          const events = { count: 0 };
-          const drained = await this.#consume(
-            (signal) =>
-              remote.client.resubscribeTask({ tenant: remote.tenant, id }, this.#options(signal)),
-            events,
-          );
-          if (drained) return;
-          last = this.#lastDrop ?? "the stream ended before the task did";
-          // News beyond the first snapshot counts as a recovered connection.
-          failures = events.count > 1 ? 1 : failures + 1;
-        } else {
-          this.#call = "GetTask";
-          const snapshot = await this.#unary((signal) =>
-            remote.client.getTask(
-              { tenant: remote.tenant, id, historyLength: 0 },
-              this.#options(signal),
-            )
-          );
-          this.#take(this.#task.readTask(snapshot));
-          failures = 0;
-        }
-      } catch (error) {
-        if (this.#io.signal.aborted) return;
-        if (error instanceof RemoteProtocolError || error instanceof RemoteHttpError) throw error;
-        if (streaming && isA2AError(error)) {
-          // It will not stream this task (it ended, or it cannot re-attach): read it instead.
-          this.#logger.debug(
-            `A2A run ${this.id}: SubscribeToTask refused (${error.message}); polling GetTask`,
-          );
-          streaming = false;
-          failures = 0;
-          continue;
-        }
-        if (isA2AError(error)) throw error;
-        last = error;
-        failures++;
-      }
-    }
-  }
-
   /** Tell the tree where the run went: the remote agent and the task it made. */
   #emitHop(): void {
     const scope = this.#plan.parent.scope;
@@ -519,9 +363,9 @@ export class A2ARun {
     }
     const failure = failureOf(
       error,
-      this.#call,
+      this.#calls.call,
       this.#state === "starting",
-      this.#failedStatus,
+      this.#calls.failedStatus,
     );
     this.#logger.warn(`A2A run ${this.id}: ${failure.message}`);
     this.#finish("error", this.#task.pieces(), failure);
@@ -540,7 +384,7 @@ export class A2ARun {
    * then keep listening for it (bounded by `timeoutMs`) so it can be cancelled.
    */
   #stopIo(why: string): void {
-    if (this.#task.condition !== "unknown") this.#io.abort(new Error(why));
+    if (this.#task.condition !== "unknown") this.#calls.io.abort(new Error(why));
   }
 
   #finish(
@@ -591,7 +435,7 @@ export class A2ARun {
       try {
         await remote.client.cancelTask(
           { tenant: remote.tenant, id, metadata: undefined },
-          this.#options(deadline.signal),
+          this.#calls.options(deadline.signal),
         );
       } catch (error) {
         const why = deadline.timedOut ? deadline.signal.reason : error;
@@ -666,8 +510,11 @@ export class A2ARun {
       extensions: remote.seam ? [SEAM_EXTENSION_URI] : undefined,
     });
     try {
-      await this.#unary((signal) =>
-        remote.client.sendMessage(sendRequest(remote.tenant, message, true), this.#options(signal))
+      await this.#calls.unary((signal) =>
+        remote.client.sendMessage(
+          sendRequest(remote.tenant, message, true),
+          this.#calls.options(signal),
+        )
       );
     } catch (error) {
       throw new Error(

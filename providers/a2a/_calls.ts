@@ -1,0 +1,201 @@
+// The requests of one run to the remote agent, each bounded by `timeoutMs`
+// and the run's I/O signal: one request and its answer, one stream read
+// until reading can stop, and a known task followed to its end after its
+// stream drops (re-attached, or polled). What the answers mean is
+// `_task_reader.ts`; what the run does with them, and when reading can
+// stop, is the run's (`_run.ts`).
+import { delay, type Logger, messageOf } from "@seam/host";
+import type { StreamResponse } from "@a2a-js/sdk";
+import {
+  ConnectionLost,
+  Deadline,
+  isA2AError,
+  isNetworkError,
+  RemoteHttpError,
+  RemoteProtocolError,
+  TimedOut,
+} from "./_async.ts";
+import { failedStatusOf } from "./_fetch.ts";
+import type { TaskNews, TaskReader } from "./_task_reader.ts";
+import type { RemoteContext, RunPlan } from "./_remote.ts";
+
+/** The run the requests serve: it acts on what they bring and says when reading can stop. */
+export interface CallsOwner {
+  readonly id: string;
+  /** The logger of the run's notes. */
+  logger(): Logger;
+  /** Act on what one answer or event brought. */
+  take(news: TaskNews): void;
+  /** Whether reading can stop: the task ended or waits, the agent replied, or the run settled. */
+  shouldStop(): boolean;
+}
+
+/** One run's requests, and what the run's result reports of the last one that failed. */
+export class RemoteCalls {
+  /** Aborted to stop every request of the drive (a cancel once the task is known, or the end). */
+  readonly io = new AbortController();
+  /** The request under way, for notes (`SendStreamingMessage`, `GetTask`, …). */
+  call: string;
+  /** The HTTP status of the last request that failed with one (for `result.error`). */
+  failedStatus: number | undefined;
+  /** Why the last stream dropped (a network error), for the error that gives up on the task. */
+  lastDrop: unknown;
+  readonly #remote: RemoteContext;
+  readonly #plan: RunPlan;
+  readonly #task: TaskReader;
+  readonly #run: CallsOwner;
+
+  constructor(remote: RemoteContext, plan: RunPlan, task: TaskReader, run: CallsOwner) {
+    this.#remote = remote;
+    this.#plan = plan;
+    this.#task = task;
+    this.#run = run;
+    this.call = remote.streaming ? "SendStreamingMessage" : "SendMessage";
+  }
+
+  options(signal: AbortSignal): {
+    signal: AbortSignal;
+    serviceParameters?: Record<string, string>;
+  } {
+    const trace = this.#plan.traceHeaders;
+    const serviceParameters = trace
+      ? { ...this.#remote.serviceParameters, ...trace }
+      : this.#remote.serviceParameters;
+    return serviceParameters ? { signal, serviceParameters } : { signal };
+  }
+
+  #timeoutMessage(): string {
+    return `the remote agent did not answer ${this.call} within ${this.#remote.timeoutMs} ms (timeoutMs)`;
+  }
+
+  /** One request and its answer, bounded by `timeoutMs` and the run's own signal. */
+  async unary<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const deadline = new Deadline(
+      this.io.signal,
+      this.#remote.timeoutMs,
+      () => this.#timeoutMessage(),
+    );
+    try {
+      return await call(deadline.signal);
+    } catch (error) {
+      this.failedStatus = failedStatusOf(deadline.signal);
+      if (deadline.timedOut) {
+        throw new TimedOut(this.#timeoutMessage(), {
+          option: "timeoutMs",
+          ms: this.#remote.timeoutMs,
+        });
+      }
+      throw error;
+    } finally {
+      deadline.release();
+    }
+  }
+
+  /**
+   * Read one stream until reading can stop (`true`) or the stream drops
+   * (`false`: it ended early, or the connection broke). The first event must
+   * come within `timeoutMs`; after it `idleTimeoutMs` and `deadlineMs` bound
+   * the wait. An answer that is not a stream throws.
+   */
+  async consume(
+    open: (signal: AbortSignal) => AsyncGenerator<StreamResponse, void, undefined>,
+    events = { count: 0 },
+  ): Promise<boolean> {
+    const deadline = new Deadline(
+      this.io.signal,
+      this.#remote.timeoutMs,
+      () => this.#timeoutMessage(),
+    );
+    try {
+      for await (const event of open(deadline.signal)) {
+        if (events.count++ === 0) deadline.disarm();
+        this.#run.take(this.#task.read(event));
+        if (this.#run.shouldStop()) return true;
+      }
+      this.lastDrop = undefined;
+      return false;
+    } catch (error) {
+      this.failedStatus = failedStatusOf(deadline.signal);
+      if (deadline.timedOut) {
+        throw new TimedOut(this.#timeoutMessage(), {
+          option: "timeoutMs",
+          ms: this.#remote.timeoutMs,
+        });
+      }
+      if (this.io.signal.aborted) return true;
+      if (isNetworkError(error)) {
+        this.lastDrop = error;
+        return false;
+      }
+      throw error;
+    } finally {
+      deadline.release();
+    }
+  }
+
+  /**
+   * Follow a known task to its end: re-attach its stream (`SubscribeToTask`)
+   * after a drop, or poll it (`GetTask`), with bounded retries and backoff.
+   */
+  async follow(streaming: boolean): Promise<void> {
+    const remote = this.#remote;
+    const { retries, delayMs, maxDelayMs } = remote.reconnect;
+    const id = this.#task.taskId!;
+    let failures = streaming ? 1 : 0;
+    let last: unknown = this.lastDrop ?? (streaming ? "the stream ended early" : undefined);
+    while (!this.#run.shouldStop()) {
+      if (failures > retries) {
+        throw new ConnectionLost(
+          `lost remote task "${id}"${last === undefined ? "" : ` (${messageOf(last)})`}${
+            retries > 0 ? ` and ${retries} attempt(s) to re-attach failed` : " (reconnect is off)"
+          }`,
+          { taskId: id, retries },
+        );
+      }
+      const wait = failures === 0
+        ? remote.pollIntervalMs
+        : Math.min(maxDelayMs, delayMs * 2 ** (failures - 1));
+      await delay(wait, this.io.signal);
+      try {
+        if (streaming) {
+          this.call = "SubscribeToTask";
+          const events = { count: 0 };
+          const drained = await this.consume(
+            (signal) =>
+              remote.client.resubscribeTask({ tenant: remote.tenant, id }, this.options(signal)),
+            events,
+          );
+          if (drained) return;
+          last = this.lastDrop ?? "the stream ended before the task did";
+          // News beyond the first snapshot counts as a recovered connection.
+          failures = events.count > 1 ? 1 : failures + 1;
+        } else {
+          this.call = "GetTask";
+          const snapshot = await this.unary((signal) =>
+            remote.client.getTask(
+              { tenant: remote.tenant, id, historyLength: 0 },
+              this.options(signal),
+            )
+          );
+          this.#run.take(this.#task.readTask(snapshot));
+          failures = 0;
+        }
+      } catch (error) {
+        if (this.io.signal.aborted) return;
+        if (error instanceof RemoteProtocolError || error instanceof RemoteHttpError) throw error;
+        if (streaming && isA2AError(error)) {
+          // It will not stream this task (it ended, or it cannot re-attach): read it instead.
+          this.#run.logger().debug(
+            `A2A run ${this.#run.id}: SubscribeToTask refused (${error.message}); polling GetTask`,
+          );
+          streaming = false;
+          failures = 0;
+          continue;
+        }
+        if (isA2AError(error)) throw error;
+        last = error;
+        failures++;
+      }
+    }
+  }
+}
