@@ -3,21 +3,16 @@
 // routed to the session's sink. The SDK correlates requests and answers and
 // serves the agent's requests; `session/update` notifications are taken off
 // the stream before it, in wire order, so the last chunk before a prompt's
-// answer is always part of the output.
+// answer is always part of the output. What the agent's answers mean
+// (`initialize`'s, an error answer's) is `_answers.ts`.
 // @ts-types="@agentclientprotocol/sdk"
 import * as acp from "./_acp_sdk.bundle.js";
 import type { Logger } from "@seam/host";
 import { isRecord } from "@seam/host";
 import { deferred, settledWithin } from "./_async.ts";
-import {
-  AUTH_REQUIRED_CODE,
-  type AuthMethod,
-  chooseAuthMethod,
-  describeAuthMethods,
-  parseAuthMethods,
-} from "./_auth.ts";
-import type { PromptCapabilities } from "./_content.ts";
-import { AcpError, type AcpFailureCode, boundedJson, describeData } from "./_failure.ts";
+import { type AgentInfo, agentInfoOf, protocolMismatch, requestError } from "./_answers.ts";
+import { chooseAuthMethod, describeAuthMethods } from "./_auth.ts";
+import { AcpError, type AcpFailureCode } from "./_failure.ts";
 import { LineFramer } from "./_framing.ts";
 import {
   type AgentProcess,
@@ -67,15 +62,6 @@ export interface SessionSink {
   update(update: unknown): void;
   /** Decide a permission request; `signal` aborts when the agent withdraws it. */
   permission(params: PermissionParams, signal: AbortSignal): Promise<PermissionOutcome>;
-}
-
-/** What `initialize` told about the agent. */
-export interface AgentInfo {
-  readonly promptCapabilities: PromptCapabilities;
-  readonly canCloseSessions: boolean;
-  readonly name: string | undefined;
-  /** The authentication methods it advertised. */
-  readonly authMethods: readonly AuthMethod[];
 }
 
 const CANCELLED: PermissionOutcome = Object.freeze({ outcome: "cancelled" });
@@ -242,35 +228,12 @@ export class AgentConnection {
     } catch (error) {
       throw this.#requestError("initialize", error, "START_FAILED");
     }
-    if (!isRecord(response) || response.protocolVersion !== acp.PROTOCOL_VERSION) {
-      const error = new AcpError(
-        "PROTOCOL_ERROR",
-        isRecord(response)
-          ? `the ACP agent answered initialize with protocol version ${
-            JSON.stringify(response.protocolVersion)
-          }; this client speaks version ${acp.PROTOCOL_VERSION}`
-          : `the ACP agent answered initialize with ${
-            JSON.stringify(response)?.slice(0, 200)
-          }, not an object`,
-      );
+    const error = protocolMismatch(response);
+    if (error) {
       this.#fail(error);
       throw error;
     }
-    const capabilities = isRecord(response.agentCapabilities) ? response.agentCapabilities : {};
-    const prompt = isRecord(capabilities.promptCapabilities) ? capabilities.promptCapabilities : {};
-    const sessions = isRecord(capabilities.sessionCapabilities)
-      ? capabilities.sessionCapabilities
-      : {};
-    const agentInfo = isRecord(response.agentInfo) ? response.agentInfo : {};
-    this.#info = {
-      promptCapabilities: {
-        image: prompt.image === true,
-        embeddedContext: prompt.embeddedContext === true,
-      },
-      canCloseSessions: isRecord(sessions.close),
-      name: typeof agentInfo.name === "string" ? agentInfo.name : undefined,
-      authMethods: parseAuthMethods(response.authMethods),
-    };
+    this.#info = agentInfoOf(response);
     return this.#info;
   }
 
@@ -301,36 +264,9 @@ export class AgentConnection {
     });
   }
 
-  /**
-   * An error answer (`acp.RequestError`) as an {@linkcode AcpError} keeping
-   * the agent's code, message and `data` (bounded); -32000 lists the
-   * authentication methods offered. Anything else (the connection's own
-   * failure) is returned as it is.
-   */
+  /** {@linkcode requestError}, with what `initialize` told and the agent's env. */
   #requestError(method: string, error: unknown, code: AcpFailureCode): Error {
-    if (!(error instanceof acp.RequestError)) {
-      return error instanceof Error ? error : new Error(String(error));
-    }
-    const data = error.data === undefined ? undefined : boundedJson(error.data);
-    const auth = error.code === AUTH_REQUIRED_CODE;
-    const methods = auth && this.#info
-      ? describeAuthMethods(this.#info.authMethods, this.#config.env)
-      : "";
-    return new AcpError(
-      auth ? "AUTH_REQUIRED" : code,
-      `the ACP agent answered ${method} with error ${error.code}: ${error.message}${
-        data === undefined ? "" : ` (${describeData(data)})`
-      }${methods}`,
-      {
-        method: method.split(" ")[0],
-        rpcError: {
-          code: error.code,
-          message: String(error.message),
-          ...(data === undefined ? {} : { data }),
-        },
-      },
-      { cause: error },
-    );
+    return requestError(method, error, code, this.#info, this.#config.env);
   }
 
   /** The last lines the agent wrote on stderr ("" when none). */
