@@ -38,6 +38,39 @@ export async function dropSchema(schema: string): Promise<void> {
   }
 }
 
+/** The role whose sessions default to repeatable read (as a DBA may set a role or a database). */
+const REPEATABLE_READ_ROLE = "seam_test_repeatable_read";
+
+/**
+ * The tests' database URL as a role whose sessions default to repeatable
+ * read (`ALTER ROLE … SET default_transaction_isolation`), made if missing:
+ * the setting a store meets on a server it does not configure, without
+ * changing it for the other tests' sessions.
+ */
+export async function repeatableReadUrl(): Promise<string> {
+  const sql = postgres(databaseUrl()!, { max: 1, onnotice: () => {} });
+  try {
+    // One at a time (test files may run at once): role DDL races otherwise.
+    await sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(hashtext(${REPEATABLE_READ_ROLE}))`;
+      const [{ exists }] = await tx`
+        SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = ${REPEATABLE_READ_ROLE}) AS exists`;
+      if (!exists) await tx.unsafe(`CREATE ROLE ${REPEATABLE_READ_ROLE} LOGIN`);
+      await tx.unsafe(
+        `ALTER ROLE ${REPEATABLE_READ_ROLE} SET default_transaction_isolation = 'repeatable read'`,
+      );
+      const [{ db }] = await tx`SELECT current_database() AS db`;
+      await tx.unsafe(`GRANT CREATE ON DATABASE "${db}" TO ${REPEATABLE_READ_ROLE}`);
+    });
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+  const url = new URL(databaseUrl()!);
+  url.username = REPEATABLE_READ_ROLE;
+  url.password = "";
+  return url.href;
+}
+
 /** Open a store on `schema` (a fresh one by default). */
 export function openStore(
   schema: string,

@@ -19,7 +19,11 @@ import { GroupCommit } from "./_group_commit.ts";
 
 /** Options of {@linkcode createPostgresTaskStore}. */
 export interface PostgresTaskStoreOptions {
-  /** The connection string: `postgres://user:password@host:5432/database`. */
+  /**
+   * The connection string: `postgres://user:password@host:5432/database`.
+   * The store's sessions run read committed whatever the server defaults to;
+   * a URL that sets another `default_transaction_isolation` is refused.
+   */
   readonly url: string;
   /**
    * The schema the tables live in (created if missing): one per service, so
@@ -171,6 +175,14 @@ export class PostgresStore implements PostgresTaskStore {
         }`,
       );
     }
+    const isolation = urlIsolation(options.url);
+    if (isolation !== undefined && isolation !== "read committed") {
+      throw new TypeError(
+        `Cannot create the PostgreSQL task store: the URL sets default_transaction_isolation to ${
+          JSON.stringify(isolation)
+        }, and the store needs read committed (an append to a task another instance changed meanwhile must answer a conflict, not fail to serialize); remove it from the URL`,
+      );
+    }
     const ttl = options.leaseTtlMs ?? 10_000;
     if (!Number.isSafeInteger(ttl) || ttl < 100) {
       throw new RangeError(
@@ -191,6 +203,11 @@ export class PostgresStore implements PostgresTaskStore {
       connection: {
         search_path: schema,
         application_name: "seam-gateway",
+        // Whatever the server, database or role defaults to: every statement
+        // of the store is written for read committed (an UPDATE at the
+        // expected generation re-reads a row another commit changed, and
+        // answers no row, a conflict; repeatable read fails it with 40001).
+        default_transaction_isolation: "read committed",
         ...(options.synchronousCommit === false ? { synchronous_commit: "off" } : {}),
       },
     });
@@ -551,4 +568,20 @@ export class PostgresStore implements PostgresTaskStore {
         if (rows.length > 0) this.#waiters.get(id)?.resolve(JSON.parse(rows[0].reply));
       }, () => {});
   }
+}
+
+/**
+ * The `default_transaction_isolation` a connection URL sets, lowercased,
+ * if any (the client sends the URL's parameters after the store's own, so
+ * they would win).
+ */
+function urlIsolation(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined; // not a URL: the client reports it
+  }
+  const value = parsed.searchParams.get("default_transaction_isolation");
+  return value === null ? undefined : value.trim().toLowerCase().replace(/\s+/g, " ");
 }

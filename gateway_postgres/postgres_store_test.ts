@@ -14,6 +14,7 @@ import {
   dropSchema,
   freshSchema,
   openStore,
+  repeatableReadUrl,
   SKIP,
   withStore,
 } from "./_test_support.ts";
@@ -292,3 +293,76 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "createPostgresTaskStore() runs read committed whatever its role defaults to: appends that lose a race answer CONFLICT, not a serialization failure",
+  ignore: SKIP,
+  fn: async () => {
+    const url = await repeatableReadUrl();
+    const schema = freshSchema();
+    const stores = [await openStore(schema, { url }), await openStore(schema, { url })];
+    try {
+      const [a, b] = stores;
+      const [{ isolation }] = await storeInternals(a, "a test").sql`
+        SELECT current_setting('transaction_isolation') AS isolation`;
+      assert.equal(isolation, "read committed");
+      const record = (id: string): StoredTask => ({
+        task: { id, contextId: "c", status: { state: "TASK_STATE_WORKING" } },
+        owner: undefined,
+        provider: "p",
+        updatedAt: Date.now(),
+      });
+      const append = (store: TaskStorage, id: string, expected: number) =>
+        store.append({
+          record: record(id),
+          expected,
+          events: [{ statusUpdate: {} }],
+          instance: "i1",
+        });
+      await append(a, "t1", 0);
+      // Ten writers at generation 1 (and four creating t2), from two stores at once: one of
+      // each wins, every other one is told it lost.
+      const results = await Promise.allSettled([
+        ...Array.from({ length: 10 }, (_, i) => append(i % 2 ? a : b, "t1", 1)),
+        ...Array.from({ length: 4 }, (_, i) => append(i % 2 ? a : b, "t2", 0)),
+      ]);
+      const won = results.filter((r) => r.status === "fulfilled");
+      const lost = results.flatMap((r) => r.status === "rejected" ? [r.reason] : []);
+      assert.equal(won.length, 2, JSON.stringify(results.map((r) => r.status)));
+      for (const error of lost) {
+        assert.ok(isTaskStorageError(error, "CONFLICT"), `not a conflict: ${error}`);
+      }
+    } finally {
+      for (const store of stores) await store.close();
+      await dropSchema(schema);
+    }
+  },
+});
+
+Deno.test(
+  "createPostgresTaskStore() refuses a URL that sets another default_transaction_isolation, naming it",
+  async () => {
+    const url =
+      "postgres://nobody@127.0.0.1:1/none?default_transaction_isolation=repeatable%20read";
+    await assert.rejects(
+      () => createPostgresTaskStore({ url }),
+      (error: Error) => {
+        assert.ok(error instanceof TypeError);
+        assert.match(error.message, /default_transaction_isolation to "repeatable read"/);
+        assert.match(error.message, /needs read committed/);
+        return true;
+      },
+    );
+    // Read committed spelled any way is what the store runs anyway: not refused for that.
+    for (const value of ["read committed", "READ  Committed"]) {
+      const spelled = `postgres://nobody@127.0.0.1:1/none?default_transaction_isolation=${
+        encodeURIComponent(value)
+      }`;
+      await assert.rejects(
+        () => createPostgresTaskStore({ url: spelled, connectTimeoutMs: 1_000 }),
+        (error: Error) => !/default_transaction_isolation/.test(error.message),
+      );
+    }
+  },
+);
