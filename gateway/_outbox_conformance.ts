@@ -1,10 +1,11 @@
 /**
  * The push outbox conformance suite (re-exported by `@seam/gateway/testing`):
  * what every {@linkcode PushOutbox} does, against real receivers on
- * 127.0.0.1, and, for an outbox its task storage writes (`enqueuedBy`), that
- * an append's pushes reach every config of the task or, when the append is
- * refused, none, and that a config deleted from the storage hears nothing
- * more (nor a replaced one's old target).
+ * 127.0.0.1; for an outbox its task storage writes (`enqueuedBy`), that an
+ * append's pushes reach every config of the task or, when the append is
+ * refused, none; and for any outbox beside a config store (a transactional
+ * one, or a memory outbox given the store), that a config deleted from that
+ * store hears nothing more, nor a replaced one's old target.
  */
 import { createMemoryLogger, type Logger, type LogRecord } from "@seam/host";
 import type { PushNotification, PushOutbox } from "./push_outbox.ts";
@@ -33,10 +34,12 @@ export interface PushOutboxBackend {
   /** Open a fresh, empty outbox with `settings`; called once per case. The suite closes it. */
   open(settings: PushOutboxTestSettings): PushOutbox | Promise<PushOutbox>;
   /**
-   * For an outbox with `enqueuedBy`: the config store beside it (the one the
-   * storage's appends read). The suite keeps each notification's config
-   * there before it enqueues it. Without it the transactional cases are
-   * skipped.
+   * The config store beside the outbox: for one with `enqueuedBy`, the one
+   * the storage's appends read; for another, the one it reads before each
+   * attempt (as `createMemoryPushOutbox({ configStore })`). The suite keeps
+   * each notification's config there before it enqueues it. Without it the
+   * cases of a config deleted or replaced in the store, and the
+   * transactional ones, are skipped.
    */
   configStore?(outbox: PushOutbox): PushConfigStore;
   /** Release what `open` made, after the outbox closed. */
@@ -149,6 +152,8 @@ export async function testPushOutbox(
 ): Promise<void> {
   const timeout = backend.timeoutMs ?? 10_000;
   const configs = backend.configStore;
+  /** Whether the outboxes are written by their storage (known once one was opened). */
+  let transactional: boolean | undefined;
   /**
    * Hand `n` to `outbox`; beside a config store, its config is kept there
    * first, with the notification's target (such an outbox sends only for
@@ -187,6 +192,7 @@ export async function testPushOutbox(
         logger,
         ...overrides,
       });
+      transactional ??= outbox.enqueuedBy !== undefined;
       try {
         await fn(outbox, records);
       } finally {
@@ -370,78 +376,113 @@ export async function testPushOutbox(
     },
   );
 
-  if (!configs) return; // not a transactional outbox
+  if (!configs) return; // no config store beside the outbox
   const taskOf = (id: string, state: A2ATaskState): StoredTask => ({
     task: { id, contextId: "ctx", status: { state } },
     owner: undefined,
     provider: "p",
     updatedAt: Date.now(),
   });
-  await withOutbox(
-    "an append's pushes reach every config of the task, in order, or none when it is refused",
-    {},
-    async (outbox) => {
+  /**
+   * A task's changes as the gateway hands them over: to a transactional
+   * outbox, one append per change (its storage writes a notification per
+   * config of the task); to another, one notification per config the store
+   * holds for the task, with its target.
+   */
+  const changesOf = (outbox: PushOutbox, taskId: string) => {
+    let generation = 0;
+    return async (state: A2ATaskState, body: string): Promise<void> => {
       const storage = outbox.enqueuedBy;
-      check(storage !== undefined, "an outbox with a config store names its storage (enqueuedBy)");
-      const store = configs(outbox);
-      const a = new Receiver().listen();
-      const b = new Receiver().listen();
-      try {
-        await store.put({ id: "to-a", taskId: "tx", url: a.url, token: "ta" });
-        await store.put({ id: "to-b", taskId: "tx", url: b.url });
-        await store.put({ id: "other", taskId: "another", url: a.url });
-        const task = (state: A2ATaskState) => taskOf("tx", state);
-        const g = await storage.append({
-          record: task("TASK_STATE_WORKING"),
-          expected: 0,
-          events: [{ task: {} }, { statusUpdate: {} }],
-          instance: "i1",
-          pushes: ["working", "artifact"],
+      if (storage) {
+        generation = await storage.append({
+          record: taskOf(taskId, state),
+          expected: generation,
+          events: [generation === 0 ? { task: {} } : { statusUpdate: {} }],
+          instance: generation === 0 ? "i1" : undefined,
+          pushes: [body],
         });
+        return;
+      }
+      for (const c of await configs(outbox).list(taskId)) {
+        await outbox.enqueue(note(c.url, body, {
+          taskId,
+          configId: c.id,
+          ...(c.token === undefined ? {} : { token: c.token }),
+          ...(c.authentication ? { authentication: c.authentication } : {}),
+        }));
+      }
+    };
+  };
+  if (transactional) {
+    await withOutbox(
+      "an append's pushes reach every config of the task, in order, or none when it is refused",
+      {},
+      async (outbox) => {
+        const storage = outbox.enqueuedBy;
+        check(
+          storage !== undefined,
+          "an outbox with a config store names its storage (enqueuedBy)",
+        );
+        const store = configs(outbox);
+        const a = new Receiver().listen();
+        const b = new Receiver().listen();
         try {
-          await storage.append({
-            record: task("TASK_STATE_FAILED"),
+          await store.put({ id: "to-a", taskId: "tx", url: a.url, token: "ta" });
+          await store.put({ id: "to-b", taskId: "tx", url: b.url });
+          await store.put({ id: "other", taskId: "another", url: a.url });
+          const task = (state: A2ATaskState) => taskOf("tx", state);
+          const g = await storage.append({
+            record: task("TASK_STATE_WORKING"),
             expected: 0,
+            events: [{ task: {} }, { statusUpdate: {} }],
+            instance: "i1",
+            pushes: ["working", "artifact"],
+          });
+          try {
+            await storage.append({
+              record: task("TASK_STATE_FAILED"),
+              expected: 0,
+              events: [{ statusUpdate: {} }],
+              instance: undefined,
+              pushes: ["refused"],
+            });
+            throw new OutboxConformanceFailure("a stale append was accepted");
+          } catch (error) {
+            check(isTaskStorageError(error, "CONFLICT"), `a stale append: ${String(error)}`);
+          }
+          await storage.append({
+            record: task("TASK_STATE_COMPLETED"),
+            expected: g,
             events: [{ statusUpdate: {} }],
             instance: undefined,
-            pushes: ["refused"],
+            pushes: ["completed"],
           });
-          throw new OutboxConformanceFailure("a stale append was accepted");
-        } catch (error) {
-          check(isTaskStorageError(error, "CONFLICT"), `a stale append: ${String(error)}`);
+          const all = ["working", "artifact", "completed"];
+          await until(
+            () => a.received.length >= 3 && b.received.length >= 3,
+            "both webhooks heard every change",
+          );
+          check(JSON.stringify(a.bodies()) === JSON.stringify(all), `webhook a: ${a.bodies()}`);
+          check(JSON.stringify(b.bodies()) === JSON.stringify(all), `webhook b: ${b.bodies()}`);
+          check(a.received[0].headers.get("x-a2a-notification-token") === "ta", "a's token");
+          const ids = new Set(
+            [...a.received, ...b.received].map((r) => r.headers.get("x-a2a-notification-id")),
+          );
+          check(ids.size === 6, "one notification id per config and change");
+        } finally {
+          await a.stop();
+          await b.stop();
         }
-        await storage.append({
-          record: task("TASK_STATE_COMPLETED"),
-          expected: g,
-          events: [{ statusUpdate: {} }],
-          instance: undefined,
-          pushes: ["completed"],
-        });
-        const all = ["working", "artifact", "completed"];
-        await until(
-          () => a.received.length >= 3 && b.received.length >= 3,
-          "both webhooks heard every change",
-        );
-        check(JSON.stringify(a.bodies()) === JSON.stringify(all), `webhook a: ${a.bodies()}`);
-        check(JSON.stringify(b.bodies()) === JSON.stringify(all), `webhook b: ${b.bodies()}`);
-        check(a.received[0].headers.get("x-a2a-notification-token") === "ta", "a's token");
-        const ids = new Set(
-          [...a.received, ...b.received].map((r) => r.headers.get("x-a2a-notification-id")),
-        );
-        check(ids.size === 6, "one notification id per config and change");
-      } finally {
-        await a.stop();
-        await b.stop();
-      }
-    },
-  );
+      },
+    );
+  }
 
   await withOutbox(
     "a config deleted from its store hears nothing more, even of notifications written before",
     {},
     async (outbox) => {
-      const storage = outbox.enqueuedBy!;
       const store = configs(outbox);
+      const change = changesOf(outbox, "ty");
       let release!: () => void;
       const released = new Promise<void>((resolve) => release = resolve);
       const token = (r: Received) => r.headers.get("x-a2a-notification-token");
@@ -454,23 +495,12 @@ export async function testPushOutbox(
       try {
         await store.put({ id: "gone", taskId: "ty", url: receiver.url, token: "gone" });
         await store.put({ id: "kept", taskId: "ty", url: receiver.url, token: "kept" });
-        const g = await storage.append({
-          record: taskOf("ty", "TASK_STATE_WORKING"),
-          expected: 0,
-          events: [{ task: {} }],
-          instance: "i1",
-          pushes: ["working"],
-        });
+        await change("TASK_STATE_WORKING", "working");
         await until(() => heard("gone") === 1, "the first attempt");
-        await storage.append({
-          record: taskOf("ty", "TASK_STATE_COMPLETED"),
-          expected: g,
-          events: [{ statusUpdate: {} }],
-          instance: undefined,
-          pushes: ["completed"],
-        });
+        await change("TASK_STATE_COMPLETED", "completed");
         // Deleted from the store alone: as when the outbox's discard() ran
-        // before an append that had read the config committed.
+        // before an append that had read the config committed (or, beside a
+        // memory outbox, as any delete before discard() runs).
         await store.delete("ty", "gone");
         release();
         await until(() => heard("kept") === 2, "the other config heard both changes");
@@ -490,8 +520,8 @@ export async function testPushOutbox(
     "a config replaced in its store (another token) is not sent what was written for its old target, a retry included",
     {},
     async (outbox) => {
-      const storage = outbox.enqueuedBy!;
       const store = configs(outbox);
+      const change = changesOf(outbox, "tz");
       let release!: () => void;
       const released = new Promise<void>((resolve) => release = resolve);
       const token = (r: Received) => r.headers.get("x-a2a-notification-token");
@@ -503,23 +533,12 @@ export async function testPushOutbox(
       const heard = (t: string) => receiver.received.filter((r) => token(r) === t);
       try {
         await store.put({ id: "moved", taskId: "tz", url: receiver.url, token: "old" });
-        const g = await storage.append({
-          record: taskOf("tz", "TASK_STATE_WORKING"),
-          expected: 0,
-          events: [{ task: {} }],
-          instance: "i1",
-          pushes: ["working"],
-        });
+        await change("TASK_STATE_WORKING", "working");
         await until(() => heard("old").length === 1, "the first attempt");
-        // CreateTaskPushNotificationConfig with its id: replaced, not deleted.
+        // CreateTaskPushNotificationConfig with its id: replaced, not deleted
+        // (the gateway calls no discard() for it).
         await store.put({ id: "moved", taskId: "tz", url: receiver.url, token: "new" });
-        await storage.append({
-          record: taskOf("tz", "TASK_STATE_COMPLETED"),
-          expected: g,
-          events: [{ statusUpdate: {} }],
-          instance: undefined,
-          pushes: ["completed"],
-        });
+        await change("TASK_STATE_COMPLETED", "completed");
         release();
         await until(() => heard("new").length === 1, "the replaced config heard the next change");
         await delay(200); // past any retry (the delays are at most 50 ms)

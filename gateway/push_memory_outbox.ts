@@ -1,17 +1,20 @@
 /**
  * The in-memory {@linkcode PushOutbox}: a queue per webhook, one request in
- * flight per webhook, bounded retries with backoff.
+ * flight per webhook, bounded retries with backoff, and (beside its config
+ * store) nothing sent for a config that is gone or now sends elsewhere.
  *
  * @module
  */
 import { createLogger, delay, type Logger } from "@seam/host";
 import {
+  type PushAttemptOutcome,
   type PushNotification,
   type PushOutbox,
   pushRetryDelay,
   type PushRetryOptions,
   sendPushNotification,
 } from "./push_outbox.ts";
+import type { A2APushNotificationConfig, PushConfigStore } from "./push_store.ts";
 
 /** Options of {@linkcode createMemoryPushOutbox}. */
 export interface MemoryPushOutboxOptions extends PushRetryOptions {
@@ -33,6 +36,23 @@ export interface MemoryPushOutboxOptions extends PushRetryOptions {
   readonly logger?: Logger;
   /** The fetch to send with. Default: the global `fetch`. */
   readonly fetch?: typeof fetch;
+  /**
+   * The config store the notifications' configs are kept in (the gateway's
+   * `push.configStore`; the gateway passes its own to the outbox it makes
+   * when none is given). Before each attempt, the first and every retry, the
+   * outbox reads the notification's config there and sends only while it is
+   * still kept with the notification's url, token and authentication: a
+   * config deleted, or replaced in place (`CreateTaskPushNotificationConfig`
+   * with its id and another target), is not sent what was queued for its
+   * old target, which is dropped unsent while the webhook's queue goes on.
+   * A config the store evicted (its task ended, the store full) is not sent
+   * either. A read that fails counts as a failed attempt.
+   *
+   * Without it the outbox sends what it was given: only
+   * {@linkcode PushOutbox.discard} (a delete) stops a notification, and a
+   * replaced config's old target still hears what was queued for it.
+   */
+  readonly configStore?: PushConfigStore;
 }
 
 interface Entry {
@@ -80,6 +100,7 @@ class MemoryPushOutbox implements PushOutbox {
   readonly #retry: PushRetryOptions;
   readonly #logger: Logger;
   readonly #fetch: typeof fetch | undefined;
+  readonly #configs: PushConfigStore | undefined;
 
   constructor(options: MemoryPushOutboxOptions) {
     this.#maxAttempts = positive(options.maxAttempts, "maxAttempts", 5);
@@ -93,6 +114,13 @@ class MemoryPushOutbox implements PushOutbox {
     };
     this.#logger = options.logger ?? createLogger({ name: "push" });
     this.#fetch = options.fetch;
+    const store = options.configStore;
+    if (store !== undefined && typeof store?.list !== "function") {
+      throw new TypeError(
+        "Cannot create push outbox: configStore must be a PushConfigStore (it has no list method)",
+      );
+    }
+    this.#configs = store;
   }
 
   enqueue(notification: PushNotification): void {
@@ -185,7 +213,11 @@ class MemoryPushOutbox implements PushOutbox {
     const n = entry.notification;
     for (;;) {
       entry.attempt++;
-      const outcome = await sendPushNotification(n, {
+      const target = await this.#target(n);
+      // Its config was deleted, or replaced with another target: the old one
+      // hears nothing more (as the PostgreSQL outbox does), and the queue goes on.
+      if (target === "gone") return;
+      const outcome = target ?? await sendPushNotification(n, {
         signal: this.#requests.signal,
         timeoutMs: this.#timeoutMs,
         fetch: this.#fetch,
@@ -223,6 +255,24 @@ class MemoryPushOutbox implements PushOutbox {
     }
   }
 
+  /**
+   * Whether `n` may be sent now: `undefined` yes (or there is no store to
+   * ask), `"gone"` its config is no longer kept with `n`'s target, or a
+   * failed attempt when the store could not be read.
+   */
+  async #target(n: PushNotification): Promise<"gone" | PushAttemptOutcome | undefined> {
+    if (this.#configs === undefined) return undefined;
+    let configs: readonly A2APushNotificationConfig[];
+    try {
+      configs = await this.#configs.list(n.taskId);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      return { kind: "retry", reason: `its config could not be read (${why.slice(0, 200)})` };
+    }
+    const config = configs.find((c) => c.id === n.configId);
+    return config && sameTarget(config, n) ? undefined : "gone";
+  }
+
   #drop(n: PushNotification, why: string): void {
     this.#logger.warn(
       `Push notification ${n.id} for task "${n.taskId}" (config "${n.configId}") to ${
@@ -230,6 +280,28 @@ class MemoryPushOutbox implements PushOutbox {
       } was dropped: ${why}`,
     );
   }
+}
+
+/** Whether `config` still sends where `n` was made for: url, token and authentication. */
+function sameTarget(config: A2APushNotificationConfig, n: PushNotification): boolean {
+  return config.url === n.url && config.token === n.token &&
+    sameJson(config.authentication, n.authentication);
+}
+
+/** JSON equality (a key whose value is `undefined` counts as absent, as in the JSON text). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const keys = (o: object) =>
+    Object.keys(o).filter((k) => (o as Record<string, unknown>)[k] !== undefined).sort();
+  const ka = keys(a);
+  const kb = keys(b);
+  return ka.length === kb.length &&
+    ka.every((k, i) =>
+      k === kb[i] &&
+      sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])
+    );
 }
 
 /**
@@ -242,13 +314,25 @@ class MemoryPushOutbox implements PushOutbox {
  * Drops are logged. Nothing survives the process: for that, implement the
  * port on a database.
  *
+ * Given the gateway's config store (`configStore`, as the gateway does for
+ * the outbox it makes), it sends a notification only while its config is
+ * still kept with the notification's target, checked before every attempt:
+ * a config deleted or replaced in place is not sent what was queued for its
+ * old URL, token or authentication. Without one, only `discard` stops what
+ * is queued.
+ *
  * @example
  * ```ts
- * import { createMemoryPushOutbox } from "@seam/gateway";
+ * import { createMemoryPushConfigStore, createMemoryPushOutbox } from "@seam/gateway";
  *
- * const outbox = createMemoryPushOutbox({ maxAttempts: 3, baseDelayMs: 200 });
+ * const configStore = createMemoryPushConfigStore();
+ * const outbox = createMemoryPushOutbox({ maxAttempts: 3, baseDelayMs: 200, configStore });
+ * // createGateway({ scope, push: { configStore, outbox } })
  * await outbox.close();
  * ```
+ *
+ * @throws {RangeError} when a bound is not a positive integer (naming it).
+ * @throws {TypeError} when `configStore` has no `list`.
  */
 export function createMemoryPushOutbox(options: MemoryPushOutboxOptions = {}): PushOutbox {
   return new MemoryPushOutbox(options);

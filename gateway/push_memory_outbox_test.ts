@@ -1,7 +1,14 @@
 // The delivery side on its own, against real receivers on loopback.
 import assert from "node:assert/strict";
 import { createMemoryLogger } from "@seam/host";
-import { createMemoryPushOutbox, type PushNotification, sendPushNotification } from "./mod.ts";
+import {
+  createMemoryPushConfigStore,
+  createMemoryPushOutbox,
+  type PushConfigStore,
+  type PushNotification,
+  type PushOutbox,
+  sendPushNotification,
+} from "./mod.ts";
 import { testPushOutbox } from "./testing.ts";
 
 /** A receiver on 127.0.0.1 whose answers the test decides; every request body is recorded. */
@@ -144,3 +151,103 @@ Deno.test("createMemoryPushOutbox() refuses nonsensical bounds by name", () => {
 
 Deno.test("createMemoryPushOutbox() passes the push outbox conformance suite", (t) =>
   testPushOutbox(t, { open: (settings) => createMemoryPushOutbox(settings) }));
+
+Deno.test("createMemoryPushOutbox({ configStore }) passes the push outbox conformance suite, its store's cases included", async (t) => {
+  const stores = new Map<PushOutbox, PushConfigStore>();
+  await testPushOutbox(t, {
+    open: (settings) => {
+      const configStore = createMemoryPushConfigStore();
+      const outbox = createMemoryPushOutbox({ ...settings, configStore });
+      stores.set(outbox, configStore);
+      return outbox;
+    },
+    configStore: (outbox) => stores.get(outbox)!,
+    close: (outbox) => void stores.delete(outbox),
+  });
+});
+
+Deno.test("createMemoryPushOutbox({ configStore }) sends only while the config keeps the notification's url, token and authentication", async () => {
+  await withServer(() => new Response("ok"), async (url, bodies) => {
+    const configStore = createMemoryPushConfigStore();
+    const outbox = createMemoryPushOutbox({ configStore });
+    const auth = { scheme: "Bearer", credentials: "new" };
+    configStore.put({ id: "c1", taskId: "t1", url, token: "tok", authentication: auth });
+    const to = (body: string, extra: Partial<PushNotification>) => ({
+      ...note(url, body),
+      token: "tok",
+      authentication: auth,
+      ...extra,
+    });
+    outbox.enqueue(
+      to("old credentials", { authentication: { scheme: "Bearer", credentials: "old" } }),
+    );
+    outbox.enqueue(to("no authentication", { authentication: undefined }));
+    outbox.enqueue(to("old token", { token: "old" }));
+    outbox.enqueue(to("no token", { token: undefined }));
+    outbox.enqueue(to("another config", { configId: "c2" }));
+    outbox.enqueue(to("another task", { taskId: "t2" }));
+    // Equal as JSON: a key whose value is undefined is no key.
+    outbox.enqueue(to("same", { authentication: { ...auth, extra: undefined } as typeof auth }));
+    // One queue (one URL), in order: once "same" arrived, the others before it were settled.
+    await until(() => bodies.length === 1, "the notification for the config as kept arrived");
+    // Replaced in place (the same id), at another URL.
+    configStore.put({
+      id: "c1",
+      taskId: "t1",
+      url: `${url}?moved`,
+      token: "tok",
+      authentication: auth,
+    });
+    outbox.enqueue(to("old url", {}));
+    outbox.enqueue(to("moved", { url: `${url}?moved` }));
+    await until(() => bodies.length === 2, "the notification for the replaced config arrived");
+    await outbox.close();
+    assert.deepEqual(bodies, ["same", "moved"]);
+  });
+});
+
+Deno.test("createMemoryPushOutbox({ configStore }): a store that cannot be read is a failed attempt, retried", async () => {
+  const { logger, records } = createMemoryLogger();
+  await withServer(() => new Response("ok"), async (url, bodies) => {
+    const inner = createMemoryPushConfigStore();
+    inner.put({ id: "c1", taskId: "t1", url });
+    let reads = 0;
+    const configStore: PushConfigStore = {
+      ...inner,
+      list: (taskId) =>
+        ++reads === 1 ? Promise.reject(new Error("store out of reach")) : inner.list(taskId),
+    };
+    const outbox = createMemoryPushOutbox({ configStore, baseDelayMs: 5, maxDelayMs: 5, logger });
+    outbox.enqueue(note(url, "after a failed read"));
+    await until(() => bodies.length === 1, "the retry was sent");
+    assert.equal(reads, 2);
+    await outbox.close();
+
+    const down = createMemoryPushOutbox({
+      configStore: { ...inner, list: () => Promise.reject(new Error("store out of reach")) },
+      maxAttempts: 2,
+      baseDelayMs: 5,
+      maxDelayMs: 5,
+      logger,
+    });
+    const lost = note(url, "never read");
+    down.enqueue(lost);
+    await until(
+      () => records.some((r) => r.message.includes(lost.id)),
+      "the notification was dropped",
+    );
+    await down.close();
+    assert.deepEqual(bodies, ["after a failed read"]);
+    assert.match(
+      records.find((r) => r.message.includes(lost.id))!.message,
+      /2 attempts failed, the last: its config could not be read \(store out of reach\)/,
+    );
+  });
+});
+
+Deno.test("createMemoryPushOutbox() refuses a configStore without list", () => {
+  assert.throws(
+    () => createMemoryPushOutbox({ configStore: {} as PushConfigStore }),
+    /configStore must be a PushConfigStore/,
+  );
+});
