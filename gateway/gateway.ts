@@ -15,12 +15,14 @@ const EVERY_FEATURE: GatewayFeatures = {
   v03: { bindings: V03_BINDINGS, card: addV03ToCard },
   push: {
     resolve: resolvePush,
-    service: (options, logger) =>
-      new PushService({
-        ...options,
-        store: options.store ?? createMemoryPushConfigStore(),
-        outbox: options.outbox ?? createMemoryPushOutbox({ logger }),
-      }, logger),
+    service: (options, logger) => {
+      const store = options.store ?? createMemoryPushConfigStore();
+      // The outbox made here reads the configs in that store before each
+      // attempt: a config replaced in place is not sent what was queued for
+      // its old target (the gateway does not discard on a replace).
+      const outbox = options.outbox ?? createMemoryPushOutbox({ logger, configStore: store });
+      return new PushService({ ...options, store, outbox }, logger);
+    },
     bindings: PUSH_BINDINGS,
   },
   cluster: (options) => new Cluster(options),

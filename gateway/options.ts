@@ -147,7 +147,12 @@ export interface GatewayPushOptions {
   readonly configStore?: PushConfigStore;
   /**
    * Where notifications go to be delivered; the gateway's `close()` closes
-   * it. Default {@linkcode createMemoryPushOutbox}() with the gateway's logger.
+   * it. Default {@linkcode createMemoryPushOutbox}() with the gateway's logger
+   * and `configStore`, so that a config replaced in place
+   * (`CreateTaskPushNotificationConfig` with its id and another url, token
+   * or authentication) is not sent what was queued for its old target. A
+   * memory outbox given here checks that only when it was made with the
+   * same `configStore` (`createMemoryPushOutbox({ configStore })`).
    */
   readonly outbox?: PushOutbox;
 }

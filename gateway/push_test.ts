@@ -490,3 +490,57 @@ Deno.test("a notification over maxPayloadBytes: the state still goes out, the bu
     });
   });
 });
+
+Deno.test("a config replaced in place (Create with its id) is not sent what waited for its old target, a retry included", async () => {
+  // The default outbox reads the gateway's config store before each attempt.
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => release = resolve);
+  const requests: { token: string | null; body: Wire }[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+    const got = { token: req.headers.get("x-a2a-notification-token"), body: await req.json() };
+    requests.push(got);
+    if (got.token !== "old" || requests.length > 1) return new Response("ok");
+    await released; // the first attempt is on its way while the config is replaced
+    return new Response(null, { status: 503 });
+  });
+  const url = `http://127.0.0.1:${server.addr.port}/hook`;
+  const heard = (token: string) =>
+    states(requests.filter((r) => r.token === token) as unknown as Received[]);
+  try {
+    const ctl = controlledProvider();
+    await withSetup([ctl], { push: { allowWebhook: loopback } }, async (s) => {
+      const sent = await rpc(s.gateway, "SendMessage", {
+        message: message("hello"),
+        configuration: {
+          returnImmediately: true,
+          taskPushNotificationConfig: { id: "hook", url, token: "old" },
+        },
+      });
+      const taskId = sent.result.task.id;
+      const run = ctl.runs[0];
+      run.ready();
+      for (let i = 0; i < 500 && requests.length < 1; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      const replaced = await rpc(s.gateway, "CreateTaskPushNotificationConfig", {
+        taskId,
+        id: "hook",
+        url,
+        token: "new",
+      });
+      assert.equal(replaced.result.token, "new");
+      release(); // the first attempt fails: its retry waits (250 to 500 ms)
+      run.finish({ output: [{ type: "text", text: "done" }], stopReason: "completed" });
+      // One queue (one URL): what follows the retry arrives once the retry was settled.
+      for (let i = 0; i < 500 && heard("new").length < 2; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.deepEqual(heard("old"), ["WORKING"], "the old token was sent once, not retried");
+      assert.deepEqual(heard("new"), ["artifact:done", "COMPLETED"]);
+      assert.deepEqual(s.errors(), []);
+    });
+  } finally {
+    release();
+    await server.shutdown();
+  }
+});
