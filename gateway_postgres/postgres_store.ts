@@ -573,15 +573,17 @@ export class PostgresStore implements PostgresTaskStore {
 /**
  * The `default_transaction_isolation` a connection URL sets, lowercased,
  * if any (the client sends the URL's parameters after the store's own, so
- * they would win).
+ * they would win). Read from the query alone, not through `URL`: the
+ * client takes URLs `URL` refuses (several hosts, `h1:5432,h2:5432`), and
+ * PostgreSQL reads setting names whatever their case.
  */
 function urlIsolation(url: string): string | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return undefined; // not a URL: the client reports it
+  const query = url.indexOf("?");
+  if (query === -1) return undefined;
+  const end = url.indexOf("#", query);
+  let value: string | undefined;
+  for (const [key, v] of new URLSearchParams(url.slice(query + 1, end === -1 ? undefined : end))) {
+    if (key.trim().toLowerCase() === "default_transaction_isolation") value = v;
   }
-  const value = parsed.searchParams.get("default_transaction_isolation");
-  return value === null ? undefined : value.trim().toLowerCase().replace(/\s+/g, " ");
+  return value?.trim().toLowerCase().replace(/\s+/g, " ");
 }

@@ -343,17 +343,25 @@ Deno.test({
 Deno.test(
   "createPostgresTaskStore() refuses a URL that sets another default_transaction_isolation, naming it",
   async () => {
-    const url =
-      "postgres://nobody@127.0.0.1:1/none?default_transaction_isolation=repeatable%20read";
-    await assert.rejects(
-      () => createPostgresTaskStore({ url }),
-      (error: Error) => {
-        assert.ok(error instanceof TypeError);
-        assert.match(error.message, /default_transaction_isolation to "repeatable read"/);
-        assert.match(error.message, /needs read committed/);
-        return true;
-      },
-    );
+    // PostgreSQL reads the setting's name whatever its case, and the client
+    // takes URLs of several hosts, which `URL` refuses.
+    const refused = [
+      ["?default_transaction_isolation=repeatable%20read", "repeatable read"],
+      ["?DEFAULT_TRANSACTION_ISOLATION=repeatable+read", "repeatable read"],
+      [",127.0.0.1:2/none?a=1&Default_Transaction_Isolation=SERIALIZABLE", "serializable"],
+    ];
+    for (const [tail, value] of refused) {
+      const url = `postgres://nobody@127.0.0.1:1${tail.startsWith(",") ? "" : "/none"}${tail}`;
+      await assert.rejects(
+        () => createPostgresTaskStore({ url }),
+        (error: Error) => {
+          assert.ok(error instanceof TypeError, url);
+          assert.match(error.message, new RegExp(`default_transaction_isolation to "${value}"`));
+          assert.match(error.message, /needs read committed/);
+          return true;
+        },
+      );
+    }
     // Read committed spelled any way is what the store runs anyway: not refused for that.
     for (const value of ["read committed", "READ  Committed"]) {
       const spelled = `postgres://nobody@127.0.0.1:1/none?default_transaction_isolation=${
