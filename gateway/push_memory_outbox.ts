@@ -1,13 +1,12 @@
 /**
  * The in-memory {@linkcode PushOutbox}: a queue per webhook, one request in
  * flight per webhook, bounded retries with backoff, and (beside its config
- * store) nothing sent for a config that is gone or now sends elsewhere.
+ * store) nothing sent for a config replaced in place with another target.
  *
  * @module
  */
 import { createLogger, delay, type Logger } from "@seam/host";
 import {
-  type PushAttemptOutcome,
   type PushNotification,
   type PushOutbox,
   pushRetryDelay,
@@ -40,17 +39,24 @@ export interface MemoryPushOutboxOptions extends PushRetryOptions {
    * The config store the notifications' configs are kept in (the gateway's
    * `push.configStore`; the gateway passes its own to the outbox it makes
    * when none is given). Before each attempt, the first and every retry, the
-   * outbox reads the notification's config there and sends only while it is
-   * still kept with the notification's url, token and authentication: a
-   * config deleted, or replaced in place (`CreateTaskPushNotificationConfig`
-   * with its id and another target), is not sent what was queued for its
-   * old target, which is dropped unsent while the webhook's queue goes on.
-   * A config the store evicted (its task ended, the store full) is not sent
-   * either. A read that fails counts as a failed attempt.
+   * outbox reads the notification's config there:
    *
-   * Without it the outbox sends what it was given: only
-   * {@linkcode PushOutbox.discard} (a delete) stops a notification, and a
-   * replaced config's old target still hears what was queued for it.
+   * - kept with another url, token or authentication (replaced in place:
+   *   `CreateTaskPushNotificationConfig` with its id and another target):
+   *   dropped unsent, and the webhook's queue goes on, so the old target is
+   *   not sent what was queued for it;
+   * - kept as it was: sent;
+   * - not there (the store evicted it: its task ended, the store full), or
+   *   the read failed or did not answer within `timeoutMs`: sent as it was
+   *   enqueued (its target was valid then, and each state change is owed at
+   *   least once); a failed read is logged as a warning.
+   *
+   * A deleted config stops its notifications through
+   * {@linkcode PushOutbox.discard}, which the gateway calls on `Delete`.
+   *
+   * Without it the outbox sends what it was given: only `discard` stops a
+   * notification, and a replaced config's old target still hears what was
+   * queued for it.
    */
   readonly configStore?: PushConfigStore;
 }
@@ -213,11 +219,11 @@ class MemoryPushOutbox implements PushOutbox {
     const n = entry.notification;
     for (;;) {
       entry.attempt++;
-      const target = await this.#target(n);
-      // Its config was deleted, or replaced with another target: the old one
+      // Its config was replaced in place with another target: the old one
       // hears nothing more (as the PostgreSQL outbox does), and the queue goes on.
-      if (target === "gone") return;
-      const outcome = target ?? await sendPushNotification(n, {
+      if (await this.#target(n) === "gone") return;
+      if (entry.discarded) return;
+      const outcome = await sendPushNotification(n, {
         signal: this.#requests.signal,
         timeoutMs: this.#timeoutMs,
         fetch: this.#fetch,
@@ -256,21 +262,59 @@ class MemoryPushOutbox implements PushOutbox {
   }
 
   /**
-   * Whether `n` may be sent now: `undefined` yes (or there is no store to
-   * ask), `"gone"` its config is no longer kept with `n`'s target, or a
-   * failed attempt when the store could not be read.
+   * Whether `n` may be sent now: `"gone"` when its config is kept with
+   * another target (replaced in place), else `undefined` (send it). A config
+   * not there was evicted (a deleted one is stopped by `discard()`), and a
+   * read that fails or does not answer is no reason to lose a state change:
+   * both are sent to the target `n` was enqueued with, valid when it was.
    */
-  async #target(n: PushNotification): Promise<"gone" | PushAttemptOutcome | undefined> {
+  async #target(n: PushNotification): Promise<"gone" | undefined> {
     if (this.#configs === undefined) return undefined;
     let configs: readonly A2APushNotificationConfig[];
     try {
-      configs = await this.#configs.list(n.taskId);
+      configs = await this.#read(n.taskId);
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
-      return { kind: "retry", reason: `its config could not be read (${why.slice(0, 200)})` };
+      this.#logger.warn(
+        `Push notification ${n.id} for task "${n.taskId}" (config "${n.configId}"): its config could not be read (${
+          why.slice(0, 200)
+        }), so it is sent to the target it was enqueued with`,
+      );
+      return undefined;
     }
     const config = configs.find((c) => c.id === n.configId);
-    return config && sameTarget(config, n) ? undefined : "gone";
+    return config === undefined || sameTarget(config, n) ? undefined : "gone";
+  }
+
+  /**
+   * The task's configs, or a rejection when the store fails, takes longer
+   * than `timeoutMs`, or the close grace runs out first (so a store that
+   * never answers cannot hold `close()`); no timer outlives it.
+   */
+  async #read(taskId: string): Promise<readonly A2APushNotificationConfig[]> {
+    const signal = this.#requests.signal;
+    if (signal.aborted) throw new Error("the outbox closed");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
+    const read = (async () => await this.#configs!.list(taskId))();
+    // Lost the race: its late rejection is nobody's to handle.
+    read.catch(() => {});
+    try {
+      return await Promise.race([
+        read,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no answer within ${this.#timeoutMs} ms`)),
+            this.#timeoutMs,
+          );
+          onAbort = () => reject(new Error("the outbox closed"));
+          signal.addEventListener("abort", onAbort, { once: true });
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort!);
+    }
   }
 
   #drop(n: PushNotification, why: string): void {
@@ -315,11 +359,11 @@ function sameJson(a: unknown, b: unknown): boolean {
  * port on a database.
  *
  * Given the gateway's config store (`configStore`, as the gateway does for
- * the outbox it makes), it sends a notification only while its config is
- * still kept with the notification's target, checked before every attempt:
- * a config deleted or replaced in place is not sent what was queued for its
- * old URL, token or authentication. Without one, only `discard` stops what
- * is queued.
+ * the outbox it makes), it reads the notification's config before every
+ * attempt: one replaced in place (another URL, token or authentication) is
+ * not sent what was queued for its old target; one evicted, or a read that
+ * fails or does not answer, is sent as enqueued. A deleted config, with or
+ * without a store, is stopped by `discard`.
  *
  * @example
  * ```ts

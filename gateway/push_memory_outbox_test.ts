@@ -166,7 +166,7 @@ Deno.test("createMemoryPushOutbox({ configStore }) passes the push outbox confor
   });
 });
 
-Deno.test("createMemoryPushOutbox({ configStore }) sends only while the config keeps the notification's url, token and authentication", async () => {
+Deno.test("createMemoryPushOutbox({ configStore }) drops a notification whose config is kept with another url, token or authentication, and sends one whose config is not there", async () => {
   await withServer(() => new Response("ok"), async (url, bodies) => {
     const configStore = createMemoryPushConfigStore();
     const outbox = createMemoryPushOutbox({ configStore });
@@ -184,12 +184,13 @@ Deno.test("createMemoryPushOutbox({ configStore }) sends only while the config k
     outbox.enqueue(to("no authentication", { authentication: undefined }));
     outbox.enqueue(to("old token", { token: "old" }));
     outbox.enqueue(to("no token", { token: undefined }));
+    // Not in the store (evicted, say): sent as enqueued.
     outbox.enqueue(to("another config", { configId: "c2" }));
     outbox.enqueue(to("another task", { taskId: "t2" }));
     // Equal as JSON: a key whose value is undefined is no key.
     outbox.enqueue(to("same", { authentication: { ...auth, extra: undefined } as typeof auth }));
     // One queue (one URL), in order: once "same" arrived, the others before it were settled.
-    await until(() => bodies.length === 1, "the notification for the config as kept arrived");
+    await until(() => bodies.length === 3, "the notification for the config as kept arrived");
     // Replaced in place (the same id), at another URL.
     configStore.put({
       id: "c1",
@@ -200,48 +201,102 @@ Deno.test("createMemoryPushOutbox({ configStore }) sends only while the config k
     });
     outbox.enqueue(to("old url", {}));
     outbox.enqueue(to("moved", { url: `${url}?moved` }));
-    await until(() => bodies.length === 2, "the notification for the replaced config arrived");
+    await until(() => bodies.length === 4, "the notification for the replaced config arrived");
     await outbox.close();
-    assert.deepEqual(bodies, ["same", "moved"]);
+    assert.deepEqual(bodies, ["another config", "another task", "same", "moved"]);
   });
 });
 
-Deno.test("createMemoryPushOutbox({ configStore }): a store that cannot be read is a failed attempt, retried", async () => {
+Deno.test("createMemoryPushOutbox({ configStore }) still delivers a retry whose config the store evicted", async () => {
+  const configStore = createMemoryPushConfigStore({ maxConfigs: 1 });
+  let attempts = 0;
+  await withServer((req) => {
+    if (++attempts > 1) return new Response("ok");
+    // While the first attempt is on its way, another task's config pushes
+    // the ended task's config out of the full store.
+    assert.equal(configStore.put({ id: "c2", taskId: "t2", url: "https://example.com/" }), true);
+    assert.deepEqual(configStore.list("t1"), [], "the ended task's config was evicted");
+    assert.equal(req.headers.get("x-a2a-notification-token"), "tok");
+    return new Response(null, { status: 503 });
+  }, async (url, bodies) => {
+    const outbox = createMemoryPushOutbox({ configStore, baseDelayMs: 5, maxDelayMs: 5 });
+    configStore.put({ id: "c1", taskId: "t1", url, token: "tok" });
+    // As the gateway does: the terminal notification enqueued, then the task released.
+    outbox.enqueue({ ...note(url, "completed"), token: "tok" });
+    configStore.release("t1");
+    await until(() => bodies.length === 2, "the retry was sent");
+    await outbox.close();
+    assert.deepEqual(bodies, ["completed", "completed"]);
+  });
+});
+
+Deno.test("createMemoryPushOutbox({ configStore }): a store that cannot be read longer than the retry schedule does not lose the notification", async () => {
   const { logger, records } = createMemoryLogger();
   await withServer(() => new Response("ok"), async (url, bodies) => {
     const inner = createMemoryPushConfigStore();
-    inner.put({ id: "c1", taskId: "t1", url });
+    inner.put({ id: "c1", taskId: "t1", url, token: "tok" });
     let reads = 0;
     const configStore: PushConfigStore = {
       ...inner,
-      list: (taskId) =>
-        ++reads === 1 ? Promise.reject(new Error("store out of reach")) : inner.list(taskId),
+      list: () => {
+        reads++;
+        return Promise.reject(new Error("store out of reach"));
+      },
     };
-    const outbox = createMemoryPushOutbox({ configStore, baseDelayMs: 5, maxDelayMs: 5, logger });
-    outbox.enqueue(note(url, "after a failed read"));
-    await until(() => bodies.length === 1, "the retry was sent");
-    assert.equal(reads, 2);
+    const outbox = createMemoryPushOutbox({ configStore, maxAttempts: 2, logger });
+    const n = { ...note(url, "sent as enqueued"), token: "tok" };
+    outbox.enqueue(n);
+    await until(() => bodies.length === 1, "the notification was sent");
     await outbox.close();
-
-    const down = createMemoryPushOutbox({
-      configStore: { ...inner, list: () => Promise.reject(new Error("store out of reach")) },
-      maxAttempts: 2,
-      baseDelayMs: 5,
-      maxDelayMs: 5,
-      logger,
-    });
-    const lost = note(url, "never read");
-    down.enqueue(lost);
-    await until(
-      () => records.some((r) => r.message.includes(lost.id)),
-      "the notification was dropped",
-    );
-    await down.close();
-    assert.deepEqual(bodies, ["after a failed read"]);
+    assert.equal(reads, 1);
+    assert.deepEqual(bodies, ["sent as enqueued"]);
+    const warned = records.find((r) => r.message.includes(n.id));
+    assert.equal(warned?.level, "warn");
     assert.match(
-      records.find((r) => r.message.includes(lost.id))!.message,
-      /2 attempts failed, the last: its config could not be read \(store out of reach\)/,
+      warned!.message,
+      /could not be read \(store out of reach\), so it is sent to the target it was enqueued with/,
     );
+    assert.ok(!records.some((r) => /dropped/.test(r.message)), "nothing was dropped");
+  });
+});
+
+Deno.test("createMemoryPushOutbox({ configStore }): a store that never answers holds neither a delivery nor close()", async (t) => {
+  const { logger, records } = createMemoryLogger();
+  const inner = createMemoryPushConfigStore();
+  let reads = 0;
+  const silent: PushConfigStore = {
+    ...inner,
+    list: () => {
+      reads++;
+      return new Promise(() => {});
+    },
+  };
+  await t.step("a read without an answer within timeoutMs: sent as enqueued", async () => {
+    await withServer(() => new Response("ok"), async (url, bodies) => {
+      const outbox = createMemoryPushOutbox({ configStore: silent, timeoutMs: 50, logger });
+      outbox.enqueue(note(url, "after the read timed out"));
+      await until(() => bodies.length === 1, "the notification was sent");
+      await outbox.close();
+      assert.ok(records.some((r) => /no answer within 50 ms/.test(r.message)));
+    });
+  });
+  await t.step("close() ends the wait for the read after its grace", async () => {
+    await withServer(() => new Response("ok"), async (url, bodies) => {
+      const outbox = createMemoryPushOutbox({ configStore: silent, closeGraceMs: 20, logger });
+      reads = 0;
+      outbox.enqueue(note(url, "never read"));
+      await until(() => reads === 1, "the read began");
+      const started = Date.now();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const closed = await Promise.race([
+        outbox.close().then(() => true),
+        new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), 2_000)),
+      ]);
+      clearTimeout(timer);
+      assert.equal(closed, true, "close() returned within 2 s");
+      assert.ok(Date.now() - started < 1_000, `close() took ${Date.now() - started} ms`);
+      assert.deepEqual(bodies, [], "nothing is sent once the outbox closed");
+    });
   });
 });
 

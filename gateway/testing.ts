@@ -6,8 +6,9 @@
  * `@seam/gateway-postgres` both run it; a storage author calls
  * {@linkcode testTaskStorage} from a test with a way to open the backend.
  * {@linkcode testPushOutbox} is the same for a push outbox (delivery,
- * order, retries, bounds; beside a config store, nothing for a config
- * deleted or replaced there; and for a transactional one its appends).
+ * order, retries, bounds; beside a config store, nothing for a replaced
+ * config's old target; and for a transactional one its appends, and
+ * nothing for a config deleted from its store).
  *
  * @example
  * ```ts ignore
