@@ -14,6 +14,7 @@
 import autocannon from "autocannon";
 import { LOAD_BODY } from "./gateway_load_server.ts";
 import { startServer } from "./_servers.ts";
+import { cpuSeconds, postgresSeconds } from "./_proc_cpu.ts";
 
 const flags = new Map(
   Deno.args.filter((a) => a.startsWith("--")).map((a) => {
@@ -25,29 +26,6 @@ const REQUESTS = Number(flags.get("requests") ?? 20_000);
 const ROUNDS = Number(flags.get("rounds") ?? 3);
 const CONNECTIONS = Number(flags.get("connections") ?? 10);
 const KINDS = (flags.get("only") ?? "gateway,sdk-hono,sdk,hono").split(",");
-const TICKS = 100; // USER_HZ on Linux
-
-async function cpuSeconds(pid: number): Promise<number> {
-  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / TICKS; // utime, stime
-}
-
-/** CPU seconds of every process named `postgres*` (the server and its backends). */
-async function postgresSeconds(): Promise<number> {
-  let sum = 0;
-  for await (const entry of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const comm = (await Deno.readTextFile(`/proc/${entry.name}/comm`)).trim();
-      if (comm.startsWith("postgres")) sum += await cpuSeconds(Number(entry.name));
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  return sum;
-}
-
 interface Server {
   readonly kind: string;
   readonly url: string;

@@ -16,6 +16,7 @@ import process from "node:process";
 import postgres from "postgres";
 import type { A2ATask } from "../gateway/mod.ts";
 import { createPostgresTaskStore } from "../gateway_postgres/mod.ts";
+import { postgresSeconds } from "./_proc_cpu.ts";
 
 const flags = new Map(
   Deno.args.filter((a) => a.startsWith("--")).map((a) => {
@@ -28,23 +29,6 @@ const APPENDS = Number(flags.get("appends") ?? 4_000);
 const ROUNDS = Number(flags.get("rounds") ?? 3);
 const URL_ = Deno.env.get("DATABASE_URL");
 if (!URL_) throw new Error("bench/postgres_statement.ts needs DATABASE_URL");
-const TICK_US = 10_000; // USER_HZ 100
-
-/** CPU µs of every process named `postgres*` (the server and its backends). */
-async function postgresMicros(): Promise<number> {
-  let sum = 0;
-  for await (const entry of Deno.readDir("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`);
-      if (!stat.includes("(postgres")) continue;
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      sum += (Number(fields[11]) + Number(fields[12])) * TICK_US;
-    } catch { /* the process ended meanwhile */ }
-  }
-  return sum;
-}
-
 /** A task as a blocking `SendMessage` to the echo provider leaves it, and the events of its one append. */
 function sendMessageAppend(id: string): { task: A2ATask; events: Record<string, unknown>[] } {
   const contextId = crypto.randomUUID();
@@ -136,13 +120,13 @@ async function measure(rows: number, synchronousCommit: boolean | undefined): Pr
   try {
     for (let i = 0; i < 20; i++) await batch(); // each connection prepares, plans, settles
     const statements = Math.ceil(APPENDS / rows);
-    const server0 = await postgresMicros();
+    const server0 = await postgresSeconds();
     const client0 = process.cpuUsage();
     const t0 = performance.now();
     for (let i = 0; i < statements; i++) await batch();
     const wallUs = (performance.now() - t0) * 1000 / statements;
     const client = process.cpuUsage(client0);
-    const serverUs = (await postgresMicros() - server0) / statements;
+    const serverUs = (await postgresSeconds() - server0) * 1e6 / statements;
     return { wallUs, serverUs, clientUs: (client.user + client.system) / statements };
   } finally {
     await store.close();
