@@ -68,23 +68,29 @@ export class RemoteCalls {
     return `the remote agent did not answer ${this.call} within ${this.#remote.timeoutMs} ms (timeoutMs)`;
   }
 
+  /** A request's deadline: `timeoutMs` for its answer (or first event), within the run's own signal. */
+  #deadline(): Deadline {
+    return new Deadline(this.io.signal, this.#remote.timeoutMs, () => this.#timeoutMessage());
+  }
+
+  /** A request under `deadline` failed: keep the HTTP status it failed with; a lapsed deadline throws `TimedOut`. */
+  #failed(deadline: Deadline): void {
+    this.failedStatus = failedStatusOf(deadline.signal);
+    if (deadline.timedOut) {
+      throw new TimedOut(this.#timeoutMessage(), {
+        option: "timeoutMs",
+        ms: this.#remote.timeoutMs,
+      });
+    }
+  }
+
   /** One request and its answer, bounded by `timeoutMs` and the run's own signal. */
   async unary<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const deadline = new Deadline(
-      this.io.signal,
-      this.#remote.timeoutMs,
-      () => this.#timeoutMessage(),
-    );
+    const deadline = this.#deadline();
     try {
       return await call(deadline.signal);
     } catch (error) {
-      this.failedStatus = failedStatusOf(deadline.signal);
-      if (deadline.timedOut) {
-        throw new TimedOut(this.#timeoutMessage(), {
-          option: "timeoutMs",
-          ms: this.#remote.timeoutMs,
-        });
-      }
+      this.#failed(deadline);
       throw error;
     } finally {
       deadline.release();
@@ -101,11 +107,7 @@ export class RemoteCalls {
     open: (signal: AbortSignal) => AsyncGenerator<StreamResponse, void, undefined>,
     events = { count: 0 },
   ): Promise<boolean> {
-    const deadline = new Deadline(
-      this.io.signal,
-      this.#remote.timeoutMs,
-      () => this.#timeoutMessage(),
-    );
+    const deadline = this.#deadline();
     try {
       for await (const event of open(deadline.signal)) {
         if (events.count++ === 0) deadline.disarm();
@@ -115,13 +117,7 @@ export class RemoteCalls {
       this.lastDrop = undefined;
       return false;
     } catch (error) {
-      this.failedStatus = failedStatusOf(deadline.signal);
-      if (deadline.timedOut) {
-        throw new TimedOut(this.#timeoutMessage(), {
-          option: "timeoutMs",
-          ms: this.#remote.timeoutMs,
-        });
-      }
+      this.#failed(deadline);
       if (this.io.signal.aborted) return true;
       if (isNetworkError(error)) {
         this.lastDrop = error;
