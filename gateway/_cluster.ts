@@ -1,24 +1,29 @@
 /**
  * This gateway as one instance of many on a shared {@linkcode TaskStorage}:
- * its instance id and lease (a heartbeat every third of the TTL), the
+ * its instance id and lease (a heartbeat every sixth of the TTL), the
  * journals of the tasks it runs, the streams it serves from the log, the
  * commands it forwards to the instance that runs a task (and answers for its
  * own), and the reaper that ends the tasks of an instance whose lease lapsed:
- * `FAILED`, saying the run was lost with its instance.
+ * `FAILED`, saying the run was lost with its instance. What needs only the
+ * storage lives beside it: sending a command and waiting on another
+ * instance's task in _forward.ts, a reaper pass in _reaper.ts, the append of
+ * a late steering message in _late_steering.ts.
  */
 import { jsonCopy, type Logger } from "@seam/host";
-import { GatewayError, internalError, invalidRequest, toGatewayError, tooMany } from "./_errors.ts";
+import { tooMany } from "./_errors.ts";
+import { answer, forward, untilSettledOrInterrupted } from "./_forward.ts";
 import { Journal } from "./_journal.ts";
+import { storeLateSteering } from "./_late_steering.ts";
 import { ShortLivedMap } from "./_short_lived_map.ts";
 import type { PushService } from "./_push.ts";
+import { reap } from "./_reaper.ts";
 import { storeFailure, unavailable } from "./_store_errors.ts";
 import { isFinalEvent, LogStream } from "./_log_stream.ts";
 import type { LiveTask } from "./_live_task.ts";
 import { type StreamFraming, TaskSubscriber } from "./_sse.ts";
-import { agentMessage, isoNow } from "./_task_view.ts";
 import { isTaskStorageError, type JsonObject, type TaskStorage } from "./task_storage.ts";
 import { isTerminalState, type StoredTask } from "./task_store.ts";
-import { type A2AMetadata, type A2ATask, SEAM_EXTENSION_URI } from "./types.ts";
+import type { A2ATask } from "./types.ts";
 import type { SendParams } from "./_validate.ts";
 
 /**
@@ -67,17 +72,6 @@ export interface ClusterOptions {
 /** Where the cluster is: serving, or closed. */
 type ClusterState = "open" | "closed";
 
-/** How many orphans one reaper pass ends. */
-const REAP_BATCH = 100;
-
-/**
- * How long a late steering message waits for its task's end to be stored
- * (`Cluster.amend`), in ms: well under the 2 s at least that an instance
- * forwarding it waits for the answer (`commandTimeoutMs`), while the journal
- * retries an end the store cannot take for as long as it is out of reach.
- */
-const AMEND_WAIT_MS = 1_000;
-
 /** The gateway's place among its instances (see the module doc). */
 export class Cluster {
   /** This instance's id: the owner its tasks name while it runs them. */
@@ -104,7 +98,10 @@ export class Cluster {
     const push = options.push;
     this.#transactional = push?.outbox.enqueuedBy === options.storage;
     if (push && this.#transactional) push.route = (taskId, body) => this.notify(taskId, body);
-    this.#stopServing = options.storage.serve(this.instance, (command) => this.#answer(command));
+    this.#stopServing = options.storage.serve(
+      this.instance,
+      (command) => answer(options.engine, options.logger, command),
+    );
     const first = this.#beat().then(() => {
       this.#ready = undefined;
     });
@@ -188,7 +185,7 @@ export class Cluster {
     principal: string | undefined,
   ): Promise<A2ATask> {
     if (!params.configuration?.returnImmediately) {
-      await this.untilSettledOrInterrupted(sent.taskId, sent.since ?? 0);
+      await untilSettledOrInterrupted(this.#options.storage, sent.taskId, sent.since ?? 0);
     }
     const found = await engine.find(sent.taskId, principal, params.tenant);
     return engine.view(found.record, params.configuration?.historyLength);
@@ -221,7 +218,7 @@ export class Cluster {
     taskId: string,
     principal: string | undefined,
   ): Promise<A2ATask> {
-    const reply = await this.forward(record, {
+    const reply = await this.#forward(record, {
       kind: "cancel",
       taskId,
       principal: principal ?? null,
@@ -235,7 +232,7 @@ export class Cluster {
     params: SendParams,
     principal: string | undefined,
   ): Promise<void> {
-    await this.forward(record, {
+    await this.#forward(record, {
       kind: "message",
       params: params as unknown as JsonObject,
       principal: principal ?? null,
@@ -306,7 +303,8 @@ export class Cluster {
    * keeps the end's `updatedAt` (as the memory store's path does): a late
    * message is no change of state, and moves no task in `ListTasks`.
    *
-   * The end is waited for at most {@linkcode AMEND_WAIT_MS}; nothing is
+   * The end is waited for at most a second (`AMEND_WAIT_MS`, in
+   * _late_steering.ts, which writes the append); nothing is
    * written unless the stored task is terminal (`done` settles too when the
    * journal stopped: at close, after a lost lease). {@linkcode close} waits
    * for the amends under way.
@@ -316,74 +314,11 @@ export class Cluster {
    * while its end is not stored or the store is out of reach.
    */
   amend(live: LiveTask): Promise<void> {
-    const amending = this.#amend(live);
+    const amending = storeLateSteering(live, this.#options.storage, this.#options.logger);
     this.#amends.add(amending);
     const settled = () => this.#amends.delete(amending);
     amending.then(settled, settled);
     return amending;
-  }
-
-  async #amend(live: LiveTask): Promise<void> {
-    const id = live.record.task.id;
-    const history = live.record.task.history ?? [];
-    const storage = this.#options.storage;
-    // Resending would not help: the task ended, and its run has the message.
-    const lacks = (why: string, unreachable?: boolean) =>
-      internalError(
-        `Task "${id}" ended while the message was on its way: its run took the message, but the task's stored history may lack it (${why})`,
-        unreachable
-          ? { httpStatus: 503, metadata: { reason: "STORE_UNAVAILABLE", taskId: id } }
-          : { metadata: { taskId: id } },
-      );
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const ended = await Promise.race([
-      live.done.then(() => true),
-      new Promise<false>((resolve) => timer = setTimeout(resolve, AMEND_WAIT_MS, false)),
-    ]);
-    clearTimeout(timer);
-    let stored: StoredTask | undefined;
-    // A conflict is another such append of this task's: read it again.
-    for (let tries = 0; ended && tries < 5; tries++) {
-      try {
-        stored = await storage.get(id);
-        // `done` settles too when the journal stopped (closed, lost): the end may not be stored.
-        if (!stored || !isTerminalState(stored.task.status.state)) break;
-        // The stored history is the live one's as of the last commit (the live record's only grows).
-        const kept = stored.task.history ?? [];
-        if (kept.length >= history.length) return;
-        const task = { ...stored.task, history: kept.concat(history.slice(kept.length)) };
-        await storage.append({
-          record: {
-            task,
-            owner: stored.owner,
-            provider: stored.provider,
-            updatedAt: stored.updatedAt,
-          },
-          expected: stored.generation ?? 0,
-          events: [{ task }],
-          instance: undefined,
-        });
-        return;
-      } catch (error) {
-        if (isTaskStorageError(error, "CONFLICT")) continue;
-        const failure = storeFailure(
-          error,
-          this.#options.logger,
-          `Storing a message to task "${id}"`,
-        );
-        throw failure.httpStatus
-          ? lacks(
-            `the task store cannot be reached: ${(error as Error).message.slice(0, 300)}`,
-            true,
-          )
-          : lacks("the task store failed");
-      }
-    }
-    if (ended && !stored) throw lacks("the store no longer keeps the task");
-    if (ended && isTerminalState(stored!.task.status.state)) {
-      throw lacks("other writers kept getting there first");
-    }
-    throw lacks("its end is not stored yet, and will carry the message if it is", true);
   }
 
   /** The task's final state is written: forget its journal. */
@@ -423,79 +358,9 @@ export class Cluster {
     return subscriber;
   }
 
-  /**
-   * Send `command` to the instance that runs the task and answer its reply.
-   *
-   * @throws {GatewayError} the owner's refusal, or 503 when it does not answer.
-   */
-  async forward(record: StoredTask, command: JsonObject): Promise<JsonObject> {
-    const owner = record.instance;
-    if (owner === undefined) {
-      throw unavailable(`task "${record.task.id}" has no instance running it right now`);
-    }
-    let reply: JsonObject;
-    try {
-      reply = await this.#options.storage.send(owner, command, this.#options.commandTimeoutMs);
-    } catch (error) {
-      throw unavailable(
-        `the instance running task "${record.task.id}" did not answer (${
-          error instanceof Error ? error.message : String(error)
-        }); if it is gone, the task ends FAILED once its lease lapses (${this.#options.storage.leaseTtlMs} ms)`,
-      );
-    }
-    const refusal = reply.error as Record<string, unknown> | undefined;
-    if (refusal) {
-      throw new GatewayError(
-        (refusal.kind as GatewayError["kind"]) ?? "internal",
-        String(refusal.message ?? "The instance running the task refused"),
-        {
-          httpStatus: refusal.httpStatus as number | undefined,
-          metadata: refusal.metadata as Record<string, string> | undefined,
-        },
-      );
-    }
-    return reply;
-  }
-
-  /**
-   * Settles once task `taskId` is terminal in the storage, or interrupted
-   * (INPUT_REQUIRED, AUTH_REQUIRED) at a generation after `since`.
-   */
-  untilSettledOrInterrupted(taskId: string, since: number): Promise<void> {
-    const storage = this.#options.storage;
-    return new Promise<void>((resolve, reject) => {
-      let checking = false;
-      let again = false;
-      const check = async (): Promise<void> => {
-        if (checking) {
-          again = true;
-          return;
-        }
-        checking = true;
-        try {
-          do {
-            again = false;
-            const record = await storage.get(taskId);
-            const state = record?.task.status.state;
-            if (
-              !record || isTerminalState(state!) ||
-              ((record.generation ?? 0) > since &&
-                (state === "TASK_STATE_INPUT_REQUIRED" || state === "TASK_STATE_AUTH_REQUIRED"))
-            ) {
-              off();
-              return resolve();
-            }
-          } while (again);
-        } catch (error) {
-          off();
-          reject(error);
-        } finally {
-          checking = false;
-        }
-      };
-      const off = storage.subscribe(taskId, () => void check());
-      void check();
-    });
+  /** Send `command` to the instance that runs the task (_forward.ts). */
+  #forward(record: StoredTask, command: JsonObject): Promise<JsonObject> {
+    return forward(this.#options.storage, this.#options.commandTimeoutMs, record, command);
   }
 
   /**
@@ -519,27 +384,6 @@ export class Cluster {
     }
     for (const journal of this.#journals.values()) journal.abandon();
     this.#journals.clear();
-  }
-
-  /** Answer a command another instance forwarded to a task this one runs. */
-  async #answer(command: JsonObject): Promise<JsonObject> {
-    const engine = this.#options.engine;
-    const principal = typeof command.principal === "string" ? command.principal : undefined;
-    try {
-      if (command.kind === "cancel") {
-        return { task: await engine.cancel(String(command.taskId), principal, undefined, true) };
-      }
-      if (command.kind === "message") {
-        await engine.send(command.params as unknown as SendParams, principal, undefined, true);
-        return { ok: true };
-      }
-      throw invalidRequest("an unknown forwarded command");
-    } catch (error) {
-      const e = toGatewayError(error, this.#options.logger);
-      return {
-        error: { kind: e.kind, message: e.message, httpStatus: e.httpStatus, metadata: e.metadata },
-      };
-    }
   }
 
   #reached(ok: boolean, error?: unknown): void {
@@ -575,64 +419,17 @@ export class Cluster {
     }
   }
 
-  /** End every orphan (a live task whose instance's lease lapsed) FAILED. */
-  async #reap(): Promise<void> {
-    const storage = this.#options.storage;
-    let orphans;
-    try {
-      orphans = await storage.orphans(REAP_BATCH);
-    } catch (error) {
-      this.#options.logger.error("Looking for orphaned tasks failed", error);
-      return;
-    }
-    for (const orphan of orphans) {
-      if (this.#state !== "open") return;
-      if (this.#journals.has(orphan.task.id)) continue; // ours: still running here
-      try {
-        const change = lostRun(orphan);
-        const push = this.#options.push;
-        const body = push && this.#transactional
-          ? push.body(orphan.task.id, change.events[0])
-          : null;
-        await storage.append(body !== null ? { ...change, pushes: [body] } : change);
-        if (push && !this.#transactional) push.event(change.record, change.events[0], true);
-        this.#options.logger.warn(
-          `Task "${orphan.task.id}" ended FAILED: its instance "${orphan.instance}" stopped renewing its lease`,
-        );
-      } catch (error) {
-        if (!isTaskStorageError(error, "CONFLICT")) {
-          this.#options.logger.error(`Ending orphaned task "${orphan.task.id}" failed`, error);
-        }
-      }
-    }
+  /** End every orphan (a live task whose instance's lease lapsed) FAILED (_reaper.ts). */
+  #reap(): Promise<void> {
+    return reap({
+      storage: this.#options.storage,
+      logger: this.#options.logger,
+      push: this.#options.push,
+      transactional: this.#transactional,
+      open: () => this.#state === "open",
+      runsHere: (taskId) => this.#journals.has(taskId),
+    });
   }
-}
-
-/** The append that ends an orphan FAILED, at the generation it was found at. */
-function lostRun(orphan: StoredTask & { generation?: number }) {
-  const now = Date.now();
-  const t = orphan.task;
-  const why = `Failed: the task's run was lost with its gateway instance${
-    orphan.instance ? ` "${orphan.instance}"` : ""
-  }, which stopped renewing its lease; what it committed before is kept.`;
-  const status: A2ATask["status"] = {
-    state: "TASK_STATE_FAILED",
-    timestamp: isoNow(now),
-    message: agentMessage(t, [{ text: why }]),
-  };
-  const seam = {
-    ...((t.metadata as Record<string, Record<string, unknown>> | undefined)?.[SEAM_EXTENSION_URI]),
-    stopReason: "error",
-    failure: { code: "RUN_LOST", message: why },
-  };
-  const metadata = { ...t.metadata, [SEAM_EXTENSION_URI]: seam } as A2AMetadata;
-  const task: A2ATask = { ...t, status, metadata };
-  return {
-    record: { task, owner: orphan.owner, provider: orphan.provider, updatedAt: now },
-    expected: orphan.generation ?? 0,
-    events: [{ statusUpdate: { taskId: t.id, contextId: t.contextId, status, metadata } }],
-    instance: undefined,
-  };
 }
 
 /** Whether the event is a task's last. */

@@ -1,0 +1,123 @@
+/**
+ * The commands instances on a shared {@linkcode TaskStorage} send one
+ * another: one sent to the instance that runs a task and its reply (a
+ * refusal rethrown as the owner's error, 503 when it does not answer), one
+ * answered for a task this instance runs, and the wait on the stored state
+ * of a task another instance runs. Separate from the cluster, which keeps
+ * this instance's state: these need only the storage, or the engine.
+ */
+import type { Logger } from "@seam/host";
+import type { ClusterEngine } from "./_cluster.ts";
+import { GatewayError, invalidRequest, toGatewayError } from "./_errors.ts";
+import type { SendParams } from "./_validate.ts";
+import { unavailable } from "./_store_errors.ts";
+import type { JsonObject, TaskStorage } from "./task_storage.ts";
+import { isTerminalState, type StoredTask } from "./task_store.ts";
+
+/**
+ * Send `command` to the instance that runs the task and answer its reply,
+ * waiting at most `commandTimeoutMs`.
+ *
+ * @throws {GatewayError} the owner's refusal, or 503 when it does not answer.
+ */
+export async function forward(
+  storage: TaskStorage,
+  commandTimeoutMs: number,
+  record: StoredTask,
+  command: JsonObject,
+): Promise<JsonObject> {
+  const owner = record.instance;
+  if (owner === undefined) {
+    throw unavailable(`task "${record.task.id}" has no instance running it right now`);
+  }
+  let reply: JsonObject;
+  try {
+    reply = await storage.send(owner, command, commandTimeoutMs);
+  } catch (error) {
+    throw unavailable(
+      `the instance running task "${record.task.id}" did not answer (${
+        error instanceof Error ? error.message : String(error)
+      }); if it is gone, the task ends FAILED once its lease lapses (${storage.leaseTtlMs} ms)`,
+    );
+  }
+  const refusal = reply.error as Record<string, unknown> | undefined;
+  if (refusal) {
+    throw new GatewayError(
+      (refusal.kind as GatewayError["kind"]) ?? "internal",
+      String(refusal.message ?? "The instance running the task refused"),
+      {
+        httpStatus: refusal.httpStatus as number | undefined,
+        metadata: refusal.metadata as Record<string, string> | undefined,
+      },
+    );
+  }
+  return reply;
+}
+
+/**
+ * Settles once task `taskId` is terminal in `storage`, or interrupted
+ * (INPUT_REQUIRED, AUTH_REQUIRED) at a generation after `since`.
+ */
+export function untilSettledOrInterrupted(
+  storage: TaskStorage,
+  taskId: string,
+  since: number,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let checking = false;
+    let again = false;
+    const check = async (): Promise<void> => {
+      if (checking) {
+        again = true;
+        return;
+      }
+      checking = true;
+      try {
+        do {
+          again = false;
+          const record = await storage.get(taskId);
+          const state = record?.task.status.state;
+          if (
+            !record || isTerminalState(state!) ||
+            ((record.generation ?? 0) > since &&
+              (state === "TASK_STATE_INPUT_REQUIRED" || state === "TASK_STATE_AUTH_REQUIRED"))
+          ) {
+            off();
+            return resolve();
+          }
+        } while (again);
+      } catch (error) {
+        off();
+        reject(error);
+      } finally {
+        checking = false;
+      }
+    };
+    const off = storage.subscribe(taskId, () => void check());
+    void check();
+  });
+}
+
+/** Answer a command another instance forwarded to a task `engine` runs. */
+export async function answer(
+  engine: ClusterEngine,
+  logger: Logger,
+  command: JsonObject,
+): Promise<JsonObject> {
+  const principal = typeof command.principal === "string" ? command.principal : undefined;
+  try {
+    if (command.kind === "cancel") {
+      return { task: await engine.cancel(String(command.taskId), principal, undefined, true) };
+    }
+    if (command.kind === "message") {
+      await engine.send(command.params as unknown as SendParams, principal, undefined, true);
+      return { ok: true };
+    }
+    throw invalidRequest("an unknown forwarded command");
+  } catch (error) {
+    const e = toGatewayError(error, logger);
+    return {
+      error: { kind: e.kind, message: e.message, httpStatus: e.httpStatus, metadata: e.metadata },
+    };
+  }
+}
