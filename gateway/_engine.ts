@@ -1,24 +1,21 @@
 /**
  * The task engine: the live tasks and their runs. It sends (start a task,
  * continue a context, steer a live task), finds, cancels and lists tasks,
- * keeps what is stored consistent when the store fails, and shuts down.
+ * and shuts down. A follow-up on a task is handled in _steer.ts, and a
+ * record written to a store that is not shared, kept consistent when the
+ * store fails, in _store_writer.ts.
  */
 import type { Logger } from "@seam/host";
 import type { SubagentResult, SubagentService } from "@seam/subagent";
-import { acceptsOutput, partsToBlocks, partsToPrompt } from "./_convert.ts";
+import { acceptsOutput, partsToPrompt } from "./_convert.ts";
 import type { Cluster, ClusterOptions } from "./_cluster.ts";
 import { pushNotSupported } from "./_binding.ts";
 import { storeFailure } from "./_store_errors.ts";
-import {
-  GatewayError,
-  invalidParams,
-  shuttingDown,
-  tooMany,
-  unsupportedOperation,
-} from "./_errors.ts";
-import { type AcceptedExtension, hasStartFields, readExtension } from "./_extension.ts";
+import { StoreWriter } from "./_store_writer.ts";
+import { steer, type SteerHost } from "./_steer.ts";
+import { GatewayError, invalidParams, shuttingDown, tooMany } from "./_errors.ts";
+import { readExtension } from "./_extension.ts";
 import { sendTraceOf } from "./_trace.ts";
-import { answerFromMessage, requestAnswered } from "./_input_answer.ts";
 import type { InspectorRecord } from "./_inspector_record.ts";
 import { Disposals, KeptRuns } from "./_kept_runs.ts";
 import { ShortLivedMap } from "./_short_lived_map.ts";
@@ -27,18 +24,18 @@ import type { PreparedPush, PushService } from "./_push.ts";
 import { type ProgressSource, TaskStarter } from "./_task_start.ts";
 import type { GatewayParentFactory } from "./options.ts";
 import {
-  agentMessage,
   decodePageToken,
   encodePageToken,
   isoNow,
   stateWord,
   type TaskRecord,
   taskView,
+  userMessage,
 } from "./_task_view.ts";
 import type { ListParams, SendParams } from "./_validate.ts";
 import { isTerminalState, type StoredTask, type TaskStore } from "./task_store.ts";
 import { isTaskStorage, type JsonObject } from "./task_storage.ts";
-import type { A2AMessage, A2AMetadata, A2ATask } from "./types.ts";
+import type { A2AMetadata, A2ATask } from "./types.ts";
 import { SEAM_EXTENSION_URI } from "./types.ts";
 import type { AgentRef, Scope } from "@seam/host";
 import type { SubagentAgentOptions } from "@seam/subagent";
@@ -96,6 +93,9 @@ export class Engine {
   readonly #kept: KeptRuns;
   readonly #starter: TaskStarter;
   readonly #hooks: LiveTaskHooks;
+  readonly #writer: StoreWriter;
+  /** What a follow-up needs of the engine (_steer.ts). */
+  readonly #steerHost: SteerHost;
   #state: EngineState = "open";
   #shutdown: Promise<void> | undefined;
   readonly #options: EngineOptions;
@@ -121,6 +121,13 @@ export class Engine {
       })
       : undefined;
     const cluster = this.cluster;
+    this.#writer = new StoreWriter(options.store, options.logger);
+    this.#steerHost = {
+      find: (id, principal, tenant) => this.find(id, principal, tenant),
+      cluster,
+      push: options.push,
+      persist: (record) => this.#persist(record),
+    };
     this.#disposals = new Disposals(options.logger);
     this.#kept = new KeptRuns(options.maxResumableRuns, this.#disposals);
     this.#starter = new TaskStarter({
@@ -186,7 +193,7 @@ export class Engine {
       );
     }
     if (message.taskId !== undefined) {
-      return this.#steer(params, principal, ext, onLive, forwarded, push);
+      return steer(this.#steerHost, params, principal, ext, onLive, forwarded, push);
     }
     this.#admit(principal);
     if (this.cluster) await this.cluster.admit();
@@ -387,99 +394,6 @@ export class Engine {
     else this.#livePerPrincipal.set(principal, next);
   }
 
-  /** A follow-up on a live task: steer its run. */
-  async #steer(
-    params: SendParams,
-    principal: string | undefined,
-    ext: AcceptedExtension,
-    onLive: ((live: LiveTask) => void) | undefined,
-    forwarded: boolean,
-    push: PreparedPush | undefined,
-  ): Promise<Sent> {
-    const taskId = params.message.taskId!;
-    const found = await this.find(taskId, principal, params.tenant);
-    const t = found.record.task;
-    if (params.message.contextId !== undefined && params.message.contextId !== t.contextId) {
-      throw invalidParams(
-        `message.contextId "${
-          params.message.contextId.slice(0, 100)
-        }" does not match task "${t.id}" (its contextId is "${t.contextId}")`,
-      );
-    }
-    const task = found.live;
-    if (!task && this.cluster && !forwarded && !isTerminalState(t.status.state)) {
-      // Another instance runs it: the message goes there.
-      await this.cluster.forwardMessage(found.record, params, principal);
-      return { live: undefined, taskId: t.id, since: found.record.generation, extension: ext.used };
-    }
-    if (!task) {
-      throw unsupportedOperation(
-        `task "${t.id}" is ${
-          stateWord(t)
-        } and accepts no more messages; to continue its conversation, send a new message with contextId "${t.contextId}" and no taskId`,
-      );
-    }
-    if (hasStartFields(ext)) {
-      throw invalidParams(
-        "the seam extension's start-time fields (outputSchema, maxDepth, toolFilter, persona, budget) apply only to a message that starts a task",
-      );
-    }
-    if (task.phase === "interrupted") return this.#answer(task, params, ext, onLive);
-    if (ext.answer !== undefined) {
-      throw invalidParams(
-        `task "${t.id}" waits on no input request; the seam extension's answer applies only to an interrupted task (INPUT_REQUIRED or AUTH_REQUIRED)`,
-      );
-    }
-    const send = task.run.sendMessage;
-    if (!send) {
-      throw unsupportedOperation(
-        `task "${t.id}" is still running and provider "${task.record.provider}" cannot steer a running child (its runs have no sendMessage); wait for it or cancel it`,
-      );
-    }
-    if (push) await this.#options.push!.attach(push, t.id, task);
-    const size = JSON.stringify(params.message.parts).length;
-    task.admitSteering(size);
-    const blocks = partsToBlocks(params.message.parts);
-    const accepted = userMessage(params, t.id, t.contextId);
-    onLive?.(task);
-    try {
-      task.chain.context.accept(t.id, accepted);
-      await send(blocks);
-    } catch (error) {
-      task.releaseSteering(size);
-      throw unsupportedOperation(
-        `the running child did not take the message (${
-          error instanceof Error ? error.message : String(error)
-        })`,
-      );
-    }
-    (t.history ??= []).push(accepted);
-    // The run may have ended while the message was on its way: the store may
-    // hold the final state already, so it must hear of the message (on a
-    // shared storage, in one more append once that state is committed).
-    if (task.phase === "ended") await (this.cluster?.amend(task) ?? this.#persist(task.record));
-    return { live: task, taskId: t.id, extension: ext.used };
-  }
-
-  /** A follow-up on an interrupted task: the answer to the request it waits on. */
-  #answer(
-    task: LiveTask,
-    params: SendParams,
-    ext: AcceptedExtension,
-    onLive: ((live: LiveTask) => void) | undefined,
-  ): Sent {
-    const t = task.record.task;
-    const request = requestAnswered(task.waitingInputs, ext.answer);
-    const answer = answerFromMessage(request, params.message.parts, ext.answer);
-    task.admitSteering(JSON.stringify(params.message.parts).length);
-    const accepted = userMessage(params, t.id, t.contextId);
-    (t.history ??= []).push(accepted);
-    task.chain.context.accept(t.id, accepted);
-    onLive?.(task);
-    task.answerInput(request.id, answer);
-    return { live: task, taskId: t.id, extension: ext.used };
-  }
-
   #resolveProvider(tenant: string | undefined): string {
     const { subagents } = this.#options;
     const none = (problem: string) =>
@@ -525,80 +439,9 @@ export class Engine {
     }
   }
 
-  /**
-   * Store a record. A failure is logged; a terminal write that failed is
-   * retried as a reduced record (state and a note, no content), so the task
-   * still ends, is still evicted in time, and never poisons later reads.
-   */
+  /** Store a record: journaled on a shared storage, else written (_store_writer.ts). */
   #persist(record: TaskRecord): Promise<void> | undefined {
     if (this.cluster) return this.cluster.persist(record.task.id);
-    return put(this.#store, record, this.#putFailed);
+    return this.#writer.put(record);
   }
-
-  readonly #putFailed = (record: StoredTask, error: unknown): Promise<void> | undefined =>
-    this.#storeFailed(record, error);
-
-  readonly #reducedFailed = (record: StoredTask, again: unknown): undefined => {
-    this.#logger.error(`Storing task "${record.task.id}" reduced failed too`, again);
-  };
-
-  #storeFailed(record: StoredTask, error: unknown): Promise<void> | undefined {
-    this.#logger.error(`Storing task "${record.task.id}" failed`, error);
-    const t = record.task;
-    if (!isTerminalState(t.status.state)) return undefined;
-    const reduced: StoredTask = {
-      owner: record.owner,
-      provider: record.provider,
-      updatedAt: record.updatedAt,
-      task: {
-        id: t.id,
-        contextId: t.contextId,
-        status: {
-          state: t.status.state,
-          timestamp: t.status.timestamp,
-          message: agentMessage(t, [{
-            text: `${
-              t.status.message?.parts[0]?.text ?? "Ended."
-            } (The task's full record could not be stored: ${
-              error instanceof Error ? error.message.slice(0, 200) : String(error).slice(0, 200)
-            })`,
-          }]),
-        },
-        metadata: { [SEAM_EXTENSION_URI]: { provider: record.provider } },
-      },
-    };
-    return put(this.#store, reduced, this.#reducedFailed);
-  }
-}
-
-function userMessage(params: SendParams, taskId: string, contextId: string): A2AMessage {
-  const m = params.message;
-  const message: A2AMessage = {
-    messageId: m.messageId,
-    role: "ROLE_USER",
-    parts: m.parts,
-    taskId,
-    contextId,
-  };
-  if (m.metadata) message.metadata = m.metadata as A2AMetadata;
-  if (m.extensions?.length) message.extensions = m.extensions;
-  if (m.referenceTaskIds?.length) message.referenceTaskIds = m.referenceTaskIds;
-  return message;
-}
-
-/** `store.put(record)`, with `failed` hearing a failure, thrown or later. */
-function put(
-  store: TaskStore,
-  record: StoredTask,
-  failed: (record: StoredTask, error: unknown) => Promise<void> | undefined,
-): Promise<void> | undefined {
-  try {
-    const done = store.put(record);
-    if (done && typeof (done as Promise<void>).then === "function") {
-      return (done as Promise<void>).catch((error) => failed(record, error));
-    }
-  } catch (error) {
-    return failed(record, error);
-  }
-  return undefined;
 }

@@ -4,8 +4,9 @@
  * tokens of `ListTasks`.
  */
 import { invalidParams } from "./_errors.ts";
+import type { SendParams } from "./_validate.ts";
 import type { StoredTask } from "./task_store.ts";
-import type { A2AArtifact, A2AMessage, A2ATask } from "./types.ts";
+import type { A2AArtifact, A2AMessage, A2AMetadata, A2ATask } from "./types.ts";
 
 /** A task as kept: mutable here, a {@linkcode StoredTask} to the store. */
 export interface TaskRecord extends StoredTask {
@@ -46,6 +47,22 @@ export function agentMessage(task: A2ATask, parts: A2AMessage["parts"]): A2AMess
     taskId: task.id,
     contextId: task.contextId,
   };
+}
+
+/** The message `params` brought, as task `taskId` of `contextId` keeps it in its history. */
+export function userMessage(params: SendParams, taskId: string, contextId: string): A2AMessage {
+  const m = params.message;
+  const message: A2AMessage = {
+    messageId: m.messageId,
+    role: "ROLE_USER",
+    parts: m.parts,
+    taskId,
+    contextId,
+  };
+  if (m.metadata) message.metadata = m.metadata as A2AMetadata;
+  if (m.extensions?.length) message.extensions = m.extensions;
+  if (m.referenceTaskIds?.length) message.referenceTaskIds = m.referenceTaskIds;
+  return message;
 }
 
 /** The output artifact holding the text streamed so far. */
