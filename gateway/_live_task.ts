@@ -2,35 +2,38 @@
  * A task whose run has not ended: the state machine SUBMITTED → WORKING →
  * terminal, the text streamed so far, the subscribers hearing it, and the
  * requests that end it early (a client's cancel, the deadline, shutdown).
+ * What it makes only once needed lives beside it: its subscribers
+ * (_task_subscribers.ts), the input requests it waits on
+ * (_pending_inputs.ts), its deadline (_task_deadline.ts) and the count of
+ * its follow-up messages (_steering_caps.ts); how its run's end reads on it
+ * is _run_outcome.ts.
  */
-import { type AgentRef, jsonCopy, type JsonValue, type Logger } from "@seam/host";
+import type { AgentRef, Logger } from "@seam/host";
 import type {
   SubagentInputAnswer,
   SubagentInputRequest,
   SubagentResult,
   SubagentRun,
-  SubagentStopReason,
 } from "@seam/subagent";
-import { blocksToParts } from "./_convert.ts";
-import { tooMany } from "./_errors.ts";
 import type { RunChain } from "./_kept_runs.ts";
-import { type StreamEvent, type StreamFraming, TaskSubscriber } from "./_sse.ts";
+import { inputRequestParts, PendingInputs } from "./_pending_inputs.ts";
+import { type EarlyEndCause, forcedEndWords, runOutcome } from "./_run_outcome.ts";
+import type { StreamEvent, StreamFraming, TaskSubscriber } from "./_sse.ts";
+import { SteeringCount } from "./_steering_caps.ts";
+import { TaskSubscribers } from "./_task_subscribers.ts";
 import {
   agentMessage,
+  artifactUpdate,
   isoNow,
   OUTPUT_ARTIFACT,
+  statusUpdate,
   streamedArtifact,
   type TaskRecord,
 } from "./_task_view.ts";
+import { TaskDeadline } from "./_task_deadline.ts";
 import { isTerminalState } from "./task_store.ts";
-import {
-  type A2AArtifact,
-  type A2AMessage,
-  type A2APart,
-  type A2ATask,
-  type A2ATaskState,
-  SEAM_EXTENSION_URI,
-} from "./types.ts";
+import type { A2AArtifact, A2AMessage, A2ATaskState } from "./types.ts";
+import { SEAM_EXTENSION_URI } from "./types.ts";
 
 /** What the engine does for a task: store it, settle its runs, forget it once stored. */
 export interface LiveTaskHooks {
@@ -62,7 +65,7 @@ export interface LiveTaskHooks {
 
 /** Why a task is being ended early, with the timer that tears its child down if it hangs. */
 interface EarlyEnd {
-  readonly cause: "client" | "deadline" | "shutdown";
+  readonly cause: EarlyEndCause;
   timer: ReturnType<typeof setTimeout> | undefined;
 }
 
@@ -72,32 +75,6 @@ interface EarlyEnd {
  * paused).
  */
 export type TaskPhase = "submitted" | "working" | "interrupted" | "ended";
-
-/** An input request the task waits on, and how to settle it. */
-interface WaitingInput {
-  readonly request: SubagentInputRequest;
-  readonly settle: (answer: SubagentInputAnswer | undefined) => void;
-}
-
-const STATE_OF: Record<SubagentStopReason, A2ATaskState> = {
-  completed: "TASK_STATE_COMPLETED",
-  aborted: "TASK_STATE_CANCELED",
-  error: "TASK_STATE_FAILED",
-  "max-tokens": "TASK_STATE_FAILED",
-  refusal: "TASK_STATE_REJECTED",
-  "budget-exhausted": "TASK_STATE_FAILED",
-};
-
-const EXPLAIN: Record<SubagentStopReason, string> = {
-  completed: "Completed.",
-  aborted: "Canceled: the run was cancelled before it finished.",
-  error: "Failed: the child agent ended with an error.",
-  "max-tokens":
-    "Failed: the child stopped at the token limit (stopReason max-tokens); its partial output is in the artifact.",
-  refusal: "Rejected: the child agent refused the task.",
-  "budget-exhausted":
-    "Failed: the run ran out of its budget (stopReason budget-exhausted); its partial output is in the artifact.",
-};
 
 /** Limits that hold per task. */
 export interface LiveTaskLimits {
@@ -122,24 +99,22 @@ export class LiveTask {
   readonly reply: "task" | "message";
   #phase: TaskPhase = "submitted";
   #streamed: string[] | undefined;
-  #subscribers: Set<TaskSubscriber> | undefined;
+  #subscribers: TaskSubscribers | undefined;
   #earlyEnd: EarlyEnd | undefined;
-  #deadline: ReturnType<typeof setTimeout> | undefined;
-  /** When the deadline falls (ms since the epoch); while interrupted, what is left of it. */
-  #deadlineAt = 0;
-  #deadlineLeft = 0;
+  /** Set when the task has a deadline (`taskTimeoutMs`). */
+  #deadline: TaskDeadline | undefined;
   // Made when first needed: a task that completes at once waits on no input,
   // and its blocking send is woken directly (bench/README.md, "Gateway",
   // session 6: a Map, an array, a promise and two reactions fewer per task).
-  #inputs: Map<string, WaitingInput> | undefined;
+  #inputs: PendingInputs | undefined;
   #waiting: Promise<void> | undefined;
   #wake: (() => void) | undefined;
   #done: Promise<void> | undefined;
   #resolveDone: (() => void) | undefined;
   /** The task ended and its final state was stored. */
   #over = false;
-  #steered = 0;
-  #steeredBytes = 0;
+  /** The follow-up messages taken so far: made at the first. */
+  #steering: SteeringCount | undefined;
   #stopProgress: (() => void) | undefined;
   readonly #hooks: LiveTaskHooks;
   readonly #limits: LiveTaskLimits;
@@ -157,15 +132,11 @@ export class LiveTask {
     this.reply = start.chain.context.reply;
     this.#hooks = hooks;
     this.#limits = limits;
-    if (limits.deadlineMs > 0) this.#armDeadline(limits.deadlineMs);
-  }
-
-  #armDeadline(ms: number): void {
-    this.#deadlineAt = Date.now() + ms;
-    this.#deadline = setTimeout(() => {
-      this.#deadline = undefined;
-      this.endEarly("deadline", `the task's deadline (${this.#limits.deadlineMs} ms) passed`);
-    }, ms);
+    if (limits.deadlineMs > 0) {
+      this.#deadline = new TaskDeadline(limits.deadlineMs, () => {
+        this.endEarly("deadline", `the task's deadline (${this.#limits.deadlineMs} ms) passed`);
+      });
+    }
   }
 
   /** Fulfils once the task ended and its final state was stored. */
@@ -177,7 +148,7 @@ export class LiveTask {
 
   /** The input requests the task waits on, oldest first. */
   get waitingInputs(): readonly SubagentInputRequest[] {
-    return this.#inputs ? [...this.#inputs.values()].map((w) => w.request) : [];
+    return this.#inputs ? this.#inputs.requests : [];
   }
 
   /**
@@ -192,25 +163,18 @@ export class LiveTask {
     signal: AbortSignal,
   ): Promise<SubagentInputAnswer | undefined> {
     if (this.#phase === "ended" || signal.aborted) return Promise.resolve(undefined);
-    const inputs = this.#inputs ??= new Map();
+    const inputs = this.#inputs ??= new PendingInputs(() => {
+      if (this.#phase === "interrupted") this.#resumeWork();
+    });
     return new Promise((resolve) => {
-      const settle = (answer: SubagentInputAnswer | undefined) => {
-        if (!inputs.delete(request.id)) return;
-        resolve(answer);
-        if (inputs.size === 0 && this.#phase === "interrupted") this.#resumeWork();
-      };
-      inputs.set(request.id, { request, settle });
-      signal.addEventListener("abort", () => settle(undefined), { once: true });
+      inputs.add(request, signal, resolve);
       this.#interrupt(request);
     });
   }
 
   /** Answer the request `requestId` waits on; false when none such waits. */
   answerInput(requestId: string, answer: SubagentInputAnswer): boolean {
-    const waiting = this.#inputs?.get(requestId);
-    if (!waiting) return false;
-    waiting.settle(answer);
-    return true;
+    return this.#inputs?.answer(requestId, answer) ?? false;
   }
 
   /** Fulfils at the task's end or at its next interrupted state, whichever comes first. */
@@ -231,11 +195,7 @@ export class LiveTask {
   #interrupt(request: SubagentInputRequest): void {
     const first = this.#phase !== "interrupted";
     this.#phase = "interrupted";
-    if (first && this.#deadline !== undefined) {
-      clearTimeout(this.#deadline);
-      this.#deadline = undefined;
-      this.#deadlineLeft = Math.max(1, this.#deadlineAt - Date.now());
-    }
+    if (first) this.#deadline?.pause();
     const t = this.record.task;
     this.#setState(
       request.kind === "authentication" ? "TASK_STATE_AUTH_REQUIRED" : "TASK_STATE_INPUT_REQUIRED",
@@ -247,10 +207,7 @@ export class LiveTask {
 
   #resumeWork(): void {
     this.#phase = "working";
-    if (this.#deadlineLeft > 0) {
-      this.#armDeadline(this.#deadlineLeft);
-      this.#deadlineLeft = 0;
-    }
+    this.#deadline?.resume();
     this.#setState("TASK_STATE_WORKING");
   }
 
@@ -321,48 +278,22 @@ export class LiveTask {
    * @throws {GatewayError} beyond the subscriber cap.
    */
   subscribe(framing: StreamFraming, first: StreamEvent): TaskSubscriber {
-    const subscribers = this.#subscribers ??= new Set();
-    if (subscribers.size >= this.#limits.maxSubscribers) {
-      throw tooMany(
-        `Too many subscribers: task "${this.record.task.id}" has ${subscribers.size} streams open (the limit is ${this.#limits.maxSubscribers}); poll it with GetTask instead`,
-        "TOO_MANY_SUBSCRIBERS",
-      );
-    }
-    const subscriber = new TaskSubscriber(framing, this.#limits.maxBufferedBytes);
-    subscriber.deliver(first, false);
-    if (subscriber.open) {
-      subscribers.add(subscriber);
-      subscriber.onClose = () => subscribers.delete(subscriber);
-    }
-    return subscriber;
+    const subscribers = this.#subscribers ??= new TaskSubscribers();
+    return subscribers.open(this.record.task.id, framing, first, this.#limits);
   }
 
   /**
-   * Count a steering message against the cap.
+   * Count a steering message against the caps (_steering_caps.ts).
    *
-   * @throws {GatewayError} beyond it.
+   * @throws {GatewayError} beyond them.
    */
   admitSteering(bytes: number): void {
-    if (this.#steered >= this.#limits.maxSteeringMessages) {
-      throw tooMany(
-        `Too many messages: task "${this.record.task.id}" took ${this.#steered} follow-up messages (the limit is ${this.#limits.maxSteeringMessages})`,
-        "TOO_MANY_MESSAGES",
-      );
-    }
-    if (this.#steeredBytes + bytes > this.#limits.maxSteeringBytes) {
-      throw tooMany(
-        `Too much content: task "${this.record.task.id}" took ${this.#steeredBytes} bytes of follow-up messages and this one brings ${bytes} (the limit is ${this.#limits.maxSteeringBytes} in all)`,
-        "TOO_MUCH_STEERING",
-      );
-    }
-    this.#steered++;
-    this.#steeredBytes += bytes;
+    (this.#steering ??= new SteeringCount()).admit(bytes, this.record.task.id, this.#limits);
   }
 
   /** Take back a steering message the run did not take. */
   releaseSteering(bytes: number): void {
-    this.#steered--;
-    this.#steeredBytes -= bytes;
+    this.#steering?.release(bytes);
   }
 
   /**
@@ -384,13 +315,7 @@ export class LiveTask {
     const grace = this.#limits.cancelGraceMs;
     const force = () => {
       early.timer = undefined;
-      this.forceEnd(
-        cause === "client"
-          ? `Canceled by the client; the child did not confirm within ${grace} ms and was torn down.`
-          : cause === "deadline"
-          ? `Failed: ${reason}; the child did not stop within ${grace} ms and was torn down.`
-          : "Canceled: the gateway shut down.",
-      );
+      this.forceEnd(forcedEndWords(cause, reason, grace));
     };
     if (cause === "shutdown") force();
     else early.timer = setTimeout(force, grace);
@@ -414,42 +339,13 @@ export class LiveTask {
   finish(result: SubagentResult | undefined, error?: unknown): boolean {
     if (this.#phase === "ended") return false;
     const t = this.record.task;
-    const meta = this.#seam();
-    let state: A2ATaskState;
-    let parts: A2AMessage["parts"] = [];
-    let explanation: string | undefined;
-    if (result) {
-      meta.stopReason = result.stopReason;
-      // The run's usage, rolled up over its subtree, for a seam caller to add to its own.
-      // The service's usage is frozen JSON already (subagent/_usage.ts): kept as is.
-      if (result.usage) {
-        meta.usage = Object.isFrozen(result.usage) ? result.usage : jsonCopy(result.usage);
-      }
-      state = STATE_OF[result.stopReason];
-      parts = blocksToParts(result.output, result.structured);
-      if (result.stopReason !== "completed") explanation = EXPLAIN[result.stopReason];
-      if (result.error) {
-        // What went wrong, as data for a program and in words for a person.
-        meta.failure = { code: result.error.code, message: result.error.message };
-        explanation = `${explanation} ${result.error.message} (${result.error.code})`;
-      }
-      if (result.stopReason === "aborted" && this.#earlyEnd) {
-        const cause = this.#earlyEnd.cause;
-        if (cause === "client") explanation = "Canceled by the client.";
-        else if (cause === "shutdown") explanation = "Canceled: the gateway shut down.";
-        else {
-          meta.stopReason = "error";
-          state = "TASK_STATE_FAILED";
-          explanation =
-            `Failed: the task's deadline (${this.#limits.deadlineMs} ms) passed; the run was stopped.`;
-        }
-      }
-    } else {
-      const message = error instanceof Error ? error.message : String(error);
-      meta.error = message;
-      state = "TASK_STATE_FAILED";
-      explanation = `Failed: the run broke down (${message})`;
-    }
+    const { state, parts, explanation } = runOutcome(
+      result,
+      error,
+      this.#seam(),
+      this.#earlyEnd?.cause,
+      this.#limits.deadlineMs,
+    );
     if (parts.length > 0) {
       const artifact: A2AArtifact = { artifactId: OUTPUT_ARTIFACT, name: OUTPUT_ARTIFACT, parts };
       t.artifacts = [artifact];
@@ -480,13 +376,8 @@ export class LiveTask {
     result: SubagentResult | undefined,
   ): void {
     this.#phase = "ended";
-    if (this.#inputs) {
-      for (const waiting of [...this.#inputs.values()]) {
-        waiting.settle(undefined);
-      }
-    }
-    if (this.#deadline !== undefined) clearTimeout(this.#deadline);
-    this.#deadline = undefined;
+    this.#inputs?.settleAll();
+    this.#deadline?.stop();
     if (this.#earlyEnd?.timer !== undefined) clearTimeout(this.#earlyEnd.timer);
     if (this.#stopProgress) {
       try {
@@ -524,14 +415,7 @@ export class LiveTask {
     const stored = this.reply === "task" ? this.#hooks.persist(record) : undefined;
     const tap = this.#pushTap();
     if (this.#subscribers || this.#hooks.publish || tap) {
-      const event = {
-        statusUpdate: {
-          taskId: record.task.id,
-          contextId: record.task.contextId,
-          status,
-          metadata: record.task.metadata,
-        },
-      };
+      const event = statusUpdate(record.task, status);
       this.#broadcast(event, endsStreams);
       tap?.(record, event, isTerminalState(state));
     }
@@ -558,55 +442,6 @@ export class LiveTask {
 
   #broadcast(event: StreamEvent, final: boolean): void {
     this.#hooks.publish?.(this, event);
-    const subscribers = this.#subscribers;
-    if (!subscribers) return;
-    for (const subscriber of subscribers) {
-      try {
-        subscriber.deliver(event, final);
-      } catch (error) {
-        this.#hooks.logger.error("A task subscriber threw", error);
-      }
-    }
-    if (final) subscribers.clear();
+    this.#subscribers?.deliver(event, final, this.#hooks.logger);
   }
-}
-
-/**
- * The status message of an interrupted task: the request in words for any
- * client, and whole in a data part under the seam extension (with what an
- * answer looks like).
- */
-/** The event of an artifact of `task`: a piece of streamed text (`append`), or the whole. */
-function artifactUpdate(
-  task: A2ATask,
-  artifact: A2AArtifact,
-  append: boolean,
-  lastChunk: boolean,
-): StreamEvent {
-  return {
-    artifactUpdate: { taskId: task.id, contextId: task.contextId, artifact, append, lastChunk },
-  };
-}
-
-function inputRequestParts(request: SubagentInputRequest): A2APart[] {
-  let text = request.message;
-  if (request.toolCall) {
-    text += ` (tool call: ${request.toolCall.title ?? request.toolCall.name})`;
-  }
-  if (request.options) {
-    text += `. Answer with one of: ${
-      request.options.map((o) => `"${o.id}" (${o.label})`).join(", ")
-    }.`;
-  } else if (request.kind === "question") {
-    text += " Answer with a message on this task.";
-  }
-  return [
-    { text },
-    {
-      data: {
-        [SEAM_EXTENSION_URI]: { inputRequest: request as unknown as JsonValue },
-      } as { [key: string]: JsonValue },
-      mediaType: "application/json",
-    },
-  ];
 }

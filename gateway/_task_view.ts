@@ -4,6 +4,7 @@
  * tokens of `ListTasks`.
  */
 import { invalidParams } from "./_errors.ts";
+import type { StreamEvent } from "./_sse.ts";
 import type { SendParams } from "./_validate.ts";
 import type { StoredTask } from "./task_store.ts";
 import type { A2AArtifact, A2AMessage, A2AMetadata, A2ATask } from "./types.ts";
@@ -68,6 +69,30 @@ export function userMessage(params: SendParams, taskId: string, contextId: strin
 /** The output artifact holding the text streamed so far. */
 export function streamedArtifact(chunks: readonly string[]): A2AArtifact {
   return { artifactId: OUTPUT_ARTIFACT, name: OUTPUT_ARTIFACT, parts: [{ text: chunks.join("") }] };
+}
+
+/** The event of an artifact of `task`: a piece of streamed text (`append`), or the whole. */
+export function artifactUpdate(
+  task: A2ATask,
+  artifact: A2AArtifact,
+  append: boolean,
+  lastChunk: boolean,
+): StreamEvent {
+  return {
+    artifactUpdate: { taskId: task.id, contextId: task.contextId, artifact, append, lastChunk },
+  };
+}
+
+/** The event of `task`'s new `status` (with the task's metadata as it is now). */
+export function statusUpdate(task: A2ATask, status: A2ATask["status"]): StreamEvent {
+  return {
+    statusUpdate: {
+      taskId: task.id,
+      contextId: task.contextId,
+      status,
+      metadata: task.metadata,
+    },
+  };
 }
 
 /**
