@@ -192,6 +192,7 @@ export class Engine {
         }) admits none of what this gateway answers with (text/plain, application/json)`,
       );
     }
+    assertNoNul(message.contextId, "message.contextId");
     if (message.taskId !== undefined) {
       return steer(this.#steerHost, params, principal, ext, onLive, forwarded, push);
     }
@@ -268,7 +269,8 @@ export class Engine {
   ): Promise<Found> {
     const running = this.#live.get(id);
     let record: StoredTask | undefined = running?.record;
-    if (!record) {
+    // No task id holds a NUL (the gateway makes them), and PostgreSQL refuses one in text.
+    if (!record && !id.includes("\0")) {
       try {
         record = await this.#store.get(id);
       } catch (error) {
@@ -311,6 +313,8 @@ export class Engine {
 
   /** A page of tasks. */
   async list(params: ListParams, principal: string | undefined): Promise<Record<string, unknown>> {
+    assertNoNul(params.contextId, "contextId");
+    assertNoNul(params.tenant, "tenant");
     const after = params.pageToken ? decodePageToken(params.pageToken) : undefined;
     let page;
     try {
@@ -443,5 +447,16 @@ export class Engine {
   #persist(record: TaskRecord): Promise<void> | undefined {
     if (this.cluster) return this.cluster.persist(record.task.id);
     return this.#writer.put(record);
+  }
+}
+
+/**
+ * Refuse a client's string that a store keeps or compares as text: NUL
+ * (U+0000) is no character PostgreSQL's text holds, so it failed there as
+ * an internal error.
+ */
+function assertNoNul(value: string | undefined, name: string): void {
+  if (value !== undefined && value.includes("\0")) {
+    throw invalidParams(`${name} must not contain NUL (U+0000)`);
   }
 }

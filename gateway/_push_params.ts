@@ -89,6 +89,8 @@ function text(
   if (value.length > max) {
     throw invalidParams(`${path} is ${value.length} characters long (the limit is ${max})`);
   }
+  // No field holds one, and PostgreSQL refuses it in text (an internal error there).
+  if (value.includes("\0")) throw invalidParams(`${path} must not contain NUL (U+0000)`);
   return value;
 }
 

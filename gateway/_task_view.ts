@@ -153,7 +153,7 @@ export function decodePageToken(token: string): PageCursor {
   }
   const colon = text.indexOf(":");
   const updatedAt = Number(text.slice(0, colon));
-  if (colon < 1 || !Number.isSafeInteger(updatedAt)) {
+  if (colon < 1 || !Number.isSafeInteger(updatedAt) || text.includes("\0", colon)) {
     throw invalidParams(
       "pageToken is not a token this gateway issued (use nextPageToken from a previous page)",
     );

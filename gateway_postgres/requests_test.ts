@@ -1,0 +1,110 @@
+// What a hostile client sends, over HTTP on loopback, to a gateway on
+// PostgreSQL: what the database cannot take is refused with an error naming
+// it, never an internal error.
+import assert from "node:assert/strict";
+import { createMemoryLogger, createRootScope } from "@seam/host";
+import { createSubagentService } from "@seam/subagent";
+import { createGateway } from "@seam/gateway";
+import { controlledProvider } from "../gateway/_test_support.ts";
+import { createPostgresPushConfigStore } from "./mod.ts";
+import { dropSchema, freshSchema, openStore, SKIP, type Wire } from "./_test_support.ts";
+
+interface Served {
+  readonly base: string;
+  readonly errors: () => string[];
+  readonly provider: ReturnType<typeof controlledProvider>;
+}
+
+/** A gateway on a fresh schema, with PostgreSQL push configs, served on loopback. */
+async function withServed(fn: (served: Served) => Promise<void>): Promise<void> {
+  const schema = freshSchema();
+  const store = await openStore(schema);
+  const { logger, records } = createMemoryLogger();
+  const root = createRootScope({ logger });
+  const provider = controlledProvider();
+  createSubagentService(root).registerProvider(provider);
+  const gateway = createGateway({
+    scope: root,
+    taskStore: store,
+    push: { allowWebhook: () => true, configStore: createPostgresPushConfigStore(store) },
+  });
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (request) => gateway.fetch(request),
+  );
+  try {
+    await fn({
+      base: `http://127.0.0.1:${server.addr.port}`,
+      errors: () => records.filter((r) => r.level === "error").map((r) => r.message),
+      provider,
+    });
+  } finally {
+    await server.shutdown();
+    await gateway.close();
+    await root.dispose();
+    await store.close();
+    await dropSchema(schema);
+  }
+}
+
+async function rpc(base: string, method: string, params: unknown): Promise<Wire> {
+  const response = await fetch(`${base}/`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  assert.equal(response.status, 200, `${method}: HTTP ${response.status}`);
+  return await response.json();
+}
+
+const message = (fields: Record<string, unknown> = {}) => ({
+  message: {
+    messageId: crypto.randomUUID(),
+    role: "ROLE_USER",
+    parts: [{ text: "hi" }],
+    ...fields,
+  },
+  configuration: { returnImmediately: true },
+});
+
+Deno.test({
+  name: "find(), list(), send() and the push params refuse a NUL in what reaches PostgreSQL",
+  ignore: SKIP,
+  fn: async () => {
+    await withServed(async ({ base, errors }) => {
+      const sent = await rpc(base, "SendMessage", message());
+      const taskId = sent.result.task.id;
+      const nul = "a\u0000b";
+      const cases: [string, unknown, number, RegExp][] = [
+        ["GetTask", { id: nul }, -32001, /Task not found/],
+        ["CancelTask", { id: nul }, -32001, /Task not found/],
+        ["SubscribeToTask", { id: nul }, -32001, /Task not found/],
+        ["SendMessage", message({ taskId: nul }), -32001, /Task not found/],
+        ["SendMessage", message({ contextId: nul }), -32602, /message\.contextId must not/],
+        ["ListTasks", { contextId: nul }, -32602, /contextId must not contain NUL/],
+        ["ListTasks", { tenant: nul }, -32602, /tenant must not contain NUL/],
+        ["ListTasks", { pageToken: btoa(`1:${nul}`) }, -32602, /pageToken is not a token/],
+        ["ListTaskPushNotificationConfigs", { taskId: nul }, -32602, /taskId must not/],
+        [
+          "CreateTaskPushNotificationConfig",
+          { taskId, id: nul, url: "https://example.com/hook" },
+          -32602,
+          /id must not contain NUL/,
+        ],
+        ["DeleteTaskPushNotificationConfig", { taskId, id: nul }, -32602, /id must not/],
+      ];
+      for (const [method, params, code, text] of cases) {
+        const answer = await rpc(base, method, params);
+        assert.equal(answer.error?.code, code, `${method} ${JSON.stringify(params)}`);
+        assert.match(answer.error.message, text);
+      }
+      const rest = await fetch(`${base}/tasks/a%00b`);
+      assert.equal(rest.status, 404);
+      await rest.body?.cancel();
+      const listed = await fetch(`${base}/tasks?contextId=a%00b`);
+      assert.equal(listed.status, 400);
+      assert.match((await listed.json()).error.message, /contextId must not contain NUL/);
+      assert.deepEqual(errors(), []);
+    });
+  },
+});
