@@ -10,7 +10,7 @@
  * a late steering message in _late_steering.ts.
  */
 import { jsonCopy, type Logger } from "@seam/host";
-import { tooMany } from "./_errors.ts";
+import { invalidParams, tooMany } from "./_errors.ts";
 import { answer, forward, untilSettledOrInterrupted } from "./_forward.ts";
 import { Journal } from "./_journal.ts";
 import { storeLateSteering } from "./_late_steering.ts";
@@ -195,12 +195,15 @@ export class Cluster {
    * `SubscribeToTask` on a shared storage: the task's log after `cursor`
    * (from its start without one), then its updates, on any instance; an
    * ended task without a cursor is not read from the log (undefined).
+   *
+   * @throws {GatewayError} `invalidParams` for a cursor beyond the task's
+   * newest event, which no stream sent (it would wait for ever, past the end).
    */
-  subscribe(
+  async subscribe(
     record: StoredTask,
     framing: StreamFraming,
     cursor: number | undefined,
-  ): ReadableStream<Uint8Array> | undefined {
+  ): Promise<ReadableStream<Uint8Array> | undefined> {
     const state = record.task.status.state;
     if (cursor === undefined && isTerminalState(state)) return undefined;
     if (isTerminalState(state) && cursor! >= (record.generation ?? 0)) {
@@ -209,7 +212,25 @@ export class Cluster {
       done.end();
       return done.body;
     }
+    if (cursor !== undefined && cursor > (record.generation ?? 0)) {
+      // A live record does not carry its generation: the storage has the newest.
+      await this.#assertSent(record.task.id, cursor);
+    }
     return this.stream(record.task.id, framing, cursor ?? 0).body;
+  }
+
+  async #assertSent(taskId: string, cursor: number): Promise<void> {
+    let newest: number;
+    try {
+      newest = (await this.#options.storage.get(taskId))?.generation ?? 0;
+    } catch (error) {
+      throw storeFailure(error, this.#options.logger, `Reading task "${taskId}"`);
+    }
+    if (cursor > newest) {
+      throw invalidParams(
+        `Last-Event-ID ${cursor} is beyond the newest event of task "${taskId}" (${newest}); resume with the id of an event received, or 0 to replay from the start`,
+      );
+    }
   }
 
   /** Cancel a task another instance runs: the cancel goes there. */

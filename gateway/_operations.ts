@@ -133,7 +133,7 @@ export class Operations {
     cursor?: number,
   ): Promise<StreamAnswer> {
     const found = await this.#engine.find(params.id, principal, params.tenant);
-    const fromLog = this.#engine.cluster?.subscribe(found.record, framing, cursor);
+    const fromLog = await this.#engine.cluster?.subscribe(found.record, framing, cursor);
     if (fromLog) return { body: fromLog, headers: undefined };
     const live = found.live;
     if (!live) {

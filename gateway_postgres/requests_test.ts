@@ -108,3 +108,37 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name: "subscribe() refuses a Last-Event-ID beyond the task's newest event, as large as it gets",
+  ignore: SKIP,
+  fn: async () => {
+    await withServed(async ({ base, errors, provider }) => {
+      const sent = await rpc(base, "SendMessage", message());
+      const id = sent.result.task.id;
+      provider.runs[0].ready();
+      const subscribe = (lastEventId: string) =>
+        fetch(`${base}/tasks/${id}:subscribe`, {
+          headers: { "last-event-id": lastEventId },
+          signal: AbortSignal.timeout(5_000),
+        });
+      // Past PostgreSQL's integer and within it: either waited for ever (for
+      // an event no stream will send, even after the end) or failed as 503.
+      for (const cursor of ["99999999999999", "2147483647", "1000"]) {
+        const response = await subscribe(cursor);
+        assert.equal(response.status, 400, `Last-Event-ID ${cursor}`);
+        const body = await response.json();
+        assert.match(body.error.message, new RegExp(`Last-Event-ID ${cursor} is beyond`));
+      }
+      // An id it sent still resumes there.
+      const resumed = await subscribe("1");
+      assert.equal(resumed.status, 200);
+      assert.equal(resumed.headers.get("content-type"), "text/event-stream");
+      const reader = resumed.body!.getReader();
+      const first = new TextDecoder().decode((await reader.read()).value);
+      assert.match(first, /^id: 2\n/);
+      await reader.cancel();
+      assert.deepEqual(errors(), []);
+    });
+  },
+});
