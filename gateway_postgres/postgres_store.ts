@@ -148,6 +148,13 @@ export class PostgresStore implements PostgresTaskStore {
   #unlisten: (() => Promise<void>) | undefined;
   /** This store's name in the watchers table. */
   readonly #watcher: string = crypto.randomUUID();
+  /**
+   * Per task, the last write of its watchers row, settled: each waits for the
+   * one before, so a subscribe's INSERT never lands before the DELETE of the
+   * listener that left just before it (on another pool connection), which
+   * would leave the task unwatched and its appends unannounced here.
+   */
+  readonly #watcherWrites = new Map<string, Promise<void>>();
   readonly #timers = new Set<ReturnType<typeof setTimeout>>();
   readonly #pushed = new Set<() => void>();
   readonly #group: GroupCommit;
@@ -358,7 +365,11 @@ export class PostgresStore implements PostgresTaskStore {
       own.set.delete(wrapped);
       if (own.set.size === 0 && this.#listeners.get(id) === own) {
         this.#listeners.delete(id);
-        this.#sql`DELETE FROM watchers WHERE task_id = ${id} AND watcher = ${this.#watcher}`
+        this.#watcherWrite(
+          id,
+          () =>
+            this.#sql`DELETE FROM watchers WHERE task_id = ${id} AND watcher = ${this.#watcher}`,
+        )
           .catch(() => {});
       }
     };
@@ -380,9 +391,10 @@ export class PostgresStore implements PostgresTaskStore {
         }
       }
     };
-    this.#sql`
+    this.#watcherWrite(id, () =>
+      this.#sql`
       INSERT INTO watchers (task_id, watcher) VALUES (${id}, ${this.#watcher})
-      ON CONFLICT DO NOTHING`
+      ON CONFLICT DO NOTHING`)
       .then(() => {
         wake();
         const timer = setTimeout(() => {
@@ -391,6 +403,18 @@ export class PostgresStore implements PostgresTaskStore {
         }, 1_000);
         this.#timers.add(timer);
       }, () => wake());
+  }
+
+  /** Run `write` of task `id`'s watchers row once the one before it settled. */
+  #watcherWrite<T>(id: string, write: () => Promise<T>): Promise<T> {
+    const before = this.#watcherWrites.get(id);
+    const result = before ? before.then(write) : write();
+    const settled = result.then(() => {}, () => {});
+    this.#watcherWrites.set(id, settled);
+    settled.then(() => {
+      if (this.#watcherWrites.get(id) === settled) this.#watcherWrites.delete(id);
+    });
+    return result;
   }
 
   async heartbeat(instance: string): Promise<void> {

@@ -374,3 +374,79 @@ Deno.test(
     }
   },
 );
+
+Deno.test({
+  name:
+    "subscribe() right after a task's last listener left stays notified: the listener's row is written after the leaving one's delete",
+  ignore: SKIP,
+  fn: async () => {
+    await withStore(2, async (other, sql, schema) => {
+      const store = await openStore(schema);
+      const record: StoredTask = {
+        task: { id: "w", contextId: "ctx", status: { state: "TASK_STATE_WORKING" } },
+        owner: undefined,
+        provider: "p",
+        updatedAt: 1,
+      };
+      const watchers = async () =>
+        (await sql.unsafe(`SELECT count(*)::integer AS n FROM "${schema}".watchers`))[0].n;
+      const until = async (what: string, check: () => Promise<boolean> | boolean) => {
+        const end = Date.now() + 5_000;
+        while (!(await check())) {
+          if (Date.now() > end) throw new Error(`${what}: not within 5 s`);
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      };
+      let release = () => {};
+      let holding: Promise<unknown> = Promise.resolve();
+      try {
+        await other.append({ record, expected: 0, events: [{ task: {} }], instance: "i" });
+        const first = store.subscribe("w", () => {});
+        await until("the first listener's row", async () => (await watchers()) === 1);
+        // Another session holds the row, so the leaving listener's DELETE waits
+        // (as a slow pool connection may) while the next listener subscribes.
+        let locked = () => {};
+        const isLocked = new Promise<void>((resolve) => locked = resolve);
+        let holder = 0;
+        holding = sql.begin(async (tx) => {
+          holder = (await tx`SELECT pg_backend_pid() AS pid`)[0].pid;
+          await tx.unsafe(`SELECT * FROM "${schema}".watchers FOR UPDATE`);
+          locked();
+          await new Promise<void>((resolve) => release = resolve);
+        });
+        await isLocked;
+        first();
+        const blocked = async () =>
+          (await sql`
+            SELECT pid FROM pg_stat_activity WHERE ${holder}::integer = ANY(pg_blocking_pids(pid))`)
+            .map((row) => row.pid as number);
+        let deleter = 0;
+        await until(
+          "the delete waiting for the row",
+          async () => (deleter = (await blocked())[0]) > 0,
+        );
+        const heard: number[] = [];
+        const second = store.subscribe("w", (generation) => heard.push(generation));
+        // Its row written meanwhile, if it does not wait for the delete.
+        await new Promise((r) => setTimeout(r, 300));
+        release();
+        await holding;
+        await until(
+          "the delete done",
+          async () =>
+            (await sql`SELECT 1 FROM pg_stat_activity WHERE pid = ${deleter} AND state = 'active'`)
+              .length === 0,
+        );
+        await until("the second listener woken once listening", () => heard.includes(0));
+        await other.append({ record, expected: 1, events: [{ task: {} }], instance: "i" });
+        await until("the append heard on the other store", () => heard.includes(2));
+        assert.equal(await watchers(), 1, "the listening store's row is kept");
+        second();
+      } finally {
+        release();
+        await holding.catch(() => {});
+        await store.close();
+      }
+    });
+  },
+});
