@@ -82,6 +82,12 @@ export class Cluster {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #loop: Promise<void> | undefined;
   #beats = 0;
+  /** When the last heartbeat came through (ms). */
+  #lastBeat = Date.now();
+  /** Whether a heartbeat failed since the last one that came through. */
+  #beatFailed = false;
+  /** Until when the reaper waits (ms): a lease after this instance reached the storage again. */
+  #reapFrom = 0;
   // Held only while each task runs here (_short_lived_map.ts): a plain Map
   // dragged every task's journal, and its task, into the old generation.
   readonly #journals = new ShortLivedMap<string, Journal>();
@@ -423,7 +429,10 @@ export class Cluster {
       this.#timer = undefined;
       this.#loop = (async () => {
         await this.#beat();
-        if (++this.#beats % 2 === 0 && this.#unreachable === undefined) await this.#reap();
+        if (
+          ++this.#beats % 2 === 0 && this.#unreachable === undefined &&
+          Date.now() >= this.#reapFrom
+        ) await this.#reap();
       })().then(() => this.#schedule());
     }, Math.max(20, Math.floor(ttl / 6)));
   }
@@ -432,7 +441,18 @@ export class Cluster {
     try {
       await this.#options.storage.heartbeat(this.instance);
       this.#unreachable = undefined;
+      const now = Date.now();
+      const ttl = this.#options.storage.leaseTtlMs;
+      // Back after failing (or taking a lease) to reach the storage: the other
+      // instances may have been cut off as long, their leases lapsed for that
+      // alone. Each renews within a lease of being back: wait that long before
+      // ending their tasks as orphans, or an outage longer than a lease would
+      // fail every live task but those of the first instance back.
+      if (this.#beatFailed || now - this.#lastBeat > ttl) this.#reapFrom = now + ttl;
+      this.#beatFailed = false;
+      this.#lastBeat = now;
     } catch (error) {
+      this.#beatFailed = true;
       if (this.#unreachable === undefined) {
         this.#options.logger.error("Renewing this instance's lease failed", error);
       }

@@ -8,6 +8,7 @@ import { createSubagentService } from "@seam/subagent";
 import { createGateway } from "@seam/gateway";
 import { controlledProvider } from "../gateway/_test_support.ts";
 import { databaseUrl, dropSchema, freshSchema, openStore, Relay, SKIP } from "./_test_support.ts";
+import { storeInternals } from "./postgres_store.ts";
 
 async function eventually<T>(what: string, fn: () => Promise<T | undefined>): Promise<T> {
   const end = Date.now() + 15_000;
@@ -121,6 +122,81 @@ Deno.test({
       // The store closes before the relay is cut: nothing is left reconnecting.
       await store.close();
       await relay.cut();
+      await direct.close();
+      await dropSchema(schema);
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a database outage longer than the lease: the first instance back does not end another's live task, whose lease it renews in time",
+  ignore: SKIP,
+  fn: async () => {
+    const TTL = 6_000;
+    const schema = freshSchema();
+    const url = new URL(databaseUrl()!);
+    const relays = [new Relay(url), new Relay(url)];
+    const stores = [];
+    for (const relay of relays) {
+      relay.open();
+      const viaRelay = new URL(url);
+      viaRelay.hostname = "127.0.0.1";
+      viaRelay.port = String(relay.port);
+      stores.push(await openStore(schema, { url: viaRelay.href, leaseTtlMs: TTL }));
+    }
+    const direct = await openStore(schema, { leaseTtlMs: TTL });
+    const sql = storeInternals(direct, "a test").sql;
+    const live = async () =>
+      (await sql`SELECT count(*)::integer AS n FROM instances WHERE expires_at > now()`)[0].n;
+    const { logger } = createMemoryLogger();
+    const roots = stores.map(() => createRootScope({ logger }));
+    const providers = roots.map((root) => {
+      const provider = controlledProvider();
+      createSubagentService(root).registerProvider(provider);
+      return provider;
+    });
+    const [a, b] = stores.map((taskStore, i) => createGateway({ scope: roots[i], taskStore }));
+    try {
+      const sent = await (await b.fetch(rpc("SendMessage", message("go")))).json();
+      const id: string = sent.result.task.id;
+      providers[1].runs[0].ready();
+      await eventually("the run WORKING on b", async () => {
+        const r = await direct.get(id);
+        return r?.task.status.state === "TASK_STATE_WORKING" ? r : undefined;
+      });
+      await eventually("both leases held", async () => (await live()) === 2 || undefined);
+
+      for (const relay of relays) await relay.cut();
+      await eventually("every lease lapsed", async () => (await live()) === 0 || undefined);
+
+      relays[0].open(); // a is back first
+      await eventually("a's lease renewed", async () => (await live()) === 1 || undefined);
+      // Time for a's reaper to run a few times (every other beat: a third of the lease).
+      const end = Date.now() + TTL / 2;
+      while (Date.now() < end) {
+        const r = await direct.get(id);
+        assert.equal(r?.task.status.state, "TASK_STATE_WORKING", "b's task is not ended yet");
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      relays[1].open(); // b is back, within a lease of a
+      await eventually("b's lease renewed", async () => (await live()) === 2 || undefined);
+      await new Promise((r) => setTimeout(r, TTL));
+      assert.equal((await direct.get(id))?.task.status.state, "TASK_STATE_WORKING");
+      providers[1].runs[0].finish({
+        output: [{ type: "text", text: "done" }],
+        stopReason: "completed",
+      });
+      await eventually("b's run ends its task", async () => {
+        const r = await direct.get(id);
+        return r?.task.status.state === "TASK_STATE_COMPLETED" ? r : undefined;
+      });
+    } finally {
+      await a.close();
+      await b.close();
+      for (const root of roots) await root.dispose();
+      for (const store of stores) await store.close();
+      for (const relay of relays) await relay.cut();
       await direct.close();
       await dropSchema(schema);
     }
