@@ -425,11 +425,17 @@ export class PostgresStore implements PostgresTaskStore {
         VALUES (${instance}, now() + make_interval(secs => ${this.leaseTtlMs / 1000}))
         ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at`);
     if (++this.#beats % 20 === 0) {
-      // Now and then: forget long-gone instances and commands nobody collected.
+      // Now and then: forget long-gone instances, the watchers of stores gone
+      // for a day (killed: their rows stayed) and commands nobody collected.
+      // This store's own rows are renewed instead, hours before a day: a
+      // stream open here that long would hear nothing more once its row went.
       await this.#run("clean up", () =>
         sql`
           WITH a AS (DELETE FROM instances WHERE expires_at < now() - interval '1 day'),
-            w AS (DELETE FROM watchers WHERE created_at < now() - interval '1 day')
+            r AS (UPDATE watchers SET created_at = now()
+              WHERE watcher = ${this.#watcher} AND created_at < now() - interval '1 hour'),
+            w AS (DELETE FROM watchers
+              WHERE created_at < now() - interval '1 day' AND watcher <> ${this.#watcher})
           DELETE FROM commands WHERE created_at < now() - interval '10 minutes'`);
     }
   }

@@ -450,3 +450,49 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name:
+    "heartbeat()'s clean-up forgets the watchers of stores gone for a day, not a store's that still listens",
+  ignore: SKIP,
+  fn: async () => {
+    await withStore(1, async (other, sql, schema) => {
+      const store = await openStore(schema);
+      const record: StoredTask = {
+        task: { id: "old", contextId: "ctx", status: { state: "TASK_STATE_WORKING" } },
+        owner: undefined,
+        provider: "p",
+        updatedAt: 1,
+      };
+      const watchers = async () =>
+        (await sql.unsafe(`SELECT watcher FROM "${schema}".watchers ORDER BY watcher`)).map((
+          row,
+        ) => row.watcher as string);
+      try {
+        await other.append({ record, expected: 0, events: [{ task: {} }], instance: "i" });
+        const heard: number[] = [];
+        const off = store.subscribe("old", (generation) => heard.push(generation));
+        for (let i = 0; i < 500 && (await watchers()).length === 0; i++) {
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        const [listening] = await watchers();
+        // A store killed a day ago left a row too; both rows are two days old.
+        await sql.unsafe(
+          `INSERT INTO "${schema}".watchers (task_id, watcher) VALUES ('old', 'gone')`,
+        );
+        await sql.unsafe(`UPDATE "${schema}".watchers SET created_at = now() - interval '2 days'`);
+        // The clean-up runs every 20th heartbeat.
+        for (let i = 0; i < 20; i++) await store.heartbeat("i");
+        assert.deepEqual(await watchers(), [listening], "the listening store's row is kept");
+        await other.append({ record, expected: 1, events: [{ task: {} }], instance: "i" });
+        for (let i = 0; i < 500 && !heard.includes(2); i++) {
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        assert.ok(heard.includes(2), `the append heard: ${heard}`);
+        off();
+      } finally {
+        await store.close();
+      }
+    });
+  },
+});
