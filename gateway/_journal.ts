@@ -8,9 +8,11 @@
  * append. The bodies of the push notifications those changes announce ride
  * in the same append (`TaskAppend.pushes`), so a storage that keeps the push
  * outbox writes them in the same transaction. While the storage is out of
- * reach the batch waits and is retried;
- * a conflict means another instance ended the task (its lease had lapsed),
- * and the journal stops.
+ * reach the batch waits and is retried (as it was: a write whose answer was
+ * lost with its connection may have committed, which the retry's conflict
+ * and the log then tell, and the journal goes on after it);
+ * otherwise a conflict means another instance ended the task (its lease had
+ * lapsed), and the journal stops.
  */
 import type { Logger } from "@seam/host";
 import { isTaskStorageError, type JsonObject, type TaskStorage } from "./task_storage.ts";
@@ -40,6 +42,11 @@ export class Journal {
   #state: JournalState = "open";
   #generation = 0;
   #queue: JsonObject[] = [];
+  /**
+   * How many of the queue's first events are a write that failed unanswered
+   * (it may have committed as it was): nothing is merged into them.
+   */
+  #sealed = 0;
   /** Push bodies waiting with the queued events. */
   #pushes: string[] = [];
   #waiters: (() => void)[] = [];
@@ -74,7 +81,9 @@ export class Journal {
   /** Queue a change; consecutive text deltas merge into one event. */
   emit(event: JsonObject): void {
     if (this.#state !== "open") return;
-    const last = this.#queue[this.#queue.length - 1];
+    const last = this.#queue.length > this.#sealed
+      ? this.#queue[this.#queue.length - 1]
+      : undefined;
     const merged = last && coalesce(last, event);
     if (merged) this.#queue[this.#queue.length - 1] = merged;
     else this.#queue.push(event);
@@ -125,11 +134,18 @@ export class Journal {
     if (this.#queue.length === 0) return this.#settle();
     this.#flushing = true;
     let delay = RETRY_FIRST_MS;
+    /**
+     * The writes at this generation that failed without an answer, oldest
+     * first, each one the one before with more after it: any may have
+     * committed (the connection dropped after the commit, before its answer).
+     */
+    let unanswered: { events: JsonObject[]; pushes: number }[] = [];
     while (this.#state === "open" && this.#queue.length > 0) {
       const events = this.#queue;
       const pushes = this.#pushes;
       const waiters = this.#waiters;
       this.#queue = [];
+      this.#sealed = 0;
       this.#pushes = [];
       this.#waiters = [];
       const record = this.#context.snapshot();
@@ -146,7 +162,27 @@ export class Journal {
         this.#creation = undefined;
         for (const resolve of waiters) resolve();
         delay = RETRY_FIRST_MS;
-      } catch (error) {
+        unanswered = [];
+      } catch (caught) {
+        let error = caught;
+        if (isTaskStorageError(error, "CONFLICT") && unanswered.length > 0) {
+          try {
+            const committed = await this.#committed(record.task.id, unanswered);
+            if (committed) {
+              // Our own write took the generation: go on after it, nothing twice.
+              this.#generation += committed.events.length;
+              this.#queue = events.slice(committed.events.length).concat(this.#queue);
+              this.#pushes = pushes.slice(committed.pushes).concat(this.#pushes);
+              this.#waiters = waiters.concat(this.#waiters);
+              unanswered = [];
+              this.#context.reached(true);
+              continue;
+            }
+          } catch (readFailure) {
+            // Not known yet: retry, and look again at the next conflict.
+            error = readFailure;
+          }
+        }
         if (isTaskStorageError(error, "CONFLICT")) {
           this.#context.logger.warn(
             `Task "${record.task.id}" was ended by another instance (this one's lease lapsed); stopping its run`,
@@ -163,9 +199,11 @@ export class Journal {
           `Writing task "${record.task.id}" failed; retrying in ${delay} ms`,
           error,
         );
-        // Put the batch back in front of what came since, and wait.
+        // Put the batch back, as it was, in front of what came since, and wait.
+        unanswered.push({ events: events.slice(), pushes: pushes.length });
         const since = this.#queue;
         this.#queue = events;
+        this.#sealed = events.length;
         for (const event of since) this.#requeue(event);
         this.#pushes = pushes.concat(this.#pushes);
         this.#waiters = waiters.concat(this.#waiters);
@@ -183,9 +221,34 @@ export class Journal {
     else this.#schedule();
   }
 
+  /**
+   * Which of the `unanswered` writes committed, if one did: the one whose
+   * events the log has, all of them, right after this generation.
+   */
+  async #committed(
+    id: string,
+    unanswered: readonly { events: JsonObject[]; pushes: number }[],
+  ): Promise<{ events: JsonObject[]; pushes: number } | undefined> {
+    const longest = unanswered[unanswered.length - 1].events.length;
+    const logged = await this.#context.storage.read(id, this.#generation, longest);
+    for (let i = unanswered.length - 1; i >= 0; i--) {
+      const write = unanswered[i];
+      if (
+        logged.length >= write.events.length &&
+        write.events.every((event, at) =>
+          logged[at].generation === this.#generation + at + 1 &&
+          JSON.stringify(logged[at].event) === JSON.stringify(event)
+        )
+      ) return write;
+    }
+    return undefined;
+  }
+
   /** Re-queue an event that arrived during a failed write (merging as `emit` does). */
   #requeue(event: JsonObject): void {
-    const last = this.#queue[this.#queue.length - 1];
+    const last = this.#queue.length > this.#sealed
+      ? this.#queue[this.#queue.length - 1]
+      : undefined;
     const merged = last && coalesce(last, event);
     if (merged) this.#queue[this.#queue.length - 1] = merged;
     else this.#queue.push(event);

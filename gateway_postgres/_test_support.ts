@@ -262,6 +262,8 @@ export class Relay {
   #accepting: Promise<void> | undefined;
   port = 0;
   readonly #target: { hostname: string; port: number };
+  /** Sever the connection that next sends this text (`severAfter`). */
+  #severOn: string | undefined;
 
   constructor(target: URL) {
     this.#target = { hostname: target.hostname, port: Number(target.port || 5432) };
@@ -283,23 +285,59 @@ export class Relay {
         }
         this.#conns.add(client);
         this.#conns.add(server);
-        for (const [from, to] of [[client, server], [server, client]]) {
-          const pipe = from.readable.pipeTo(to.writable).catch(() => {}).finally(() => {
-            this.#pipes.delete(pipe);
-            for (const c of [from, to]) {
-              if (this.#conns.delete(c)) {
-                try {
-                  c.close();
-                } catch {
-                  // closed by the pipe already
-                }
+        const closeBoth = () => {
+          for (const c of [client, server]) {
+            if (this.#conns.delete(c)) {
+              try {
+                c.close();
+              } catch {
+                // closed by the pipe already
               }
             }
+          }
+        };
+        let muted = false;
+        for (const [from, to] of [[client, server], [server, client]]) {
+          const upstream = from === client;
+          const relayed = new TransformStream<Uint8Array, Uint8Array>({
+            transform: (chunk, controller) => {
+              if (!upstream && muted) return;
+              controller.enqueue(chunk);
+              const marker = this.#severOn;
+              if (upstream && marker !== undefined && decoder.decode(chunk).includes(marker)) {
+                // Delivered, its answer never: the client sees its connection drop.
+                this.#severOn = undefined;
+                muted = true;
+                setTimeout(closeBoth, 200);
+              }
+            },
           });
+          const pipe = from.readable.pipeThrough(relayed).pipeTo(to.writable).catch(() => {})
+            .finally(() => {
+              this.#pipes.delete(pipe);
+              for (const c of [from, to]) {
+                if (this.#conns.delete(c)) {
+                  try {
+                    c.close();
+                  } catch {
+                    // closed by the pipe already
+                  }
+                }
+              }
+            });
           this.#pipes.add(pipe);
         }
       }
     })().catch(() => {});
+  }
+
+  /**
+   * Pass the next message that carries `text` on to PostgreSQL, then drop its
+   * connection before any answer gets back (a statement that commits while
+   * its client sees only the connection lost).
+   */
+  severAfter(text: string): void {
+    this.#severOn = text;
   }
 
   /** Refuse new connections and drop the open ones. */

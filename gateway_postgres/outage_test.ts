@@ -1,13 +1,22 @@
 // The database going away under a gateway: requests answer 503, the live run
 // keeps running, and its events are written once the database is back. The
 // outage is real: the store reaches PostgreSQL through a TCP relay the test
-// cuts and restores (the server itself stays up for everyone else).
+// cuts and restores (the server itself stays up for everyone else), or
+// severs right after a write (committed, its answer lost).
 import assert from "node:assert/strict";
 import { createMemoryLogger, createRootScope } from "@seam/host";
 import { createSubagentService } from "@seam/subagent";
 import { createGateway } from "@seam/gateway";
 import { controlledProvider } from "../gateway/_test_support.ts";
-import { databaseUrl, dropSchema, freshSchema, openStore, Relay, SKIP } from "./_test_support.ts";
+import {
+  databaseUrl,
+  dropSchema,
+  freshSchema,
+  openStore,
+  Relay,
+  SKIP,
+  type Wire,
+} from "./_test_support.ts";
 import { storeInternals } from "./postgres_store.ts";
 
 async function eventually<T>(what: string, fn: () => Promise<T | undefined>): Promise<T> {
@@ -197,6 +206,78 @@ Deno.test({
       for (const root of roots) await root.dispose();
       for (const store of stores) await store.close();
       for (const relay of relays) await relay.cut();
+      await direct.close();
+      await dropSchema(schema);
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a write committed whose answer was lost with its connection: the run goes on, the log has each change once",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    const url = new URL(databaseUrl()!);
+    const relay = new Relay(url);
+    relay.open();
+    const viaRelay = new URL(url);
+    viaRelay.hostname = "127.0.0.1";
+    viaRelay.port = String(relay.port);
+    const store = await openStore(schema, { url: viaRelay.href, leaseTtlMs: 1_000 });
+    const direct = await openStore(schema);
+    const { logger } = createMemoryLogger();
+    const root = createRootScope({ logger });
+    const provider = controlledProvider();
+    createSubagentService(root).registerProvider(provider);
+    const emitters: ((runId: string, text: string) => void)[] = [];
+    const gateway = createGateway({
+      scope: root,
+      taskStore: store,
+      progress: (_parent, emit) => void emitters.push(emit),
+    });
+    const logText = async (id: string) =>
+      (await direct.read(id, 0, 100)).map((e) => JSON.stringify(e.event)).join("");
+    try {
+      const sent = await (await gateway.fetch(rpc("SendMessage", message("go")))).json();
+      const id: string = sent.result.task.id;
+      const run = provider.runs[0];
+      run.ready();
+      emitters[0](run.id, "before ");
+      await eventually(
+        "the first text committed",
+        async () => (await logText(id)).includes("before") ? true : undefined,
+      );
+
+      relay.severAfter("severed");
+      emitters[0](run.id, "severed ");
+      await eventually(
+        "the severed write committed",
+        async () => (await logText(id)).includes("severed") ? true : undefined,
+      );
+      // The journal retries the write whose answer it lost; then the run goes on.
+      await new Promise((r) => setTimeout(r, 1_000));
+      assert.equal(run.cancel.mock.callCount(), 0, "the run is not stopped");
+      emitters[0](run.id, "after ");
+      run.finish({
+        output: [{ type: "text", text: "before severed after " }],
+        stopReason: "completed",
+      });
+      const done = await eventually("the end written", async () => {
+        const r = await direct.get(id);
+        return r?.task.status.state === "TASK_STATE_COMPLETED" ? r : undefined;
+      });
+      assert.deepEqual(done.task.artifacts?.[0].parts, [{ text: "before severed after " }]);
+      const log = await direct.read(id, 0, 100);
+      assert.deepEqual(log.map((e) => e.generation), log.map((_, i) => i + 1));
+      const deltas = log.map((e) => e.event.artifactUpdate as Wire | undefined)
+        .filter((u) => u && !u.lastChunk).map((u) => u!.artifact.parts[0].text);
+      assert.deepEqual(deltas, ["before ", "severed ", "after "], "each text once, in order");
+    } finally {
+      await gateway.close();
+      await root.dispose();
+      await store.close();
+      await relay.cut();
       await direct.close();
       await dropSchema(schema);
     }
