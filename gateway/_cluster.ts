@@ -210,6 +210,16 @@ export class Cluster {
     framing: StreamFraming,
     cursor: number | undefined,
   ): Promise<ReadableStream<Uint8Array> | undefined> {
+    if (this.#journals.has(record.task.id)) {
+      // Run here: the live record runs ahead of its log (its end may not be
+      // committed yet) and has no generation; the stored one is what the log
+      // replays.
+      try {
+        record = (await this.#options.storage.get(record.task.id)) ?? record;
+      } catch (error) {
+        throw storeFailure(error, this.#options.logger, `Reading task "${record.task.id}"`);
+      }
+    }
     const state = record.task.status.state;
     if (cursor === undefined && isTerminalState(state)) return undefined;
     if (isTerminalState(state) && cursor! >= (record.generation ?? 0)) {

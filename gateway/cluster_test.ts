@@ -8,12 +8,13 @@ import { controlledProvider, message, type Wire } from "./_test_support.ts";
 import {
   describe,
   Frames,
+  isEnd,
   rpc,
   rpcRequest,
   startTask,
   withCluster,
 } from "./_cluster_test_support.ts";
-import { createGateway, createMemoryTaskStore } from "./mod.ts";
+import { createGateway, createMemoryTaskStore, type TaskAppend } from "./mod.ts";
 
 Deno.test("gateways on one shared storage answer GetTask and ListTasks for each other's tasks", async () => {
   await withCluster(2, {}, async ([a, b]) => {
@@ -235,4 +236,34 @@ Deno.test("a task's log holds each change as it was, even when the run ends befo
     await gateway.close();
     await root.dispose();
   }
+});
+
+Deno.test("Last-Event-ID on the owner, its task ended and the end not stored yet: the rest of the log, the end once stored", async () => {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => release = resolve);
+  const append = async (change: TaskAppend, append: (change: TaskAppend) => number) => {
+    if (isEnd(change)) await held;
+    return append(change);
+  };
+  await withCluster(2, { append }, async ([a]) => {
+    const id = await startTask(a.gateway);
+    a.provider.runs[0].ready();
+    a.emit(0, "a");
+    const first = new Frames(await a.gateway.fetch(rpcRequest("SubscribeToTask", { id })));
+    const seen = [await first.next(), await first.next(), await first.next()].map((f) => f!);
+    await first.cancel();
+    a.provider.runs[0].finish({ output: [{ type: "text", text: "a" }], stopReason: "completed" });
+    const got = await rpc(a.gateway, "GetTask", { id });
+    assert.equal(got.result.status.state, "TASK_STATE_COMPLETED", "the run ended here");
+    const resumed = new Frames(
+      await a.gateway.fetch(
+        rpcRequest("SubscribeToTask", { id }, { "last-event-id": String(seen.at(-1)!.id) }),
+      ),
+    );
+    release();
+    const rest = await resumed.rest();
+    const ids = [...seen, ...rest].map((f) => f.id);
+    assert.deepEqual(ids, ids.map((_, i) => i + 1), "no gap, no duplicate");
+    assert.equal(rest.at(-1)?.data.statusUpdate?.status.state, "TASK_STATE_COMPLETED");
+  });
 });
