@@ -16,7 +16,7 @@ import { Journal } from "./_journal.ts";
 import { storeLateSteering } from "./_late_steering.ts";
 import { ShortLivedMap } from "./_short_lived_map.ts";
 import type { PushService } from "./_push.ts";
-import { reap } from "./_reaper.ts";
+import { endUnconfirmed, reap, type ReapContext } from "./_reaper.ts";
 import { storeFailure, unavailable } from "./_store_errors.ts";
 import { isFinalEvent, LogStream } from "./_log_stream.ts";
 import type { LiveTask } from "./_live_task.ts";
@@ -92,6 +92,14 @@ export class Cluster {
   // dragged every task's journal, and its task, into the old generation.
   readonly #journals = new ShortLivedMap<string, Journal>();
   readonly #streams = new Map<string, number>();
+  /**
+   * The tasks whose creation failed here (task id → when, in ms): the write
+   * may have committed all the same (its answer lost with its connection),
+   * leaving a live task naming this instance, which no reaper ends while
+   * this instance renews its lease. Ended once the storage answers again
+   * (_reaper.ts, `endUnconfirmed`); at most `MAX_UNCONFIRMED`.
+   */
+  readonly #unconfirmed = new Map<string, number>();
   /** The late steering messages being stored (`amend`). */
   readonly #amends = new Set<Promise<void>>();
   readonly #stopServing: () => void;
@@ -172,12 +180,24 @@ export class Cluster {
       await created;
     } catch (error) {
       this.abandon(taskId);
+      this.#unconfirm(taskId);
       live.endEarly("client", "the task store could not record the task");
       live.forceEnd("Failed: the task store could not record this task.");
       throw storeFailure(error, this.#options.logger, `Recording task "${taskId}"`);
     }
     onLive?.(live);
     return { live, taskId, extension };
+  }
+
+  /** Remember `taskId`, whose creation failed, to end it should it be stored all the same. */
+  #unconfirm(taskId: string): void {
+    if (this.#unconfirmed.size < MAX_UNCONFIRMED) {
+      this.#unconfirmed.set(taskId, Date.now());
+      return;
+    }
+    this.#options.logger.error(
+      `Task "${taskId}" could not be recorded, and ${MAX_UNCONFIRMED} others wait to be checked: if it was stored all the same, it stays live until this instance stops`,
+    );
   }
 
   /**
@@ -443,6 +463,9 @@ export class Cluster {
           ++this.#beats % 2 === 0 && this.#unreachable === undefined &&
           Date.now() >= this.#reapFrom
         ) await this.#reap();
+        if (this.#unconfirmed.size > 0 && this.#unreachable === undefined) {
+          await endUnconfirmed(this.#reapContext(), this.#unconfirmed);
+        }
       })().then(() => this.#schedule());
     }, Math.max(20, Math.floor(ttl / 6)));
   }
@@ -472,16 +495,29 @@ export class Cluster {
 
   /** End every orphan (a live task whose instance's lease lapsed) FAILED (_reaper.ts). */
   #reap(): Promise<void> {
-    return reap({
+    return reap(this.#reapContext());
+  }
+
+  /** What a reaper pass (_reaper.ts) needs of this instance. */
+  #reapContext(): ReapContext & { readonly instance: string } {
+    return {
       storage: this.#options.storage,
       logger: this.#options.logger,
       push: this.#options.push,
       transactional: this.#transactional,
+      instance: this.instance,
       open: () => this.#state === "open",
       runsHere: (taskId) => this.#journals.has(taskId),
-    });
+    };
   }
 }
+
+/**
+ * How many tasks whose creation failed an instance remembers to check (each
+ * an id and a time): an outage fails every creation it meets, and a burst of
+ * them must not hold memory without bound.
+ */
+const MAX_UNCONFIRMED = 10_000;
 
 /** Whether the event is a task's last. */
 export { isFinalEvent };

@@ -1,7 +1,10 @@
 /**
  * The reaper of a shared {@linkcode TaskStorage}: it ends every orphan (a
  * live task whose instance's lease lapsed) `FAILED`, saying the run was lost
- * with its instance, and announces the end to push. Separate from the
+ * with its instance, and announces the end to push; and it ends the tasks
+ * whose creation this instance could not confirm (the write's answer lost:
+ * it may have committed, naming this instance, whose lease then kept it
+ * live for ever) once the storage answers again. Separate from the
  * cluster, which runs a pass at every other heartbeat: a pass needs of it
  * only whether it is still open and which tasks run here.
  */
@@ -9,7 +12,7 @@ import type { Logger } from "@seam/host";
 import type { PushService } from "./_push.ts";
 import { agentMessage, isoNow } from "./_task_view.ts";
 import { isTaskStorageError, type TaskStorage } from "./task_storage.ts";
-import type { StoredTask } from "./task_store.ts";
+import { isTerminalState, type StoredTask } from "./task_store.ts";
 import { type A2AMetadata, type A2ATask, SEAM_EXTENSION_URI } from "./types.ts";
 
 /** How many orphans one reaper pass ends. */
@@ -43,13 +46,7 @@ export async function reap(context: ReapContext): Promise<void> {
     if (!context.open()) return;
     if (context.runsHere(orphan.task.id)) continue; // ours: still running here
     try {
-      const change = lostRun(orphan);
-      const push = context.push;
-      const body = push && context.transactional
-        ? push.body(orphan.task.id, change.events[0])
-        : null;
-      await storage.append(body !== null ? { ...change, pushes: [body] } : change);
-      if (push && !context.transactional) push.event(change.record, change.events[0], true);
+      await endFailed(context, orphan, lostWith(orphan.instance));
       context.logger.warn(
         `Task "${orphan.task.id}" ended FAILED: its instance "${orphan.instance}" stopped renewing its lease`,
       );
@@ -61,13 +58,68 @@ export async function reap(context: ReapContext): Promise<void> {
   }
 }
 
-/** The append that ends an orphan FAILED, at the generation it was found at. */
-function lostRun(orphan: StoredTask & { generation?: number }) {
+/**
+ * End the tasks of `unconfirmed` (task id → when its creation failed, in
+ * ms) that the storage holds live, naming this instance, with no run here:
+ * `FAILED`, saying the task was not run. One is looked at only a lease after
+ * its creation failed (a write cut off with its connection has committed or
+ * been rolled back by then); it is forgotten once settled (not stored, ended,
+ * another instance's, or ended now). A pass stops at the first storage
+ * failure: the rest wait for the next.
+ */
+export async function endUnconfirmed(
+  context: ReapContext & { readonly instance: string },
+  unconfirmed: Map<string, number>,
+): Promise<void> {
+  const due = Date.now() - context.storage.leaseTtlMs;
+  for (const [taskId, failedAt] of unconfirmed) {
+    if (!context.open()) return;
+    if (failedAt > due || context.runsHere(taskId)) continue;
+    try {
+      const stored = await context.storage.get(taskId);
+      if (
+        stored && !isTerminalState(stored.task.status.state) &&
+        stored.instance === context.instance
+      ) {
+        await endFailed(context, stored, NOT_CONFIRMED);
+        context.logger.warn(
+          `Task "${taskId}" ended FAILED: it was stored though its creation failed, and it never ran`,
+        );
+      }
+      unconfirmed.delete(taskId);
+    } catch (error) {
+      if (isTaskStorageError(error, "CONFLICT")) {
+        unconfirmed.delete(taskId); // changed meanwhile: no longer this instance's to end
+        continue;
+      }
+      context.logger.error(`Ending task "${taskId}", whose creation failed, failed`, error);
+      return;
+    }
+  }
+}
+
+const NOT_CONFIRMED =
+  "Failed: the gateway could not confirm this task was stored (the task store failed as it was created), so it did not run it, and the request that created it was answered an error.";
+
+function lostWith(instance: string | undefined): string {
+  return `Failed: the task's run was lost with its gateway instance${
+    instance ? ` "${instance}"` : ""
+  }, which stopped renewing its lease; what it committed before is kept.`;
+}
+
+/** Append the end of `stored` FAILED for `why` (at its generation), announced to push. */
+async function endFailed(context: ReapContext, stored: StoredTask, why: string): Promise<void> {
+  const change = failedEnd(stored, why);
+  const push = context.push;
+  const body = push && context.transactional ? push.body(stored.task.id, change.events[0]) : null;
+  await context.storage.append(body !== null ? { ...change, pushes: [body] } : change);
+  if (push && !context.transactional) push.event(change.record, change.events[0], true);
+}
+
+/** The append that ends `orphan` FAILED for `why`, at the generation it was found at. */
+function failedEnd(orphan: StoredTask, why: string) {
   const now = Date.now();
   const t = orphan.task;
-  const why = `Failed: the task's run was lost with its gateway instance${
-    orphan.instance ? ` "${orphan.instance}"` : ""
-  }, which stopped renewing its lease; what it committed before is kept.`;
   const status: A2ATask["status"] = {
     state: "TASK_STATE_FAILED",
     timestamp: isoNow(now),

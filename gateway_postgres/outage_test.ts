@@ -283,3 +283,56 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "a task whose creation committed but lost its answer ends FAILED within a lease or two, not live for ever",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    const url = new URL(databaseUrl()!);
+    const relay = new Relay(url);
+    relay.open();
+    const viaRelay = new URL(url);
+    viaRelay.hostname = "127.0.0.1";
+    viaRelay.port = String(relay.port);
+    const TTL = 1_000;
+    const store = await openStore(schema, { url: viaRelay.href, leaseTtlMs: TTL });
+    const direct = await openStore(schema);
+    const { logger } = createMemoryLogger();
+    const root = createRootScope({ logger });
+    const provider = controlledProvider();
+    createSubagentService(root).registerProvider(provider);
+    const gateway = createGateway({ scope: root, taskStore: store });
+    try {
+      relay.severAfter("its creation is cut off");
+      const sent = await gateway.fetch(rpc("SendMessage", message("its creation is cut off")));
+      assert.equal(sent.status, 503, "the request learns the task could not be recorded");
+      await sent.body?.cancel();
+      const page = await eventually("the creation committed", async () => {
+        const listed = await direct.list({ owner: undefined, limit: 10 });
+        return listed.tasks.length === 1 ? listed : undefined;
+      });
+      const id = page.tasks[0].task.id;
+      const stored = await direct.get(id);
+      assert.ok(stored?.instance, "stored live, naming the instance that renews its lease");
+      const ended = await eventually("the task ended", async () => {
+        const r = await direct.get(id);
+        return r && r.task.status.state !== stored.task.status.state ? r : undefined;
+      });
+      assert.equal(ended.task.status.state, "TASK_STATE_FAILED");
+      assert.match(
+        JSON.stringify(ended.task.status.message),
+        /could not confirm this task was stored/,
+      );
+      assert.equal(ended.instance, undefined);
+    } finally {
+      await gateway.close();
+      await root.dispose();
+      await store.close();
+      await relay.cut();
+      await direct.close();
+      await dropSchema(schema);
+    }
+  },
+});
