@@ -78,6 +78,7 @@ export class Cluster {
   readonly instance: string = crypto.randomUUID();
   #state: ClusterState = "open";
   #ready: Promise<void> | undefined;
+  /** The storage's last failure while out of reach (for the log, never for a client); undefined while it answers. */
   #unreachable: string | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #loop: Promise<void> | undefined;
@@ -139,7 +140,7 @@ export class Cluster {
    * @throws {GatewayError} 503.
    */
   assertReachable(): void {
-    if (this.#unreachable !== undefined) throw unavailable(this.#unreachable);
+    if (this.#unreachable !== undefined) throw unavailable();
   }
 
   /**

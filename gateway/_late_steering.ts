@@ -80,10 +80,7 @@ export async function storeLateSteering(
         `Storing a message to task "${id}"`,
       );
       throw failure.httpStatus
-        ? lacks(
-          `the task store cannot be reached: ${(error as Error).message.slice(0, 300)}`,
-          true,
-        )
+        ? lacks("the task store cannot be reached", true)
         : lacks("the task store failed");
     }
   }

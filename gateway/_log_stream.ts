@@ -87,9 +87,7 @@ export class LogStream {
       this.#logger.error(`Reading the log of task "${this.#taskId}" failed`, error);
       this.#subscriber.fail(
         internalError(
-          `Stream interrupted: the task store cannot be read (${
-            error instanceof Error ? error.message.slice(0, 200) : String(error).slice(0, 200)
-          }); resubscribe with Last-Event-ID ${this.#cursor} to resume`,
+          `Stream interrupted: the task store cannot be read right now; resubscribe with Last-Event-ID ${this.#cursor} to resume`,
           { httpStatus: 503, metadata: { reason: "STORE_UNAVAILABLE" } },
         ),
       );

@@ -224,7 +224,7 @@ Deno.test("a steering message the run takes as its task ends, when the store can
     });
     assert.equal(
       sent.error?.message,
-      `Task "${id}" ended while the message was on its way: its run took the message, but the task's stored history may lack it (the task store cannot be reached: the store is down (made up))`,
+      `Task "${id}" ended while the message was on its way: its run took the message, but the task's stored history may lack it (the task store cannot be reached)`,
       JSON.stringify(sent),
     );
     assert.match(JSON.stringify(sent.error.data), /STORE_UNAVAILABLE/);

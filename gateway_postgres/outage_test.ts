@@ -91,6 +91,17 @@ Deno.test({
       const body = await listed.json();
       assert.match(JSON.stringify(body), /STORE_UNAVAILABLE/);
       assert.match(body.error.message, /task store cannot be reached/);
+      // What the driver said (the database's address among it) is for the log, not the client.
+      const told = JSON.stringify(body) + JSON.stringify(
+        await (await gateway.fetch(
+          rpc("GetTask", { id }),
+        )).json(),
+      );
+      assert.doesNotMatch(
+        told,
+        new RegExp(`${relay.port}|ECONNREFUSED|CONNECT_TIMEOUT|127\\.0\\.0\\.1`),
+      );
+      assert.match(told, /try again shortly/);
       const refused = await eventually("a new task refused", async () => {
         const r = await (await gateway.fetch(rpc("SendMessage", message("another")))).json();
         return r.error ? r : undefined;
