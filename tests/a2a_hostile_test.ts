@@ -198,6 +198,47 @@ Deno.test("an endless stream ends at deadlineMs, or at maxOutputChars", async (t
   });
 });
 
+/** A body without end, as fast as it is read (a remote that never stops answering). */
+function endlessBody(): ReadableStream<Uint8Array> {
+  const chunk = new TextEncoder().encode(" ".repeat(16_384));
+  return new ReadableStream<Uint8Array>({ pull: (c) => c.enqueue(chunk) });
+}
+
+Deno.test("createA2AProvider() holds an answer that calls itself an event stream to 4 × maxOutputChars unless a stream was asked for", async (t) => {
+  // `timeoutMs` far above the test's own pace: an unbounded read would run until it.
+  const options = { timeoutMs: 20_000, maxOutputChars: 10_000 };
+  await t.step("the agent card", async () => {
+    const server = serveRaw(() =>
+      new Response(endlessBody(), { headers: { "content-type": "text/event-stream" } })
+    );
+    try {
+      await assert.rejects(
+        createA2AProvider({ url: server.url, ...options }),
+        /Cannot create A2A provider: the remote agent's answer is larger than 40000 bytes/,
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
+  await t.step("a SendMessage answer", async () => {
+    const agent = fakeAgent({
+      streaming: false,
+      intercept: (request) =>
+        request.method === "POST"
+          ? new Response(endlessBody(), { headers: { "content-type": "text/event-stream" } })
+          : undefined,
+    });
+    await withProvider(agent, async (provider, parent) => {
+      const run = provider.start({ prompt, parent });
+      const result = await settleWithin(run);
+      assert.equal(result.error?.code, "OUTPUT_LIMIT", result.why);
+      assert.match(result.why, /\(SendMessage\): .*answer is larger than 40000 bytes/);
+      await run.dispose();
+    }, options);
+  });
+});
+
 Deno.test("the deadline holds before the task exists too", async () => {
   const agent = fakeAgent({ raw: (_request, hang) => hang() });
   await withProvider(agent, async (provider, parent) => {

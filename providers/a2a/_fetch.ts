@@ -126,9 +126,16 @@ async function reasonOf(response: Response): Promise<string> {
   return text.trim().slice(0, 300);
 }
 
-/** `response` with its body held to `max` bytes (an event stream passes as is). */
-function boundBody(response: Response, max: number): Response {
-  if (!response.body || response.headers.get("content-type")?.startsWith("text/event-stream")) {
+/**
+ * `response` with its body held to `max` bytes. An event stream passes as is
+ * only as the answer to a request that asked for one (`streaming`): another
+ * request's answer is read whole (`json()`, `text()`), whatever it calls itself.
+ */
+function boundBody(response: Response, max: number, streaming: boolean): Response {
+  if (
+    !response.body ||
+    (streaming && response.headers.get("content-type")?.startsWith("text/event-stream"))
+  ) {
     return response;
   }
   const tooLarge = () =>
@@ -163,7 +170,8 @@ function boundBody(response: Response, max: number): Response {
  * `fetchImpl` under the wire policy: redirects are not followed (or only
  * within the origin, 5 at most), a 401 or 403 ends the request with a
  * {@linkcode RemoteHttpError} saying authentication failed and why, and an
- * answer's body is held to `maxBodyBytes`.
+ * answer's body is held to `maxBodyBytes` (but an event stream asked for with
+ * `Accept: text/event-stream`: its events are bounded one by one).
  */
 export function policyFetch(fetchImpl: typeof fetch, policy: WirePolicy): typeof fetch {
   return async (input, init) => {
@@ -171,6 +179,11 @@ export function policyFetch(fetchImpl: typeof fetch, policy: WirePolicy): typeof
     let method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
     let next: RequestInit = { ...init, redirect: "manual" };
     let target: RequestInfo | URL = input;
+    const accept = new Headers(
+      init?.headers ?? (input instanceof Request ? input.headers : undefined),
+    )
+      .get("accept");
+    const streaming = accept?.includes("text/event-stream") ?? false;
     for (let hop = 0;; hop++) {
       const response = await fetchImpl(target, next);
       const status = response.status;
@@ -234,7 +247,7 @@ export function policyFetch(fetchImpl: typeof fetch, policy: WirePolicy): typeof
         );
       }
       if (!response.ok && init?.signal) failedStatus.set(init.signal, status);
-      return boundBody(response, policy.maxBodyBytes);
+      return boundBody(response, policy.maxBodyBytes, streaming);
     }
   };
 }
