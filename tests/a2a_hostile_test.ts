@@ -5,12 +5,14 @@
 // in bounded time with a note saying what happened, the remote task is
 // cancelled, and nothing is left running (sanitizers on, streams closed).
 import assert from "node:assert/strict";
+import { createMemoryLogger } from "@seam/host";
 import { handleSubagentInput } from "@seam/subagent";
 import { createA2AProvider } from "@seam/subagent-a2a";
 import { serveRaw, startSpawnGateway, until } from "./a2a_support.ts";
 import {
   CONTEXT,
   fakeAgent,
+  type FakeAgentOptions,
   parentScope,
   prompt,
   settleWithin,
@@ -237,6 +239,43 @@ Deno.test("createA2AProvider() holds an answer that calls itself an event stream
       await run.dispose();
     }, options);
   });
+});
+
+Deno.test("failureOf() clips the remote's own words in a run's error to 2,000 characters", async (t) => {
+  const long = "y".repeat(1_000_000);
+  const cases: [string, FakeAgentOptions, string][] = [
+    ["a JSON-RPC error with a huge message", {
+      raw: () => Response.json({ jsonrpc: "2.0", id: 1, error: { code: -32603, message: long } }),
+    }, "START_FAILED"],
+    ["an event of a task with a huge id", {
+      stream: (send) => {
+        send(task("TASK_STATE_WORKING"));
+        send({
+          statusUpdate: {
+            taskId: long,
+            contextId: CONTEXT,
+            status: { state: "TASK_STATE_WORKING" },
+          },
+        });
+      },
+    }, "PROTOCOL_ERROR"],
+  ];
+  for (const [name, options, code] of cases) {
+    await t.step(name, async () => {
+      const logs = createMemoryLogger();
+      const agent = fakeAgent(options);
+      await withProvider(agent, async (provider, parent) => {
+        const run = provider.start({ prompt, parent });
+        const result = await settleWithin(run);
+        assert.equal(result.error?.code, code);
+        assert.match(result.why, /yyyy… \(\d+ more characters\)/);
+        assert.ok(result.why.length < 2_200, `${result.why.length} characters`);
+        assert.ok(logs.records.some((record) => record.message.includes("more characters")));
+        assert.ok(logs.records.every((record) => record.message.length < 2_200));
+        await run.dispose();
+      }, { logger: logs.logger });
+    });
+  }
 });
 
 Deno.test("the deadline holds before the task exists too", async () => {

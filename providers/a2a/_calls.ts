@@ -15,6 +15,7 @@ import {
   RemoteProtocolError,
   TimedOut,
 } from "./_async.ts";
+import { clipped } from "./_failure.ts";
 import { failedStatusOf } from "./_fetch.ts";
 import type { TaskNews, TaskReader } from "./_task_reader.ts";
 import type { RemoteContext, RunPlan } from "./_remote.ts";
@@ -182,7 +183,9 @@ export class RemoteCalls {
         if (streaming && isA2AError(error)) {
           // It will not stream this task (it ended, or it cannot re-attach): read it instead.
           this.#run.logger().debug(
-            `A2A run ${this.#run.id}: SubscribeToTask refused (${error.message}); polling GetTask`,
+            `A2A run ${this.#run.id}: SubscribeToTask refused (${
+              clipped(error.message)
+            }); polling GetTask`,
           );
           streaming = false;
           failures = 0;

@@ -14,6 +14,16 @@ import {
   TimedOut,
 } from "./_async.ts";
 
+/** The most characters of what went wrong in a run's error message (the remote's words can be any length). */
+const MAX_WHY_CHARS = 2_000;
+
+/** `text` clipped to `max` characters, saying how many were left out. */
+export function clipped(text: string, max = MAX_WHY_CHARS): string {
+  return text.length <= max
+    ? text
+    : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+}
+
 /** A failure, `data` left out when empty. */
 export function failure(code: string, message: string, data?: FailureData): SubagentFailure {
   return data === undefined || Object.keys(data).length === 0
@@ -23,7 +33,7 @@ export function failure(code: string, message: string, data?: FailureData): Suba
 
 /**
  * The failure of a run that threw `error` during `call` (the request under
- * way). `starting`: no task existed yet, so a refusal is `START_FAILED`;
+ * way), what it says clipped to 2,000 characters. `starting`: no task existed yet, so a refusal is `START_FAILED`;
  * `status`: the HTTP status the failing request was answered with, if any.
  *
  * | thrown | code |
@@ -44,7 +54,7 @@ export function failureOf(
   starting: boolean,
   status?: number,
 ): SubagentFailure {
-  const message = `The A2A run failed (${call}): ${messageOf(error)}`;
+  const message = `The A2A run failed (${call}): ${clipped(messageOf(error))}`;
   const base: FailureData = status === undefined ? { call } : { call, status };
   if (error instanceof TimedOut) return failure("TIMEOUT", message, { ...base, ...error.data });
   if (error instanceof RemoteHttpError) {

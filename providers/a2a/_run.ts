@@ -26,7 +26,7 @@ import type { SendMessageRequest } from "@a2a-js/sdk";
 import { Alarm, Deadline, RemoteProtocolError, TimedOut } from "./_async.ts";
 import { RemoteCalls } from "./_calls.ts";
 import { SEAM_EXTENSION_URI } from "./_extension.ts";
-import { failureOf } from "./_failure.ts";
+import { clipped, failureOf } from "./_failure.ts";
 import { answerMessage, remoteAskOf } from "./_input_request.ts";
 import { type TaskNews, TaskReader } from "./_task_reader.ts";
 import type { RemoteContext, RunPlan } from "./_remote.ts";
@@ -439,7 +439,7 @@ export class A2ARun {
         );
       } catch (error) {
         const why = deadline.timedOut ? deadline.signal.reason : error;
-        this.#logger.debug(`A2A run ${this.id}: CancelTask "${id}": ${messageOf(why)}`);
+        this.#logger.debug(`A2A run ${this.id}: CancelTask "${id}": ${clipped(messageOf(why))}`);
       } finally {
         deadline.release();
       }
@@ -519,7 +519,7 @@ export class A2ARun {
     } catch (error) {
       throw new Error(
         `Cannot send a message to run "${this.id}": the remote agent did not take it (${
-          messageOf(error)
+          clipped(messageOf(error))
         })`,
         { cause: error },
       );
