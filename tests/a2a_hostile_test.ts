@@ -278,6 +278,45 @@ Deno.test("failureOf() clips the remote's own words in a run's error to 2,000 ch
   }
 });
 
+Deno.test("start() ends the run PROTOCOL_ERROR at a stream event the SDK client cannot read", async (t) => {
+  const cases: [string, string, RegExp][] = [
+    ["not JSON", "data: {not json\n\n", /Failed to parse SSE event data/],
+    [
+      "not JSON-RPC 2.0",
+      `data: ${
+        JSON.stringify({ jsonrpc: "1.0", id: 1, result: status("TASK_STATE_WORKING") })
+      }\n\n`,
+      /expected 'jsonrpc' to be exactly '2\.0'/,
+    ],
+    [
+      "the answer to another request",
+      `data: ${
+        JSON.stringify({ jsonrpc: "2.0", id: 7, result: status("TASK_STATE_WORKING") })
+      }\n\n`,
+      /JSON-RPC response ID mismatch in SSE event\. Expected 1, got 7/,
+    ],
+    ["a line of more than 4 MiB", `data: ${"x".repeat(4 * 1024 * 1024 + 1)}`, /SSE line exceeded/],
+  ];
+  for (const [name, event, expected] of cases) {
+    await t.step(name, async () => {
+      const agent = fakeAgent({
+        stream: (send, { raw }) => {
+          send(task("TASK_STATE_WORKING"));
+          raw(event);
+        },
+      });
+      await withProvider(agent, async (provider, parent) => {
+        const run = provider.start({ prompt, parent });
+        const result = await settleWithin(run);
+        assert.equal(result.error?.code, "PROTOCOL_ERROR", result.why);
+        assert.match(result.why, expected);
+        await run.dispose();
+        assert.deepEqual(agent.calls, ["SendStreamingMessage", "CancelTask"]);
+      });
+    });
+  }
+});
+
 Deno.test("the deadline holds before the task exists too", async () => {
   const agent = fakeAgent({ raw: (_request, hang) => hang() });
   await withProvider(agent, async (provider, parent) => {

@@ -20,6 +20,16 @@ import { failedStatusOf } from "./_fetch.ts";
 import type { TaskNews, TaskReader } from "./_task_reader.ts";
 import type { RemoteContext, RunPlan } from "./_remote.ts";
 
+/**
+ * Whether the SDK client threw `error` for an event it could not read: a
+ * plain `Error` (its A2A errors are branded; one that carries an A2A error is
+ * the remote's error answer) or a `SyntaxError`.
+ */
+function isUnreadable(error: unknown): boolean {
+  return error instanceof SyntaxError ||
+    (error instanceof Error && error.constructor === Error && !isA2AError(error.cause));
+}
+
 /** The run the requests serve: it acts on what they bring and says when reading can stop. */
 export interface CallsOwner {
   readonly id: string;
@@ -124,6 +134,9 @@ export class RemoteCalls {
         this.lastDrop = error;
         return false;
       }
+      // Past its first event the stream was taken: what the SDK then refuses (an event
+      // that is not JSON, not JSON-RPC 2.0, of another request, too large) is malformed.
+      if (events.count > 0 && isUnreadable(error)) throw new RemoteProtocolError(messageOf(error));
       throw error;
     } finally {
       deadline.release();
