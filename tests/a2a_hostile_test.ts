@@ -181,6 +181,36 @@ Deno.test("an endless stream ends at deadlineMs, or at maxOutputChars", async (t
     }, { maxOutputChars: 100_000 });
   });
 
+  await t.step("files without end: their bytes count against maxOutputChars", async () => {
+    const bytes = btoa("z".repeat(30_000));
+    const agent = fakeAgent({
+      stream: (send, { every }) => {
+        send(task("TASK_STATE_WORKING"));
+        every(2, () =>
+          send({
+            artifactUpdate: {
+              taskId: TASK,
+              contextId: CONTEXT,
+              artifact: {
+                artifactId: "out",
+                parts: [{ raw: bytes, mediaType: "application/octet-stream" }],
+              },
+              append: true,
+            },
+          }));
+      },
+    });
+    await withProvider(agent, async (provider, parent) => {
+      const run = provider.start({ prompt, parent });
+      const result = await settleWithin(run);
+      assert.equal(result.error?.code, "OUTPUT_LIMIT", result.why);
+      assert.ok(result.output.length <= 2, `${result.output.length} files held`);
+      await run.dispose();
+      assert.equal(agent.calls.at(-1), "CancelTask");
+      await until(() => agent.openStreams === 0);
+    }, { maxOutputChars: 100_000, deadlineMs: 3_000 });
+  });
+
   await t.step("a GetTask answer larger than 4 × maxOutputChars bytes is refused", async () => {
     const agent = fakeAgent({
       streaming: false,

@@ -86,6 +86,7 @@ function sizeOf(pieces: readonly Piece[]): number {
         size += piece.text.length;
         break;
       case "image":
+      case "file":
         size += piece.data.length;
         break;
       case "resource":
