@@ -169,7 +169,8 @@ Deno.test("an endless stream ends at deadlineMs, or at maxOutputChars", async (t
       const run = provider.start({ prompt, parent });
       const result = await settleWithin(run);
       assert.equal(result.stopReason, "error");
-      assert.equal(result.text, chunk.repeat(10));
+      // Nine chunks: the tenth would pass the bound with the artifact's id ("out").
+      assert.equal(result.text, chunk.repeat(9));
       assert.equal(result.error?.code, "OUTPUT_LIMIT");
       assert.match(
         result.why,
@@ -210,6 +211,51 @@ Deno.test("an endless stream ends at deadlineMs, or at maxOutputChars", async (t
       await until(() => agent.openStreams === 0);
     }, { maxOutputChars: 100_000, deadlineMs: 3_000 });
   });
+
+  await t.step(
+    "what names the output counts too: artifact ids, media types, empty parts",
+    async () => {
+      const update = (artifactId: string, parts: unknown[], append: boolean) => ({
+        artifactUpdate: {
+          taskId: TASK,
+          contextId: CONTEXT,
+          artifact: { artifactId, parts },
+          append,
+        },
+      });
+      let n = 0;
+      const floods: Record<string, () => Record<string, unknown>> = {
+        "a new artifact each time, a long id and no parts": () =>
+          update(`${++n}-${"i".repeat(5_000)}`, [], false),
+        "empty images with long media types, appended": () =>
+          update("out", [{ raw: "", mediaType: `image/${"p".repeat(1_000)}` }], true),
+        "a new artifact each time, of empty text parts": () =>
+          update(String(++n), Array.from({ length: 1_000 }, () => ({ text: "" })), false),
+      };
+      for (const [name, next] of Object.entries(floods)) {
+        const agent = fakeAgent({
+          stream: (send, { every }) => {
+            send(task("TASK_STATE_WORKING"));
+            every(1, () => {
+              for (let i = 0; i < 20; i++) send(next());
+            });
+          },
+        });
+        await withProvider(agent, async (provider, parent) => {
+          const run = provider.start({ prompt, parent });
+          const result = await settleWithin(run);
+          assert.equal(result.error?.code, "OUTPUT_LIMIT", `${name}: ${result.why}`);
+          assert.ok(
+            result.output.length <= 100_000,
+            `${name}: ${result.output.length} pieces held`,
+          );
+          await run.dispose();
+          assert.equal(agent.calls.at(-1), "CancelTask");
+          await until(() => agent.openStreams === 0);
+        }, { maxOutputChars: 100_000, deadlineMs: 3_000 });
+      }
+    },
+  );
 
   await t.step("a GetTask answer larger than 4 × maxOutputChars bytes is refused", async () => {
     const agent = fakeAgent({

@@ -77,25 +77,34 @@ function merge(a: TaskNews, b: TaskNews): TaskNews {
   return { text: a.text + b.text, changed: a.changed || b.changed, first: a.first || b.first };
 }
 
-/** The characters a piece holds. */
+/**
+ * The characters pieces hold: their content and their names (media types,
+ * file names), and at least one for each piece (an empty one is held all the
+ * same, so a remote sending empty parts without end runs into the bound too).
+ */
 function sizeOf(pieces: readonly Piece[]): number {
   let size = 0;
   for (const piece of pieces) {
+    let chars = 0;
     switch (piece.type) {
       case "text":
-        size += piece.text.length;
+        chars = piece.text.length;
         break;
       case "image":
+        chars = piece.data.length + piece.mediaType.length;
+        break;
       case "file":
-        size += piece.data.length;
+        chars = piece.data.length + piece.mediaType.length + (piece.filename?.length ?? 0);
         break;
       case "resource":
-        size += piece.uri.length + (piece.text?.length ?? 0);
+        chars = piece.uri.length + (piece.text?.length ?? 0) + (piece.mediaType?.length ?? 0) +
+          (piece.filename?.length ?? 0);
         break;
       case "data":
-        size += JSON.stringify(piece.data)?.length ?? 0;
+        chars = JSON.stringify(piece.data)?.length ?? 0;
         break;
     }
+    size += Math.max(1, chars);
   }
   return size;
 }
@@ -250,13 +259,11 @@ export class TaskReader {
     const next = new Map<string, { pieces: Piece[]; size: number }>();
     for (const artifact of artifacts ?? []) {
       const pieces = partsToPieces(artifact.parts, this.#options.resourceUris);
-      const size = sizeOf(pieces);
+      const id = typeof artifact.artifactId === "string" ? artifact.artifactId : "";
+      const size = sizeOf(pieces) + id.length;
       held += size;
       this.#checkRoom(size, held - size);
-      next.set(typeof artifact.artifactId === "string" ? artifact.artifactId : "", {
-        pieces,
-        size,
-      });
+      next.set(id, { pieces, size });
     }
     this.#artifacts.clear();
     for (const [id, entry] of next) this.#artifacts.set(id, entry);
@@ -500,16 +507,20 @@ export class TaskReader {
   #readArtifact(artifact: Artifact, append: boolean): TaskNews {
     const id = typeof artifact.artifactId === "string" ? artifact.artifactId : "";
     const pieces = partsToPieces(artifact.parts, this.#options.resourceUris);
-    const size = sizeOf(pieces);
     const previous = this.#artifacts.get(id);
     if (append && previous) {
+      const size = sizeOf(pieces);
       this.#checkRoom(size);
       appendPieces(previous.pieces, pieces);
       previous.size += size;
       this.#held += size;
       const text = textOfPieces(pieces);
-      return text === "" && size === 0 ? NO_NEWS : { text, changed: true, first: false };
+      return text === "" && pieces.every((piece) => piece.type === "text")
+        ? NO_NEWS
+        : { text, changed: true, first: false };
     }
+    // A new artifact holds its id too.
+    const size = sizeOf(pieces) + id.length;
     this.#checkRoom(size, this.#held - (previous?.size ?? 0));
     const text = textOfPieces(pieces);
     const before = previous ? textOfPieces(previous.pieces) : "";

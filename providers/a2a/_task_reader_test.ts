@@ -96,7 +96,7 @@ Deno.test("TaskReader.read() follows a task from its first event to its end", ()
   assert.deepEqual(r.read(status(TaskStates.WORKING)), { text: "", changed: true, first: false });
   assert.deepEqual(r.read(chunk("Hel", false)), { text: "Hel", changed: true, first: false });
   assert.deepEqual(r.read(chunk("lo", true)), { text: "lo", changed: true, first: false });
-  assert.equal(r.held, 5);
+  assert.equal(r.held, 8); // "Hello" and the artifact's id, "out"
   assert.deepEqual(r.read(status(TaskStates.COMPLETED)).changed, true);
   assert.equal(r.condition, "ended");
   assert.deepEqual(r.outcome(undefined, true), {
@@ -290,17 +290,18 @@ Deno.test("TaskReader refuses malformed events, naming them", () => {
 });
 
 Deno.test("TaskReader holds at most maxOutputChars, keeping what came before", () => {
-  const r = reader(10);
+  // 10 characters of text, and 3 of the artifact's id ("out").
+  const r = reader(13);
   r.read(snapshot(task(TaskStates.WORKING)));
   r.read(chunk("12345678", false));
   assert.throws(
     () => r.read(chunk("9ab", true)),
-    /more output than this run holds \(10 characters, maxOutputChars\)/,
+    /more output than this run holds \(13 characters, maxOutputChars\)/,
   );
   assert.deepEqual(r.pieces(), [{ type: "text", text: "12345678" }]);
   // A replacement counts what it replaces, not on top of it.
   r.read(chunk("abcdefghij", false));
-  assert.equal(r.held, 10);
+  assert.equal(r.held, 13);
   // The agent's last word counts too.
   assert.throws(() => r.read(status(TaskStates.WORKING, "!")), /maxOutputChars/);
   const other = reader(5);
