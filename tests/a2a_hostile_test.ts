@@ -393,6 +393,28 @@ Deno.test("start() ends the run PROTOCOL_ERROR at a stream event the SDK client 
   }
 });
 
+Deno.test("start() clips the remote's last word in the error of a task that failed to 2,000 characters", async () => {
+  const agent = fakeAgent({
+    stream: (send) => {
+      send(task("TASK_STATE_WORKING"));
+      send(words("partial", false));
+      send(status("TASK_STATE_FAILED", "w".repeat(100_000)));
+    },
+  });
+  await withProvider(agent, async (provider, parent) => {
+    const run = provider.start({ prompt, parent });
+    const result = await settleWithin(run);
+    assert.equal(result.error?.code, "CHILD_FAILED");
+    assert.match(
+      result.why,
+      /^the remote task ended in TASK_STATE_FAILED: www.*… \(\d+ more characters\)$/,
+    );
+    assert.ok(result.why.length < 2_200, `${result.why.length} characters`);
+    assert.equal(result.text, "partial");
+    await run.dispose();
+  });
+});
+
 Deno.test("the deadline holds before the task exists too", async () => {
   const agent = fakeAgent({ raw: (_request, hang) => hang() });
   await withProvider(agent, async (provider, parent) => {

@@ -13,7 +13,7 @@ import {
 } from "@seam/subagent";
 import type { Artifact, Message, StreamResponse, Task, TaskStatus } from "@a2a-js/sdk";
 import { type FailureData, OutputLimitError, RemoteProtocolError } from "./_async.ts";
-import { failure } from "./_failure.ts";
+import { clipped, failure } from "./_failure.ts";
 import { readSeamReport, type SeamTaskReport } from "./_extension.ts";
 import {
   appendPieces,
@@ -403,7 +403,8 @@ export class TaskReader {
       usage?: SubagentUsageInput;
     } = { stopReason, pieces };
     if (report?.usage !== undefined) outcome.usage = report.usage;
-    if (error !== undefined) outcome.error = error;
+    // The remote's words in it (its last word, a seam gateway's error) can be any length.
+    if (error !== undefined) outcome.error = { ...error, message: clipped(error.message) };
     if (structured !== undefined) outcome.structured = structured;
     return outcome;
   }
