@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import process from "node:process";
 import { createMemoryLogger, createRootScope, textOf } from "@seam/host";
 import { createSubagentService, subagentProgress, type SubagentResult } from "@seam/subagent";
-import { type AcpProviderConfig, createAcpProvider } from "@seam/subagent-acp";
+import { type AcpProviderConfig, acpUpdate, createAcpProvider } from "@seam/subagent-acp";
 import {
   type AcpHarness,
   AgentWatch,
@@ -231,6 +231,17 @@ Deno.test("createAcpProvider() ignores malformed session/update notifications", 
       warnings.filter((m) => m.includes("ignored a malformed session/update")).length,
       3,
     );
+  }));
+
+Deno.test("createAcpProvider() skips an update nested too deep to emit, keeping the connection", () =>
+  withAgent([], {}, async (h) => {
+    const kinds: string[] = [];
+    h.parent.scope.on(acpUpdate, ({ update }) => void kinds.push(update.kind));
+    const result = await h.start("deep 20000").result;
+    assert.equal(result.stopReason, "completed", told(result));
+    assert.equal(textOf(result.output), "after deep");
+    assert.deepEqual(kinds, ["message", "message"]);
+    assert.ok(h.watch.messages("warn").some((m) => m.includes("cannot freeze")));
   }));
 
 Deno.test("createAcpProvider() ends error on an oversized message", () =>

@@ -419,7 +419,15 @@ export class AcpRun implements SubagentRunHandle {
     if (update.kind === "tool-call" || update.kind === "tool-call-update") {
       this.#permissions.remember(update.raw);
     }
-    this.#emit(update);
+    try {
+      this.#emit(update);
+    } catch (error) {
+      // Freezing the event recurses: an update nested thousands deep (the
+      // agent's JSON) overflows the stack. Skip the event, not the connection.
+      this.#session.logger.warn(
+        `ACP run ${this.id}: did not emit a session/update it cannot freeze (${messageOf(error)})`,
+      );
+    }
   }
 
   #emit(update: AcpUpdate): void {

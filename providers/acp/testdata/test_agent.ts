@@ -35,6 +35,8 @@
  * - `blocks`: replies with the received prompt blocks as JSON.
  * - `count`: replies with how many prompts this session received.
  * - `pid`: replies with this process's pid and how many sessions it opened.
+ * - `deep <depth>`: a `tool_call` whose `rawInput` nests arrays `<depth>` deep, then
+ *   replies `after deep`.
  *
  * Flags: `--ignore-eof`, `--trap-sigterm`, `--ignore-cancel`,
  * `--end-turn-after-cancel`, `--grandchild` (spawns a process that traps
@@ -395,6 +397,16 @@ async function prompt(id: unknown, params: Json): Promise<void> {
     case "oversized": {
       const size = Number(restWords[0] ?? 1_000_000);
       chunk(sid, "x".repeat(size));
+      return stop("end_turn");
+    }
+    case "deep": {
+      const depth = Number(restWords[0] ?? 20_000);
+      const raw = '{"sessionUpdate":"tool_call","toolCallId":"deep","title":"deep","rawInput":' +
+        "[".repeat(depth) + "]".repeat(depth) + "}";
+      writeAll(encoder.encode(
+        `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"${sid}","update":${raw}}}\n`,
+      ));
+      chunks(sid, "after deep");
       return stop("end_turn");
     }
     case "env":
