@@ -244,6 +244,16 @@ Deno.test("createAcpProvider() skips an update nested too deep to emit, keeping 
     assert.ok(h.watch.messages("warn").some((m) => m.includes("cannot freeze")));
   }));
 
+Deno.test("createAcpProvider() keeps 20 refusals of an agent that asks thousands of times", () =>
+  withAgent([], {}, async (h) => {
+    const result = await h.start("permission-flood 2000").result;
+    assert.equal(result.stopReason, "aborted");
+    assert.equal(result.error?.code, "PERMISSION_REFUSED");
+    assert.equal((result.error?.data as { refused: unknown[] }).refused.length, 20);
+    assert.match(told(result), /"Flood 19" \(tool call flood-19, answered "no"\); and 1980 more$/);
+    assert.ok(told(result).length < 4_000, `the message has ${told(result).length} characters`);
+  }));
+
 Deno.test("createAcpProvider() ends error on an oversized message", () =>
   withAgent([], { maxMessageBytes: 64 * 1024 }, async (h) => {
     const run = h.start("oversized 200000");

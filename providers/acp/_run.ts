@@ -233,11 +233,12 @@ export class AcpRun implements SubagentRunHandle {
         // the turn so), say so, or the parent takes it for its own cancel.
         const refusals = this.#permissions.refusals;
         if (refusals.length === 0) return this.#finish("aborted");
+        const more = this.#permissions.refusalCount - refusals.length;
         return this.#finish("aborted", {
           code: "PERMISSION_REFUSED",
           message: `The ACP agent stopped its turn after a permission request was refused: ${
             refusals.map(describeRefusal).join("; ")
-          }`,
+          }${more === 0 ? "" : `; and ${more} more`}`,
           data: { refused: this.#permissions.refusalData() },
         });
       }

@@ -45,6 +45,10 @@ export interface PermissionRun {
 
 /** The longest refusal reason kept. */
 const MAX_REASON = 500;
+/** The most refusals kept (an agent may ask thousands of times); the rest are counted. */
+const MAX_REFUSALS = 20;
+/** The longest tool call id or title kept in a refusal. */
+const MAX_FIELD = 200;
 
 /** One run's permission requests. */
 export class RunPermissions {
@@ -52,6 +56,7 @@ export class RunPermissions {
   /** The input requests asked up the tree (`permission: "ask"`). */
   readonly #inputs: SubagentInputs;
   readonly #refusals: Refusal[] = [];
+  #refusalCount = 0;
   /** What the run's updates told of its tool calls (`"ask"` only). */
   readonly #known: KnownToolCalls | undefined;
   readonly #ask: boolean;
@@ -83,6 +88,11 @@ export class RunPermissions {
     return this.#refusals;
   }
 
+  /** How many requests were refused, those not kept in {@linkcode refusals} included. */
+  get refusalCount(): number {
+    return this.#refusalCount;
+  }
+
   /** The refusals as the result's `data.refused`. */
   refusalData(): JsonValue[] {
     return this.#refusals.map((r) => ({ ...r }));
@@ -108,14 +118,16 @@ export class RunPermissions {
       outcome.outcome === "cancelled" ||
       (typeof picked?.kind === "string" && picked.kind.startsWith("reject"))
     ) {
-      const { toolCallId, title, toolKind } = toolCallOf(params.toolCall);
-      this.#refusals.push({
-        toolCallId,
-        ...(title === undefined ? {} : { title }),
-        ...(toolKind === undefined ? {} : { toolKind }),
-        answer: picked ? picked.optionId : "cancelled",
-        ...(reason === undefined ? {} : { reason: reason.slice(0, MAX_REASON) }),
-      });
+      if (++this.#refusalCount <= MAX_REFUSALS) {
+        const { toolCallId, title, toolKind } = toolCallOf(params.toolCall);
+        this.#refusals.push({
+          toolCallId: toolCallId.slice(0, MAX_FIELD),
+          ...(title === undefined ? {} : { title: title.slice(0, MAX_FIELD) }),
+          ...(toolKind === undefined ? {} : { toolKind: toolKind.slice(0, MAX_FIELD) }),
+          answer: (picked ? picked.optionId : "cancelled").slice(0, MAX_FIELD),
+          ...(reason === undefined ? {} : { reason: reason.slice(0, MAX_REASON) }),
+        });
+      }
     }
     return outcome;
   }

@@ -35,6 +35,7 @@
  * - `blocks`: replies with the received prompt blocks as JSON.
  * - `count`: replies with how many prompts this session received.
  * - `pid`: replies with this process's pid and how many sessions it opened.
+ * - `permission-flood <n>`: asks `<n>` permissions at once, then ends the turn `cancelled`.
  * - `deep <depth>`: a `tool_call` whose `rawInput` nests arrays `<depth>` deep, then
  *   replies `after deep`.
  *
@@ -398,6 +399,18 @@ async function prompt(id: unknown, params: Json): Promise<void> {
       const size = Number(restWords[0] ?? 1_000_000);
       chunk(sid, "x".repeat(size));
       return stop("end_turn");
+    }
+    case "permission-flood": {
+      const count = Number(restWords[0] ?? 1000);
+      await Promise.all(
+        Array.from({ length: count }, (_, i) =>
+          requestClient("session/request_permission", {
+            sessionId: sid,
+            toolCall: { toolCallId: `flood-${i}`, title: `Flood ${i}`, kind: "execute" },
+            options: PERMISSION_OPTIONS,
+          })),
+      );
+      return stop("cancelled");
     }
     case "deep": {
       const depth = Number(restWords[0] ?? 20_000);
