@@ -254,6 +254,16 @@ Deno.test("createAcpProvider() keeps 20 refusals of an agent that asks thousands
     assert.ok(told(result).length < 4_000, `the message has ${told(result).length} characters`);
   }));
 
+Deno.test("createAcpProvider() cuts the message of an error answer to 600 characters", () =>
+  withAgent([], {}, async (h) => {
+    const result = await h.start("fail-long 1000000").result;
+    assert.equal(result.stopReason, "error");
+    assert.equal(result.error?.code, "CHILD_FAILED");
+    assert.match(told(result), /with error -32603: m{600}…$/);
+    const rpcError = (result.error?.data as { rpcError: { message: string } }).rpcError;
+    assert.equal(rpcError.message, `${"m".repeat(600)}…`);
+  }));
+
 Deno.test("createAcpProvider() ends error on an oversized message", () =>
   withAgent([], { maxMessageBytes: 64 * 1024 }, async (h) => {
     const run = h.start("oversized 200000");

@@ -16,6 +16,9 @@ import { AcpError, type AcpFailureCode, boundedJson, describeData } from "./_fai
 
 type Json = Record<string, unknown>;
 
+/** The most characters of an error answer's `message` kept (the agent's text). */
+const MESSAGE_CHARS = 600;
+
 /** What `initialize` told about the agent. */
 export interface AgentInfo {
   readonly promptCapabilities: PromptCapabilities;
@@ -81,21 +84,24 @@ export function requestError(
     return error instanceof Error ? error : new Error(String(error));
   }
   const data = error.data === undefined ? undefined : boundedJson(error.data);
+  const said = String(error.message);
+  const message = said.length > MESSAGE_CHARS ? `${said.slice(0, MESSAGE_CHARS)}…` : said;
   const auth = error.code === AUTH_REQUIRED_CODE;
   const methods = auth && info ? describeAuthMethods(info.authMethods, env) : "";
   return new AcpError(
     auth ? "AUTH_REQUIRED" : code,
-    `the ACP agent answered ${method} with error ${error.code}: ${error.message}${
+    `the ACP agent answered ${method} with error ${error.code}: ${message}${
       data === undefined ? "" : ` (${describeData(data)})`
     }${methods}`,
     {
       method: method.split(" ")[0],
       rpcError: {
         code: error.code,
-        message: String(error.message),
+        message,
         ...(data === undefined ? {} : { data }),
       },
     },
-    { cause: error },
+    // No `cause`: the data holds all it says, and a message quoting a cause
+    // (`messageOf`) would quote the agent's whole text again.
   );
 }

@@ -35,6 +35,7 @@
  * - `blocks`: replies with the received prompt blocks as JSON.
  * - `count`: replies with how many prompts this session received.
  * - `pid`: replies with this process's pid and how many sessions it opened.
+ * - `fail-long <n>`: answers a JSON-RPC error whose message is `<n>` characters long.
  * - `permission-flood <n>`: asks `<n>` permissions at once, then ends the turn `cancelled`.
  * - `deep <depth>`: a `tool_call` whose `rawInput` nests arrays `<depth>` deep, then
  *   replies `after deep`.
@@ -400,6 +401,9 @@ async function prompt(id: unknown, params: Json): Promise<void> {
       chunk(sid, "x".repeat(size));
       return stop("end_turn");
     }
+    case "fail-long":
+      send({ id, error: { code: -32603, message: "m".repeat(Number(restWords[0] ?? 100_000)) } });
+      return;
     case "permission-flood": {
       const count = Number(restWords[0] ?? 1000);
       await Promise.all(
