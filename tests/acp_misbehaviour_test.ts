@@ -12,6 +12,7 @@ import {
   AgentWatch,
   processTable,
   TEST_AGENT,
+  testAgentConfig,
   timed,
   until,
   withAcpAgent,
@@ -435,6 +436,24 @@ for (const launcher of ["auto", "direct"] as const) {
     }
   });
 }
+
+Deno.test("createAcpProvider() ends error naming a cwd that does not exist, not the binary", async () => {
+  const root = createRootScope({ logger: createMemoryLogger().logger });
+  const provider = createAcpProvider(testAgentConfig([], { cwd: "/nonexistent/acp-cwd" }));
+  const service = createSubagentService(root);
+  service.registerProvider(provider);
+  const run = service.start("acp", { prompt: "complete hi", parent: { id: "p", scope: root } });
+  try {
+    const result = await run.result;
+    assert.equal(result.stopReason, "error");
+    assert.equal(result.error?.code, "START_FAILED");
+    assert.match(told(result), /its cwd "\/nonexistent\/acp-cwd" is not a directory \(ENOENT\)/);
+  } finally {
+    await run.dispose();
+    await provider.dispose();
+    await root.dispose();
+  }
+});
 
 Deno.test("createAcpProvider() ends error naming a binary that is not executable", async () => {
   const root = createRootScope({ logger: createMemoryLogger().logger });

@@ -4,6 +4,7 @@
 // to the descendants that left it). On `node:child_process`, which Node and
 // Deno both provide: the only file of the package that starts processes.
 import { type ChildProcess, spawn } from "node:child_process";
+import { statSync } from "node:fs";
 import type { Logger } from "@seam/host";
 import {
   descendants,
@@ -89,8 +90,25 @@ export function describeExit(status: ExitStatus): string {
   return status.signal ? `was killed by ${status.signal}` : `exited with code ${status.code}`;
 }
 
-function spawnError(command: string, program: string, error: unknown): Error {
+/** Whether `path` is a directory; `undefined` when it cannot be told (no permission to read). */
+function isDirectory(path: string): boolean | undefined {
+  try {
+    return statSync(path).isDirectory();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    return code === "ENOENT" || code === "ENOTDIR" ? false : undefined;
+  }
+}
+
+function spawnError(command: string, program: string, cwd: string, error: unknown): Error {
   const code = (error as { code?: unknown }).code;
+  // A missing cwd fails the spawn with the same ENOENT as a missing binary.
+  if ((code === "ENOENT" || code === "ENOTDIR") && isDirectory(cwd) === false) {
+    return new Error(
+      `Cannot spawn the ACP agent "${command}": its cwd "${cwd}" is not a directory (${code})`,
+      { cause: error },
+    );
+  }
   const text = typeof code === "string" && ERRNO_TEXT[code]
     ? `${ERRNO_TEXT[code]} (${code}${program === command ? "" : `, running ${program}`})`
     : error instanceof Error
@@ -138,7 +156,7 @@ export class AgentProcess {
           return;
         }
         this.#exitStatus = { code: -1, signal: null };
-        options.onSpawnError(spawnError(options.command, child.spawnfile, error));
+        options.onSpawnError(spawnError(options.command, child.spawnfile, options.cwd, error));
         resolve(this.#exitStatus);
       });
     });
@@ -378,7 +396,7 @@ export function spawnAgentProcess(options: ProcessOptions): AgentProcess {
       detached: options.launcher === "auto",
     });
   } catch (error) {
-    throw spawnError(options.command, program, error);
+    throw spawnError(options.command, program, options.cwd, error);
   }
   return new AgentProcess(child, options.launcher, options);
 }
