@@ -228,6 +228,25 @@ Deno.test("createAcpProvider() stops a shared process whose session ignores canc
     assert.equal(h.watch.pids.size, 2, "a fresh process serves the next run");
   }));
 
+Deno.test("createAcpProvider() ends error when a shared process answers session/new with an open session's id", () =>
+  withAcpAgent(["--same-session-id"], { reuseProcess: true }, async (h) => {
+    const seen: string[] = [];
+    h.parent.scope.on(acpUpdate, (info) => void seen.push(info.runId));
+    const first = h.start("hang");
+    await first.started;
+    const second = await h.start("complete mine").result;
+    assert.equal(second.stopReason, "error");
+    assert.equal(second.error?.code, "PROTOCOL_ERROR");
+    assert.match(
+      second.error?.message ?? "",
+      /answered session\/new with session id "sess-1", which is already open on this process/,
+    );
+    // The first run keeps its session: its traffic is still its own.
+    first.cancel();
+    assert.equal((await first.result).stopReason, "aborted");
+    assert.deepEqual([...new Set(seen)], [first.id]);
+  }));
+
 Deno.test("createAcpProvider() replaces a shared process that died", () =>
   withAcpAgent([], { reuseProcess: true }, async (h) => {
     const crash = h.start("crash");

@@ -308,6 +308,16 @@ export class AgentConnection {
           }`,
         );
       }
+      if (this.#sinks.has(sessionId)) {
+        // Attached, it would take the traffic of the run whose session it is
+        // (reuseProcess); closed, that run's session.
+        throw new AcpError(
+          "PROTOCOL_ERROR",
+          `the ACP agent answered session/new with session id ${
+            JSON.stringify(sessionId.slice(0, 200))
+          }, which is already open on this process`,
+        );
+      }
       if (signal.aborted) {
         this.closeSession(sessionId).catch(noop);
         throw new Error("the run ended before the session was opened");

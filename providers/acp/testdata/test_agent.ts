@@ -45,7 +45,8 @@
  * SIGTERM and would outlive this one; needs `--allow-run`), `--garbage`
  * (non-JSON lines before every message), `--no-session-new`,
  * `--no-initialize`, `--exit-at-start`, `--updates-before-session`,
- * `--bad-session-new` (answers without a session id), `--bad-updates`
+ * `--bad-session-new` (answers without a session id), `--same-session-id` (every
+ * `session/new` answers `sess-1`), `--bad-updates`
  * (malformed `session/update`s before the chunks of `complete`),
  * `--no-close` (does not advertise `session/close`), `--no-images`,
  * `--protocol-version=<n>`, `--exit-on-session-new` (answers `initialize`,
@@ -533,8 +534,10 @@ function handle(message: Json): void {
         io.exit(4);
       }
       if (flag("bad-session-new")) return send({ id, result: { session: "no id here" } });
-      const sessionId = `sess-${++sessionCounter}`;
-      sessions.set(sessionId, { id: sessionId, cwd: String(params.cwd), prompts: 0 });
+      const sessionId = flag("same-session-id") ? "sess-1" : `sess-${++sessionCounter}`;
+      if (!sessions.has(sessionId)) {
+        sessions.set(sessionId, { id: sessionId, cwd: String(params.cwd), prompts: 0 });
+      }
       if (flag("updates-before-session")) {
         update(sessionId, {
           sessionUpdate: "available_commands_update",
