@@ -245,6 +245,14 @@ Deno.test("createAcpProvider() skips an update nested too deep to emit, keeping 
     assert.ok(h.watch.messages("warn").some((m) => m.includes("cannot freeze")));
   }));
 
+Deno.test("createAcpProvider() cuts the message of an answer to no request to 600 characters", () =>
+  withAgent([], {}, async (h) => {
+    const result = await h.start("stray-long 1000000").result;
+    assert.equal(result.stopReason, "error");
+    assert.equal(result.error?.code, "PROTOCOL_ERROR");
+    assert.match(told(result), /never sent \(id 4242\): s{600}…$/);
+  }));
+
 Deno.test("createAcpProvider() keeps 20 refusals of an agent that asks thousands of times", () =>
   withAgent([], {}, async (h) => {
     const result = await h.start("permission-flood 2000").result;

@@ -75,6 +75,8 @@ const EARLY_UPDATES_MAX = 256;
 const GARBAGE_BEFORE_PROTOCOL = 100;
 /** Requests remembered as unanswered at most (see `#outstanding`). */
 const OUTSTANDING_MAX = 4096;
+/** The most characters of an unplaceable answer's id or message quoted. */
+const QUOTED_CHARS = 600;
 /** Garbage lines logged one by one; the rest are only counted. */
 const GARBAGE_LOGGED = 20;
 const CLIENT_VERSION = "0.1.0";
@@ -480,9 +482,13 @@ export class AgentConnection {
       // Screened here, so the SDK never meets an answer it cannot place (it
       // would print to the console and wait on).
       const id = message.id;
-      const reason = isRecord(message.error) && typeof message.error.message === "string"
-        ? `: ${message.error.message}`
-        : "";
+      const said = isRecord(message.error) && typeof message.error.message === "string"
+        ? message.error.message
+        : undefined;
+      // The agent's words, quoted in a failure and a log line: bounded.
+      const reason = said === undefined
+        ? ""
+        : `: ${said.length > QUOTED_CHARS ? `${said.slice(0, QUOTED_CHARS)}…` : said}`;
       if (id === null) {
         // JSON-RPC's answer to what it could not read: tied to no request.
         this.#logger.warn(`The ACP agent sent an error tied to no request${reason}`);
@@ -493,7 +499,7 @@ export class AgentConnection {
           new AcpError(
             "PROTOCOL_ERROR",
             `the ACP agent answered a request this client never sent (id ${
-              JSON.stringify(id)
+              JSON.stringify(id)?.slice(0, QUOTED_CHARS)
             })${reason}`,
           ),
         );

@@ -36,6 +36,8 @@
  * - `count`: replies with how many prompts this session received.
  * - `pid`: replies with this process's pid and how many sessions it opened.
  * - `fail-long <n>`: answers a JSON-RPC error whose message is `<n>` characters long.
+ * - `stray-long <n>`: answers a request nobody sent (id 4242) with an error whose message is
+ *   `<n>` characters long.
  * - `permission-flood <n>`: asks `<n>` permissions at once, then ends the turn `cancelled`.
  * - `deep <depth>`: a `tool_call` whose `rawInput` nests arrays `<depth>` deep, then
  *   replies `after deep`.
@@ -404,6 +406,13 @@ async function prompt(id: unknown, params: Json): Promise<void> {
     }
     case "fail-long":
       send({ id, error: { code: -32603, message: "m".repeat(Number(restWords[0] ?? 100_000)) } });
+      return;
+    case "stray-long":
+      // An error answer to a request nobody sent, its message `<n>` characters long.
+      send({
+        id: 4242,
+        error: { code: -32603, message: "s".repeat(Number(restWords[0] ?? 1000)) },
+      });
       return;
     case "permission-flood": {
       const count = Number(restWords[0] ?? 1000);
