@@ -65,15 +65,20 @@ export async function reap(context: ReapContext): Promise<void> {
  * its creation failed (a write cut off with its connection has committed or
  * been rolled back by then); it is forgotten once settled (not stored, ended,
  * another instance's, or ended now). A pass stops at the first storage
- * failure: the rest wait for the next.
+ * failure, and once it took a sixth of a lease (a heartbeat's interval):
+ * the rest wait for the next. The heartbeat waits for the pass, and a pass
+ * over thousands (an outage fails every creation it meets) would let this
+ * instance's lease lapse, and another instance end its tasks.
  */
 export async function endUnconfirmed(
   context: ReapContext & { readonly instance: string },
   unconfirmed: Map<string, number>,
 ): Promise<void> {
-  const due = Date.now() - context.storage.leaseTtlMs;
+  const now = Date.now();
+  const due = now - context.storage.leaseTtlMs;
+  const stop = now + context.storage.leaseTtlMs / 6;
   for (const [taskId, failedAt] of unconfirmed) {
-    if (!context.open()) return;
+    if (!context.open() || Date.now() >= stop) return;
     if (failedAt > due || context.runsHere(taskId)) continue;
     try {
       const stored = await context.storage.get(taskId);

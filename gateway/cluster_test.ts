@@ -7,6 +7,7 @@ import { createSubagentService } from "@seam/subagent";
 import { controlledProvider, message, type Wire } from "./_test_support.ts";
 import {
   describe,
+  faulty,
   Frames,
   isEnd,
   rpc,
@@ -14,7 +15,13 @@ import {
   startTask,
   withCluster,
 } from "./_cluster_test_support.ts";
-import { createGateway, createMemoryTaskStore, type TaskAppend } from "./mod.ts";
+import {
+  createGateway,
+  createMemoryTaskStore,
+  type TaskAppend,
+  type TaskStorage,
+  TaskStorageError,
+} from "./mod.ts";
 
 Deno.test("gateways on one shared storage answer GetTask and ListTasks for each other's tasks", async () => {
   await withCluster(2, {}, async ([a, b]) => {
@@ -266,4 +273,60 @@ Deno.test("Last-Event-ID on the owner, its task ended and the end not stored yet
     assert.deepEqual(ids, ids.map((_, i) => i + 1), "no gap, no duplicate");
     assert.equal(rest.at(-1)?.data.statusUpdate?.status.state, "TASK_STATE_COMPLETED");
   });
+});
+
+Deno.test("checking many tasks whose creation failed does not hold up the lease: the tasks running here are no orphans meanwhile", async () => {
+  const TTL = 600;
+  const store = createMemoryTaskStore({ shared: true, leaseTtlMs: TTL });
+  const failing = new Set<string>();
+  let failCreations = false;
+  const storage = faulty(store, (change, append) => {
+    if (!failCreations || change.expected !== 0) return Promise.resolve(append(change));
+    // Committed, its answer lost: as a connection cut off after the write.
+    failing.add(change.record.task.id);
+    append(change);
+    return Promise.reject(new TaskStorageError("UNAVAILABLE", "the answer was lost (made up)"));
+  });
+  // Reading such a task is slow (a remote store): 40 ms a read.
+  const slowGet = storage.get;
+  const taskStore: TaskStorage = {
+    ...storage,
+    get: async (id) => {
+      if (failing.has(id)) await new Promise((r) => setTimeout(r, 40));
+      return slowGet(id);
+    },
+  };
+  const { logger } = createMemoryLogger();
+  const root = createRootScope({ logger });
+  const provider = controlledProvider();
+  createSubagentService(root).registerProvider(provider);
+  const gateway = createGateway({ scope: root, taskStore });
+  try {
+    const running = await startTask(gateway);
+    provider.runs[0].ready();
+    failCreations = true;
+    // At once: once one failed, the next are refused until a heartbeat answers.
+    await Promise.all(Array.from({ length: 20 }, async (_, i) => {
+      const sent = await gateway.fetch(rpcRequest("SendMessage", { message: message(`${i}`) }));
+      assert.equal(sent.status, 503);
+      await sent.body?.cancel();
+    }));
+    assert.equal(failing.size, 20);
+    failCreations = false;
+    // 20 reads of 40 ms: 0.8 s, more than a lease, were one heartbeat's pass.
+    const until = Date.now() + 5_000;
+    let ended = 0;
+    while (Date.now() < until && ended < failing.size) {
+      const orphans = (await store.orphans(100)).map((o) => o.task.id);
+      assert.ok(!orphans.includes(running), "the running task's lease is renewed meanwhile");
+      ended = [...failing].filter((id) => store.get(id)?.task.status.state === "TASK_STATE_FAILED")
+        .length;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(ended, 20, "every task stored though its creation failed ends FAILED");
+    assert.equal(store.get(running)?.task.status.state, "TASK_STATE_WORKING");
+  } finally {
+    await gateway.close();
+    await root.dispose();
+  }
 });
