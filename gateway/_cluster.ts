@@ -418,7 +418,13 @@ export class Cluster {
 
   /** Send `command` to the instance that runs the task (_forward.ts). */
   #forward(record: StoredTask, command: JsonObject): Promise<JsonObject> {
-    return forward(this.#options.storage, this.#options.commandTimeoutMs, record, command);
+    return forward(
+      this.#options.storage,
+      this.#options.logger,
+      this.#options.commandTimeoutMs,
+      record,
+      command,
+    );
   }
 
   /**

@@ -22,6 +22,7 @@ import { isTerminalState, type StoredTask } from "./task_store.ts";
  */
 export async function forward(
   storage: TaskStorage,
+  logger: Logger,
   commandTimeoutMs: number,
   record: StoredTask,
   command: JsonObject,
@@ -34,10 +35,14 @@ export async function forward(
   try {
     reply = await storage.send(owner, command, commandTimeoutMs);
   } catch (error) {
+    // The store's message is for the log: a driver's names the database's
+    // host and port, its user.
+    logger.warn(
+      `Sending a command to instance "${owner}" for task "${record.task.id}" failed`,
+      error,
+    );
     throw unavailable(
-      `the instance running task "${record.task.id}" did not answer (${
-        error instanceof Error ? error.message : String(error)
-      }); if it is gone, the task ends FAILED once its lease lapses (${storage.leaseTtlMs} ms)`,
+      `the instance running task "${record.task.id}" did not answer within ${commandTimeoutMs} ms, or the command could not be sent; if it is gone, the task ends FAILED once its lease lapses (${storage.leaseTtlMs} ms)`,
     );
   }
   const refusal = reply.error as Record<string, unknown> | undefined;

@@ -330,3 +330,47 @@ Deno.test("checking many tasks whose creation failed does not hold up the lease:
     await root.dispose();
   }
 });
+
+Deno.test("a command to another instance that the task store cannot carry answers 503 in the gateway's words, the store's message only logged", async () => {
+  const store = createMemoryTaskStore({ shared: true });
+  const storeMessage =
+    "Cannot send a command: PostgreSQL is unreachable (connect ECONNREFUSED 10.1.2.3:5432)";
+  let failSends = false;
+  const taskStore: TaskStorage = {
+    ...faulty(store, (change, append) => Promise.resolve(append(change))),
+    send: (instance, command, timeoutMs) =>
+      failSends
+        ? Promise.reject(new TaskStorageError("UNAVAILABLE", storeMessage))
+        : store.send(instance, command, timeoutMs),
+  };
+  const logs = [createMemoryLogger(), createMemoryLogger()];
+  const roots = logs.map(({ logger }) => createRootScope({ logger }));
+  const providers = roots.map((root) => {
+    const provider = controlledProvider();
+    createSubagentService(root).registerProvider(provider);
+    return provider;
+  });
+  const [a, b] = roots.map((scope) => createGateway({ scope, taskStore }));
+  try {
+    const id = await startTask(a);
+    providers[0].runs[0].ready();
+    failSends = true;
+    const response = await b.fetch(rpcRequest("CancelTask", { id }));
+    const canceled = await response.json();
+    assert.equal(response.status, 503, JSON.stringify(canceled));
+    assert.match(canceled.error.message, /^Service unavailable: /);
+    assert.ok(!canceled.error.message.includes("10.1.2.3"), canceled.error.message);
+    assert.ok(!canceled.error.message.includes("ECONNREFUSED"), canceled.error.message);
+    assert.ok(
+      logs[1].records.some((r) =>
+        r.data.some((d) => d instanceof Error && d.message.includes("10.1.2.3"))
+      ),
+      "the log keeps what the store said",
+    );
+    failSends = false;
+  } finally {
+    await a.close();
+    await b.close();
+    for (const root of roots) await root.dispose();
+  }
+});
