@@ -204,6 +204,9 @@ export class Cluster {
   /**
    * The task a steering message went to (another instance runs it): once it
    * settled or is interrupted, unless `returnImmediately`.
+   *
+   * @throws {GatewayError} 503 (`STORE_UNAVAILABLE`) when the storage is out
+   * of reach as it waits.
    */
   async steered(
     engine: ClusterEngine,
@@ -212,7 +215,12 @@ export class Cluster {
     principal: string | undefined,
   ): Promise<A2ATask> {
     if (!params.configuration?.returnImmediately) {
-      await untilSettledOrInterrupted(this.#options.storage, sent.taskId, sent.since ?? 0);
+      try {
+        await untilSettledOrInterrupted(this.#options.storage, sent.taskId, sent.since ?? 0);
+      } catch (error) {
+        // The storage's own failure: 503 while out of reach, never its message.
+        throw storeFailure(error, this.#options.logger, `Waiting for task "${sent.taskId}"`);
+      }
     }
     const found = await engine.find(sent.taskId, principal, params.tenant);
     return engine.view(found.record, params.configuration?.historyLength);

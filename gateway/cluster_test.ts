@@ -374,3 +374,44 @@ Deno.test("a command to another instance that the task store cannot carry answer
     for (const root of roots) await root.dispose();
   }
 });
+
+Deno.test("a steering message sent on to another instance, the task store failing as it waits for the task to settle: 503, not 500", async () => {
+  const store = createMemoryTaskStore({ shared: true });
+  let failGets = false;
+  const storage = faulty(store, (change, append) => Promise.resolve(append(change)));
+  const taskStore: TaskStorage = {
+    ...storage,
+    get: (id) =>
+      failGets
+        ? Promise.reject(new TaskStorageError("UNAVAILABLE", "the store is down (made up)"))
+        : storage.get(id),
+    send: async (instance, command, timeoutMs) => {
+      const reply = await store.send(instance, command, timeoutMs);
+      failGets = true; // the message reached the run; then the store goes away
+      return reply;
+    },
+  };
+  const roots = [0, 1].map(() => createRootScope({ logger: createMemoryLogger().logger }));
+  const providers = roots.map((root) => {
+    const provider = controlledProvider({ steer: true });
+    createSubagentService(root).registerProvider(provider);
+    return provider;
+  });
+  const [a, b] = roots.map((scope) => createGateway({ scope, taskStore }));
+  try {
+    const id = await startTask(a);
+    providers[0].runs[0].ready();
+    const response = await b.fetch(
+      rpcRequest("SendMessage", { message: message("also this", { taskId: id }) }),
+    );
+    const sent = await response.json();
+    assert.equal(response.status, 503, JSON.stringify(sent));
+    assert.match(JSON.stringify(sent.error.data), /STORE_UNAVAILABLE/);
+    assert.deepEqual(providers[0].runs[0].sent, [[{ type: "text", text: "also this" }]]);
+    failGets = false;
+  } finally {
+    await a.close();
+    await b.close();
+    for (const root of roots) await root.dispose();
+  }
+});
