@@ -379,6 +379,9 @@ export class PostgresStore implements PostgresTaskStore {
    * Say in the database that this store listens to task `id`, so appends
    * notify it; then wake its listeners, for what was appended before (and
    * once more a second later, for an append that was under way meanwhile).
+   * A write that failed (its connection lost, the database away) is tried
+   * again a second later, for as long as the task is listened to: without
+   * its row, the task's appends elsewhere are never announced here.
    */
   #watch(id: string, entry: Listeners): void {
     const wake = () => {
@@ -402,7 +405,14 @@ export class PostgresStore implements PostgresTaskStore {
           wake();
         }, 1_000);
         this.#timers.add(timer);
-      }, () => wake());
+      }, () => {
+        wake();
+        const timer = setTimeout(() => {
+          this.#timers.delete(timer);
+          if (this.#state === "open" && this.#listeners.get(id) === entry) this.#watch(id, entry);
+        }, 1_000);
+        this.#timers.add(timer);
+      });
   }
 
   /** Run `write` of task `id`'s watchers row once the one before it settled. */

@@ -496,3 +496,67 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name:
+    "subscribe() whose watchers row could not be written writes it again: the task's appends elsewhere are still announced here",
+  ignore: SKIP,
+  fn: async () => {
+    await withStore(2, async (other, sql, schema) => {
+      const store = await openStore(schema);
+      const record: StoredTask = {
+        task: { id: "w", contextId: "ctx", status: { state: "TASK_STATE_WORKING" } },
+        owner: undefined,
+        provider: "p",
+        updatedAt: 1,
+      };
+      const watchers = async () =>
+        (await sql.unsafe(`SELECT count(*)::integer AS n FROM "${schema}".watchers`))[0].n;
+      const until = async (what: string, check: () => Promise<boolean> | boolean) => {
+        const end = Date.now() + 5_000;
+        while (!(await check())) {
+          if (Date.now() > end) throw new Error(`${what}: not within 5 s`);
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      };
+      let release = () => {};
+      let holding: Promise<unknown> = Promise.resolve();
+      let off = () => {};
+      try {
+        await other.append({ record, expected: 0, events: [{ task: {} }], instance: "i" });
+        // Another session holds the table, so the subscribe's INSERT waits; its
+        // connection is then lost (terminated), the row not written.
+        let locked = () => {};
+        const isLocked = new Promise<void>((resolve) => locked = resolve);
+        let holder = 0;
+        holding = sql.begin(async (tx) => {
+          holder = (await tx`SELECT pg_backend_pid() AS pid`)[0].pid;
+          await tx.unsafe(`LOCK TABLE "${schema}".watchers IN EXCLUSIVE MODE`);
+          locked();
+          await new Promise<void>((resolve) => release = resolve);
+        });
+        await isLocked;
+        const heard: number[] = [];
+        off = store.subscribe("w", (generation) => heard.push(generation));
+        let inserter = 0;
+        await until("the INSERT waiting for the table", async () => {
+          const rows = await sql`
+            SELECT pid FROM pg_stat_activity WHERE ${holder}::integer = ANY(pg_blocking_pids(pid))`;
+          return (inserter = rows[0]?.pid ?? 0) > 0;
+        });
+        await sql`SELECT pg_terminate_backend(${inserter}::integer)`;
+        await until("the listener woken at the failure", () => heard.includes(0));
+        release();
+        await holding;
+        await until("the row written again", async () => (await watchers()) === 1);
+        await other.append({ record, expected: 1, events: [{ task: {} }], instance: "i" });
+        await until("the append heard on the other store", () => heard.includes(2));
+      } finally {
+        off();
+        release();
+        await holding.catch(() => {});
+        await store.close();
+      }
+    });
+  },
+});
