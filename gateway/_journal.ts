@@ -37,6 +37,12 @@ export interface JournalContext {
 const RETRY_FIRST_MS = 50;
 const RETRY_MAX_MS = 2_000;
 
+/** A write that failed unanswered: how many of its batch's first events and pushes it held. */
+interface Written {
+  readonly events: number;
+  readonly pushes: number;
+}
+
 /** One task's journal (see the module doc). */
 export class Journal {
   #state: JournalState = "open";
@@ -136,10 +142,14 @@ export class Journal {
     let delay = RETRY_FIRST_MS;
     /**
      * The writes at this generation that failed without an answer, oldest
-     * first, each one the one before with more after it: any may have
+     * first, by their counts of events and pushes: each one is the one before
+     * with more after it (the batch retried with what came meanwhile), so the
+     * batch written now starts with every one of them, and any may have
      * committed (the connection dropped after the commit, before its answer).
+     * Counts, not copies: an outage retries every 2 s, and a copy of each
+     * batch grew with the square of its length.
      */
-    let unanswered: { events: JsonObject[]; pushes: number }[] = [];
+    let unanswered: Written[] = [];
     while (this.#state === "open" && this.#queue.length > 0) {
       const events = this.#queue;
       const pushes = this.#pushes;
@@ -167,11 +177,11 @@ export class Journal {
         let error = caught;
         if (isTaskStorageError(error, "CONFLICT") && unanswered.length > 0) {
           try {
-            const committed = await this.#committed(record.task.id, unanswered);
+            const committed = await this.#committed(record.task.id, events, unanswered);
             if (committed) {
               // Our own write took the generation: go on after it, nothing twice.
-              this.#generation += committed.events.length;
-              this.#queue = events.slice(committed.events.length).concat(this.#queue);
+              this.#generation += committed.events;
+              this.#queue = events.slice(committed.events).concat(this.#queue);
               this.#pushes = pushes.slice(committed.pushes).concat(this.#pushes);
               this.#waiters = waiters.concat(this.#waiters);
               unanswered = [];
@@ -200,7 +210,10 @@ export class Journal {
           error,
         );
         // Put the batch back, as it was, in front of what came since, and wait.
-        unanswered.push({ events: events.slice(), pushes: pushes.length });
+        const last = unanswered[unanswered.length - 1];
+        if (last?.events !== events.length || last.pushes !== pushes.length) {
+          unanswered.push({ events: events.length, pushes: pushes.length });
+        }
         const since = this.#queue;
         this.#queue = events;
         this.#sealed = events.length;
@@ -222,24 +235,25 @@ export class Journal {
   }
 
   /**
-   * Which of the `unanswered` writes committed, if one did: the one whose
-   * events the log has, all of them, right after this generation.
+   * Which of the `unanswered` writes committed, if one did: the longest whose
+   * events (the first of `events`, the batch that starts with all of them)
+   * the log has, all of them, right after this generation.
    */
   async #committed(
     id: string,
-    unanswered: readonly { events: JsonObject[]; pushes: number }[],
-  ): Promise<{ events: JsonObject[]; pushes: number } | undefined> {
-    const longest = unanswered[unanswered.length - 1].events.length;
+    events: readonly JsonObject[],
+    unanswered: readonly Written[],
+  ): Promise<Written | undefined> {
+    const longest = unanswered[unanswered.length - 1].events;
     const logged = await this.#context.storage.read(id, this.#generation, longest);
+    let same = 0;
+    while (
+      same < logged.length && same < longest &&
+      logged[same].generation === this.#generation + same + 1 &&
+      JSON.stringify(logged[same].event) === JSON.stringify(events[same])
+    ) same++;
     for (let i = unanswered.length - 1; i >= 0; i--) {
-      const write = unanswered[i];
-      if (
-        logged.length >= write.events.length &&
-        write.events.every((event, at) =>
-          logged[at].generation === this.#generation + at + 1 &&
-          JSON.stringify(logged[at].event) === JSON.stringify(event)
-        )
-      ) return write;
+      if (unanswered[i].events <= same) return unanswered[i];
     }
     return undefined;
   }

@@ -415,3 +415,45 @@ Deno.test("a steering message sent on to another instance, the task store failin
     for (const root of roots) await root.dispose();
   }
 });
+
+Deno.test("a journal whose writes failed unanswered, one of them committed: it goes on after the longest the log has, each change once", async () => {
+  let phase = 0;
+  let emit = (_text: string) => {};
+  const append = async (change: TaskAppend, append: (change: TaskAppend) => number) => {
+    if (phase === 1) {
+      phase = 2;
+      emit("c"); // comes while the write is out: retried with it
+      throw new TaskStorageError("UNAVAILABLE", "no answer (made up), nothing written");
+    }
+    if (phase === 2) {
+      phase = 3;
+      emit("d");
+      append(change); // committed, its answer lost
+      throw new TaskStorageError("UNAVAILABLE", "no answer (made up), written");
+    }
+    return await Promise.resolve(append(change));
+  };
+  await withCluster(1, { append }, async ([a], store) => {
+    const id = await startTask(a.gateway);
+    const run = a.provider.runs[0];
+    run.ready();
+    emit = (text) => a.emit(0, text);
+    emit("a");
+    const deltas = async () =>
+      (await store.read(id, 0, 100)).map((e) => e.event.artifactUpdate as Wire | undefined)
+        .filter((u) => u && !u.lastChunk).map((u) => u!.artifact.parts[0].text);
+    for (let i = 0; i < 200 && !(await deltas()).includes("a"); i++) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    phase = 1;
+    emit("b");
+    for (let i = 0; i < 400 && (await deltas()).length < 4; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.equal(phase, 3, "both faults happened");
+    assert.deepEqual(await deltas(), ["a", "b", "c", "d"], "each text once, in order");
+    const log = await store.read(id, 0, 100);
+    assert.deepEqual(log.map((e) => e.generation), log.map((_, i) => i + 1));
+    run.finish({ output: [{ type: "text", text: "abcd" }], stopReason: "completed" });
+  });
+});
