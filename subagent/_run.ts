@@ -365,7 +365,14 @@ class RunRecord implements RunNode {
     // Observed here (still pending): a rejection nobody awaits is not unhandled.
     this.#result.catch(noop);
     this.#unbind();
-    this.#ended({ error, usage: unknownUsage(Date.now() - this.#t0) });
+    const usage = unknownUsage(Date.now() - this.#t0);
+    // Its usage is unknown: the parent run's total lacks it, so it is partial.
+    const parentRunId = this.place.parentRunId;
+    const above = parentRunId === undefined
+      ? undefined
+      : this.#context.places.get(parentRunId)?.node;
+    if (above) addBelow(above, usage);
+    this.#ended({ error, usage });
     this.budget?.close(this.#generation);
     throw error;
   }

@@ -102,6 +102,28 @@ Deno.test("result.usage rolls a run's own usage up over its descendants", async 
     await root.dispose();
   });
 
+  await t.step("a child whose result rejects makes its parent's total partial", async () => {
+    const { root, service, parent } = setup();
+    const provider = manualProvider("p");
+    service.registerProvider(provider);
+    const top = service.start("p", { prompt: "top", parent });
+    provider.runs[0].started.resolve();
+    const broken = service.start("p", { prompt: "b", parent: { id: top.id, scope: parent.scope } });
+    provider.runs[1].started.resolve();
+    provider.runs[1].result.reject(new Error("broken"));
+    await assert.rejects(broken.result);
+    provider.runs[0].result.resolve({
+      output: "t",
+      stopReason: "completed",
+      usage: { self: figures(1) },
+    });
+    const rt = await top.result;
+    assert.equal(rt.usage!.partial, true, "the failed child's usage is missing from the total");
+    await broken.dispose();
+    await top.dispose();
+    await root.dispose();
+  });
+
   await t.step("a provider's own total (a remote subtree) and partial flag are kept", async () => {
     const { root, service, parent } = setup();
     const provider = manualProvider("p");
