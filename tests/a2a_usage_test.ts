@@ -63,3 +63,21 @@ Deno.test("readSeamReport() keeps well-formed usage and drops anything else", ()
   assert.equal(report({ self: { ...figures, modelCalls: -1 }, total: figures }), undefined);
   assert.equal(report({ self: figures, total: { ...figures, inputTokens: "5" } }), undefined);
 });
+
+Deno.test("readSeamReport() drops usage whose figures are beyond the safe integers", () => {
+  const figures = {
+    inputTokens: 5,
+    outputTokens: 2,
+    cachedInputTokens: 0,
+    modelCalls: 1,
+    toolCalls: 0,
+    wallTimeMs: 12,
+  };
+  const report = (usage: unknown) =>
+    readSeamReport({ [SEAM_EXTENSION_URI]: { stopReason: "completed", usage } })?.usage;
+  // Two such figures add up to Infinity: a parent's total, a budget's charge.
+  const huge = { ...figures, inputTokens: 1e308, outputTokens: 1e308 };
+  assert.equal(report({ self: huge, total: huge }), undefined);
+  assert.equal(report({ self: figures, total: { ...figures, toolCalls: 2 ** 53 } }), undefined);
+  assert.ok(report({ self: figures, total: { ...figures, inputTokens: 2 ** 53 - 1 } }));
+});

@@ -108,13 +108,18 @@ const USAGE_KEYS = [
   "wallTimeMs",
 ] as const;
 
-/** Usage figures: each a non-negative finite number; anything else and there are none. */
+/**
+ * Usage figures: each a number from 0 to the largest safe integer; anything
+ * else and there are none. A finite but huge figure (1e308) would add up to
+ * Infinity in a total above, or in the budget's charge, which then counts
+ * nothing.
+ */
 function readFigures(value: unknown): Record<string, number> | undefined {
   if (!isRecord(value)) return undefined;
   const figures: Record<string, number> = {};
   for (const key of USAGE_KEYS) {
     const n = value[key];
-    if (typeof n !== "number" || !Number.isFinite(n) || n < 0) return undefined;
+    if (typeof n !== "number" || !(n >= 0 && n <= Number.MAX_SAFE_INTEGER)) return undefined;
     figures[key] = n;
   }
   return figures;
