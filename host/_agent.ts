@@ -32,6 +32,11 @@ const { freeze } = Object;
 
 const FINISH_REASONS = new Set<string>(["stop", "tool-calls", "max-tokens", "refusal"]);
 
+/** Whether a reported token figure is a count (a non-negative safe integer). */
+function isCount(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
 /** Fault the model adapter: what it yielded breaks its contract (`The model adapter ${problem}`). */
 function adapterBroke(problem: string): never {
   throw new TypeError(`The model adapter ${problem}`);
@@ -438,13 +443,11 @@ export class AgentImpl implements Agent {
     if (usage === null || typeof usage !== "object") return false;
     const { inputTokens, outputTokens, cachedInputTokens } = usage as Record<string, unknown>;
     const total = this.#usage ??= { inputTokens: 0, outputTokens: 0 };
-    if (typeof inputTokens === "number" && Number.isFinite(inputTokens)) {
-      total.inputTokens += inputTokens;
-    }
-    if (typeof outputTokens === "number" && Number.isFinite(outputTokens)) {
-      total.outputTokens += outputTokens;
-    }
-    if (typeof cachedInputTokens === "number" && Number.isFinite(cachedInputTokens)) {
+    // A count, or nothing: a server's negative or huge figure (two of 1e308
+    // add up to Infinity) made a subagent's usage malformed, its result a fault.
+    if (isCount(inputTokens)) total.inputTokens += inputTokens;
+    if (isCount(outputTokens)) total.outputTokens += outputTokens;
+    if (isCount(cachedInputTokens)) {
       total.cachedInputTokens = (total.cachedInputTokens ?? 0) + cachedInputTokens;
     }
     return true;

@@ -886,3 +886,33 @@ Deno.test("Agent.send() after cancel() opens the next turn once the cancelled on
   ]);
   await host.scope.dispose();
 });
+
+Deno.test("Agent.send() counts a step's token figures only when they are non-negative safe integers", async () => {
+  const host = createHost({ logger: createMemoryLogger().logger });
+  // A server's garbage: negative, huge (two of 1e308 add up to Infinity), fractional.
+  const reports = [
+    { inputTokens: -5, outputTokens: 1e308, cachedInputTokens: -1 },
+    { inputTokens: 3, outputTokens: 1e308, cachedInputTokens: 1.5 },
+    { inputTokens: 4, outputTokens: 2, cachedInputTokens: 1 },
+  ];
+  let step = 0;
+  host.models.register(host.scope, "garbage", {
+    name: "garbage",
+    async *stream() {
+      const usage = reports[step++];
+      if (step < reports.length) {
+        yield { type: "tool-call", id: `c${step}`, name: "nothing", args: {} };
+        yield { type: "finish", reason: "tool-calls", usage };
+      } else {
+        yield { type: "text-delta", text: "done" };
+        yield { type: "finish", reason: "stop", usage };
+      }
+    },
+  } as never);
+  const agent = await host.agents.create({ id: "g", options: { model: "garbage" } });
+  agent.send("go");
+  const end = await agent.whenIdle();
+  assert.equal(text(end), "done");
+  assert.deepEqual(end.usage, { inputTokens: 7, outputTokens: 2, cachedInputTokens: 1 });
+  await host.scope.dispose();
+});
