@@ -393,6 +393,62 @@ Deno.test("start() ends the run PROTOCOL_ERROR at a stream event the SDK client 
   }
 });
 
+Deno.test("start() ends the run CHILD_FAILED at the error event of a v0.3 HTTP+JSON remote, not PROTOCOL_ERROR", async () => {
+  // What the SDK's own v0.3 REST server writes when a stream fails mid-task:
+  // `event: error` with `{code, message}`, here -32603, a code the client has
+  // no class for (it throws a plain Error, "REST error: …").
+  const calls: string[] = [];
+  const server = serveRaw((request) => {
+    const { origin, pathname } = new URL(request.url);
+    calls.push(pathname);
+    if (pathname === "/.well-known/agent-card.json") {
+      return Response.json({
+        protocolVersion: "0.3.0",
+        name: "v0.3 HTTP+JSON",
+        description: "fails mid-stream",
+        url: `${origin}/rest`,
+        preferredTransport: "HTTP+JSON",
+        version: "1.0.0",
+        capabilities: { streaming: true },
+        defaultInputModes: ["text"],
+        defaultOutputModes: ["text"],
+        skills: [],
+      });
+    }
+    const working = { id: TASK, contextId: CONTEXT, status: { state: "TASK_STATE_WORKING" } };
+    if (pathname === "/rest/v1/message:stream") {
+      return new Response(
+        `data: ${JSON.stringify({ task: working })}\n\nevent: error\ndata: ${
+          JSON.stringify({ code: -32603, message: "the model backend crashed" })
+        }\n\n`,
+        { headers: { "content-type": "text/event-stream" } },
+      );
+    }
+    return Response.json({ ...working, status: { state: "TASK_STATE_CANCELLED" } });
+  });
+  const { root, parent } = parentScope();
+  try {
+    const provider = await createA2AProvider({ url: server.url, timeoutMs: 2_000 });
+    try {
+      const run = provider.start({ prompt, parent });
+      const result = await settleWithin(run);
+      assert.equal(result.error?.code, "CHILD_FAILED", result.why);
+      assert.match(result.why, /REST error: the model backend crashed \(Code: -32603\)/);
+      await run.dispose();
+      // Not re-attached, not polled: the remote said what happened.
+      assert.deepEqual(calls.slice(1), [
+        "/rest/v1/message:stream",
+        `/rest/v1/tasks/${TASK}:cancel`,
+      ]);
+    } finally {
+      await provider.dispose();
+    }
+  } finally {
+    await root.dispose();
+    await server.close();
+  }
+});
+
 Deno.test("start() clips the remote's last word in the error of a task that failed to 2,000 characters", async () => {
   const agent = fakeAgent({
     stream: (send) => {
