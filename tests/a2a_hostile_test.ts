@@ -323,6 +323,14 @@ Deno.test("failureOf() clips the remote's own words in a run's error to 2,000 ch
     ["a JSON-RPC error with a huge message", {
       raw: () => Response.json({ jsonrpc: "2.0", id: 1, error: { code: -32603, message: long } }),
     }, "START_FAILED"],
+    ["a JSON-RPC error whose message has a surrogate pair across the clip", {
+      raw: () =>
+        Response.json({
+          jsonrpc: "2.0",
+          id: 1,
+          error: { code: -32603, message: "y".repeat(1_999) + "\u{1F600}".repeat(1_000) },
+        }),
+    }, "START_FAILED"],
     ["an event of a task with a huge id", {
       stream: (send) => {
         send(task("TASK_STATE_WORKING"));
@@ -346,6 +354,7 @@ Deno.test("failureOf() clips the remote's own words in a run's error to 2,000 ch
         assert.equal(result.error?.code, code);
         assert.match(result.why, /yyyy… \(\d+ more characters\)/);
         assert.ok(result.why.length < 2_200, `${result.why.length} characters`);
+        assert.ok(result.why.isWellFormed(), "a lone surrogate in the message");
         assert.ok(logs.records.some((record) => record.message.includes("more characters")));
         assert.ok(logs.records.every((record) => record.message.length < 2_200));
         await run.dispose();

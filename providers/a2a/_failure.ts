@@ -19,9 +19,12 @@ const MAX_WHY_CHARS = 2_000;
 
 /** `text` clipped to `max` characters, saying how many were left out. */
 export function clipped(text: string, max = MAX_WHY_CHARS): string {
-  return text.length <= max
-    ? text
-    : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+  if (text.length <= max) return text;
+  // Never between the halves of a surrogate pair: a lone half is not text (it
+  // reaches JSON as an escape, and UTF-8 as U+FFFD).
+  const high = text.charCodeAt(max - 1);
+  const end = high >= 0xd800 && high <= 0xdbff ? max - 1 : max;
+  return `${text.slice(0, end)}… (${text.length - end} more characters)`;
 }
 
 /** A failure, `data` left out when empty. */
