@@ -245,6 +245,19 @@ Deno.test("createAcpProvider() skips an update nested too deep to emit, keeping 
     assert.ok(h.watch.messages("warn").some((m) => m.includes("cannot freeze")));
   }));
 
+Deno.test("createAcpProvider() cuts an agent's error message, never between the halves of a surrogate pair", () =>
+  withAgent([], {}, async (h) => {
+    // 599 characters, then emoji: a cut at 600 would keep the first half of one.
+    const answered = await h.start("fail-long 599 \u{1F600}").result;
+    assert.equal(answered.error?.code, "CHILD_FAILED");
+    assert.match(told(answered), /with error -32603: m{599}…$/);
+    const rpcError = (answered.error?.data as { rpcError: { message: string } }).rpcError;
+    assert.equal(rpcError.message, `${"m".repeat(599)}…`);
+    const stray = await h.start("stray-long 599 \u{1F600}").result;
+    assert.equal(stray.error?.code, "PROTOCOL_ERROR");
+    assert.match(told(stray), /never sent \(id 4242\): s{599}…$/);
+  }));
+
 Deno.test("createAcpProvider() cuts the message of an answer to no request to 600 characters", () =>
   withAgent([], {}, async (h) => {
     const result = await h.start("stray-long 1000000").result;

@@ -12,7 +12,7 @@ import {
   parseAuthMethods,
 } from "./_auth.ts";
 import type { PromptCapabilities } from "./_content.ts";
-import { AcpError, type AcpFailureCode, boundedJson, describeData } from "./_failure.ts";
+import { AcpError, type AcpFailureCode, boundedJson, cut, describeData } from "./_failure.ts";
 
 type Json = Record<string, unknown>;
 
@@ -84,8 +84,7 @@ export function requestError(
     return error instanceof Error ? error : new Error(String(error));
   }
   const data = error.data === undefined ? undefined : boundedJson(error.data);
-  const said = String(error.message);
-  const message = said.length > MESSAGE_CHARS ? `${said.slice(0, MESSAGE_CHARS)}…` : said;
+  const message = cut(String(error.message), MESSAGE_CHARS);
   const auth = error.code === AUTH_REQUIRED_CODE;
   const methods = auth && info ? describeAuthMethods(info.authMethods, env) : "";
   return new AcpError(

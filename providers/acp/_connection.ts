@@ -12,7 +12,7 @@ import { isRecord } from "@seam/host";
 import { deferred, settledWithin } from "./_async.ts";
 import { type AgentInfo, agentInfoOf, protocolMismatch, requestError } from "./_answers.ts";
 import { chooseAuthMethod, describeAuthMethods } from "./_auth.ts";
-import { AcpError, type AcpFailureCode } from "./_failure.ts";
+import { AcpError, type AcpFailureCode, cut, headOf } from "./_failure.ts";
 import { LineFramer } from "./_framing.ts";
 import {
   type AgentProcess,
@@ -316,7 +316,7 @@ export class AgentConnection {
         throw new AcpError(
           "PROTOCOL_ERROR",
           `the ACP agent answered session/new with session id ${
-            JSON.stringify(sessionId.slice(0, 200))
+            JSON.stringify(headOf(sessionId, 200))
           }, which is already open on this process`,
         );
       }
@@ -486,9 +486,7 @@ export class AgentConnection {
         ? message.error.message
         : undefined;
       // The agent's words, quoted in a failure and a log line: bounded.
-      const reason = said === undefined
-        ? ""
-        : `: ${said.length > QUOTED_CHARS ? `${said.slice(0, QUOTED_CHARS)}…` : said}`;
+      const reason = said === undefined ? "" : `: ${cut(said, QUOTED_CHARS)}`;
       if (id === null) {
         // JSON-RPC's answer to what it could not read: tied to no request.
         this.#logger.warn(`The ACP agent sent an error tied to no request${reason}`);
@@ -499,7 +497,7 @@ export class AgentConnection {
           new AcpError(
             "PROTOCOL_ERROR",
             `the ACP agent answered a request this client never sent (id ${
-              JSON.stringify(id)?.slice(0, QUOTED_CHARS)
+              headOf(String(JSON.stringify(id)), QUOTED_CHARS)
             })${reason}`,
           ),
         );

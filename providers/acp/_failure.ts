@@ -44,6 +44,22 @@ export class AcpError extends Error {
   }
 }
 
+/**
+ * The first `max` characters of `text`, one fewer where the cut would fall
+ * between the halves of a surrogate pair (a lone half is not text: JSON
+ * carries it as an escape, UTF-8 as U+FFFD).
+ */
+export function headOf(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const high = text.charCodeAt(max - 1);
+  return text.slice(0, high >= 0xd800 && high <= 0xdbff ? max - 1 : max);
+}
+
+/** `text` cut to `max` characters and an ellipsis when it is longer (see {@linkcode headOf}). */
+export function cut(text: string, max: number): string {
+  return text.length > max ? `${headOf(text, max)}…` : text;
+}
+
 /** The most characters of an agent's `error.data` kept, as compact JSON. */
 const DATA_CHARS = 4_000;
 /** The most characters of it quoted in a message. */
@@ -62,7 +78,7 @@ export function boundedJson(value: unknown): JsonValue {
   }
   if (text === undefined) return null;
   if (text.length <= DATA_CHARS) return JSON.parse(text) as JsonValue;
-  return `${text.slice(0, DATA_CHARS)}…`;
+  return cut(text, DATA_CHARS);
 }
 
 /**
@@ -78,7 +94,7 @@ export function describeData(data: JsonValue): string {
     );
     text = typeof human === "string" ? human : JSON.stringify(data);
   } else text = JSON.stringify(data);
-  return text.length > DATA_IN_MESSAGE_CHARS ? `${text.slice(0, DATA_IN_MESSAGE_CHARS)}…` : text;
+  return cut(text, DATA_IN_MESSAGE_CHARS);
 }
 
 /** The run's result: the child's own words as `output`, what went wrong as `error`. */

@@ -5,6 +5,7 @@
 import { type AgentRef, deepFreeze, frozenJsonCopy, type JsonValue, messageOf } from "@seam/host";
 import { type SubagentInputAnswer, SubagentInputs } from "@seam/subagent";
 import { race } from "./_async.ts";
+import { headOf } from "./_failure.ts";
 import { fromAcpUpdate } from "./_content.ts";
 import type { PermissionOptionWire, PermissionOutcome, PermissionParams } from "./_connection.ts";
 import {
@@ -121,11 +122,11 @@ export class RunPermissions {
       if (++this.#refusalCount <= MAX_REFUSALS) {
         const { toolCallId, title, toolKind } = toolCallOf(params.toolCall);
         this.#refusals.push({
-          toolCallId: toolCallId.slice(0, MAX_FIELD),
-          ...(title === undefined ? {} : { title: title.slice(0, MAX_FIELD) }),
-          ...(toolKind === undefined ? {} : { toolKind: toolKind.slice(0, MAX_FIELD) }),
-          answer: (picked ? picked.optionId : "cancelled").slice(0, MAX_FIELD),
-          ...(reason === undefined ? {} : { reason: reason.slice(0, MAX_REASON) }),
+          toolCallId: headOf(toolCallId, MAX_FIELD),
+          ...(title === undefined ? {} : { title: headOf(title, MAX_FIELD) }),
+          ...(toolKind === undefined ? {} : { toolKind: headOf(toolKind, MAX_FIELD) }),
+          answer: headOf(picked ? picked.optionId : "cancelled", MAX_FIELD),
+          ...(reason === undefined ? {} : { reason: headOf(reason, MAX_REASON) }),
         });
       }
     }

@@ -35,9 +35,10 @@
  * - `blocks`: replies with the received prompt blocks as JSON.
  * - `count`: replies with how many prompts this session received.
  * - `pid`: replies with this process's pid and how many sessions it opened.
- * - `fail-long <n>`: answers a JSON-RPC error whose message is `<n>` characters long.
- * - `stray-long <n>`: answers a request nobody sent (id 4242) with an error whose message is
- *   `<n>` characters long.
+ * - `fail-long <n> [tail]`: answers a JSON-RPC error whose message is `<n>` characters long,
+ *   then `tail` 1,000 times.
+ * - `stray-long <n> [tail]`: answers a request nobody sent (id 4242) with an error whose message
+ *   is `<n>` characters long, then `tail` 1,000 times.
  * - `permission-flood <n>`: asks `<n>` permissions at once, then ends the turn `cancelled`.
  * - `deep <depth>`: a `tool_call` whose `rawInput` nests arrays `<depth>` deep, then
  *   replies `after deep`.
@@ -405,13 +406,22 @@ async function prompt(id: unknown, params: Json): Promise<void> {
       return stop("end_turn");
     }
     case "fail-long":
-      send({ id, error: { code: -32603, message: "m".repeat(Number(restWords[0] ?? 100_000)) } });
+      send({
+        id,
+        error: {
+          code: -32603,
+          message: "m".repeat(Number(restWords[0] ?? 100_000)) + (restWords[1] ?? "").repeat(1000),
+        },
+      });
       return;
     case "stray-long":
       // An error answer to a request nobody sent, its message `<n>` characters long.
       send({
         id: 4242,
-        error: { code: -32603, message: "s".repeat(Number(restWords[0] ?? 1000)) },
+        error: {
+          code: -32603,
+          message: "s".repeat(Number(restWords[0] ?? 1000)) + (restWords[1] ?? "").repeat(1000),
+        },
       });
       return;
     case "permission-flood": {
