@@ -480,6 +480,30 @@ Deno.test("start() clips the remote's last word in the error of a task that fail
   });
 });
 
+Deno.test("start() clips only the remote's last word in the error of a task waiting for input, not what it needs", async () => {
+  const agent = fakeAgent({
+    stream: (send) => {
+      send(task("TASK_STATE_WORKING"));
+      send(words("partial", false));
+      send(status("TASK_STATE_INPUT_REQUIRED", "q".repeat(100_000)));
+    },
+  });
+  await withProvider(agent, async (provider, parent) => {
+    const run = provider.start({ prompt, parent });
+    const result = await settleWithin(run);
+    assert.equal(result.error?.code, "INPUT_REQUIRED");
+    assert.match(
+      result.why,
+      /^the remote agent stopped in TASK_STATE_INPUT_REQUIRED: q{2000}… \(98000 more characters\): it needs more input to go on/,
+    );
+    // What it needs and what to do are the run's own words, after the remote's.
+    assert.match(result.why, /install a handler with handleSubagentInput/);
+    assert.match(result.why, /; resume\(\) answers it on the same task$/);
+    assert.ok(result.why.length < 3_000, `${result.why.length} characters`);
+    await run.dispose();
+  });
+});
+
 Deno.test("the deadline holds before the task exists too", async () => {
   const agent = fakeAgent({ raw: (_request, hang) => hang() });
   await withProvider(agent, async (provider, parent) => {

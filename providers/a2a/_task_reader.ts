@@ -297,7 +297,9 @@ export class TaskReader {
     const exact = report?.stopReason;
     let stopReason: SubagentStopReason = exact ?? stopReasonOf(state);
     const pieces = this.pieces();
-    const said = this.#statusMessage ? textOfPieces(this.#statusMessage.pieces) : "";
+    // The remote's words in the error (its last word, a seam gateway's error) can be
+    // any length: they are clipped, not the error's own words around them.
+    const said = this.#statusMessage ? clipped(textOfPieces(this.#statusMessage.pieces)) : "";
     const data: FailureData = { state: stateName(state), ...this.#ids() };
     let error: SubagentFailure | undefined;
     if (exact !== undefined) {
@@ -313,9 +315,10 @@ export class TaskReader {
         );
       } else if (report?.error !== undefined && exact !== "completed") {
         error = typeof report.error === "string"
-          ? failure("CHILD_FAILED", `the remote run broke down: ${report.error}`, data)
+          ? failure("CHILD_FAILED", `the remote run broke down: ${clipped(report.error)}`, data)
           : {
             ...report.error,
+            message: clipped(report.error.message),
             data: isPlainData(report.error.data) ? { ...data, ...report.error.data } : {
               ...data,
               ...(report.error.data === undefined ? {} : { remote: report.error.data }),
@@ -385,7 +388,7 @@ export class TaskReader {
           error = failure(
             "INVALID_STRUCTURED_RESULT",
             `the remote agent's structured result does not match the outputSchema: ${
-              issues.map((issue) => `${issue.path} ${issue.message}`).join("; ")
+              clipped(issues.map((issue) => `${issue.path} ${issue.message}`).join("; "))
             }`,
             data,
           );
@@ -403,8 +406,7 @@ export class TaskReader {
       usage?: SubagentUsageInput;
     } = { stopReason, pieces };
     if (report?.usage !== undefined) outcome.usage = report.usage;
-    // The remote's words in it (its last word, a seam gateway's error) can be any length.
-    if (error !== undefined) outcome.error = { ...error, message: clipped(error.message) };
+    if (error !== undefined) outcome.error = error;
     if (structured !== undefined) outcome.structured = structured;
     return outcome;
   }
