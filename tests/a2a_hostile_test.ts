@@ -276,6 +276,25 @@ Deno.test("an endless stream ends at deadlineMs, or at maxOutputChars", async (t
   });
 });
 
+Deno.test("maxOutputChars does not count empty text chunks appended to an artifact: they hold nothing", async () => {
+  // A streaming agent's empty deltas (a last chunk, a pause) merge into the text before them.
+  const agent = fakeAgent({
+    stream: (send) => {
+      send(task("TASK_STATE_WORKING"));
+      send(words("hi", false));
+      for (let i = 0; i < 100; i++) send(words("", true));
+      send(status("TASK_STATE_COMPLETED"));
+    },
+  });
+  await withProvider(agent, async (provider, parent) => {
+    const run = provider.start({ prompt, parent });
+    const result = await settleWithin(run);
+    assert.equal(result.stopReason, "completed", result.why);
+    assert.equal(result.text, "hi");
+    await run.dispose();
+  }, { maxOutputChars: 50 });
+});
+
 /** A body without end, as fast as it is read (a remote that never stops answering). */
 function endlessBody(): ReadableStream<Uint8Array> {
   const chunk = new TextEncoder().encode(" ".repeat(16_384));

@@ -512,7 +512,9 @@ export class TaskReader {
     const pieces = partsToPieces(artifact.parts, this.#options.resourceUris);
     const previous = this.#artifacts.get(id);
     if (append && previous) {
-      const size = sizeOf(pieces);
+      // An empty text chunk merges into the text before it and holds nothing
+      // (one that follows no text is held, but the next ones merge into it).
+      const size = sizeOf(pieces.filter((piece) => piece.type !== "text" || piece.text !== ""));
       this.#checkRoom(size);
       appendPieces(previous.pieces, pieces);
       previous.size += size;

@@ -103,7 +103,8 @@ export interface A2AProviderOptions {
   /**
    * The most output one run holds, in characters (text, `data` parts as
    * JSON, file bytes as base64, the agent's last word, and what names them:
-   * artifact ids, media types, file names; at least one a part): an answer or event
+   * artifact ids, media types, file names; at least one a part, but none for an
+   * empty text chunk appended, which holds nothing): an answer or event
    * that would pass it ends the run `error`, the output taken before kept,
    * the task cancelled. Any one answer that is not an event stream (a
    * `GetTask`, a `SendMessage`) may also be at most 4 × this many bytes.
