@@ -15,6 +15,7 @@ import {
   type FakeAgentOptions,
   parentScope,
   prompt,
+  type Settled,
   settleWithin,
   status,
   TASK,
@@ -421,11 +422,13 @@ Deno.test("start() ends the run PROTOCOL_ERROR at a stream event the SDK client 
   }
 });
 
-Deno.test("start() ends the run CHILD_FAILED at the error event of a v0.3 HTTP+JSON remote, not PROTOCOL_ERROR", async () => {
-  // What the SDK's own v0.3 REST server writes when a stream fails mid-task:
-  // `event: error` with `{code, message}`, here -32603, a code the client has
-  // no class for (it throws a plain Error, "REST error: …").
+/**
+ * A v0.3 HTTP+JSON remote on loopback whose stream brings a WORKING task,
+ * then `event` (SSE text); each request's path is in `calls`.
+ */
+function v03RestRemote(event: string): { url: string; calls: string[]; close(): Promise<void> } {
   const calls: string[] = [];
+  const working = { id: TASK, contextId: CONTEXT, status: { state: "TASK_STATE_WORKING" } };
   const server = serveRaw((request) => {
     const { origin, pathname } = new URL(request.url);
     calls.push(pathname);
@@ -433,7 +436,7 @@ Deno.test("start() ends the run CHILD_FAILED at the error event of a v0.3 HTTP+J
       return Response.json({
         protocolVersion: "0.3.0",
         name: "v0.3 HTTP+JSON",
-        description: "fails mid-stream",
+        description: "one event, then another",
         url: `${origin}/rest`,
         preferredTransport: "HTTP+JSON",
         version: "1.0.0",
@@ -443,38 +446,66 @@ Deno.test("start() ends the run CHILD_FAILED at the error event of a v0.3 HTTP+J
         skills: [],
       });
     }
-    const working = { id: TASK, contextId: CONTEXT, status: { state: "TASK_STATE_WORKING" } };
     if (pathname === "/rest/v1/message:stream") {
-      return new Response(
-        `data: ${JSON.stringify({ task: working })}\n\nevent: error\ndata: ${
-          JSON.stringify({ code: -32603, message: "the model backend crashed" })
-        }\n\n`,
-        { headers: { "content-type": "text/event-stream" } },
-      );
+      return new Response(`data: ${JSON.stringify({ task: working })}\n\n${event}`, {
+        headers: { "content-type": "text/event-stream" },
+      });
     }
     return Response.json({ ...working, status: { state: "TASK_STATE_CANCELLED" } });
   });
+  return { url: server.url, calls, close: () => server.close() };
+}
+
+/** The result of one run against `remote`, disposed, and the remote closed. */
+async function runAgainst(
+  remote: { url: string; close(): Promise<void> },
+): Promise<Settled> {
   const { root, parent } = parentScope();
   try {
-    const provider = await createA2AProvider({ url: server.url, timeoutMs: 2_000 });
+    const provider = await createA2AProvider({ url: remote.url, timeoutMs: 2_000 });
     try {
       const run = provider.start({ prompt, parent });
       const result = await settleWithin(run);
-      assert.equal(result.error?.code, "CHILD_FAILED", result.why);
-      assert.match(result.why, /REST error: the model backend crashed \(Code: -32603\)/);
       await run.dispose();
-      // Not re-attached, not polled: the remote said what happened.
-      assert.deepEqual(calls.slice(1), [
-        "/rest/v1/message:stream",
-        `/rest/v1/tasks/${TASK}:cancel`,
-      ]);
+      return result;
     } finally {
       await provider.dispose();
     }
   } finally {
     await root.dispose();
-    await server.close();
+    await remote.close();
   }
+}
+
+Deno.test("start() ends the run CHILD_FAILED at the error event of a v0.3 HTTP+JSON remote, not PROTOCOL_ERROR", async () => {
+  // What the SDK's own v0.3 REST server writes when a stream fails mid-task:
+  // `event: error` with `{code, message}`, here -32603, a code the client has
+  // no class for (it throws a plain Error, "REST error: …").
+  const remote = v03RestRemote(
+    `event: error\ndata: ${
+      JSON.stringify({ code: -32603, message: "the model backend crashed" })
+    }\n\n`,
+  );
+  const result = await runAgainst(remote);
+  assert.equal(result.error?.code, "CHILD_FAILED", result.why);
+  assert.match(result.why, /REST error: the model backend crashed \(Code: -32603\)/);
+  // Not re-attached, not polled: the remote said what happened.
+  assert.deepEqual(remote.calls.slice(1), [
+    "/rest/v1/message:stream",
+    `/rest/v1/tasks/${TASK}:cancel`,
+  ]);
+});
+
+Deno.test("start() ends the run PROTOCOL_ERROR at a v0.3 HTTP+JSON event without a payload", async () => {
+  // The SDK client throws its own InvalidAgentResponseError at it, an A2A error.
+  const remote = v03RestRemote("data: {}\n\n");
+  const result = await runAgainst(remote);
+  assert.equal(result.error?.code, "PROTOCOL_ERROR", result.why);
+  assert.match(result.why, /v0\.3 StreamResponse has no payload/);
+  assert.deepEqual(remote.calls.slice(1), [
+    "/rest/v1/message:stream",
+    `/rest/v1/tasks/${TASK}:cancel`,
+  ]);
 });
 
 Deno.test("start() clips the remote's last word in the error of a task that failed to 2,000 characters", async () => {

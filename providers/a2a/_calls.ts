@@ -24,10 +24,14 @@ import type { RemoteContext, RunPlan } from "./_remote.ts";
  * Whether the SDK client threw `error` for an event it could not read: a
  * plain `Error` (its A2A errors are branded; one that carries an A2A error is
  * the remote's error answer, and so is a v0.3 HTTP+JSON error event, which it
- * words "REST error: …" when it has no class for the code, as for -32603) or
- * a `SyntaxError`.
+ * words "REST error: …" when it has no class for the code, as for -32603), a
+ * `SyntaxError`, or its own `InvalidAgentResponseError` (a v0.3 HTTP+JSON
+ * event without a payload; the remote's error answers carry their `transport`).
  */
 function isUnreadable(error: unknown): boolean {
+  if (isA2AError(error)) {
+    return error.name === "InvalidAgentResponseError" && !("transport" in error);
+  }
   return error instanceof SyntaxError ||
     (error instanceof Error && error.constructor === Error && !isA2AError(error.cause) &&
       !error.message.startsWith("REST error: "));
