@@ -47,12 +47,11 @@ export class StoreWriter {
         status: {
           state: t.status.state,
           timestamp: t.status.timestamp,
+          // Why the store failed is for the log (logged above), not the client.
           message: agentMessage(t, [{
             text: `${
               t.status.message?.parts[0]?.text ?? "Ended."
-            } (The task's full record could not be stored: ${
-              error instanceof Error ? error.message.slice(0, 200) : String(error).slice(0, 200)
-            })`,
+            } (The task's full record could not be stored; the gateway's log says why.)`,
           }]),
         },
         metadata: { [SEAM_EXTENSION_URI]: { provider: record.provider } },
