@@ -62,3 +62,22 @@ Deno.test("an ACP child under a budget ends budget-exhausted", async (t) => {
       assert.equal(result.stopReason, "completed");
     }));
 });
+
+Deno.test("an ACP child reporting a context beyond the safe integers: its usage leaves the figure out, the run completes", async (t) => {
+  for (const used of ["1e308", "-5", "9007199254740993"]) {
+    await t.step(`used: ${used}`, () =>
+      withAcpAgent([`--context-used=${used}`], {}, async (h) => {
+        const result = await runWith(h, "progress x", { tokens: 1_000_000 });
+        const unbudgeted = h.service.start(h.provider.name, {
+          prompt: "progress x",
+          parent: h.parent,
+        });
+        const free = await unbudgeted.result.finally(() => unbudgeted.dispose());
+        assert.equal(free.stopReason, "completed", JSON.stringify(free.error));
+        assert.ok(Number.isSafeInteger(free.usage?.total.inputTokens), "the total stays a count");
+        assert.equal(result.stopReason, "completed", JSON.stringify(result.error));
+        const tokens = result.usage?.self.inputTokens;
+        assert.ok(Number.isSafeInteger(tokens) && tokens! >= 0, `inputTokens ${tokens}`);
+      }));
+  }
+});

@@ -406,7 +406,9 @@ export class AcpRun implements SubagentRunHandle {
       meter?.charge({ toolCalls: 1 });
     } else if (update.type === "usage_update") {
       const used = (update.raw as { used?: unknown }).used;
-      if (typeof used === "number" && Number.isFinite(used) && used >= 0) {
+      // A count of tokens: a figure beyond the safe integers (or negative) is
+      // no count, and summed over a tree it would make the totals Infinity.
+      if (typeof used === "number" && Number.isSafeInteger(used) && used >= 0) {
         // Charged above the highest figure seen: a context that shrank (compacted)
         // and grew back is not charged twice.
         const grown = used - this.#chargedContextTokens;

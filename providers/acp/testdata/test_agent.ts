@@ -63,7 +63,8 @@
  * `setsid(1)`, as `setsid cmd &` does), `--cancel-on-reject` (a permission
  * answered with a reject option ends the turn `cancelled`, as codex-acp
  * does), `--slow-cancel=<ms>` (`hang` answers `cancelled` that long after
- * the cancel, as opencode sometimes does), `--fail-session-new` (prints a
+ * the cancel, as opencode sometimes does), `--context-used=<n>` (the figure `progress`'s
+ * `usage_update` reports, default 10), `--fail-session-new` (prints a
  * reason on stderr, then answers `session/new` with an error carrying
  * `data.details`, as claude-agent-acp does), `--auth-env=<NAME>` (advertises
  * codex-acp's `env_var` method `test-key` needing `<NAME>` and an `agent`
@@ -275,7 +276,11 @@ async function prompt(id: unknown, params: Json): Promise<void> {
         status: "completed",
         content: [{ type: "content", content: { type: "text", text: "found" } }],
       });
-      update(sid, { sessionUpdate: "usage_update", used: 10, size: 1000 });
+      update(sid, {
+        sessionUpdate: "usage_update",
+        used: Number(option("context-used") ?? 10),
+        size: 1000,
+      });
       chunks(sid, rest || "done");
       return stop("end_turn");
     case "hang": {
