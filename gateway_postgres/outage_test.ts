@@ -42,109 +42,144 @@ const message = (text: string) => ({
   configuration: { returnImmediately: true },
 });
 
+/** What a test of one gateway whose store reaches PostgreSQL through a relay has. */
+interface Relayed {
+  /** The relay between the gateway's store and PostgreSQL (cut, open, sever). */
+  readonly relay: Relay;
+  /** A store on the same schema that reaches PostgreSQL directly. */
+  readonly direct: Awaited<ReturnType<typeof openStore>>;
+  readonly provider: ReturnType<typeof controlledProvider>;
+  readonly gateway: ReturnType<typeof createGateway>;
+  /** The progress emitters of the gateway's runs, in the order they started. */
+  readonly emitters: ((runId: string, text: string) => void)[];
+}
+
+/**
+ * Run `fn` with a gateway on a fresh schema whose store (lease `leaseTtlMs`)
+ * reaches PostgreSQL through a relay; then close everything, the store
+ * before the relay is cut (nothing is left reconnecting), and drop the schema.
+ */
+async function withRelayedGateway(
+  leaseTtlMs: number,
+  fn: (relayed: Relayed) => Promise<void>,
+): Promise<void> {
+  const schema = freshSchema();
+  const url = new URL(databaseUrl()!);
+  const relay = new Relay(url);
+  relay.open();
+  const viaRelay = new URL(url);
+  viaRelay.hostname = "127.0.0.1";
+  viaRelay.port = String(relay.port);
+  const store = await openStore(schema, { url: viaRelay.href, leaseTtlMs });
+  const direct = await openStore(schema);
+  const { logger } = createMemoryLogger();
+  const root = createRootScope({ logger });
+  const provider = controlledProvider();
+  createSubagentService(root).registerProvider(provider);
+  const emitters: ((runId: string, text: string) => void)[] = [];
+  const gateway = createGateway({
+    scope: root,
+    taskStore: store,
+    progress: (_parent, emit) => void emitters.push(emit),
+  });
+  try {
+    await fn({ relay, direct, provider, gateway, emitters });
+  } finally {
+    await gateway.close();
+    await root.dispose();
+    await store.close();
+    await relay.cut();
+    await direct.close();
+    await dropSchema(schema);
+  }
+}
+
 Deno.test({
   name:
     "the database going away: 503s, the live run goes on, its events are written once it is back",
   ignore: SKIP,
   fn: async () => {
-    const schema = freshSchema();
-    const url = new URL(databaseUrl()!);
-    const relay = new Relay(url);
-    relay.open();
-    const viaRelay = new URL(url);
-    viaRelay.hostname = "127.0.0.1";
-    viaRelay.port = String(relay.port);
-    const store = await openStore(schema, { url: viaRelay.href, leaseTtlMs: 1_000 });
-    const direct = await openStore(schema);
-    const { logger } = createMemoryLogger();
-    const root = createRootScope({ logger });
-    const provider = controlledProvider();
-    createSubagentService(root).registerProvider(provider);
-    const emitters: ((runId: string, text: string) => void)[] = [];
-    const gateway = createGateway({
-      scope: root,
-      taskStore: store,
-      progress: (_parent, emit) => void emitters.push(emit),
-    });
-    try {
-      const sent = await (await gateway.fetch(rpc("SendMessage", message("go")))).json();
-      const id: string = sent.result.task.id;
-      provider.runs[0].ready();
-      emitters[0](provider.runs[0].id, "before ");
-      await eventually(
-        "the first text committed",
-        async () =>
-          (await direct.read(id, 0, 10)).some((e) => JSON.stringify(e.event).includes("before"))
-            ? true
-            : undefined,
-      );
+    await withRelayedGateway(
+      1_000,
+      async ({ relay, direct, provider, gateway, emitters }) => {
+        const sent = await (await gateway.fetch(rpc("SendMessage", message("go")))).json();
+        const id: string = sent.result.task.id;
+        provider.runs[0].ready();
+        emitters[0](provider.runs[0].id, "before ");
+        await eventually(
+          "the first text committed",
+          async () =>
+            (await direct.read(id, 0, 10)).some((e) => JSON.stringify(e.event).includes("before"))
+              ? true
+              : undefined,
+        );
 
-      await relay.cut();
-      emitters[0](provider.runs[0].id, "during ");
-      provider.runs[0].finish({
-        output: [{ type: "text", text: "before during " }],
-        stopReason: "completed",
-      });
+        await relay.cut();
+        emitters[0](provider.runs[0].id, "during ");
+        provider.runs[0].finish({
+          output: [{ type: "text", text: "before during " }],
+          stopReason: "completed",
+        });
 
-      const listed = await gateway.fetch(new Request("http://gw.test/tasks"));
-      assert.equal(listed.status, 503);
-      const body = await listed.json();
-      assert.match(JSON.stringify(body), /STORE_UNAVAILABLE/);
-      assert.match(body.error.message, /task store cannot be reached/);
-      // What the driver said (the database's address among it) is for the log, not the client.
-      const told = JSON.stringify(body) + JSON.stringify(
-        await (await gateway.fetch(
-          rpc("GetTask", { id }),
-        )).json(),
-      );
-      assert.doesNotMatch(
-        told,
-        new RegExp(`${relay.port}|ECONNREFUSED|CONNECT_TIMEOUT|127\\.0\\.0\\.1`),
-      );
-      assert.match(told, /try again shortly/);
-      const refused = await eventually("a new task refused", async () => {
-        const r = await (await gateway.fetch(rpc("SendMessage", message("another")))).json();
-        return r.error ? r : undefined;
-      });
-      assert.equal(refused.error.code, -32603);
-      assert.match(refused.error.message, /Service unavailable: the task store cannot be reached/);
-      for (const run of provider.runs.slice(1)) {
-        assert.equal(run.cancel.mock.callCount(), 1, "a run the store could not record is stopped");
-      }
+        const listed = await gateway.fetch(new Request("http://gw.test/tasks"));
+        assert.equal(listed.status, 503);
+        const body = await listed.json();
+        assert.match(JSON.stringify(body), /STORE_UNAVAILABLE/);
+        assert.match(body.error.message, /task store cannot be reached/);
+        // What the driver said (the database's address among it) is for the log, not the client.
+        const told = JSON.stringify(body) + JSON.stringify(
+          await (await gateway.fetch(
+            rpc("GetTask", { id }),
+          )).json(),
+        );
+        assert.doesNotMatch(
+          told,
+          new RegExp(`${relay.port}|ECONNREFUSED|CONNECT_TIMEOUT|127\\.0\\.0\\.1`),
+        );
+        assert.match(told, /try again shortly/);
+        const refused = await eventually("a new task refused", async () => {
+          const r = await (await gateway.fetch(rpc("SendMessage", message("another")))).json();
+          return r.error ? r : undefined;
+        });
+        assert.equal(refused.error.code, -32603);
+        assert.match(
+          refused.error.message,
+          /Service unavailable: the task store cannot be reached/,
+        );
+        for (const run of provider.runs.slice(1)) {
+          assert.equal(
+            run.cancel.mock.callCount(),
+            1,
+            "a run the store could not record is stopped",
+          );
+        }
 
-      const stored = await direct.get(id);
-      assert.notEqual(
-        stored?.task.status.state,
-        "TASK_STATE_COMPLETED",
-        "nothing written while away",
-      );
+        const stored = await direct.get(id);
+        assert.notEqual(
+          stored?.task.status.state,
+          "TASK_STATE_COMPLETED",
+          "nothing written while away",
+        );
 
-      relay.open(); // the database is back, on the same address
-      const done = await eventually("the end written", async () => {
-        const r = await direct.get(id);
-        return r?.task.status.state === "TASK_STATE_COMPLETED" ? r : undefined;
-      });
-      assert.deepEqual(done.task.artifacts?.[0].parts, [{ text: "before during " }]);
-      const log = await direct.read(id, 0, 100);
-      assert.deepEqual(log.map((e) => e.generation), log.map((_, i) => i + 1));
-      const text = log.map((e) => JSON.stringify(e.event)).join("");
-      assert.match(text, /during /, "the text streamed while away was written too");
-      const back = await gateway.fetch(new Request("http://gw.test/tasks"));
-      assert.equal(back.status, 200);
-      await back.body?.cancel();
-      // A reconnect the client scheduled during the outage (its backoff is at
-      // most a second) fires before the store closes: the client does not
-      // cancel it on end().
-      await new Promise((r) => setTimeout(r, 1_200));
-    } finally {
-      await gateway.close();
-      await root.dispose();
-      // The store closes before the relay is cut: nothing is left reconnecting.
-      await store.close();
-      await relay.cut();
-      await direct.close();
-      await dropSchema(schema);
-    }
+        relay.open(); // the database is back, on the same address
+        const done = await eventually("the end written", async () => {
+          const r = await direct.get(id);
+          return r?.task.status.state === "TASK_STATE_COMPLETED" ? r : undefined;
+        });
+        assert.deepEqual(done.task.artifacts?.[0].parts, [{ text: "before during " }]);
+        const log = await direct.read(id, 0, 100);
+        assert.deepEqual(log.map((e) => e.generation), log.map((_, i) => i + 1));
+        const text = log.map((e) => JSON.stringify(e.event)).join("");
+        assert.match(text, /during /, "the text streamed while away was written too");
+        const back = await gateway.fetch(new Request("http://gw.test/tasks"));
+        assert.equal(back.status, 200);
+        await back.body?.cancel();
+        // A reconnect the client scheduled during the outage (its backoff is at
+        // most a second) fires before the store closes: the client does not
+        // cancel it on end().
+        await new Promise((r) => setTimeout(r, 1_200));
+      },
+    );
   },
 });
 
@@ -228,70 +263,47 @@ Deno.test({
     "a write committed whose answer was lost with its connection: the run goes on, the log has each change once",
   ignore: SKIP,
   fn: async () => {
-    const schema = freshSchema();
-    const url = new URL(databaseUrl()!);
-    const relay = new Relay(url);
-    relay.open();
-    const viaRelay = new URL(url);
-    viaRelay.hostname = "127.0.0.1";
-    viaRelay.port = String(relay.port);
-    const store = await openStore(schema, { url: viaRelay.href, leaseTtlMs: 1_000 });
-    const direct = await openStore(schema);
-    const { logger } = createMemoryLogger();
-    const root = createRootScope({ logger });
-    const provider = controlledProvider();
-    createSubagentService(root).registerProvider(provider);
-    const emitters: ((runId: string, text: string) => void)[] = [];
-    const gateway = createGateway({
-      scope: root,
-      taskStore: store,
-      progress: (_parent, emit) => void emitters.push(emit),
-    });
-    const logText = async (id: string) =>
-      (await direct.read(id, 0, 100)).map((e) => JSON.stringify(e.event)).join("");
-    try {
-      const sent = await (await gateway.fetch(rpc("SendMessage", message("go")))).json();
-      const id: string = sent.result.task.id;
-      const run = provider.runs[0];
-      run.ready();
-      emitters[0](run.id, "before ");
-      await eventually(
-        "the first text committed",
-        async () => (await logText(id)).includes("before") ? true : undefined,
-      );
+    await withRelayedGateway(
+      1_000,
+      async ({ relay, direct, provider, gateway, emitters }) => {
+        const logText = async (id: string) =>
+          (await direct.read(id, 0, 100)).map((e) => JSON.stringify(e.event)).join("");
+        const sent = await (await gateway.fetch(rpc("SendMessage", message("go")))).json();
+        const id: string = sent.result.task.id;
+        const run = provider.runs[0];
+        run.ready();
+        emitters[0](run.id, "before ");
+        await eventually(
+          "the first text committed",
+          async () => (await logText(id)).includes("before") ? true : undefined,
+        );
 
-      relay.severAfter("severed");
-      emitters[0](run.id, "severed ");
-      await eventually(
-        "the severed write committed",
-        async () => (await logText(id)).includes("severed") ? true : undefined,
-      );
-      // The journal retries the write whose answer it lost; then the run goes on.
-      await new Promise((r) => setTimeout(r, 1_000));
-      assert.equal(run.cancel.mock.callCount(), 0, "the run is not stopped");
-      emitters[0](run.id, "after ");
-      run.finish({
-        output: [{ type: "text", text: "before severed after " }],
-        stopReason: "completed",
-      });
-      const done = await eventually("the end written", async () => {
-        const r = await direct.get(id);
-        return r?.task.status.state === "TASK_STATE_COMPLETED" ? r : undefined;
-      });
-      assert.deepEqual(done.task.artifacts?.[0].parts, [{ text: "before severed after " }]);
-      const log = await direct.read(id, 0, 100);
-      assert.deepEqual(log.map((e) => e.generation), log.map((_, i) => i + 1));
-      const deltas = log.map((e) => e.event.artifactUpdate as Wire | undefined)
-        .filter((u) => u && !u.lastChunk).map((u) => u!.artifact.parts[0].text);
-      assert.deepEqual(deltas, ["before ", "severed ", "after "], "each text once, in order");
-    } finally {
-      await gateway.close();
-      await root.dispose();
-      await store.close();
-      await relay.cut();
-      await direct.close();
-      await dropSchema(schema);
-    }
+        relay.severAfter("severed");
+        emitters[0](run.id, "severed ");
+        await eventually(
+          "the severed write committed",
+          async () => (await logText(id)).includes("severed") ? true : undefined,
+        );
+        // The journal retries the write whose answer it lost; then the run goes on.
+        await new Promise((r) => setTimeout(r, 1_000));
+        assert.equal(run.cancel.mock.callCount(), 0, "the run is not stopped");
+        emitters[0](run.id, "after ");
+        run.finish({
+          output: [{ type: "text", text: "before severed after " }],
+          stopReason: "completed",
+        });
+        const done = await eventually("the end written", async () => {
+          const r = await direct.get(id);
+          return r?.task.status.state === "TASK_STATE_COMPLETED" ? r : undefined;
+        });
+        assert.deepEqual(done.task.artifacts?.[0].parts, [{ text: "before severed after " }]);
+        const log = await direct.read(id, 0, 100);
+        assert.deepEqual(log.map((e) => e.generation), log.map((_, i) => i + 1));
+        const deltas = log.map((e) => e.event.artifactUpdate as Wire | undefined)
+          .filter((u) => u && !u.lastChunk).map((u) => u!.artifact.parts[0].text);
+        assert.deepEqual(deltas, ["before ", "severed ", "after "], "each text once, in order");
+      },
+    );
   },
 });
 
@@ -300,22 +312,8 @@ Deno.test({
     "a task whose creation committed but lost its answer ends FAILED within a lease or two, not live for ever",
   ignore: SKIP,
   fn: async () => {
-    const schema = freshSchema();
-    const url = new URL(databaseUrl()!);
-    const relay = new Relay(url);
-    relay.open();
-    const viaRelay = new URL(url);
-    viaRelay.hostname = "127.0.0.1";
-    viaRelay.port = String(relay.port);
     const TTL = 1_000;
-    const store = await openStore(schema, { url: viaRelay.href, leaseTtlMs: TTL });
-    const direct = await openStore(schema);
-    const { logger } = createMemoryLogger();
-    const root = createRootScope({ logger });
-    const provider = controlledProvider();
-    createSubagentService(root).registerProvider(provider);
-    const gateway = createGateway({ scope: root, taskStore: store });
-    try {
+    await withRelayedGateway(TTL, async ({ relay, direct, gateway }) => {
       relay.severAfter("its creation is cut off");
       const sent = await gateway.fetch(rpc("SendMessage", message("its creation is cut off")));
       assert.equal(sent.status, 503, "the request learns the task could not be recorded");
@@ -337,13 +335,6 @@ Deno.test({
         /could not confirm this task was stored/,
       );
       assert.equal(ended.instance, undefined);
-    } finally {
-      await gateway.close();
-      await root.dispose();
-      await store.close();
-      await relay.cut();
-      await direct.close();
-      await dropSchema(schema);
-    }
+    });
   },
 });
