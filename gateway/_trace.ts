@@ -34,6 +34,24 @@ const serverSpans = new WeakMap<Request, ServerSpan>();
 /** The context a send's runs hang under, by its parsed params (bindings link them). */
 const sendContexts = new WeakMap<object, Context>();
 
+/**
+ * The methods HTTP semantic conventions know. Any other is recorded as
+ * `_OTHER` (its span named `HTTP`): a client's own method is unbounded text
+ * and would make a span name of any length.
+ */
+const KNOWN_METHODS = new Set([
+  "CONNECT",
+  "DELETE",
+  "GET",
+  "HEAD",
+  "OPTIONS",
+  "PATCH",
+  "POST",
+  "PUT",
+  "QUERY",
+  "TRACE",
+]);
+
 const headerGetter = {
   get: (carrier: Headers, key: string) => carrier.get(key) ?? undefined,
   keys: (carrier: Headers) => [...carrier.keys()],
@@ -53,10 +71,11 @@ export function traceRequest(
   if (!tracer) return handle();
   const parent = propagation.extract(ROOT_CONTEXT, request.headers, headerGetter);
   const url = new URL(request.url);
-  const span = tracer.startSpan(request.method, {
+  const known = KNOWN_METHODS.has(request.method);
+  const span = tracer.startSpan(known ? request.method : "HTTP", {
     kind: SpanKind.SERVER,
     attributes: {
-      "http.request.method": request.method,
+      "http.request.method": known ? request.method : "_OTHER",
       "url.path": url.pathname,
       "url.scheme": url.protocol.slice(0, -1),
       "server.address": url.hostname,

@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { SpanKind } from "@opentelemetry/api";
 import { parentOf, recordSpans } from "../tests/trace_support.ts";
-import { controlledProvider, message, rpc, rpcRequest, withSetup } from "./_test_support.ts";
+import {
+  BASE,
+  controlledProvider,
+  message,
+  rpc,
+  rpcRequest,
+  withSetup,
+} from "./_test_support.ts";
 
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN = "00f067aa0ba902b7";
@@ -119,6 +126,21 @@ Deno.test("createGateway() ends a stream's SERVER span once when its request is 
       await reader.cancel();
       assert.equal(recorded.spans().length, 1, "ended once");
     });
+  } finally {
+    await recorded.stop();
+  }
+});
+
+Deno.test("createGateway() records a method HTTP does not know as _OTHER, in a span named HTTP", async () => {
+  const recorded = recordSpans();
+  try {
+    await withSetup([controlledProvider({ name: "echo", auto: true })], {}, async ({ gateway }) => {
+      const method = `X${"Q".repeat(10_000)}`;
+      const response = await gateway.fetch(new Request(`${BASE}/`, { method }));
+      await response.body?.cancel();
+    });
+    const server = recorded.one("HTTP");
+    assert.equal(server.attributes["http.request.method"], "_OTHER");
   } finally {
     await recorded.stop();
   }
