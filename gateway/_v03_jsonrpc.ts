@@ -6,7 +6,7 @@
  */
 import { isRecord } from "@seam/host";
 import { type BindingContext, principalOf } from "./_binding.ts";
-import { linkSendTrace } from "./_trace.ts";
+import { linkSendTrace, traceRpcMethod } from "./_trace.ts";
 import { GatewayError, invalidParams, jsonRpcError } from "./_errors.ts";
 import { json } from "./_http.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
@@ -177,6 +177,7 @@ export async function handleV03JsonRpc(
         }" (A2A 0.3 methods: message/send, message/stream, tasks/get, tasks/cancel, tasks/resubscribe)`,
     );
   }
+  traceRpcMethod(request, call.method);
   let params = call.params;
   if (params === undefined || params === null) params = {};
   else if (!isRecord(params)) {

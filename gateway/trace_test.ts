@@ -145,3 +145,19 @@ Deno.test("createGateway() records a method HTTP does not know as _OTHER, in a s
     await recorded.stop();
   }
 });
+
+Deno.test("createGateway() names an A2A 0.3 JSON-RPC request's SERVER span for its method", async () => {
+  const recorded = recordSpans();
+  try {
+    const provider = controlledProvider({ name: "echo", auto: true });
+    await withSetup([provider], { a2a03: true }, async ({ gateway }) => {
+      const answer = await rpc(gateway, "tasks/get", { id: "nope" }, { "a2a-version": "0.3" });
+      assert.equal(typeof answer.error, "object", JSON.stringify(answer));
+    });
+    const server = recorded.one("tasks/get");
+    assert.equal(server.attributes["rpc.system"], "jsonrpc");
+    assert.equal(server.attributes["rpc.method"], "tasks/get");
+  } finally {
+    await recorded.stop();
+  }
+});
