@@ -1,14 +1,7 @@
 import assert from "node:assert/strict";
 import { SpanKind } from "@opentelemetry/api";
 import { parentOf, recordSpans } from "../tests/trace_support.ts";
-import {
-  BASE,
-  controlledProvider,
-  message,
-  rpc,
-  rpcRequest,
-  withSetup,
-} from "./_test_support.ts";
+import { BASE, controlledProvider, message, rpc, rpcRequest, withSetup } from "./_test_support.ts";
 
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN = "00f067aa0ba902b7";
