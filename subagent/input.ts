@@ -15,6 +15,10 @@
  *   nothing is ever silently allowed. Cancelling or disposing the run
  *   refuses what is pending ("cancelled"). A stale, duplicate or malformed
  *   answer throws, and the request keeps waiting for a valid one.
+ * - At most {@linkcode MAX_PENDING_INPUTS} (64) requests of one run wait
+ *   at once: one more is refused at once (`refused`, its reason naming the
+ *   bound) without being announced, the ones waiting stay answerable, and
+ *   the parent scope's logger warns once per run.
  * - Waiting is not working: providers pause their own deadlines while
  *   `inputs.waiting` is true.
  * - A provider whose child is a delegation tree elsewhere (the A2A provider
@@ -231,6 +235,14 @@ export interface SubagentInputRelay {
   readonly below: readonly string[];
 }
 
+/**
+ * The most input requests of one run that wait for their answers at once
+ * (see {@linkcode SubagentInputs.ask}): a child may ask without end (an ACP
+ * agent flooding permission requests, a model calling tools in parallel), and
+ * every waiting request holds memory here and in each scope that hears it.
+ */
+export const MAX_PENDING_INPUTS = 64;
+
 /** The most run ids a relayed request's `below` may hold, and the longest id. */
 const MAX_BELOW = 64;
 const MAX_RUN_ID = 256;
@@ -244,6 +256,7 @@ export class SubagentInputs {
   readonly #parentScope: Scope;
   readonly #runId: string;
   #asked = 0;
+  #warnedFull = false;
 
   /** The requests of run `runId`, announced in `parentScope` (the delegating parent's). */
   constructor(parentScope: Scope, runId: string) {
@@ -264,7 +277,9 @@ export class SubagentInputs {
   /**
    * Ask: announce the request, offer it to the handlers up the tree, and
    * answer how it was decided. Never rejects: a request nobody handles is
-   * refused with a note.
+   * refused with a note, and one asked while {@linkcode MAX_PENDING_INPUTS}
+   * requests of this run wait is refused at once, unannounced (its reason
+   * names the bound; the parent scope's logger warns once per run).
    *
    * `relay` says where a request relayed from below comes from (see
    * {@linkcode SubagentInputRelay}); the request's id stays this run's.
@@ -273,6 +288,7 @@ export class SubagentInputs {
    */
   ask(ask: SubagentInputAsk, relay?: SubagentInputRelay): Promise<SubagentInputAnswer> {
     const request = this.#checked(ask, relay);
+    if (this.#pending.size >= MAX_PENDING_INPUTS) return Promise.resolve(this.#refuseFull());
     const controller = new AbortController();
     let settle!: (answer: SubagentInputAnswer) => void;
     const answered = new Promise<SubagentInputAnswer>((resolve) => {
@@ -314,6 +330,19 @@ export class SubagentInputs {
     for (const pending of [...this.#pending.values()]) {
       pending.settle({ outcome: "refused", reason: `cancelled: ${reason}` });
     }
+  }
+
+  /** The refusal of a request beyond {@linkcode MAX_PENDING_INPUTS}; warns the first time. */
+  #refuseFull(): SubagentInputAnswer {
+    const reason =
+      `too many input requests: run "${this.#runId}" already has ${MAX_PENDING_INPUTS} waiting for their answers (the limit is ${MAX_PENDING_INPUTS}); this one is refused`;
+    if (!this.#warnedFull) {
+      this.#warnedFull = true;
+      this.#parentScope.logger.warn(
+        `Run "${this.#runId}" asked for more than ${MAX_PENDING_INPUTS} inputs at once: refusing the requests beyond (this warning is given once per run)`,
+      );
+    }
+    return deepFreeze({ outcome: "refused", reason });
   }
 
   async #offer(

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { createMemoryLogger, createRootScope } from "@seam/host";
 import {
   handleSubagentInput,
+  MAX_PENDING_INPUTS,
   type SubagentInputAnswer,
   type SubagentInputAsk,
   subagentInputRequired,
@@ -123,6 +124,50 @@ Deno.test("SubagentInputs.cancelAll() refuses what is pending as cancelled", asy
     outcome: "refused",
     reason: "cancelled: the run was cancelled",
   });
+  await root.dispose();
+});
+
+Deno.test("SubagentInputs.ask() refuses at once past MAX_PENDING_INPUTS waiting, warns once, keeps the waiting ones", async () => {
+  const { logger, records } = createMemoryLogger();
+  const root = createRootScope({ logger });
+  handleSubagentInput(
+    root,
+    (_request, { signal }) =>
+      new Promise<undefined>((resolve) =>
+        signal.addEventListener("abort", () => resolve(undefined))
+      ),
+  );
+  let announced = 0;
+  root.on(subagentInputRequired, () => void announced++);
+  const inputs = new SubagentInputs(root, "r");
+  const waiting = Array.from(
+    { length: MAX_PENDING_INPUTS },
+    (_, i) => inputs.ask({ kind: "question", message: `Question ${i}?` }),
+  );
+  const beyond = [
+    await inputs.ask({ kind: "question", message: "One more?" }),
+    await inputs.ask({ kind: "question", message: "And another?" }),
+  ];
+  for (const answer of beyond) {
+    assert.deepEqual(answer, {
+      outcome: "refused",
+      reason:
+        `too many input requests: run "r" already has 64 waiting for their answers (the limit is 64); this one is refused`,
+    });
+  }
+  assert.equal(announced, MAX_PENDING_INPUTS, "the requests beyond were not announced");
+  assert.equal(inputs.pending.length, MAX_PENDING_INPUTS);
+  const warnings = records.filter((r) => r.level === "warn");
+  assert.equal(warnings.length, 1, "one warning per run");
+  assert.match(warnings[0].message, /Run "r" asked for more than 64 inputs at once/);
+  inputs.respond(inputs.pending[0].id, { outcome: "answered", text: "yes" });
+  assert.deepEqual(await waiting[0], { outcome: "answered", text: "yes" });
+  // Room again: the next request waits.
+  inputs.ask({ kind: "question", message: "Now?" });
+  assert.equal(inputs.pending.length, MAX_PENDING_INPUTS);
+  assert.equal(inputs.pending.at(-1)?.message, "Now?");
+  inputs.cancelAll("done");
+  await Promise.all(waiting);
   await root.dispose();
 });
 

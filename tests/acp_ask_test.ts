@@ -16,6 +16,7 @@ import {
 import {
   createSubagentService,
   handleSubagentInput,
+  MAX_PENDING_INPUTS,
   type SubagentInputHandler,
   type SubagentInputRequest,
   subagentInputRequired,
@@ -414,3 +415,24 @@ Deno.test('permission: "ask" from an ACP child of an in-process child reaches th
     });
   }
 });
+
+Deno.test('permission: "ask" refuses the requests of a flooding agent beyond 64 waiting; the waiting ones stay answerable', () =>
+  withAcpAgent([], { permission: "ask" }, async (h) => {
+    const { asked } = record(h);
+    handleSubagentInput(rootOf(h), waitsForever);
+    const run = h.start("permission-flood 100");
+    await until(() => asked.length === MAX_PENDING_INPUTS, "64 requests announced");
+    // The 36 beyond are answered at once (the agent's reject option), never announced.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (const request of [...asked]) {
+      run.respond!(request.id, { outcome: "selected", optionId: "yes" });
+    }
+    const result = await run.result;
+    assert.equal(asked.length, MAX_PENDING_INPUTS, "no request beyond 64 was announced");
+    const refused = (result.error?.data as { refused: { reason?: string }[] }).refused;
+    assert.ok(refused.length > 0, "the requests beyond were refused");
+    for (const r of refused) {
+      assert.match(r.reason ?? "", /too many input requests: run "[^"]+" already has 64 waiting/);
+    }
+    assert.match(failure(result), /and 16 more$/, "36 refused: 20 kept, 16 more");
+  }));

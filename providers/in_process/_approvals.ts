@@ -63,15 +63,18 @@ export class ChildApprovals {
       };
     }
     const inputs = this.inputs;
+    const before = inputs.pending.length;
     const answered = inputs.ask({
       kind: "permission",
       message: `Subagent "${this.#runId}" asks to call tool "${name}": ${title}`,
       toolCall: { name, title, ...(kind !== undefined ? { kind } : {}), rawInput },
       options: PERMISSION_OPTIONS,
     });
-    // ask() announces the request at once: it is the newest one pending. A
-    // cancelled call refuses it, so nothing waits for a call that is gone.
-    const requestId = inputs.pending.at(-1)?.id;
+    // ask() announces the request at once: it is the newest one pending,
+    // unless it was refused at once (too many wait) or answered by a
+    // listener. A cancelled call refuses it, so nothing waits for a call
+    // that is gone.
+    const requestId = inputs.pending.length > before ? inputs.pending.at(-1)?.id : undefined;
     const onAbort = () => {
       if (requestId === undefined) return;
       try {

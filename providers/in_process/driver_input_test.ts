@@ -5,11 +5,13 @@ import {
   createMemoryLogger,
   createScriptedModel,
   type Host,
+  type LogRecord,
   textOf,
 } from "@seam/host";
 import {
   createSubagentService,
   handleSubagentInput,
+  MAX_PENDING_INPUTS,
   type SubagentInputHandler,
   type SubagentInputRequest,
   subagentInputRequired,
@@ -31,6 +33,8 @@ interface World {
   /** Every request announced anywhere below the root, and every resolution. */
   asked: SubagentInputRequest[];
   resolved: SubagentInputResolvedInfo[];
+  /** What was logged anywhere in the host. */
+  logs: LogRecord[];
   dispose(): Promise<void>;
 }
 
@@ -40,7 +44,8 @@ interface World {
  * parent agent.
  */
 async function world(): Promise<World> {
-  const host = createHost({ logger: createMemoryLogger().logger });
+  const memory = createMemoryLogger();
+  const host = createHost({ logger: memory.logger });
   host.models.register(host.scope, "scripted", createScriptedModel());
   const subagents = createSubagentService(host.scope);
   subagents.registerProvider(createSpawnProvider());
@@ -91,6 +96,7 @@ async function world(): Promise<World> {
     ran,
     asked,
     resolved,
+    logs: memory.records,
     dispose: () => host.scope.dispose(),
   };
 }
@@ -343,5 +349,35 @@ Deno.test("in-process: a handler on the child's own scope answers before the roo
   const run = w.subagents.start("spawn", { prompt: CALL, parent: w.parent });
   assert.deepEqual(await finish(run), { stopReason: "completed", text: "ran deno test" });
   assert.deepEqual(order, ["parent"]);
+  await w.dispose();
+});
+
+Deno.test("in-process: past 64 approvals waiting at once the child's calls are refused at once, the waiting ones stay answerable", async () => {
+  const w = await world();
+  handleSubagentInput(w.host.scope, waitingHandler);
+  const calls = Array.from({ length: 70 }, (_, i) => ({
+    name: "run_command",
+    args: { command: `c${i}` },
+  }));
+  const run = w.subagents.start("spawn", {
+    prompt: `@calls ${JSON.stringify(calls)}\n@reply {{results}}`,
+    parent: w.parent,
+  });
+  await askedAtLeast(w, MAX_PENDING_INPUTS);
+  // Give the refused calls time to settle: none more is announced.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(w.asked.length, MAX_PENDING_INPUTS, "the requests beyond were not announced");
+  for (const request of w.asked) {
+    run.respond!(request.id, { outcome: "selected", optionId: "allow_once" });
+  }
+  const { stopReason, text } = await finish(run);
+  assert.equal(stopReason, "completed");
+  assert.equal(w.ran.length, MAX_PENDING_INPUTS, "every waiting request stayed answerable");
+  const refused = text.match(
+    /too many input requests: run "[^"]+" already has 64 waiting for their answers \(the limit is 64\)/g,
+  ) ?? [];
+  assert.equal(refused.length, 70 - MAX_PENDING_INPUTS);
+  const warnings = w.logs.filter((r) => r.level === "warn" && r.message.includes("at once"));
+  assert.equal(warnings.length, 1, "warned once per run");
   await w.dispose();
 });
