@@ -87,6 +87,8 @@ export interface LiveTaskLimits {
   readonly deadlineMs: number;
   /** How long a cancelled run may take to confirm before the task ends without it. */
   readonly cancelGraceMs: number;
+  /** Input requests of all the task's runs together that wait at once (`maxPendingInputsPerTask`). */
+  readonly maxPendingInputs: number;
 }
 
 /** A task whose run has not ended yet (see the module doc). */
@@ -109,6 +111,8 @@ export class LiveTask {
   #inputs: PendingInputs | undefined;
   #waiting: Promise<void> | undefined;
   #wake: (() => void) | undefined;
+  /** A request beyond `maxPendingInputs` was refused (the warning is given once per task). */
+  #warnedInputs = false;
   #done: Promise<void> | undefined;
   #resolveDone: (() => void) | undefined;
   /** The task ended and its final state was stored. */
@@ -156,13 +160,30 @@ export class LiveTask {
    * INPUT_REQUIRED (AUTH_REQUIRED for authentication) with the request in
    * its status message, its streams end there (as A2A's do at an
    * interrupted state) and its deadline pauses. Answers `undefined` once
-   * `signal` aborts (answered elsewhere, or cancelled).
+   * `signal` aborts (answered elsewhere, or cancelled). While
+   * `maxPendingInputs` requests wait, one more is refused at once (the
+   * reason names the bound; a warning is logged once per task) and the
+   * task's state does not change.
    */
   awaitInput(
     request: SubagentInputRequest,
     signal: AbortSignal,
   ): Promise<SubagentInputAnswer | undefined> {
     if (this.#phase === "ended" || signal.aborted) return Promise.resolve(undefined);
+    const max = this.#limits.maxPendingInputs;
+    if (this.#inputs && this.#inputs.size >= max) {
+      if (!this.#warnedInputs) {
+        this.#warnedInputs = true;
+        this.#hooks.logger.warn(
+          `Task "${this.record.task.id}" waits on ${max} input requests: refusing the ones beyond (maxPendingInputsPerTask; this warning is given once per task)`,
+        );
+      }
+      return Promise.resolve({
+        outcome: "refused",
+        reason:
+          `too many input requests: task "${this.record.task.id}" already waits on ${max} (maxPendingInputsPerTask is ${max}); this one is refused`,
+      });
+    }
     const inputs = this.#inputs ??= new PendingInputs(() => {
       if (this.#phase === "interrupted") this.#resumeWork();
     });

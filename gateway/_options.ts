@@ -172,6 +172,7 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
       maxSteeringBytes: limit("maxSteeringBytes", 1 << 20),
       deadlineMs: limit("taskTimeoutMs", 0),
       cancelGraceMs,
+      maxPendingInputs: limit("maxPendingInputsPerTask", 64, 1),
     },
     a2a03: options.a2a03 ?? false,
   };

@@ -25,6 +25,11 @@ export class PendingInputs {
     this.#emptied = emptied;
   }
 
+  /** How many requests wait. */
+  get size(): number {
+    return this.#waiting.size;
+  }
+
   /** The requests waiting, oldest first. */
   get requests(): readonly SubagentInputRequest[] {
     return [...this.#waiting.values()].map((w) => w.request);

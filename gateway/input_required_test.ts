@@ -17,6 +17,7 @@ import {
   rpc,
   rpcRequest,
   tick,
+  type Wire,
   withSetup,
 } from "./_test_support.ts";
 
@@ -336,5 +337,61 @@ Deno.test("a kept run that asks at once when resumed: its question goes to the n
       message: message("release", { taskId: resumed.id }),
     });
     assert.equal(answered.result.task.status.state, "TASK_STATE_COMPLETED");
+  });
+});
+
+Deno.test("past maxPendingInputsPerTask waiting, a task's next requests are refused at once; the waiting ones stay answerable", async () => {
+  let inputs: SubagentInputs | undefined;
+  const provider: SubagentProvider = {
+    name: "floods",
+    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
+    inheritsParentContext: false,
+    start(request) {
+      inputs = new SubagentInputs(request.parent.scope, "floods-1");
+      const asking = inputs;
+      const result = (async (): Promise<SubagentResultInput> => {
+        await tick();
+        const answers = await Promise.all(
+          Array.from({ length: 5 }, (_, i) => asking.ask({ kind: "question", message: `Q${i}?` })),
+        );
+        return { output: JSON.stringify(answers), stopReason: "completed" };
+      })();
+      return {
+        id: "floods-1",
+        started: Promise.resolve(),
+        result,
+        respond: (requestId, answer) => asking.respond(requestId, answer),
+        cancel: () => asking.cancelAll("the run was cancelled"),
+        dispose: () => result.then(() => {}),
+      };
+    },
+  };
+  await withSetup([provider], { limits: { maxPendingInputsPerTask: 3 } }, async (s) => {
+    const sent = await rpc(s.gateway, "SendMessage", { message: message("go") });
+    const task = sent.result.task;
+    assert.equal(task.status.state, "TASK_STATE_INPUT_REQUIRED");
+    assert.equal(inputs!.pending.length, 3, "the two beyond do not wait");
+    const warned = s.warnings().filter((m) => m.includes("maxPendingInputsPerTask"));
+    assert.equal(warned.length, 1, "one warning per task");
+    assert.match(warned[0], /waits on 3 input requests: refusing the ones beyond/);
+    let last: Wire | undefined;
+    for (const request of inputs!.pending) {
+      last = await rpc(s.gateway, "SendMessage", {
+        message: message("", {
+          taskId: task.id,
+          metadata: { [SEAM_EXTENSION_URI]: { answer: { requestId: request.id, text: "ok" } } },
+        }),
+      });
+    }
+    assert.equal(last!.result.task.status.state, "TASK_STATE_COMPLETED");
+    const answers = JSON.parse(last!.result.task.artifacts[0].parts[0].text);
+    assert.deepEqual(answers.slice(0, 3), Array(3).fill({ outcome: "answered", text: "ok" }));
+    for (const answer of answers.slice(3)) {
+      assert.equal(answer.outcome, "refused");
+      assert.match(
+        answer.reason,
+        /^too many input requests: task "[^"]+" already waits on 3 \(maxPendingInputsPerTask is 3\); this one is refused$/,
+      );
+    }
   });
 });

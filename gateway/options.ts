@@ -332,6 +332,13 @@ export interface GatewayLimits {
   readonly maxSteeringMessages?: number;
   /** The size (JSON of their parts) of all follow-up messages a live task takes. Default 1 MiB. */
   readonly maxSteeringBytes?: number;
+  /**
+   * Input requests a live task waits on at once, all its runs together: one
+   * more is refused at once (its run hears a refusal naming this bound, the
+   * task's state does not change, the ones waiting stay answerable) and a
+   * warning is logged once per task. Default 64.
+   */
+  readonly maxPendingInputsPerTask?: number;
   /** Open streams per task (`SendStreamingMessage` follow-ups, `SubscribeToTask`). Default 16. */
   readonly maxSubscribersPerTask?: number;
   /**
