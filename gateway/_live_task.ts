@@ -112,7 +112,7 @@ export class LiveTask {
   #waiting: Promise<void> | undefined;
   #wake: (() => void) | undefined;
   /** A request beyond `maxPendingInputs` was refused (the warning is given once per task). */
-  #warnedInputs = false;
+  #warned = false;
   #done: Promise<void> | undefined;
   #resolveDone: (() => void) | undefined;
   /** The task ended and its final state was stored. */
@@ -172,16 +172,16 @@ export class LiveTask {
     if (this.#phase === "ended" || signal.aborted) return Promise.resolve(undefined);
     const max = this.#limits.maxPendingInputs;
     if (this.#inputs && this.#inputs.size >= max) {
-      if (!this.#warnedInputs) {
-        this.#warnedInputs = true;
+      if (!this.#warned) {
+        this.#warned = true;
         this.#hooks.logger.warn(
-          `Task "${this.record.task.id}" waits on ${max} input requests: refusing the ones beyond (maxPendingInputsPerTask; this warning is given once per task)`,
+          `Task "${this.record.task.id}" waits on ${max} input requests: refusing more (maxPendingInputsPerTask; once per task)`,
         );
       }
       return Promise.resolve({
         outcome: "refused",
         reason:
-          `too many input requests: task "${this.record.task.id}" already waits on ${max} (maxPendingInputsPerTask is ${max}); this one is refused`,
+          `too many input requests: task "${this.record.task.id}" waits on ${max} (maxPendingInputsPerTask)`,
       });
     }
     const inputs = this.#inputs ??= new PendingInputs(() => {

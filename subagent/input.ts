@@ -256,7 +256,7 @@ export class SubagentInputs {
   readonly #parentScope: Scope;
   readonly #runId: string;
   #asked = 0;
-  #warnedFull = false;
+  #warned = false;
 
   /** The requests of run `runId`, announced in `parentScope` (the delegating parent's). */
   constructor(parentScope: Scope, runId: string) {
@@ -335,11 +335,11 @@ export class SubagentInputs {
   /** The refusal of a request beyond {@linkcode MAX_PENDING_INPUTS}; warns the first time. */
   #refuseFull(): SubagentInputAnswer {
     const reason =
-      `too many input requests: run "${this.#runId}" already has ${MAX_PENDING_INPUTS} waiting for their answers (the limit is ${MAX_PENDING_INPUTS}); this one is refused`;
-    if (!this.#warnedFull) {
-      this.#warnedFull = true;
+      `too many input requests: run "${this.#runId}" has ${MAX_PENDING_INPUTS} waiting (MAX_PENDING_INPUTS)`;
+    if (!this.#warned) {
+      this.#warned = true;
       this.#parentScope.logger.warn(
-        `Run "${this.#runId}" asked for more than ${MAX_PENDING_INPUTS} inputs at once: refusing the requests beyond (this warning is given once per run)`,
+        `Run "${this.#runId}" has ${MAX_PENDING_INPUTS} input requests waiting: refusing more (once per run)`,
       );
     }
     return deepFreeze({ outcome: "refused", reason });

@@ -432,7 +432,10 @@ Deno.test('permission: "ask" refuses the requests of a flooding agent beyond 64 
     const refused = (result.error?.data as { refused: { reason?: string }[] }).refused;
     assert.ok(refused.length > 0, "the requests beyond were refused");
     for (const r of refused) {
-      assert.match(r.reason ?? "", /too many input requests: run "[^"]+" already has 64 waiting/);
+      assert.match(
+        r.reason ?? "",
+        /too many input requests: run "[^"]+" has 64 waiting \(MAX_PENDING_INPUTS\)/,
+      );
     }
     assert.match(failure(result), /and 16 more$/, "36 refused: 20 kept, 16 more");
   }));
