@@ -16,6 +16,7 @@ import {
   type SeamCardExtensionParams,
   type SeamProviderDescriptor,
 } from "./types.ts";
+import { stringify } from "./_builtins.ts";
 
 /** What the card says about the gateway itself. */
 export interface CardInfo {
@@ -156,7 +157,7 @@ export function buildCard(options: {
     card.securityRequirements = [{ schemes: { bearer: { list: [] } } }];
   }
   if (options.v03) options.addV03!(card, base, only?.name, options.v03);
-  const body = JSON.stringify(card);
+  const body = stringify(card);
   return { body, etag: `W/"${hash(body)}"` };
 }
 

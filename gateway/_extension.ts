@@ -3,6 +3,7 @@ import { isRecord } from "@seam/host";
 import { assertSubagentMaxDepth, SUBAGENT_START_FIELDS } from "@seam/subagent";
 import { invalidParams } from "./_errors.ts";
 import { type A2AMetadata, SEAM_EXTENSION_URI } from "./types.ts";
+import { freeze, isArray } from "./_builtins.ts";
 
 const FIELDS = [
   "outputSchema",
@@ -35,7 +36,7 @@ export interface AcceptedExtension {
   readonly answer?: unknown;
 }
 
-const UNUSED: AcceptedExtension = Object.freeze({ used: false, depth: 0 });
+const UNUSED: AcceptedExtension = freeze({ used: false, depth: 0 });
 
 function invalid(message: string): never {
   throw invalidParams(message);
@@ -92,7 +93,7 @@ const MAX_RUN_ID = 256;
 
 function readPath(value: unknown, where: string): readonly string[] | undefined {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value) || value.length > MAX_RUN_PATH) {
+  if (!isArray(value) || value.length > MAX_RUN_PATH) {
     invalid(`${where} must be an array of at most ${MAX_RUN_PATH} run ids`);
   }
   for (const [i, id] of value.entries()) {
@@ -100,7 +101,7 @@ function readPath(value: unknown, where: string): readonly string[] | undefined 
       invalid(`${where}[${i}] must be a non-empty string of at most ${MAX_RUN_ID} characters`);
     }
   }
-  return Object.freeze([...value as string[]]);
+  return freeze([...value as string[]]);
 }
 
 /** The extension without its `maxDepth` (which a continuation may repeat). */

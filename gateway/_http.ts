@@ -7,6 +7,7 @@ import {
   restErrorBody,
 } from "./_errors.ts";
 import { stringifyResult } from "./_task_json.ts";
+import { stringify } from "./_builtins.ts";
 
 const JSON_HEADERS = { "content-type": "application/json" } as const;
 const encoder = new TextEncoder();
@@ -40,7 +41,7 @@ export function jsonRpcResult(
   if (result === undefined) return json({ jsonrpc: "2.0", id, result }, 200, headers);
   let text: string;
   try {
-    text = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${stringifyResult(result)}}`;
+    text = `{"jsonrpc":"2.0","id":${stringify(id)},"result":${stringifyResult(result)}}`;
   } catch (error) {
     throw unserializable(error);
   }

@@ -9,6 +9,7 @@ import { checkAnswer, type SubagentInputAnswer, type SubagentInputRequest } from
 import { partsToBlocks } from "./_convert.ts";
 import { invalidParams } from "./_errors.ts";
 import type { A2APart } from "./types.ts";
+import { stringify } from "./_builtins.ts";
 
 const ALLOW = /^(allow|yes|y|approve|approved|ok|okay|accept)\b/i;
 const REJECT = /^(reject|no|n|deny|denied|refuse|decline)\b/i;
@@ -29,7 +30,7 @@ export function requestAnswered(
   if (!found) {
     throw invalidParams(
       `the seam extension's answer.requestId ${
-        JSON.stringify(String(requestId).slice(0, 100))
+        stringify(String(requestId).slice(0, 100))
       } names no request this task waits on (waiting: ${waiting.map((r) => r.id).join(", ")})`,
     );
   }

@@ -22,6 +22,7 @@ import type { LiveTask } from "./_live_task.ts";
 import type { InspectorLimits } from "./_options.ts";
 import { type StreamEvent, type StreamFraming, TaskSubscriber } from "./_sse.ts";
 import type { TaskContextRecord } from "./_task_start.ts";
+import { stringify } from "./_builtins.ts";
 
 /** One run as the page shows it. */
 export interface InspectedRun {
@@ -94,8 +95,8 @@ interface PrincipalEntry {
 
 /** Events go to a page as bare JSON, one per SSE `data:` line. */
 const FRAMING: StreamFraming = {
-  event: (event) => JSON.stringify(event),
-  error: (error) => JSON.stringify({ type: "error", message: error.message }),
+  event: (event) => stringify(event),
+  error: (error) => stringify({ type: "error", message: error.message }),
 };
 
 /** The run inspector's memory (see the module doc). */

@@ -17,6 +17,7 @@
 import type { Logger } from "@seam/host";
 import { isTaskStorageError, type JsonObject, type TaskStorage } from "./task_storage.ts";
 import { isTerminalState, type StoredTask } from "./task_store.ts";
+import { stringify } from "./_builtins.ts";
 
 /** Where a journal is: writing, or stopped (its task ended elsewhere). */
 type JournalState = "open" | "lost";
@@ -250,7 +251,7 @@ export class Journal {
     while (
       same < logged.length && same < longest &&
       logged[same].generation === this.#generation + same + 1 &&
-      JSON.stringify(logged[same].event) === JSON.stringify(events[same])
+      stringify(logged[same].event) === stringify(events[same])
     ) same++;
     for (let i = unanswered.length - 1; i >= 0; i--) {
       if (unanswered[i].events <= same) return unanswered[i];

@@ -22,6 +22,7 @@ import { lastEventId } from "./_operations.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
 import { traceRpcMethod } from "./_trace.ts";
 import { parseGetParams, parseIdParams, parseListParams } from "./_validate.ts";
+import { isArray, stringify } from "./_builtins.ts";
 
 /** A JSON-RPC request's id. */
 export type RpcId = string | number | null;
@@ -38,8 +39,8 @@ export const ok: (
 
 function framing(id: RpcId): StreamFraming {
   return {
-    event: (event) => JSON.stringify({ jsonrpc: "2.0", id, result: event }),
-    error: (error) => JSON.stringify({ jsonrpc: "2.0", id, error: jsonRpcError(error) }),
+    event: (event) => stringify({ jsonrpc: "2.0", id, result: event }),
+    error: (error) => stringify({ jsonrpc: "2.0", id, error: jsonRpcError(error) }),
   };
 }
 
@@ -141,7 +142,7 @@ export async function handleJsonRpc(
     const pending = principalOf(context, request);
     const principal = pending && await pending;
     const body = await readJsonBody(request, context.body);
-    if (Array.isArray(body)) {
+    if (isArray(body)) {
       throw invalidRequest("batch requests are not supported");
     }
     if (body === null || typeof body !== "object") {

@@ -7,6 +7,7 @@ import type { AgentRef, Logger, Scope } from "@seam/host";
 import type { SubagentRun } from "@seam/subagent";
 import type { TaskContextRecord } from "./_task_start.ts";
 import type { LiveTask } from "./_live_task.ts";
+import { stringify } from "./_builtins.ts";
 
 /** Runs and scopes that live and die together (a run and the runs resumed from it). */
 export class RunChain {
@@ -205,5 +206,5 @@ export class KeptRuns {
 }
 
 function keyOf(owner: string | undefined, provider: string, contextId: string): string {
-  return JSON.stringify([owner ?? null, provider, contextId]);
+  return stringify([owner ?? null, provider, contextId]);
 }

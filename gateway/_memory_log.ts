@@ -9,6 +9,7 @@ import {
   type TaskLogEntry,
   TaskStorageError,
 } from "./task_storage.ts";
+import { stringify } from "./_builtins.ts";
 
 /** One task's log: live entries, or (once the task ended) their JSON text. */
 interface TaskLog {
@@ -58,7 +59,7 @@ export class MemoryLog {
     if (!log) return 0;
     log.instance = undefined;
     if (log.entries) {
-      log.packed = JSON.stringify(log.entries);
+      log.packed = stringify(log.entries);
       log.entries = undefined;
     }
     return log.packed?.length ?? 0;

@@ -15,6 +15,7 @@ import type {
 import { ShortLivedMap } from "./_short_lived_map.ts";
 import { rememberJson } from "./_task_json.ts";
 import type { A2ATaskState } from "./types.ts";
+import { stringify } from "./_builtins.ts";
 
 /** What the tasks half tells the log half. */
 export interface TaskLogs {
@@ -263,7 +264,7 @@ export class PackedTask {
     this.provider = record.provider;
     this.updatedAt = record.updatedAt;
     this.generation = record.generation;
-    this.json = JSON.stringify(record.task);
+    this.json = stringify(record.task);
     rememberJson(record.task, this.json);
   }
 }

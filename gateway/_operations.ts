@@ -11,9 +11,10 @@ import { sseFrame, type StreamFraming, type TaskSubscriber } from "./_sse.ts";
 import { stateWord } from "./_task_view.ts";
 import type { GetParams, IdParams, ListParams, SendParams } from "./_validate.ts";
 import { type A2AMessage, type A2ATask, SEAM_EXTENSION_URI } from "./types.ts";
+import { freeze, stringify } from "./_builtins.ts";
 
 /** Headers a response carries when the request used the seam extension. */
-export const EXTENSION_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+export const EXTENSION_HEADERS: Readonly<Record<string, string>> = freeze({
   "a2a-extensions": SEAM_EXTENSION_URI,
 });
 
@@ -171,7 +172,7 @@ export function lastEventId(request: Request): number | undefined {
   if (!/^[0-9]{1,15}$/.test(header) || !Number.isSafeInteger(value)) {
     throw invalidParams(
       `Last-Event-ID must be the id of an event this gateway sent (a generation), got ${
-        JSON.stringify(header.slice(0, 40))
+        stringify(header.slice(0, 40))
       }`,
     );
   }

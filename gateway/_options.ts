@@ -17,6 +17,7 @@ import { BodyDeadlines, type BodyLimits } from "./_body.ts";
 import type { AllowWebhook } from "./_push_policy.ts";
 import type { PushOutbox } from "./push_outbox.ts";
 import type { PushConfigStore } from "./push_store.ts";
+import { isArray, stringify } from "./_builtins.ts";
 
 /**
  * Push resolved; the config store and the outbox are made with the push
@@ -77,7 +78,7 @@ function count(value: unknown, name: string, fallback: number, min = 0): number 
     throw new RangeError(
       `Cannot create gateway: ${name} must be ${
         min === 0 ? "a non-negative integer" : `an integer of at least ${min}`
-      }, got ${typeof value === "number" ? value : JSON.stringify(value) ?? String(value)}`,
+      }, got ${typeof value === "number" ? value : stringify(value) ?? String(value)}`,
     );
   }
   return value;
@@ -114,7 +115,7 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
   let trustedHosts: ReadonlySet<string> | undefined;
   if (options.trustedHosts !== undefined) {
     if (
-      !Array.isArray(options.trustedHosts) ||
+      !isArray(options.trustedHosts) ||
       options.trustedHosts.some((h) => typeof h !== "string" || h === "")
     ) {
       refuse("trustedHosts must be a list of host names (with the port when not the default)");
@@ -134,7 +135,7 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
   const extendedCard = checkExtendedCard(options);
   const requiredExtensions = checkRequiredExtensions(options.requiredExtensions);
   if (options.a2a03 !== undefined && typeof options.a2a03 !== "boolean") {
-    refuse(`a2a03 must be a boolean, got ${JSON.stringify(options.a2a03)}`);
+    refuse(`a2a03 must be a boolean, got ${stringify(options.a2a03)}`);
   }
   return {
     scope,
@@ -228,7 +229,7 @@ export function resolveInspector(
   if (value !== true && (!isRecord(value))) {
     refuse(
       `inspector must be a boolean or an object of bounds, got ${
-        JSON.stringify(value) ?? String(value)
+        stringify(value) ?? String(value)
       }`,
     );
   }
@@ -275,9 +276,7 @@ function checkBasePath(value: unknown): string {
     value.includes("//")
   ) {
     refuse(
-      `basePath must be a path like "/a2a" (a leading slash, no query), got ${
-        JSON.stringify(value)
-      }`,
+      `basePath must be a path like "/a2a" (a leading slash, no query), got ${stringify(value)}`,
     );
   }
   return value.replace(/\/+$/, "");
@@ -310,7 +309,7 @@ function checkRequiredExtensions(
   value: readonly GatewayRequiredExtension[] | undefined,
 ): readonly GatewayRequiredExtension[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value)) {
+  if (!isArray(value)) {
     refuse("requiredExtensions must be a list of {uri}");
   }
   for (const [i, ext] of value.entries()) {

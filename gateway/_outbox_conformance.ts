@@ -15,6 +15,7 @@ import { isTaskStorageError } from "./task_storage.ts";
 import type { StoredTask } from "./task_store.ts";
 import type { A2ATaskState } from "./types.ts";
 import type { StorageTestContext } from "./testing.ts";
+import { stringify } from "./_builtins.ts";
 
 /** The settings the suite opens an outbox with (small delays, so it runs quickly). */
 export interface PushOutboxTestSettings {
@@ -235,7 +236,7 @@ export async function testPushOutbox(
       for (const body of bodies) await enqueue(outbox, note(receiver.url, body));
       await until(() => receiver.received.length >= 5, "five notifications arrived");
       check(
-        JSON.stringify(receiver.bodies()) === JSON.stringify(bodies),
+        stringify(receiver.bodies()) === stringify(bodies),
         `the order: ${receiver.bodies()}`,
       );
     } finally {
@@ -463,8 +464,8 @@ export async function testPushOutbox(
             () => a.received.length >= 3 && b.received.length >= 3,
             "both webhooks heard every change",
           );
-          check(JSON.stringify(a.bodies()) === JSON.stringify(all), `webhook a: ${a.bodies()}`);
-          check(JSON.stringify(b.bodies()) === JSON.stringify(all), `webhook b: ${b.bodies()}`);
+          check(stringify(a.bodies()) === stringify(all), `webhook a: ${a.bodies()}`);
+          check(stringify(b.bodies()) === stringify(all), `webhook b: ${b.bodies()}`);
           check(a.received[0].headers.get("x-a2a-notification-token") === "ta", "a's token");
           const ids = new Set(
             [...a.received, ...b.received].map((r) => r.headers.get("x-a2a-notification-id")),
@@ -554,8 +555,8 @@ export async function testPushOutbox(
           `requests with the old token after the replace: ${heard("old").length - 1}`,
         );
         check(
-          JSON.stringify(heard("new").map((r) => r.body)) === '["completed"]',
-          `with the new token: ${JSON.stringify(heard("new").map((r) => r.body))}`,
+          stringify(heard("new").map((r) => r.body)) === '["completed"]',
+          `with the new token: ${stringify(heard("new").map((r) => r.body))}`,
         );
       } finally {
         release();

@@ -6,6 +6,7 @@
  */
 import { isRecord } from "@seam/host";
 import { invalidParams } from "./_errors.ts";
+import { isArray } from "./_builtins.ts";
 
 /** The JSON name of a proto field name (`page_size` → `pageSize`). */
 export function camel(key: string): string {
@@ -41,7 +42,7 @@ export function withJsonNames(value: unknown): unknown {
   const message = params.message;
   if (isRecord(message)) {
     let m = renamed(message, "message");
-    if (Array.isArray(m.parts)) {
+    if (isArray(m.parts)) {
       const parts = m.parts.map((p, i) => isRecord(p) ? renamed(p, `message.parts[${i}]`) : p);
       if (parts.some((p, i) => p !== (m.parts as unknown[])[i])) m = { ...m, parts };
     }

@@ -23,6 +23,7 @@ import type { StreamEvent } from "./_sse.ts";
 import { isTerminalState, type StoredTask } from "./task_store.ts";
 import type { PushOutbox } from "./push_outbox.ts";
 import type { A2APushNotificationConfig, PushConfigStore } from "./push_store.ts";
+import { stringify } from "./_builtins.ts";
 
 /** Push resolved from the gateway's options. */
 export interface PushSettings {
@@ -312,14 +313,14 @@ export class PushService {
   /** The notification's JSON text, bounded; `null` when it cannot be sent. */
   #bodyOf(taskId: string, event: StreamEvent): string | null {
     const max = this.#settings.maxPayloadBytes;
-    let body = JSON.stringify(event);
+    let body = stringify(event);
     if (body.length * 3 <= max || encoder.encode(body).length <= max) return body;
     const update = event.statusUpdate as
       | { taskId: string; contextId: string; status: { state: string; timestamp?: string } }
       | undefined;
     if (update) {
       // The state still goes out; its message and metadata are for GetTask.
-      body = JSON.stringify({
+      body = stringify({
         statusUpdate: {
           taskId: update.taskId,
           contextId: update.contextId,

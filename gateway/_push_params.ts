@@ -6,6 +6,7 @@
 import { isRecord } from "@seam/host";
 import { invalidParams } from "./_errors.ts";
 import type { A2APushAuthentication } from "./push_store.ts";
+import { stringify } from "./_builtins.ts";
 
 /** A config as a client sent it (before the policy and the id). */
 export interface PushConfigInput {
@@ -154,7 +155,7 @@ export function parsePushConfigList(value: unknown): PushConfigListParams {
   if (size !== undefined && size !== null && size !== 0) {
     if (typeof size !== "number" || !Number.isSafeInteger(size) || size < 1 || size > 100) {
       throw invalidParams(
-        `pageSize must be an integer between 1 and 100, got ${JSON.stringify(size)}`,
+        `pageSize must be an integer between 1 and 100, got ${stringify(size)}`,
       );
     }
     out.pageSize = size;

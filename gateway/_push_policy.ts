@@ -14,6 +14,7 @@
  * where egress to it is firewalled.
  */
 import { invalidParams } from "./_errors.ts";
+import { stringify } from "./_builtins.ts";
 
 /** Decides whether a webhook the built-in policy refuses as non-public may be used. */
 export type AllowWebhook = (url: URL) => boolean | Promise<boolean>;
@@ -105,7 +106,7 @@ export async function checkWebhookUrl(
   try {
     url = new URL(value);
   } catch {
-    return refuse(`must be an absolute http(s) URL, got ${JSON.stringify(value.slice(0, 100))}`);
+    return refuse(`must be an absolute http(s) URL, got ${stringify(value.slice(0, 100))}`);
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
     refuse(`must be an http or https URL, got a ${url.protocol.slice(0, 20)} URL`);

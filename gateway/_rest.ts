@@ -25,10 +25,11 @@ import { assertVersion, json, restErrorResponse } from "./_http.ts";
 import { lastEventId } from "./_operations.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
 import { listQueryToParams, parseGetParams, parseIdParams, parseListParams } from "./_validate.ts";
+import { stringify } from "./_builtins.ts";
 
 const FRAMING: StreamFraming = {
-  event: (event) => JSON.stringify(event),
-  error: (error) => JSON.stringify(restErrorBody(error)),
+  event: (event) => stringify(event),
+  error: (error) => stringify(restErrorBody(error)),
 };
 
 /** A request's JSON object body, with the path's tenant. */

@@ -11,6 +11,8 @@
  * as given (a strict object refuses unknown keys, so nothing is dropped).
  */
 
+import { isArray, stringify } from "./_builtins.ts";
+
 /** A key on the way to a value. */
 export type Key = string | number;
 
@@ -56,7 +58,7 @@ function received(value: unknown): string {
   if (typeof value === "number") return Number.isFinite(value) ? "number" : String(value);
   if (typeof value !== "object") return typeof value;
   if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
+  if (isArray(value)) return "array";
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null && value.constructor) {
     return value.constructor.name;
@@ -79,11 +81,11 @@ function wrongType(
 }
 
 function primitive(value: unknown): string {
-  return typeof value === "string" ? JSON.stringify(value) : String(value);
+  return typeof value === "string" ? stringify(value) : String(value);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return typeof value === "object" && value !== null && !isArray(value);
 }
 
 /** zod runs a length check on anything with a length, even of the wrong type. */
@@ -178,7 +180,7 @@ export function array(
   options: { nonEmpty?: string; message?: CustomMessage } = {},
 ): Shape {
   return (value, path, issues) => {
-    if (!Array.isArray(value)) wrongType(issues, path, "array", value, options.message);
+    if (!isArray(value)) wrongType(issues, path, "array", value, options.message);
     else for (let i = 0; i < value.length; i++) item(value[i], [...path, i], issues);
     if (options.nonEmpty !== undefined && hasLength(value) && value.length < 1) {
       issues.push({ path, message: options.nonEmpty, fatal: false });

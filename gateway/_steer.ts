@@ -16,6 +16,7 @@ import type { PreparedPush, PushService } from "./_push.ts";
 import { stateWord, type TaskRecord, userMessage } from "./_task_view.ts";
 import type { SendParams } from "./_validate.ts";
 import { isTerminalState } from "./task_store.ts";
+import { stringify } from "./_builtins.ts";
 
 /** What a follow-up needs of the engine. */
 export interface SteerHost {
@@ -80,7 +81,7 @@ export async function steer(
     );
   }
   if (push) await host.push!.attach(push, t.id, task);
-  const size = JSON.stringify(params.message.parts).length;
+  const size = stringify(params.message.parts).length;
   task.admitSteering(size);
   const blocks = partsToBlocks(params.message.parts);
   const accepted = userMessage(params, t.id, t.contextId);
@@ -114,7 +115,7 @@ function answer(
   const t = task.record.task;
   const request = requestAnswered(task.waitingInputs, ext.answer);
   const answer = answerFromMessage(request, params.message.parts, ext.answer);
-  task.admitSteering(JSON.stringify(params.message.parts).length);
+  task.admitSteering(stringify(params.message.parts).length);
   const accepted = userMessage(params, t.id, t.contextId);
   (t.history ??= []).push(accepted);
   task.chain.context.accept(t.id, accepted);

@@ -12,6 +12,8 @@
  * Whoever changes a record stores it again, which remembers the new text, so
  * the text answered is always the record as last stored.
  */
+
+import { stringify } from "./_builtins.ts";
 // The last texts remembered, in a ring: a blocking send answers its task a
 // few microtasks after the store packed it, with only the other requests in
 // flight packing theirs in between (a text not found any more is serialized
@@ -55,7 +57,7 @@ export function stringifyResult(result: unknown): string {
       if (text !== undefined) return `{"task":${text}}`;
     }
   }
-  return JSON.stringify(result);
+  return stringify(result);
 }
 
 function onlyTask(result: object): boolean {

@@ -30,6 +30,7 @@ import { startError } from "./_start_error.ts";
 import { gatewayTaskKey } from "./task_context.ts";
 import type { GatewayParentFactory, GatewayTaskContext } from "./options.ts";
 import type { A2AMessage } from "./types.ts";
+import { freeze } from "./_builtins.ts";
 
 /** Hears streamed text in a parent's scope, tagged with the run it belongs to; returns how to stop. */
 export type ProgressSource = (
@@ -198,7 +199,7 @@ export class TaskStarter {
       const callerRun = ext.path?.at(-1);
       scope.provide(
         delegationContextKey,
-        Object.freeze(
+        freeze(
           callerRun === undefined
             ? { depth: ext.depth, maxDepth: cap }
             : { depth: ext.depth, maxDepth: cap, runId: callerRun },

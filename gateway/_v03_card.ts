@@ -8,6 +8,8 @@
  * their 0.3 shape.
  */
 
+import { isArray } from "./_builtins.ts";
+
 /** The version 0.3 cards declare. */
 const PROTOCOL_VERSION = "0.3";
 
@@ -48,7 +50,7 @@ export function addV03ToCard(
   ];
   // 0.3 requires every skill's tags (its clients refuse a card without them).
   card.skills = (card.skills as Record<string, unknown>[]).map((skill) =>
-    Array.isArray(skill.tags) ? skill : { ...skill, tags: [] }
+    isArray(skill.tags) ? skill : { ...skill, tags: [] }
   );
   const capabilities = card.capabilities as Record<string, unknown>;
   card.supportsAuthenticatedExtendedCard = capabilities.extendedAgentCard === true;

@@ -15,6 +15,7 @@ import type {
   A2ATaskState,
   A2ATaskStatus,
 } from "./types.ts";
+import { isArray } from "./_builtins.ts";
 
 /** The two 0.3 wire forms: JSON (the JSON-RPC binding) and proto JSON (HTTP+JSON). */
 export type V03Form = "json" | "proto";
@@ -52,7 +53,7 @@ export const DATA_PART_COMPAT = "data_part_compat";
 
 /** Whether `value` is a JSON object. */
 export function isPlain(value: unknown): value is Json {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
+  return value !== null && typeof value === "object" && !isArray(value);
 }
 
 function partOut(part: A2APart, form: V03Form): Json {

@@ -20,6 +20,7 @@ import {
   setPushConfig,
 } from "./_v03_push.ts";
 import { getParamsFromJson, idParamsFromJson, sendParamsFromJson } from "./_v03_params.ts";
+import { stringify } from "./_builtins.ts";
 
 type RpcId = string | number | null;
 
@@ -50,8 +51,8 @@ function ok(id: RpcId, result: unknown, headers?: Record<string, string>): Respo
 
 function framing(id: RpcId): StreamFraming {
   return {
-    event: (event) => JSON.stringify({ jsonrpc: "2.0", id, result: eventOut(event, "json") }),
-    error: (error) => JSON.stringify({ jsonrpc: "2.0", id, error: jsonRpcError(error) }),
+    event: (event) => stringify({ jsonrpc: "2.0", id, result: eventOut(event, "json") }),
+    error: (error) => stringify({ jsonrpc: "2.0", id, error: jsonRpcError(error) }),
   };
 }
 

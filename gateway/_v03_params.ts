@@ -24,6 +24,7 @@ import {
 import { DATA_PART_COMPAT, isPlain } from "./_v03_convert.ts";
 import type { GetParams, IdParams, ParsedMessage, SendParams } from "./_validate.ts";
 import type { A2AMetadata, A2APart } from "./types.ts";
+import { isArray, stringify } from "./_builtins.ts";
 
 type Json = Record<string, unknown>;
 
@@ -149,7 +150,7 @@ function parse<T>(shape: Shape, value: unknown, what: string): T {
     const where = formatPath("", path) || "params";
     return keys
       ? `${where}: unknown field${keys.length > 1 ? "s" : ""} ${
-        keys.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 40))).join(", ")
+        keys.slice(0, 5).map((k) => stringify(k.slice(0, 40))).join(", ")
       }`
       : `${where}: ${message}`;
   });
@@ -256,7 +257,7 @@ function messageIn(m: {
 export function pushConfigIn(config: Json): Json {
   const { authentication, ...rest } = config;
   if (!isPlain(authentication)) return config;
-  const schemes = Array.isArray(authentication.schemes) ? authentication.schemes : [];
+  const schemes = isArray(authentication.schemes) ? authentication.schemes : [];
   if (schemes.length === 0 && authentication.credentials === undefined) return rest;
   const auth: Json = { scheme: schemes[0] };
   if (authentication.credentials !== undefined) auth.credentials = authentication.credentials;
@@ -355,7 +356,7 @@ function camelCase(value: unknown, depth: number): Json | unknown {
     // Metadata and a DataPart's Struct are the caller's own values.
     out[name] = name === "metadata" || name === "data"
       ? v
-      : Array.isArray(v)
+      : isArray(v)
       ? v.map((item) => camelCase(item, depth + 1))
       : camelCase(v, depth + 1);
   }

@@ -12,6 +12,7 @@ import type { V03Form } from "./_v03_convert.ts";
 import { isPlain } from "./_v03_convert.ts";
 import { pushConfigIn } from "./_v03_params.ts";
 import type { A2APushNotificationConfig } from "./push_store.ts";
+import { stringify } from "./_builtins.ts";
 
 type Json = Record<string, unknown>;
 
@@ -42,7 +43,7 @@ function fields(value: unknown, what: string, known: readonly string[]): Json {
     throw new GatewayError(
       "invalidParams",
       `Invalid params (A2A 0.3 ${what}): unknown field${unknown.length > 1 ? "s" : ""} ${
-        unknown.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 40))).join(", ")
+        unknown.slice(0, 5).map((k) => stringify(k.slice(0, 40))).join(", ")
       } (known: ${known.join(", ")})`,
     );
   }

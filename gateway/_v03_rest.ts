@@ -17,6 +17,7 @@ import { eventOut, sendResultOut, taskOut } from "./_v03_convert.ts";
 import { sendParamsFromProto } from "./_v03_params.ts";
 import { assertV03Extensions, v03Headers } from "./_v03_jsonrpc.ts";
 import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from "./_v03_push.ts";
+import { stringify } from "./_builtins.ts";
 
 /** HTTP statuses of the 0.3 error codes (as the reference SDK's 0.3 server answers them). */
 const STATUS: Readonly<Record<number, number>> = {
@@ -51,8 +52,8 @@ function errorResponse(error: GatewayError, headers?: Record<string, string>): R
 }
 
 const FRAMING: StreamFraming = {
-  event: (event) => JSON.stringify(eventOut(event, "proto")),
-  error: (error) => JSON.stringify(errorBody(error)),
+  event: (event) => stringify(eventOut(event, "proto")),
+  error: (error) => stringify(errorBody(error)),
   errorEvent: "error",
 };
 
@@ -74,7 +75,7 @@ function historyLengthOf(url: URL): number | undefined {
     throw new GatewayError(
       "invalidParams",
       `Invalid params (A2A 0.3 HTTP+JSON): historyLength must be a non-negative integer, got ${
-        JSON.stringify(raw.slice(0, 20))
+        stringify(raw.slice(0, 20))
       }`,
     );
   }

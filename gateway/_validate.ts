@@ -17,6 +17,7 @@ import {
   unknown,
 } from "./_shape.ts";
 import type { A2AMetadata, A2APart, A2ATaskState } from "./types.ts";
+import { isArray, stringify } from "./_builtins.ts";
 
 const metadata = optional(record());
 const text = optional(string());
@@ -162,7 +163,7 @@ function parse<T>(shape: Shape, value: unknown, root: string): T {
   const issues = found.slice(0, 5).map(({ path, message, unknownKeys: keys }) =>
     keys
       ? `${formatPath(root, path)}: unknown field${keys.length > 1 ? "s" : ""} ${
-        keys.map((k) => JSON.stringify(k.slice(0, 60))).join(", ")
+        keys.map((k) => stringify(k.slice(0, 60))).join(", ")
       } (refused rather than ignored)`
       : `${formatPath(root, path)}: ${message}`
   );
@@ -199,7 +200,7 @@ function quickSend(value: unknown): SendParams | undefined {
   if (message.taskId !== undefined && typeof message.taskId !== "string") return undefined;
   if (message.metadata !== undefined && !isRecord(message.metadata)) return undefined;
   const parts = message.parts;
-  if (!Array.isArray(parts) || parts.length === 0 || parts.length > 64) return undefined;
+  if (!isArray(parts) || parts.length === 0 || parts.length > 64) return undefined;
   for (const part of parts) {
     if (!isRecord(part) || typeof part.text !== "string") return undefined;
     for (const key in part) if (key !== "text") return undefined;
@@ -214,7 +215,7 @@ function quickSend(value: unknown): SendParams | undefined {
     if (r !== undefined && typeof r !== "boolean") return undefined;
     const modes = config.acceptedOutputModes;
     if (modes !== undefined) {
-      if (!Array.isArray(modes)) return undefined;
+      if (!isArray(modes)) return undefined;
       for (const mode of modes) if (typeof mode !== "string") return undefined;
     }
   }
@@ -267,7 +268,7 @@ export function parseListParams(value: unknown): ListParams {
     if (Number.isNaN(updatedAfter)) {
       throw invalidParams(
         `statusTimestampAfter must be an ISO 8601 timestamp, got ${
-          JSON.stringify(raw.statusTimestampAfter.slice(0, 40))
+          stringify(raw.statusTimestampAfter.slice(0, 40))
         }`,
       );
     }

@@ -14,6 +14,7 @@ import {
   sendPushNotification,
 } from "./push_outbox.ts";
 import type { A2APushNotificationConfig, PushConfigStore } from "./push_store.ts";
+import { isArray } from "./_builtins.ts";
 
 /** Options of {@linkcode createMemoryPushOutbox}. */
 export interface MemoryPushOutboxOptions extends PushRetryOptions {
@@ -336,7 +337,7 @@ function sameTarget(config: A2APushNotificationConfig, n: PushNotification): boo
 function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (isArray(a) !== isArray(b)) return false;
   const keys = (o: object) =>
     Object.keys(o).filter((k) => (o as Record<string, unknown>)[k] !== undefined).sort();
   const ka = keys(a);

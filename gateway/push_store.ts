@@ -6,6 +6,7 @@
  */
 
 import type { TaskStorage } from "./task_storage.ts";
+import { stringify } from "./_builtins.ts";
 
 /** How the gateway authenticates to a webhook (A2A `AuthenticationInfo`): `Authorization: {scheme} {credentials}`. */
 export interface A2APushAuthentication {
@@ -161,7 +162,7 @@ export function createMemoryPushConfigStore(
       if (perTask !== undefined && (!Number.isSafeInteger(perTask) || perTask < 1)) {
         throw new RangeError(
           `Cannot store a push config: maxPerTask must be a positive integer, got ${
-            typeof perTask === "number" ? perTask : JSON.stringify(perTask)
+            typeof perTask === "number" ? perTask : stringify(perTask)
           }`,
         );
       }

@@ -23,6 +23,7 @@
  */
 import { createGateway } from "./gateway.ts";
 import type { Gateway, GatewayOptions } from "./options.ts";
+import { stringify } from "./_builtins.ts";
 
 /** Where and how {@linkcode serveGateway} listens. */
 export interface ServeOptions {
@@ -67,7 +68,7 @@ function envOf(name: string): string | undefined {
 
 /** The banner printed at start: the card URL and a ready-to-paste request. */
 export function banner(url: string): string[] {
-  const body = JSON.stringify({
+  const body = stringify({
     jsonrpc: "2.0",
     id: 1,
     method: "SendMessage",

@@ -10,6 +10,7 @@ import {
   TaskStorageError,
 } from "./task_storage.ts";
 import type { A2ATask, A2ATaskState } from "./types.ts";
+import { isArray } from "./_builtins.ts";
 
 /**
  * A task as a {@linkcode TaskStore} keeps it: the A2A task plus who may see
@@ -180,7 +181,7 @@ class MemoryTaskStoreImpl extends MemoryTasks implements MemoryTaskStore {
 
   append(change: TaskAppend): number {
     const id = change.record?.task?.id;
-    if (typeof id !== "string" || !Array.isArray(change.events) || change.events.length === 0) {
+    if (typeof id !== "string" || !isArray(change.events) || change.events.length === 0) {
       throw new TypeError(
         "Cannot append to a task's log: give a record with a task id and at least one event",
       );

@@ -26,6 +26,7 @@
 import { isTaskStorageError, type JsonObject, type TaskStorage } from "./task_storage.ts";
 import type { StoredTask } from "./task_store.ts";
 import type { A2ATaskState } from "./types.ts";
+import { stringify } from "./_builtins.ts";
 
 export {
   type PushOutboxBackend,
@@ -66,8 +67,8 @@ function check(condition: unknown, message: string): asserts condition {
 }
 
 function same(actual: unknown, expected: unknown, what: string): void {
-  const a = JSON.stringify(actual);
-  const b = JSON.stringify(expected);
+  const a = stringify(actual);
+  const b = stringify(expected);
   check(a === b, `${what}: expected ${b}, got ${a}`);
 }
 

@@ -26,9 +26,7 @@ import { EMPTY, messagesOf, OWN_EVENTS, SessionImpl, toolMessage } from "./_sess
 import { cancelled } from "./_tool_registry.ts";
 import { messageOf } from "./unknown.ts";
 import { cannot, invalid } from "./_invalid.ts";
-
-// One name for the many freezes below (shorter, minified, than `Object.freeze` at each).
-const { freeze } = Object;
+import { freeze } from "./_builtins.ts";
 
 const FINISH_REASONS = new Set<string>(["stop", "tool-calls", "max-tokens", "refusal"]);
 

@@ -15,9 +15,7 @@ import { OWN_EVENTS } from "./_session.ts";
 import { readSeed } from "./_session_seed.ts";
 import { isRecord } from "./unknown.ts";
 import { cannot, invalid } from "./_invalid.ts";
-
-// One name for the many freezes below (shorter, minified, than `Object.freeze` at each).
-const { freeze } = Object;
+import { freeze } from "./_builtins.ts";
 
 const OPTION_KEYS = new Set(["model", "subagentDepth", "maxTokens"]);
 

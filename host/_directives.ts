@@ -3,6 +3,7 @@
  * language.
  */
 import { isRecord } from "./unknown.ts";
+import { isArray, stringify } from "./_builtins.ts";
 
 /** One parsed step. */
 export type DirectiveStep =
@@ -111,7 +112,7 @@ export function parseDirectives(text: string): ParsedPrompt {
           if (text[pos] !== "[") throw new DirectiveError(`${at} needs a JSON array of calls`);
           const [value, next] = readJson(text, pos, at);
           pos = next;
-          if (!Array.isArray(value) || value.length === 0) {
+          if (!isArray(value) || value.length === 0) {
             throw new DirectiveError(`${at} needs a non-empty JSON array of calls`);
           }
           const calls = value.map((item, index) => {
@@ -147,9 +148,7 @@ export function parseDirectives(text: string): ParsedPrompt {
       const stop = end === -1 ? length : end;
       if (text.slice(pos, stop).trim() !== "") {
         throw new DirectiveError(
-          `${at}: unexpected text after the directive: ${
-            JSON.stringify(text.slice(pos, stop).trim())
-          }`,
+          `${at}: unexpected text after the directive: ${stringify(text.slice(pos, stop).trim())}`,
         );
       }
       line += countLines(text, lineStart, stop);

@@ -3,13 +3,14 @@
 // with its tool calls, and tool results.
 import type { ContentBlock } from "./content.ts";
 import type { ModelMessage } from "./model.ts";
+import { stringify } from "./_builtins.ts";
 
 function plainText(content: readonly ContentBlock[]): string {
   let text = "";
   for (const block of content) {
     if (block.type === "text") text += block.text;
     else if (block.type === "resource") text += block.text ?? `[resource ${block.uri}]`;
-    else if (block.type === "data") text += JSON.stringify(block.data);
+    else if (block.type === "data") text += stringify(block.data);
     else if (block.type === "file") {
       text += `[file ${block.filename ?? "(unnamed)"} ${block.mediaType}]`;
     } else text += `[image ${block.mediaType}]`;
@@ -45,7 +46,7 @@ export function toWire(system: string, messages: readonly ModelMessage[]): unkno
             tool_calls: message.toolCalls.map((call) => ({
               id: call.id,
               type: "function",
-              function: { name: call.name, arguments: JSON.stringify(call.args) },
+              function: { name: call.name, arguments: stringify(call.args) },
             })),
           });
         }

@@ -7,6 +7,7 @@ import type { ModelEvent, ModelFinishReason, ModelUsage } from "./model.ts";
 import { sseData } from "./_sse.ts";
 import { messageOf } from "./unknown.ts";
 import { type Attempt, boundedText, type Config, excerpt } from "./_openai_http.ts";
+import { isArray, stringify } from "./_builtins.ts";
 
 class ModelStreamError extends Error {}
 
@@ -61,7 +62,7 @@ export async function* readStream(
         const error = chunk.error as { message?: unknown };
         throw new ModelStreamError(
           `The model server at ${url} sent an error: ${
-            typeof error.message === "string" ? error.message : excerpt(JSON.stringify(chunk.error))
+            typeof error.message === "string" ? error.message : excerpt(stringify(chunk.error))
           }`,
         );
       }
@@ -76,7 +77,7 @@ export async function* readStream(
         };
       }
       const choices = chunk.choices;
-      if (!Array.isArray(choices) || choices.length === 0) continue;
+      if (!isArray(choices) || choices.length === 0) continue;
       const choice = choices[0] as Record<string, unknown>;
       const delta = (choice.delta ?? {}) as Record<string, unknown>;
       if (typeof delta.content === "string" && delta.content !== "") {
@@ -86,7 +87,7 @@ export async function* readStream(
         refused = true;
         yield { type: "text-delta", text: delta.refusal };
       }
-      if (Array.isArray(delta.tool_calls)) {
+      if (isArray(delta.tool_calls)) {
         for (const part of delta.tool_calls as Record<string, unknown>[]) {
           const index = typeof part?.index === "number" ? part.index : calls.size;
           let call = calls.get(index);

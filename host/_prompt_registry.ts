@@ -8,6 +8,7 @@ import {
 import type { Scope } from "./scope.ts";
 import { cannot } from "./_invalid.ts";
 import { keepInLevel } from "./_levels.ts";
+import { freeze } from "./_builtins.ts";
 
 interface Section {
   readonly name: string;
@@ -49,7 +50,7 @@ export class PromptRegistryImpl implements PromptRegistry {
         `scope "${scope.label}" already has a section with that name`,
       );
     }
-    const entry: Section = Object.freeze({ name, order, text });
+    const entry: Section = freeze({ name, order, text });
     return keepInLevel(this.#levels, scope, name, entry);
   }
 

@@ -7,6 +7,7 @@
 // it says).
 import { childPath } from "./_path.ts";
 import { isRecord } from "./unknown.ts";
+import { isArray, stringify } from "./_builtins.ts";
 
 /** A problem in a schema: where, which keyword, what. */
 export interface SchemaProblem {
@@ -96,7 +97,7 @@ export function draftOf(schema: unknown, path: string): SchemaDraft | SchemaProb
   return DRAFTS[uri] ?? {
     path: `${path}.$schema`,
     keyword: "$schema",
-    reason: `unsupported draft ${JSON.stringify(schema.$schema)} (known: ${
+    reason: `unsupported draft ${stringify(schema.$schema)} (known: ${
       Object.keys(DRAFTS).join(", ")
     })`,
   };
@@ -133,11 +134,11 @@ function checkNode(
     let kind: Kind | undefined = KEYWORDS.get(keyword);
     if (draft !== "2020-12") {
       if (keyword === "additionalItems") kind = "schema";
-      if (keyword === "items" && Array.isArray(value)) kind = "schemas";
+      if (keyword === "items" && isArray(value)) kind = "schemas";
       if (draft === "7" && keyword === "dependencies") kind = "dependencies";
     } else if (keyword in OLDER) {
       return fail(`"${keyword}" is not a 2020-12 keyword: ${OLDER[keyword]}`);
-    } else if (keyword === "items" && Array.isArray(value)) {
+    } else if (keyword === "items" && isArray(value)) {
       return fail('an array of schemas is "prefixItems" in 2020-12 ("items" is one schema)');
     }
     if (kind === undefined) {
@@ -152,7 +153,7 @@ function checkNode(
 }
 
 function uniqueStrings(value: unknown): boolean {
-  return Array.isArray(value) && value.every((name) => typeof name === "string") &&
+  return isArray(value) && value.every((name) => typeof name === "string") &&
     new Set(value).size === value.length;
 }
 
@@ -177,7 +178,7 @@ function checkValue(
     case "schema":
       return checkNode(value, at, draft, depth + 1);
     case "schemas":
-      if (!Array.isArray(value) || value.length === 0) {
+      if (!isArray(value) || value.length === 0) {
         return fail("must be a non-empty array of schemas");
       }
       for (const [i, sub] of value.entries()) {
@@ -190,7 +191,7 @@ function checkValue(
       if (!isRecord(value)) return fail("must be an object of schemas");
       for (const [name, sub] of Object.entries(value)) {
         if (kind === "pattern-map" && !validRegex(name)) {
-          return fail(`${JSON.stringify(name)} is not a valid regular expression`);
+          return fail(`${stringify(name)} is not a valid regular expression`);
         }
         const problem = checkNode(sub, childPath(at, name), draft, depth + 1);
         if (problem) return problem;
@@ -199,15 +200,15 @@ function checkValue(
     case "count":
       return typeof value === "number" && Number.isSafeInteger(value) && value >= 0
         ? undefined
-        : fail(`must be a non-negative integer, got ${JSON.stringify(value)}`);
+        : fail(`must be a non-negative integer, got ${stringify(value)}`);
     case "number":
       return typeof value === "number" ? undefined : fail(
-        `must be a number, got ${JSON.stringify(value)}`,
+        `must be a number, got ${stringify(value)}`,
       );
     case "positive":
       return typeof value === "number" && value > 0
         ? undefined
-        : fail(`must be a number greater than 0, got ${JSON.stringify(value)}`);
+        : fail(`must be a number greater than 0, got ${stringify(value)}`);
     case "string":
       return typeof value === "string" ? undefined : fail("must be a string");
     case "regex":
@@ -225,7 +226,7 @@ function checkValue(
     case "dependencies":
       if (!isRecord(value)) return fail("must be an object");
       for (const [name, sub] of Object.entries(value)) {
-        if (Array.isArray(sub)) {
+        if (isArray(sub)) {
           if (!uniqueStrings(sub)) return fail(`${name}: must be unique property names`);
         } else {
           const problem = checkNode(sub, childPath(at, name), draft, depth + 1);
@@ -234,21 +235,19 @@ function checkValue(
       }
       return undefined;
     case "type": {
-      const list = Array.isArray(value) ? value : [value];
+      const list = isArray(value) ? value : [value];
       if (list.length === 0) return fail("must name a type");
       for (const type of list) {
         if (typeof type !== "string" || !TYPES.has(type)) {
-          return fail(`unknown type ${JSON.stringify(type)} (known: ${[...TYPES].join(", ")})`);
+          return fail(`unknown type ${stringify(type)} (known: ${[...TYPES].join(", ")})`);
         }
       }
       return new Set(list).size === list.length ? undefined : fail("names a type twice");
     }
     case "enum":
-      return Array.isArray(value) && value.length > 0
-        ? undefined
-        : fail("must be a non-empty array");
+      return isArray(value) && value.length > 0 ? undefined : fail("must be a non-empty array");
     case "array":
-      return Array.isArray(value) ? undefined : fail("must be an array");
+      return isArray(value) ? undefined : fail("must be an array");
     case "any":
       return undefined;
   }

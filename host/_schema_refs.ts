@@ -5,6 +5,7 @@
 import type { Schema } from "@cfworker/json-schema";
 import { formatPath } from "./path.ts";
 import { isRecord } from "./unknown.ts";
+import { isArray } from "./_builtins.ts";
 
 /** Every schema object in `node` with the JSON path to it (the validator's own copy). */
 export function* schemaNodes(
@@ -16,7 +17,7 @@ export function* schemaNodes(
   for (const [keyword, value] of Object.entries(node)) {
     if (keyword === "const" || keyword === "enum" || keyword === "default") continue;
     if (keyword === "examples") continue;
-    if (Array.isArray(value)) {
+    if (isArray(value)) {
       for (const [i, sub] of value.entries()) yield* schemaNodes(sub, `${path}.${keyword}[${i}]`);
     } else if (isRecord(value)) {
       if (
@@ -65,7 +66,7 @@ export function inPlaceLoop(
     }
     for (const keyword of IN_PLACE) {
       const value = node[keyword];
-      if (Array.isArray(value)) next.push(...value);
+      if (isArray(value)) next.push(...value);
       else if (keyword === "dependentSchemas" && isRecord(value)) {
         next.push(...Object.values(value));
       } else if (isRecord(value)) next.push(value);

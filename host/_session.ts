@@ -1,8 +1,6 @@
 import type { ModelMessage, ModelToolCall } from "./model.ts";
 import type { Session, SessionEvent } from "./session.ts";
-
-// One name for the many freezes below (shorter, minified, than `Object.freeze` at each).
-const { freeze } = Object;
+import { freeze } from "./_builtins.ts";
 
 /** The one empty list, frozen: no output, no tool calls. */
 export const EMPTY: readonly never[] = freeze([]);

@@ -3,6 +3,7 @@ import { type ContentBlock, describe, parseContent } from "./content.ts";
 import { deepFreeze, jsonCopy } from "./json.ts";
 import type { SessionEvent, TurnEndReason } from "./session.ts";
 import { invalid } from "./_invalid.ts";
+import { freeze, isArray } from "./_builtins.ts";
 
 const REASONS = new Set<string>(["completed", "max-tokens", "aborted", "error", "refusal"]);
 const CODES = new Set<string>(["UNKNOWN_TOOL", "INVALID_ARGS", "DENIED", "TOOL_FAILED", "ABORTED"]);
@@ -20,7 +21,7 @@ export function readSeed(
   seed: readonly SessionEvent[],
   own: WeakSet<object>,
 ): { events: SessionEvent[]; turns: number } {
-  if (!Array.isArray(seed)) {
+  if (!isArray(seed)) {
     invalid(`session: expected an array of session events, got ${describe(seed)}`);
   }
   const events: SessionEvent[] = new Array(seed.length);
@@ -71,7 +72,7 @@ export function readSeed(
 }
 
 function shareOrRenumber(event: SessionEvent, seq: number, own: WeakSet<object>): SessionEvent {
-  const copy = Object.freeze({ ...event, seq });
+  const copy = freeze({ ...event, seq });
   own.add(copy);
   return copy;
 }

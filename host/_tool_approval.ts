@@ -4,6 +4,7 @@ import type { JsonValue } from "./json.ts";
 import type { ToolApprovalRequest, ToolApprover } from "./tools.ts";
 import { isRecord, messageOf } from "./unknown.ts";
 import { cannot } from "./_invalid.ts";
+import { freeze, stringify } from "./_builtins.ts";
 
 /** A tool's approval declaration, read once when it is registered. */
 export interface ApprovalSpec {
@@ -55,7 +56,7 @@ export function readApproval(
     );
   }
   if (requiresApproval === undefined || requiresApproval === false) return undefined;
-  return Object.freeze({
+  return freeze({
     requires: requiresApproval as ApprovalSpec["requires"],
     kind: kind as string | undefined,
     title: title as ApprovalSpec["title"],
@@ -115,7 +116,7 @@ export async function seekApproval(
   }
   const cancelled: Unapproved = { code: "ABORTED", text: `Tool "${name}" was cancelled` };
   if (signal.aborted) return cancelled;
-  const request: ToolApprovalRequest = Object.freeze({
+  const request: ToolApprovalRequest = freeze({
     agent: call.agent,
     callId: call.callId,
     name,
@@ -183,7 +184,7 @@ function titleOf(
   }
   let shown: string;
   try {
-    shown = JSON.stringify(rawInput) ?? "";
+    shown = stringify(rawInput) ?? "";
   } catch {
     shown = "";
   }

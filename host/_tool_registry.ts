@@ -27,9 +27,7 @@ import { isZod3, isZod4, type ZodSchema, zodValidate } from "./_zod.ts";
 import { type ApprovalSpec, readApproval, seekApproval } from "./_tool_approval.ts";
 import { isRecord, messageOf } from "./unknown.ts";
 import { cannot } from "./_invalid.ts";
-
-// One name for the many freezes below (shorter, minified, than `Object.freeze` at each).
-const { freeze } = Object;
+import { freeze, isArray } from "./_builtins.ts";
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -396,7 +394,7 @@ function normalizeResult(callId: string, name: string, result: unknown): ToolOut
 
 function readList(value: unknown, key: string): string[] | undefined {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value)) {
+  if (!isArray(value)) {
     cannot("restrict tools", `${key} must be an array of tool names, got ${describe(value)}`);
   }
   const names: string[] = [];

@@ -1,6 +1,7 @@
 import { isRecord } from "./unknown.ts";
 import type { JsonValue } from "./json.ts";
 import { invalid } from "./_invalid.ts";
+import { isArray, stringify } from "./_builtins.ts";
 
 /** Plain text. */
 export interface TextBlock {
@@ -80,7 +81,7 @@ export function textOf(content: ContentInput): string {
     if (block.type === "text") text += block.text;
     else if (block.type === "resource" && block.text !== undefined) {
       text += block.text;
-    } else if (block.type === "data") text += JSON.stringify(block.data);
+    } else if (block.type === "data") text += stringify(block.data);
   }
   return text;
 }
@@ -141,7 +142,7 @@ export function parseContent(
     }
     return value === "" ? [] : [{ type: "text", text: value }];
   }
-  if (!Array.isArray(value)) {
+  if (!isArray(value)) {
     invalid(`${path}: expected a string or an array of content blocks, got ${describe(value)}`);
   }
   if (value.length === 0 && !options.allowEmpty) {
@@ -233,7 +234,7 @@ function requireString(
 /** A short description of a value's kind for error messages. */
 export function describe(value: unknown): string {
   if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
+  if (isArray(value)) return "an array";
   if (typeof value === "string") {
     return value.length > 40 ? `a string "${value.slice(0, 40)}…"` : `"${value}"`;
   }

@@ -8,6 +8,7 @@ import { AgentRegistryImpl } from "./_agent_registry.ts";
 import { ModelRegistryImpl } from "./_model_registry.ts";
 import { PromptRegistryImpl } from "./_prompt_registry.ts";
 import { ToolRegistryImpl } from "./_tool_registry.ts";
+import { freeze } from "./_builtins.ts";
 
 /**
  * An agent runtime: a root scope and the host-wide registries. Registry
@@ -93,7 +94,7 @@ export function createHost(options: HostOptions = {}): Host {
     agents: undefined as unknown as AgentRegistry,
   };
   (host as { agents: AgentRegistry }).agents = new AgentRegistryImpl(host);
-  Object.freeze(host);
+  freeze(host);
   scope.provide(hostKey, host);
   return host;
 }

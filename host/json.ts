@@ -1,5 +1,6 @@
 import { brandError, hasBrand } from "./brand.ts";
 import { formatPath } from "./path.ts";
+import { isArray } from "./_builtins.ts";
 
 /** A value JSON represents without loss. */
 export type JsonValue =
@@ -140,7 +141,7 @@ function copy(value: unknown, freeze: boolean, base: number): JsonValue {
   if (stack.indexOf(object, base) !== -1) fail("the value contains a cycle");
   stack.push(object);
   let out: JsonValue[] | Record<string, JsonValue>;
-  if (Array.isArray(object)) {
+  if (isArray(object)) {
     if (Object.getPrototypeOf(object) !== Array.prototype) {
       fail("an Array subclass is not a plain JSON array");
     }

@@ -8,6 +8,7 @@ import { isZod3, isZod4, zodToJsonSchema } from "./_zod.ts";
 import type { ZodLikeSchema } from "./tools.ts";
 import { isRecord } from "./unknown.ts";
 import { cannot } from "./_invalid.ts";
+import { isArray, stringify } from "./_builtins.ts";
 
 /**
  * A JSON Schema (draft 2020-12 unless its `$schema` names 2019-09 or
@@ -61,7 +62,7 @@ function compile(schema: object, draft: SchemaDraft, path: string): Compiled {
       throw new JsonSchemaError(
         `${at}.$ref`,
         `${
-          JSON.stringify(node.$ref)
+          stringify(node.$ref)
         } does not resolve to a schema in this document (nothing is fetched: put it under $defs)`,
         "$ref",
       );
@@ -82,17 +83,17 @@ function compile(schema: object, draft: SchemaDraft, path: string): Compiled {
 function objectRooted(schema: unknown, root: unknown, depth = 0): boolean {
   if (depth > 16 || !isRecord(schema)) return false;
   if (schema.type === "object") return true;
-  if (Array.isArray(schema.type) && schema.type.length === 1 && schema.type[0] === "object") {
+  if (isArray(schema.type) && schema.type.length === 1 && schema.type[0] === "object") {
     return true;
   }
   for (const keyword of ["anyOf", "oneOf"]) {
     const branches = schema[keyword];
-    if (Array.isArray(branches) && branches.every((sub) => objectRooted(sub, root, depth + 1))) {
+    if (isArray(branches) && branches.every((sub) => objectRooted(sub, root, depth + 1))) {
       return true;
     }
   }
   if (
-    Array.isArray(schema.allOf) && schema.allOf.some((sub) => objectRooted(sub, root, depth + 1))
+    isArray(schema.allOf) && schema.allOf.some((sub) => objectRooted(sub, root, depth + 1))
   ) {
     return true;
   }
@@ -113,7 +114,7 @@ function pointer(root: unknown, path: string): unknown {
   let node = root;
   for (const raw of path.slice(1).split("/")) {
     const key = pointerKey(raw);
-    if (!isRecord(node) && !Array.isArray(node)) return undefined;
+    if (!isRecord(node) && !isArray(node)) return undefined;
     node = (node as Record<string, unknown>)[key];
   }
   return node;
@@ -188,7 +189,7 @@ export function checkJsonSchema(
     throw new JsonSchemaError(
       `${path}.type`,
       `the root must be type "object" (or an anyOf/oneOf of objects), got ${
-        JSON.stringify(schema.type ?? null)
+        stringify(schema.type ?? null)
       }`,
       "type",
     );
@@ -210,7 +211,7 @@ function instanceKeys(value: unknown, location: string): (string | number)[] {
   let node = value;
   for (const raw of location.replace(/^#\//, "").split("/")) {
     const key = pointerKey(raw);
-    if (Array.isArray(node) && /^\d+$/.test(key)) {
+    if (isArray(node) && /^\d+$/.test(key)) {
       keys.push(Number(key));
       node = node[Number(key)];
     } else {
@@ -248,7 +249,7 @@ const SUMMARIES = new Set(["anyOf", "oneOf", "not", "contains"]);
 
 function typeOf(value: unknown): string {
   if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
+  if (isArray(value)) return "array";
   if (typeof value === "number" && Number.isInteger(value)) return "integer";
   return typeof value;
 }

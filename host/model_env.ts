@@ -1,5 +1,6 @@
 import type { ModelAdapter } from "./model.ts";
 import { createOpenAICompatibleModel, DEEPSEEK_BASE_URL, OPENAI_BASE_URL } from "./openai_model.ts";
+import { freeze } from "./_builtins.ts";
 
 /** A real model chosen by the environment: an adapter and the model id agents run on. */
 export interface EnvModel {
@@ -13,7 +14,7 @@ export interface EnvModel {
 
 /** The environment variables {@linkcode modelFromEnv} reads. */
 // Marked pure: a bundle that never reads it leaves it out.
-export const MODEL_ENV_VARS: readonly string[] = /* @__PURE__ */ Object.freeze([
+export const MODEL_ENV_VARS: readonly string[] = /* @__PURE__ */ freeze([
   "DEEPSEEK_API_KEY",
   "OPENAI_API_KEY",
   "OPENAI_BASE_URL",

@@ -3,6 +3,7 @@ import { cannot } from "./_invalid.ts";
 import { type Config, open } from "./_openai_http.ts";
 import { toWire } from "./_openai_messages.ts";
 import { readStream } from "./_openai_stream.ts";
+import { freeze, stringify } from "./_builtins.ts";
 
 /** Options of {@linkcode createOpenAICompatibleModel}. Give `baseUrl` or `preset`. */
 export interface OpenAICompatibleModelOptions {
@@ -109,7 +110,7 @@ function baseUrlOf(options: OpenAICompatibleModelOptions): string {
   if (preset !== undefined) {
     if (typeof preset !== "string" || !Object.hasOwn(OPENAI_COMPATIBLE_PRESETS, preset)) {
       invalid(
-        `unknown preset ${JSON.stringify(preset)} (known: ${
+        `unknown preset ${stringify(preset)} (known: ${
           Object.keys(OPENAI_COMPATIBLE_PRESETS).join(", ")
         })`,
       );
@@ -181,14 +182,14 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
     invalid("options must be an object with baseUrl or preset");
   }
   for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.has(key)) invalid(`unknown option ${JSON.stringify(key)}`);
+    if (!OPTION_KEYS.has(key)) invalid(`unknown option ${stringify(key)}`);
   }
   const baseUrl = baseUrlOf(options);
   let url: string;
   try {
     url = new URL(`${baseUrl.replace(/\/+$/, "")}/chat/completions`).href;
   } catch {
-    invalid(`invalid baseUrl ${JSON.stringify(baseUrl)}`);
+    invalid(`invalid baseUrl ${stringify(baseUrl)}`);
   }
   if (options.fetch !== undefined && typeof options.fetch !== "function") {
     invalid("fetch must be a function");
@@ -215,7 +216,7 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
     Math.max(10_000, retryDelayMs),
     retryDelayMs,
   );
-  const config: Config = Object.freeze({
+  const config: Config = freeze({
     url,
     fetch: fetchFn,
     headers,
@@ -226,7 +227,7 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
   });
   const name = options.name ?? "openai-compatible";
   const model = options.model;
-  return Object.freeze({
+  return freeze({
     name,
     stream(request: ModelRequest): AsyncIterable<ModelEvent> {
       return streamCompletion(config, model ?? request.model, request);
@@ -254,7 +255,7 @@ async function* streamCompletion(
     }));
   }
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
-  const { response, attempt } = await open(config, JSON.stringify(body), signal);
+  const { response, attempt } = await open(config, stringify(body), signal);
   try {
     yield* readStream(config, response, attempt, signal);
   } finally {

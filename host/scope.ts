@@ -1,6 +1,7 @@
 import { brandError, hasBrand } from "./brand.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { cannot } from "./_invalid.ts";
+import { freeze } from "./_builtins.ts";
 
 /** Undo a registration. May be async; a scope awaits it on disposal. */
 export type Disposer = () => void | Promise<void>;
@@ -51,7 +52,7 @@ export function defineEvent<T>(name: string): EventKey<T> {
   if (typeof name !== "string" || name === "") {
     cannot("define event", "name must be a non-empty string");
   }
-  return Object.freeze({ name });
+  return freeze({ name });
 }
 
 /** Define a typed service key for {@linkcode Scope.provide} and {@linkcode Scope.inject}. */
@@ -59,7 +60,7 @@ export function defineService<T>(name: string): ServiceKey<T> {
   if (typeof name !== "string" || name === "") {
     cannot("define service", "name must be a non-empty string");
   }
-  return Object.freeze({ name });
+  return freeze({ name });
 }
 
 const INACTIVE_SCOPE_ERROR_BRAND = Symbol.for("@seam/host/InactiveScopeError");

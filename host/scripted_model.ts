@@ -14,6 +14,7 @@ import type { ModelAdapter, ModelEvent, ModelMessage, ModelRequest } from "./mod
 import { delay } from "./delay.ts";
 import { type DirectiveStep, parseDirectives, type ParsedPrompt } from "./_directives.ts";
 import { cannot } from "./_invalid.ts";
+import { freeze, isArray } from "./_builtins.ts";
 
 /** A tool call in a code script. */
 export interface ScriptedToolCall {
@@ -169,13 +170,13 @@ export function createScriptedModel(options: ScriptedModelOptions = {}): ModelAd
   if (typeof name !== "string") {
     cannot("create the scripted model", "name must be a string");
   }
-  if (script !== undefined && typeof script !== "function" && !Array.isArray(script)) {
+  if (script !== undefined && typeof script !== "function" && !isArray(script)) {
     cannot("create the scripted model", "script must be a list of steps or a function");
   }
   if (!Number.isSafeInteger(baseDelay) || baseDelay < 0) {
     cannot("create the scripted model", "delayMs must be a non-negative integer", true);
   }
-  return Object.freeze({
+  return freeze({
     name,
     stream(request: ModelRequest): AsyncIterable<ModelEvent> {
       return run(request, script, baseDelay);
@@ -276,7 +277,7 @@ function pushWords(
   return { count: take, cut: take < chunks.length };
 }
 
-const DONE: IteratorResult<ModelEvent> = Object.freeze({ done: true, value: undefined });
+const DONE: IteratorResult<ModelEvent> = freeze({ done: true, value: undefined });
 
 /**
  * One step's stream. A hand-written iterator (not an async generator): the

@@ -1,3 +1,4 @@
+import { isArray } from "./_builtins.ts";
 /**
  * Whether `value` is a record: a non-null object that is not an array (the
  * shape of a JSON object, a request, an options bag).
@@ -12,7 +13,7 @@
  * ```
  */
 export function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
+  return value !== null && typeof value === "object" && !isArray(value);
 }
 
 /**

@@ -14,9 +14,7 @@ import {
   type SubagentBudgetMeter,
 } from "./budget.ts";
 import type { SubagentResult, SubagentUsageFigures } from "./types.ts";
-
-// One name for the many freezes below (shorter, minified, than `Object.freeze` at each).
-const { freeze } = Object;
+import { freeze } from "./_builtins.ts";
 
 const WORDS: Readonly<Record<SubagentBudgetLimit, string>> = freeze({
   tokens: "tokens",

@@ -7,9 +7,7 @@ import type {
   SubagentRequest,
   SubagentRunHandle,
 } from "./types.ts";
-
-// One name for the many freezes below (shorter, minified, than `Object.freeze` at each).
-const { freeze } = Object;
+import { freeze } from "./_builtins.ts";
 
 /** A provider name: a letter or digit, then letters, digits, `.`, `_`, `:`, `-`; at most 64. */
 const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;

@@ -23,9 +23,7 @@ import { delegationContextKey } from "./delegation.ts";
 import type { RunNode } from "./_usage.ts";
 import { BudgetLedger } from "./_budget.ts";
 import { acceptBudget } from "./budget.ts";
-
-// One name for the many freezes below (shorter, minified, than `Object.freeze` at each).
-const { freeze } = Object;
+import { freeze } from "./_builtins.ts";
 
 const REQUEST_FIELDS = new Set([
   "prompt",

@@ -18,9 +18,7 @@ import {
   type SubagentStopReason,
   type SubagentUsage,
 } from "./types.ts";
-
-// One name for the many freezes below (shorter, minified, than `Object.freeze` at each).
-const { freeze } = Object;
+import { freeze } from "./_builtins.ts";
 
 /** A failure code: upper-case letters, digits and `_`, starting with a letter; at most 64. */
 const FAILURE_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;

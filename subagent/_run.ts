@@ -18,9 +18,7 @@ import type {
   SubagentUsage,
 } from "./types.ts";
 import { failRunSpan, startRunSpan, traceRun, underParent } from "./_trace.ts";
-
-// One name for the many freezes below (shorter, minified, than `Object.freeze` at each).
-const { freeze } = Object;
+import { freeze } from "./_builtins.ts";
 
 /**
  * A live run as the service's long-lived collections hold it (its

@@ -1,6 +1,7 @@
 import { describe, isRecord } from "@seam/host";
 import type { BudgetLedger } from "./_budget.ts";
 import type { SubagentRunPlace, SubagentUsage, SubagentUsageFigures } from "./types.ts";
+import { freeze } from "./_builtins.ts";
 
 /** The figures' keys, in their documented order. */
 const KEYS = [
@@ -97,7 +98,7 @@ export function acceptUsage(
     if (below.figures !== undefined) addFigures(total, below.figures);
     if (below.partial) partial = true;
   }
-  return Object.freeze({ self: Object.freeze(self), total: Object.freeze(total), partial });
+  return freeze({ self: freeze(self), total: freeze(total), partial });
 }
 
 /** Add a settled run's usage to what its parent run's descendants used. */

@@ -8,6 +8,7 @@
 import { brandError, describe, hasBrand, isRecord } from "@seam/host";
 import { assertSubagentMaxDepth } from "./max_depth.ts";
 import { cannot } from "./_invalid.ts";
+import { freeze, isArray } from "./_builtins.ts";
 
 /**
  * Limits on what a run may use, counting the run and every run below it
@@ -46,7 +47,7 @@ export interface SubagentBudget {
 export type SubagentBudgetLimit = keyof SubagentBudget;
 
 /** Every limit of a budget, in a stable order. */
-export const SUBAGENT_BUDGET_LIMITS: readonly SubagentBudgetLimit[] = Object.freeze([
+export const SUBAGENT_BUDGET_LIMITS: readonly SubagentBudgetLimit[] = freeze([
   "tokens",
   "wallTimeMs",
   "toolCalls",
@@ -171,7 +172,7 @@ export function acceptBudget(
   path = "budget",
   action = "start subagent",
 ): SubagentBudget {
-  if (!isRecord(value) || Array.isArray(value)) {
+  if (!isRecord(value) || isArray(value)) {
     cannot(action, `${path} must be an object, got ${describe(value)}`);
   }
   const budget: { -readonly [K in SubagentBudgetLimit]?: number } = {};
@@ -201,5 +202,5 @@ export function acceptBudget(
   if (Object.keys(budget).length === 0) {
     cannot(action, `${path} must name at least one of ${SUBAGENT_BUDGET_LIMITS.join(", ")}`);
   }
-  return Object.freeze(budget);
+  return freeze(budget);
 }

@@ -40,6 +40,7 @@ import {
   type ServiceKey,
 } from "@seam/host";
 import { cannot } from "./_invalid.ts";
+import { isArray, stringify } from "./_builtins.ts";
 
 /** What a run asks for. */
 export type SubagentInputKind = "permission" | "question" | "authentication";
@@ -389,7 +390,7 @@ export class SubagentInputs {
     const below = relay === undefined ? [] : relay.below;
     if (
       relay !== undefined &&
-      (!Array.isArray(below) || below.length === 0 || below.length > MAX_BELOW ||
+      (!isArray(below) || below.length === 0 || below.length > MAX_BELOW ||
         below.some((id) => typeof id !== "string" || id === "" || id.length > MAX_RUN_ID))
     ) {
       cannotAsk(
@@ -399,7 +400,7 @@ export class SubagentInputs {
     const { kind, message } = ask;
     if (kind !== "permission" && kind !== "question" && kind !== "authentication") {
       cannotAsk(
-        `kind must be "permission", "question" or "authentication", got ${JSON.stringify(kind)}`,
+        `kind must be "permission", "question" or "authentication", got ${stringify(kind)}`,
       );
     }
     if (typeof message !== "string" || message === "") {
@@ -407,7 +408,7 @@ export class SubagentInputs {
     }
     if (kind === "permission") {
       const options = ask.options;
-      if (!Array.isArray(options) || options.length === 0) {
+      if (!isArray(options) || options.length === 0) {
         cannotAsk("a permission request must offer options");
       }
       const ids = new Set<string>();
@@ -472,7 +473,7 @@ export function checkAnswer(
       cannot(
         action,
         `a permission request is answered {outcome: "selected", optionId} or {outcome: "refused", reason}, got outcome ${
-          JSON.stringify(outcome)
+          stringify(outcome)
         }`,
       );
     }
@@ -481,7 +482,7 @@ export function checkAnswer(
     if (typeof optionId !== "string" || !offered.includes(optionId)) {
       cannot(
         action,
-        `option ${JSON.stringify(optionId)} was not offered (offered: ${offered.join(", ")})`,
+        `option ${stringify(optionId)} was not offered (offered: ${offered.join(", ")})`,
         true,
       );
     }
@@ -491,7 +492,7 @@ export function checkAnswer(
     cannot(
       action,
       `a ${request.kind} request is answered {outcome: "answered", text} or {outcome: "refused", reason}, got outcome ${
-        JSON.stringify(outcome)
+        stringify(outcome)
       }`,
     );
   }

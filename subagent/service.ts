@@ -13,9 +13,7 @@ import type {
   SubagentRun,
   SubagentStartRequest,
 } from "./types.ts";
-
-// One name for the many freezes below (shorter, minified, than `Object.freeze` at each).
-const { freeze } = Object;
+import { freeze } from "./_builtins.ts";
 
 /** Options of {@linkcode SubagentService.registerProvider}. */
 export interface RegisterProviderOptions {

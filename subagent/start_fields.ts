@@ -12,9 +12,7 @@ import { cannot } from "./_invalid.ts";
 import { checkOutputSchema } from "./output_schema.ts";
 import { acceptBudget, type SubagentBudget } from "./budget.ts";
 import type { OutputSchema, SubagentCapabilities, SubagentToolFilter } from "./types.ts";
-
-// One name for the many freezes below (shorter, minified, than `Object.freeze` at each).
-const { freeze } = Object;
+import { freeze, isArray } from "./_builtins.ts";
 
 /**
  * The start-time capability flags, in a stable order (`budget` last: a
@@ -137,7 +135,7 @@ export function acceptToolFilter(
   for (const list of ["allow", "deny"] as const) {
     const names = filter[list];
     if (names === undefined) continue;
-    if (!Array.isArray(names)) {
+    if (!isArray(names)) {
       cannot(action, `${path}.${list} must be an array of tool names, got ${describe(names)}`);
     }
     names.forEach((name, i) => {

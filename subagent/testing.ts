@@ -45,6 +45,7 @@ import type {
   SubagentStartRequest,
   SubagentToolFilter,
 } from "./types.ts";
+import { stringify } from "./_builtins.ts";
 
 /** The part of a test context the suite needs: `Deno.TestContext` fits, so does an adapter. */
 export interface ConformanceTestContext {
@@ -276,7 +277,7 @@ export async function testSubagentProvider(
       if (backend.expectedOutput !== undefined) {
         check(
           text.includes(backend.expectedOutput),
-          `output ${JSON.stringify(text)} lacks ${JSON.stringify(backend.expectedOutput)}`,
+          `output ${stringify(text)} lacks ${stringify(backend.expectedOutput)}`,
         );
       }
       check(isDeeplyFrozen(result), "the result must be deeply frozen");
@@ -435,7 +436,7 @@ export async function testSubagentProvider(
       prompt: () => backend.prompts.structured,
       verify: (result) => {
         const issues = validateStructuredOutput(CONFORMANCE_OUTPUT_SCHEMA, result.structured);
-        check(issues.length === 0, `structured value does not match: ${JSON.stringify(issues)}`);
+        check(issues.length === 0, `structured value does not match: ${stringify(issues)}`);
       },
     },
     {

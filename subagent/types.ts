@@ -1,6 +1,7 @@
 import type { SubagentBudget, SubagentBudgetMeter } from "./budget.ts";
 import type { SubagentInputAnswer } from "./input.ts";
 import type { AgentRef, ContentBlock, ContentInput, JsonValue, ZodLikeSchema } from "@seam/host";
+import { freeze } from "./_builtins.ts";
 
 /**
  * Start-time features a provider supports. The service checks them before a
@@ -233,7 +234,7 @@ export type SubagentFailureCode =
 
 /** Every well-known {@linkcode SubagentFailureCode}, in a stable order. */
 // Marked pure: a bundle that never reads it leaves it out.
-export const SUBAGENT_FAILURE_CODES: readonly SubagentFailureCode[] = /* @__PURE__ */ Object.freeze(
+export const SUBAGENT_FAILURE_CODES: readonly SubagentFailureCode[] = /* @__PURE__ */ freeze(
   [
     "START_FAILED",
     "CHILD_FAILED",

@@ -4,9 +4,7 @@ import {
   SubagentInputs,
   type SubagentPermissionOption,
 } from "@seam/subagent";
-
-// One name for the many freezes below (shorter, minified, than `Object.freeze` at each).
-const { freeze } = Object;
+import { freeze } from "./_builtins.ts";
 
 /** What a child's permission request offers, for every tool call. */
 export const PERMISSION_OPTIONS: readonly SubagentPermissionOption[] = freeze([

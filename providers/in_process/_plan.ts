@@ -22,6 +22,7 @@ import {
   tighterDepthCap,
 } from "@seam/subagent";
 import type { Capture } from "./_structured.ts";
+import { isArray } from "./_builtins.ts";
 
 export interface Plan {
   readonly host: Host;
@@ -79,7 +80,7 @@ export function plan(
   if (!host) {
     fail(`no host is provided in the parent's scope "${parentScope.label}" (see hostKey)`);
   }
-  if (!Array.isArray(prompt) || prompt.length === 0) {
+  if (!isArray(prompt) || prompt.length === 0) {
     fail("request.prompt must be a non-empty list of content blocks");
   }
   assertSubagentMaxDepth(maxDepth, "request.maxDepth");

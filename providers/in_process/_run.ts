@@ -28,9 +28,7 @@ import {
 import { ChildApprovals } from "./_approvals.ts";
 import type { Composed, Plan } from "./_plan.ts";
 import { type Capture, STRUCTURED_RESULT_TOOL } from "./_structured.ts";
-
-// One name for the many freezes below (shorter, minified, than `Object.freeze` at each).
-const { freeze } = Object;
+import { freeze } from "./_builtins.ts";
 
 /**
  * The child agent shared by a run and the runs resumed from it: it lives

@@ -10,9 +10,7 @@ import { meterRunScope } from "./_budget.ts";
 import { type Composed, type Plan, plan } from "./_plan.ts";
 import { Child, runOn } from "./_run.ts";
 import { installCapture } from "./_structured.ts";
-
-// One name for the many freezes below (shorter, minified, than `Object.freeze` at each).
-const { freeze } = Object;
+import { freeze } from "./_builtins.ts";
 
 /** The name of the system-prompt section a request's `persona` replaces for its child. */
 export const PERSONA_SECTION = "persona";
