@@ -375,6 +375,30 @@ Deno.test(
   },
 );
 
+/** Task "w", live, as the watchers tests append it. */
+function watchedTask(): StoredTask {
+  return {
+    task: { id: "w", contextId: "ctx", status: { state: "TASK_STATE_WORKING" } },
+    owner: undefined,
+    provider: "p",
+    updatedAt: 1,
+  };
+}
+
+/** How many watchers rows `schema` holds. */
+async function watcherRows(sql: postgres.Sql, schema: string): Promise<number> {
+  return (await sql.unsafe(`SELECT count(*)::integer AS n FROM "${schema}".watchers`))[0].n;
+}
+
+/** Wait until `check` holds, 5 s at most. */
+async function until(what: string, check: () => Promise<boolean> | boolean): Promise<void> {
+  const end = Date.now() + 5_000;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`${what}: not within 5 s`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 Deno.test({
   name:
     "subscribe() right after a task's last listener left stays notified: the listener's row is written after the leaving one's delete",
@@ -382,21 +406,8 @@ Deno.test({
   fn: async () => {
     await withStore(2, async (other, sql, schema) => {
       const store = await openStore(schema);
-      const record: StoredTask = {
-        task: { id: "w", contextId: "ctx", status: { state: "TASK_STATE_WORKING" } },
-        owner: undefined,
-        provider: "p",
-        updatedAt: 1,
-      };
-      const watchers = async () =>
-        (await sql.unsafe(`SELECT count(*)::integer AS n FROM "${schema}".watchers`))[0].n;
-      const until = async (what: string, check: () => Promise<boolean> | boolean) => {
-        const end = Date.now() + 5_000;
-        while (!(await check())) {
-          if (Date.now() > end) throw new Error(`${what}: not within 5 s`);
-          await new Promise((r) => setTimeout(r, 10));
-        }
-      };
+      const record = watchedTask();
+      const watchers = () => watcherRows(sql, schema);
       let release = () => {};
       let holding: Promise<unknown> = Promise.resolve();
       try {
@@ -504,21 +515,8 @@ Deno.test({
   fn: async () => {
     await withStore(2, async (other, sql, schema) => {
       const store = await openStore(schema);
-      const record: StoredTask = {
-        task: { id: "w", contextId: "ctx", status: { state: "TASK_STATE_WORKING" } },
-        owner: undefined,
-        provider: "p",
-        updatedAt: 1,
-      };
-      const watchers = async () =>
-        (await sql.unsafe(`SELECT count(*)::integer AS n FROM "${schema}".watchers`))[0].n;
-      const until = async (what: string, check: () => Promise<boolean> | boolean) => {
-        const end = Date.now() + 5_000;
-        while (!(await check())) {
-          if (Date.now() > end) throw new Error(`${what}: not within 5 s`);
-          await new Promise((r) => setTimeout(r, 10));
-        }
-      };
+      const record = watchedTask();
+      const watchers = () => watcherRows(sql, schema);
       let release = () => {};
       let holding: Promise<unknown> = Promise.resolve();
       let off = () => {};
