@@ -39,6 +39,7 @@ export * from "./brand.ts";
 export * from "./content.ts";
 export * from "./delay.ts";
 export * from "./json.ts";
+export * from "./text.ts";
 export * from "./json_schema.ts";
 export * from "./logger.ts";
 export * from "./path.ts";

@@ -1,7 +1,7 @@
 // What went wrong, as data: a thrown error (or a remote end) as the
 // `result.error` of a run, `{code, message, data}`, with the well-known
 // codes of `@seam/subagent` where they fit.
-import { messageOf } from "@seam/host";
+import { messageOf, textHead } from "@seam/host";
 import type { SubagentFailure } from "@seam/subagent";
 import {
   ConnectionLost,
@@ -20,11 +20,8 @@ const MAX_WHY_CHARS = 2_000;
 /** `text` clipped to `max` characters, saying how many were left out. */
 export function clipped(text: string, max = MAX_WHY_CHARS): string {
   if (text.length <= max) return text;
-  // Never between the halves of a surrogate pair: a lone half is not text (it
-  // reaches JSON as an escape, and UTF-8 as U+FFFD).
-  const high = text.charCodeAt(max - 1);
-  const end = high >= 0xd800 && high <= 0xdbff ? max - 1 : max;
-  return `${text.slice(0, end)}… (${text.length - end} more characters)`;
+  const head = textHead(text, max); // never between the halves of a surrogate pair
+  return `${head}… (${text.length - head.length} more characters)`;
 }
 
 /** A failure, `data` left out when empty. */

@@ -8,11 +8,11 @@
 // @ts-types="@agentclientprotocol/sdk"
 import * as acp from "./_acp_sdk.bundle.js";
 import type { Logger } from "@seam/host";
-import { isRecord } from "@seam/host";
+import { isRecord, textHead } from "@seam/host";
 import { deferred, settledWithin } from "./_async.ts";
 import { type AgentInfo, agentInfoOf, protocolMismatch, requestError } from "./_answers.ts";
 import { chooseAuthMethod, describeAuthMethods } from "./_auth.ts";
-import { AcpError, type AcpFailureCode, cut, headOf } from "./_failure.ts";
+import { AcpError, type AcpFailureCode, cut } from "./_failure.ts";
 import { LineFramer } from "./_framing.ts";
 import {
   type AgentProcess,
@@ -316,7 +316,7 @@ export class AgentConnection {
         throw new AcpError(
           "PROTOCOL_ERROR",
           `the ACP agent answered session/new with session id ${
-            JSON.stringify(headOf(sessionId, 200))
+            JSON.stringify(textHead(sessionId, 200))
           }, which is already open on this process`,
         );
       }
@@ -497,7 +497,7 @@ export class AgentConnection {
           new AcpError(
             "PROTOCOL_ERROR",
             `the ACP agent answered a request this client never sent (id ${
-              headOf(String(JSON.stringify(id)), QUOTED_CHARS)
+              textHead(String(JSON.stringify(id)), QUOTED_CHARS)
             })${reason}`,
           ),
         );

@@ -2,7 +2,7 @@
 // place a failure becomes part of a result. The connection and the run throw `AcpError`s (or plain
 // errors, classified by the phase they happened in); `resultOf` turns the
 // run's output, stop reason and failure into the provider's result.
-import type { ContentBlock, JsonValue } from "@seam/host";
+import { type ContentBlock, type JsonValue, textHead } from "@seam/host";
 import type { SubagentResultInput, SubagentStopReason } from "@seam/subagent";
 
 /**
@@ -44,20 +44,9 @@ export class AcpError extends Error {
   }
 }
 
-/**
- * The first `max` characters of `text`, one fewer where the cut would fall
- * between the halves of a surrogate pair (a lone half is not text: JSON
- * carries it as an escape, UTF-8 as U+FFFD).
- */
-export function headOf(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const high = text.charCodeAt(max - 1);
-  return text.slice(0, high >= 0xd800 && high <= 0xdbff ? max - 1 : max);
-}
-
-/** `text` cut to `max` characters and an ellipsis when it is longer (see {@linkcode headOf}). */
+/** `text` cut to `max` characters and an ellipsis when it is longer (`textHead`, never within a surrogate pair). */
 export function cut(text: string, max: number): string {
-  return text.length > max ? `${headOf(text, max)}…` : text;
+  return text.length > max ? `${textHead(text, max)}…` : text;
 }
 
 /** The most characters of an agent's `error.data` kept, as compact JSON. */

@@ -2,10 +2,16 @@
 // policy, the permission function, or (`permission: "ask"`) as input
 // requests up the tree; and the refusals, which say why a turn the agent
 // ended `cancelled` itself ended.
-import { type AgentRef, deepFreeze, frozenJsonCopy, type JsonValue, messageOf } from "@seam/host";
+import {
+  type AgentRef,
+  deepFreeze,
+  frozenJsonCopy,
+  type JsonValue,
+  messageOf,
+  textHead,
+} from "@seam/host";
 import { type SubagentInputAnswer, SubagentInputs } from "@seam/subagent";
 import { race } from "./_async.ts";
-import { headOf } from "./_failure.ts";
 import { fromAcpUpdate } from "./_content.ts";
 import type { PermissionOptionWire, PermissionOutcome, PermissionParams } from "./_connection.ts";
 import {
@@ -122,11 +128,11 @@ export class RunPermissions {
       if (++this.#refusalCount <= MAX_REFUSALS) {
         const { toolCallId, title, toolKind } = toolCallOf(params.toolCall);
         this.#refusals.push({
-          toolCallId: headOf(toolCallId, MAX_FIELD),
-          ...(title === undefined ? {} : { title: headOf(title, MAX_FIELD) }),
-          ...(toolKind === undefined ? {} : { toolKind: headOf(toolKind, MAX_FIELD) }),
-          answer: headOf(picked ? picked.optionId : "cancelled", MAX_FIELD),
-          ...(reason === undefined ? {} : { reason: headOf(reason, MAX_REASON) }),
+          toolCallId: textHead(toolCallId, MAX_FIELD),
+          ...(title === undefined ? {} : { title: textHead(title, MAX_FIELD) }),
+          ...(toolKind === undefined ? {} : { toolKind: textHead(toolKind, MAX_FIELD) }),
+          answer: textHead(picked ? picked.optionId : "cancelled", MAX_FIELD),
+          ...(reason === undefined ? {} : { reason: textHead(reason, MAX_REASON) }),
         });
       }
     }
