@@ -385,10 +385,12 @@ export class AgentImpl implements Agent {
           }
         }
       } catch (error) {
-        if (span) endModelSpan(span, reason, usage, messageOf(error));
+        // A call cut short by cancellation did not fail: its span ends without an error, as a
+        // cancelled run's does.
+        if (span) endModelSpan(span, reason, usage, signal.aborted ? undefined : messageOf(error));
         return signal.aborted ? ABORTED : { reason: "error", error: messageOf(error) };
       }
-      if (span) endModelSpan(span, reason, usage, signal.aborted ? "aborted" : undefined);
+      if (span) endModelSpan(span, reason, usage);
       if (signal.aborted) return ABORTED;
       if (reason === "max-tokens" || reason === "refusal") {
         // A truncated or refused step's tool calls are never run.

@@ -281,3 +281,28 @@ Deno.test("SubagentRun.resume() hands the provider the resumed run's trace conte
     await host.scope.dispose();
   }
 });
+
+Deno.test("SubagentRun.cancel() ends the cut-short model call's span without an error, as the run's", async () => {
+  const recorded = recordSpans();
+  const { host, subagents } = delegatingHost();
+  try {
+    const main = await host.agents.create({ id: "main", options: { model: "scripted" } });
+    const run = subagents.start("spawn", { prompt: "@hang", parent: main });
+    await run.started;
+    // Time for the child's model call to begin (the chat span below shows it did).
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await run.cancel();
+    const result = await run.result;
+    await run.dispose();
+    assert.equal(result.stopReason, "aborted");
+    const span = recorded.one("invoke_agent spawn");
+    assert.equal(span.status.code, 0); // SpanStatusCode.UNSET
+    const chat = recorded.one("chat scripted");
+    assert.equal(parentOf(chat), span.spanContext().spanId);
+    assert.equal(chat.status.code, 0);
+    assert.equal(chat.attributes["error.type"], undefined);
+  } finally {
+    await host.scope.dispose();
+    await recorded.stop();
+  }
+});
