@@ -96,11 +96,15 @@ interface Waiter {
   reject(error: unknown): void;
 }
 
-/** The listeners of one task, and the newest generation they heard. */
+/** The listeners of one task, the newest generation they heard, and their next wake (`#watch`). */
 interface Listeners {
   readonly set: Set<(generation: number) => void>;
   last: number;
+  rewake?: ReturnType<typeof setTimeout>;
 }
+
+/** The waits between the wakes of a task's listeners after its watchers row is written (`#watch`). */
+const REWAKE_MS = [1_000, 1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000] as const;
 
 type StoreState = "open" | "closed";
 
@@ -365,6 +369,10 @@ export class PostgresStore implements PostgresTaskStore {
       own.set.delete(wrapped);
       if (own.set.size === 0 && this.#listeners.get(id) === own) {
         this.#listeners.delete(id);
+        if (own.rewake !== undefined) {
+          clearTimeout(own.rewake);
+          this.#timers.delete(own.rewake);
+        }
         this.#watcherWrite(
           id,
           () =>
@@ -377,8 +385,12 @@ export class PostgresStore implements PostgresTaskStore {
 
   /**
    * Say in the database that this store listens to task `id`, so appends
-   * notify it; then wake its listeners, for what was appended before (and
-   * once more a second later, for an append that was under way meanwhile).
+   * notify it; then wake its listeners, for what was appended before, and
+   * again 1, 2, 4, … 128 s later (`REWAKE_MS`): an append whose statement
+   * began before the row was committed read the watchers without it, so it
+   * commits unannounced, however long it then takes (a lock wait, a
+   * database under load). After about four minutes no such statement is
+   * still running; the wakes stop (each costs a listener one read).
    * A write that failed (its connection lost, the database away) is tried
    * again a second later, for as long as the task is listened to: without
    * its row, the task's appends elsewhere are never announced here.
@@ -400,11 +412,16 @@ export class PostgresStore implements PostgresTaskStore {
       ON CONFLICT DO NOTHING`)
       .then(() => {
         wake();
-        const timer = setTimeout(() => {
-          this.#timers.delete(timer);
-          wake();
-        }, 1_000);
-        this.#timers.add(timer);
+        const rewake = (n: number) => {
+          if (n === REWAKE_MS.length || this.#listeners.get(id) !== entry) return;
+          const timer = entry.rewake = setTimeout(() => {
+            this.#timers.delete(timer);
+            wake();
+            rewake(n + 1);
+          }, REWAKE_MS[n]);
+          this.#timers.add(timer);
+        };
+        rewake(0);
       }, () => {
         wake();
         const timer = setTimeout(() => {

@@ -464,6 +464,63 @@ Deno.test({
 
 Deno.test({
   name:
+    "subscribe() hears an append that began before its watchers row and committed more than a second after it",
+  ignore: SKIP,
+  fn: async () => {
+    await withStore(2, async (other, sql, schema) => {
+      const store = await openStore(schema);
+      const record = watchedTask();
+      let release = () => {};
+      let holding: Promise<unknown> = Promise.resolve();
+      let appending: Promise<unknown> = Promise.resolve();
+      try {
+        await other.append({ record, expected: 0, events: [{ task: {} }], instance: "i" });
+        // Another session holds the task's row, so the next append's statement
+        // (its snapshot taken, no watchers row in it) waits, as on a busy database.
+        let locked = () => {};
+        const isLocked = new Promise<void>((resolve) => locked = resolve);
+        let holder = 0;
+        holding = sql.begin(async (tx) => {
+          holder = (await tx`SELECT pg_backend_pid() AS pid`)[0].pid;
+          await tx.unsafe(`SELECT * FROM "${schema}".tasks WHERE id = 'w' FOR UPDATE`);
+          locked();
+          await new Promise<void>((resolve) => release = resolve);
+        });
+        await isLocked;
+        appending = Promise.resolve(
+          other.append({ record, expected: 1, events: [{ task: {} }], instance: "i" }),
+        );
+        await until(
+          "the append waiting for the row",
+          async () =>
+            (await sql`
+              SELECT 1 FROM pg_stat_activity WHERE ${holder}::integer = ANY(pg_blocking_pids(pid))`)
+              .length > 0,
+        );
+        const heard: number[] = [];
+        const stop = store.subscribe("w", (generation) => heard.push(generation));
+        await until("the listener's row", async () => (await watcherRows(sql, schema)) === 1);
+        // Past the wake a second after the row: the append commits unannounced.
+        await new Promise((r) => setTimeout(r, 1_300));
+        const before = heard.length;
+        release();
+        await holding;
+        assert.equal(await appending, 2);
+        await until("a wake after the append committed", () => heard.length > before);
+        assert.equal((await store.read("w", 1, 10)).length, 1);
+        stop();
+      } finally {
+        release();
+        await holding.catch(() => {});
+        await appending.catch(() => {});
+        await store.close();
+      }
+    });
+  },
+});
+
+Deno.test({
+  name:
     "heartbeat()'s clean-up forgets the watchers of stores gone for a day, not a store's that still listens",
   ignore: SKIP,
   fn: async () => {
