@@ -520,6 +520,27 @@ Deno.test({
 });
 
 Deno.test({
+  name: "heartbeat() comes through when only its clean-up fails: the lease is renewed",
+  ignore: SKIP,
+  fn: async () => {
+    await withStore(1, async (store, sql, schema) => {
+      // The clean-up deletes stale commands; without their table it fails.
+      await sql.unsafe(`DROP TABLE "${schema}".commands`);
+      const expiry = async () =>
+        (await sql.unsafe(
+          `SELECT extract(epoch FROM expires_at)::float8 AS at FROM "${schema}".instances WHERE id = 'i'`,
+        ))[0].at as number;
+      // The clean-up runs every 20th heartbeat.
+      for (let i = 0; i < 19; i++) await store.heartbeat("i");
+      const before = await expiry();
+      await new Promise((r) => setTimeout(r, 20));
+      await store.heartbeat("i");
+      assert.ok((await expiry()) > before, "the lease renewed");
+    });
+  },
+});
+
+Deno.test({
   name:
     "heartbeat()'s clean-up forgets the watchers of stores gone for a day, not a store's that still listens",
   ignore: SKIP,
