@@ -238,7 +238,7 @@ export class Cluster {
     record: StoredTask,
     framing: StreamFraming,
     cursor: number | undefined,
-  ): Promise<ReadableStream<Uint8Array> | undefined> {
+  ): Promise<TaskSubscriber | undefined> {
     if (this.#journals.has(record.task.id)) {
       // Run here: the live record runs ahead of its log (its end may not be
       // committed yet) and has no generation; the stored one is what the log
@@ -255,13 +255,13 @@ export class Cluster {
       // Resumed after the last event: nothing more will come.
       const done = new TaskSubscriber(framing, 1024);
       done.end();
-      return done.body;
+      return done;
     }
     if (cursor !== undefined && cursor > (record.generation ?? 0)) {
       // A live record does not carry its generation: the storage has the newest.
       await this.#assertSent(record.task.id, cursor);
     }
-    return this.stream(record.task.id, framing, cursor ?? 0).body;
+    return this.stream(record.task.id, framing, cursor ?? 0);
   }
 
   async #assertSent(taskId: string, cursor: number): Promise<void> {

@@ -140,7 +140,7 @@ export function buildGateway(options: GatewayOptions, features: GatewayFeatures)
     })();
 
   const context: BindingContext = {
-    operations: new Operations(engine, logger),
+    operations: new Operations(engine, logger, settings.maxStreamsPerPrincipal),
     push,
     pushBindings: push && features.push!.bindings,
     auth,

@@ -5,7 +5,7 @@
  */
 import type { Logger } from "@seam/host";
 import type { Engine, Sent } from "./_engine.ts";
-import { invalidParams, unsupportedOperation } from "./_errors.ts";
+import { invalidParams, tooMany, unsupportedOperation } from "./_errors.ts";
 import type { LiveTask } from "./_live_task.ts";
 import { sseFrame, type StreamFraming, type TaskSubscriber } from "./_sse.ts";
 import { stateWord } from "./_task_view.ts";
@@ -39,10 +39,14 @@ export interface StreamAnswer {
 export class Operations {
   readonly #engine: Engine;
   readonly #logger: Logger;
+  /** Open streams per principal (all unauthenticated callers share one), on this instance. */
+  readonly #streams = new Map<string | undefined, number>();
+  readonly #maxStreams: number;
 
-  constructor(engine: Engine, logger: Logger) {
+  constructor(engine: Engine, logger: Logger, maxStreamsPerPrincipal: number) {
     this.#engine = engine;
     this.#logger = logger;
+    this.#maxStreams = maxStreamsPerPrincipal;
   }
 
   /** `SendMessage`: the task once it ended, or at once with `returnImmediately`. */
@@ -83,27 +87,32 @@ export class Operations {
     ctx: unknown,
     framing: StreamFraming,
   ): Promise<StreamAnswer> {
-    let subscriber: TaskSubscriber | undefined;
-    const cluster = this.#engine.cluster;
-    let reply: ReadableStream<Uint8Array> | undefined;
-    const sent = await this.#engine.send(params, principal, (live) => {
-      if (live.reply === "message") {
-        reply = replyStream(live, framing);
-        return;
-      }
-      // On a shared storage every stream reads the task's log from its start.
-      subscriber = cluster ? cluster.stream(live.record.task.id, framing, 0) : live.subscribe(
-        framing,
-        { task: this.#engine.view(live.record, params.configuration?.historyLength) },
-      );
-    });
-    if (sent.live) this.#waitUntil(ctx, sent.live);
-    if (reply) return { body: reply, headers: headersOf(sent) };
-    subscriber ??= cluster!.stream(sent.taskId, framing, 0);
-    return {
-      body: subscriber!.body,
-      headers: headersOf(sent),
-    };
+    // Taken before the task exists: a refused stream starts nothing.
+    const release = this.#slot(principal);
+    try {
+      let subscriber: TaskSubscriber | undefined;
+      const cluster = this.#engine.cluster;
+      let reply: ReadableStream<Uint8Array> | undefined;
+      const sent = await this.#engine.send(params, principal, (live) => {
+        if (live.reply === "message") {
+          reply = replyStream(live, framing, release);
+          return;
+        }
+        // On a shared storage every stream reads the task's log from its start.
+        subscriber = cluster ? cluster.stream(live.record.task.id, framing, 0) : live.subscribe(
+          framing,
+          { task: this.#engine.view(live.record, params.configuration?.historyLength) },
+        );
+      });
+      if (sent.live) this.#waitUntil(ctx, sent.live);
+      if (reply) return { body: reply, headers: headersOf(sent) };
+      subscriber ??= cluster!.stream(sent.taskId, framing, 0);
+      subscriber.onClose = release;
+      return { body: subscriber.body, headers: headersOf(sent) };
+    } catch (error) {
+      release();
+      throw error;
+    }
   }
 
   /** `GetTask`. */
@@ -133,18 +142,54 @@ export class Operations {
     framing: StreamFraming,
     cursor?: number,
   ): Promise<StreamAnswer> {
-    const found = await this.#engine.find(params.id, principal, params.tenant);
-    const fromLog = await this.#engine.cluster?.subscribe(found.record, framing, cursor);
-    if (fromLog) return { body: fromLog, headers: undefined };
-    const live = found.live;
-    if (!live) {
-      const t = found.record.task;
-      throw unsupportedOperation(
-        `task "${t.id}" is ${stateWord(t)}; there is nothing to subscribe to (use GetTask)`,
+    const release = this.#slot(principal);
+    try {
+      const found = await this.#engine.find(params.id, principal, params.tenant);
+      const live = found.live;
+      const subscriber = await this.#engine.cluster?.subscribe(found.record, framing, cursor) ??
+        live?.subscribe(framing, { task: this.#engine.view(live.record) });
+      if (!subscriber) {
+        const t = found.record.task;
+        throw unsupportedOperation(
+          `task "${t.id}" is ${stateWord(t)}; there is nothing to subscribe to (use GetTask)`,
+        );
+      }
+      subscriber.onClose = release;
+      return { body: subscriber.body, headers: undefined };
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  /**
+   * One of `principal`'s streams, refused beyond
+   * `limits.maxStreamsPerPrincipal`; the release, run once however the
+   * stream ends, gives its slot back.
+   *
+   * @throws {GatewayError} beyond the cap.
+   */
+  #slot(principal: string | undefined): () => void {
+    const streams = this.#streams;
+    const open = streams.get(principal) ?? 0;
+    if (open >= this.#maxStreams) {
+      throw tooMany(
+        `Too many streams: ${open} are open for ${
+          principal === undefined ? "unauthenticated callers" : `principal "${principal}"`
+        } (limits.maxStreamsPerPrincipal is ${this.#maxStreams}); end one, or poll with GetTask`,
+        "TOO_MANY_STREAMS_PER_PRINCIPAL",
       );
     }
-    const subscriber = live.subscribe(framing, { task: this.#engine.view(live.record) });
-    return { body: subscriber.body, headers: undefined };
+    streams.set(principal, open + 1);
+    let held = true;
+    return () => {
+      if (held) {
+        held = false;
+        const left = streams.get(principal)! - 1;
+        if (left) streams.set(principal, left);
+        else streams.delete(principal);
+      }
+    };
   }
 
   /** Hand a task that outlives its response to an edge runtime's `ctx.waitUntil`. */
@@ -196,10 +241,16 @@ function replyOf(live: LiveTask): A2AMessage {
 }
 
 /** A stream of one event: the direct reply, once the run ended. */
-function replyStream(live: LiveTask, framing: StreamFraming): ReadableStream<Uint8Array> {
+function replyStream(
+  live: LiveTask,
+  framing: StreamFraming,
+  release: () => void,
+): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({
+    cancel: release,
     async start(controller) {
       await live.done;
+      release();
       try {
         controller.enqueue(sseFrame(framing.event({ message: replyOf(live) })));
         controller.close();

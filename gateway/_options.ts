@@ -46,6 +46,7 @@ export interface GatewaySettings {
   readonly maxResumableRuns: number;
   readonly maxLiveTasks: number;
   readonly maxLiveTasksPerPrincipal: number;
+  readonly maxStreamsPerPrincipal: number;
   readonly task: LiveTaskLimits;
   /** Whether A2A 0.3 is served beside 1.0. */
   readonly a2a03: boolean;
@@ -166,6 +167,7 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
     maxResumableRuns: option("maxResumableRuns", 64),
     maxLiveTasks: limit("maxLiveTasks", 10_000, 1),
     maxLiveTasksPerPrincipal: limit("maxLiveTasksPerPrincipal", 1_000, 1),
+    maxStreamsPerPrincipal: limit("maxStreamsPerPrincipal", 64, 1),
     task: {
       maxSubscribers: limit("maxSubscribersPerTask", 16, 1),
       maxBufferedBytes: limit("maxStreamBufferBytes", 1 << 20, 1_024),

@@ -35,8 +35,8 @@ type SubscriberState = "open" | "closed";
 /**
  * The SSE body of one subscriber. `deliver` writes an event (the last one
  * closes the stream); once more than `maxBufferedBytes` wait unread, the
- * next event closes the stream with an error frame instead. `onClose` runs
- * once, however the subscriber ends, so its task forgets it.
+ * next event closes the stream with an error frame instead. Each `onClose`
+ * runs once, however the subscriber ends.
  */
 export class TaskSubscriber {
   readonly body: ReadableStream<Uint8Array>;
@@ -62,9 +62,15 @@ export class TaskSubscriber {
     return this.#state === "open";
   }
 
-  /** Run `fn` once when the subscriber ends. */
+  /**
+   * Run `fn` once when the subscriber ends (at once if it has ended), after
+   * those given before it: the task forgets it, and its principal's stream
+   * slot is released (_operations.ts), whichever way it ends.
+   */
   set onClose(fn: () => void) {
-    this.#onClose = fn;
+    const before = this.#onClose;
+    if (this.#state === "closed") fn();
+    else this.#onClose = before ? () => (before(), fn()) : fn;
   }
 
   /** Write `event` (with its SSE `id`, when given); `final` closes the stream after it. */

@@ -342,6 +342,15 @@ export interface GatewayLimits {
   /** Open streams per task (`SendStreamingMessage` follow-ups, `SubscribeToTask`). Default 16. */
   readonly maxSubscribersPerTask?: number;
   /**
+   * Open streams per principal (all unauthenticated callers share one), all
+   * its tasks together: `SendStreamingMessage` and `SubscribeToTask`, each
+   * held until its stream ends (the client goes, the task ends or stops to
+   * ask, the gateway closes). One more is refused (HTTP 429, JSON-RPC
+   * -32600) before a task is created. Counted per gateway instance.
+   * Default 64.
+   */
+  readonly maxStreamsPerPrincipal?: number;
+  /**
    * Bytes a stream may hold unread; a client that falls further behind has
    * its stream closed with an error event (the task goes on). Default 1 MiB.
    */
