@@ -4,10 +4,18 @@
 import assert from "node:assert/strict";
 import { createMemoryLogger, createRootScope } from "@seam/host";
 import { createSubagentService } from "@seam/subagent";
-import { createGateway } from "@seam/gateway";
+import { createGateway, type GatewayLimits } from "@seam/gateway";
 import { controlledProvider } from "../gateway/_test_support.ts";
 import { createPostgresPushConfigStore } from "./mod.ts";
-import { dropSchema, freshSchema, openStore, SKIP, type Wire } from "./_test_support.ts";
+import {
+  dropSchema,
+  freshSchema,
+  openStore,
+  openStream,
+  SKIP,
+  stateOf,
+  type Wire,
+} from "./_test_support.ts";
 
 interface Served {
   readonly base: string;
@@ -16,7 +24,10 @@ interface Served {
 }
 
 /** A gateway on a fresh schema, with PostgreSQL push configs, served on loopback. */
-async function withServed(fn: (served: Served) => Promise<void>): Promise<void> {
+async function withServed(
+  fn: (served: Served) => Promise<void>,
+  limits?: GatewayLimits,
+): Promise<void> {
   const schema = freshSchema();
   const store = await openStore(schema);
   const { logger, records } = createMemoryLogger();
@@ -27,6 +38,7 @@ async function withServed(fn: (served: Served) => Promise<void>): Promise<void> 
     scope: root,
     taskStore: store,
     push: { allowWebhook: () => true, configStore: createPostgresPushConfigStore(store) },
+    limits,
   });
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
@@ -140,5 +152,52 @@ Deno.test({
       await reader.cancel();
       assert.deepEqual(errors(), []);
     });
+  },
+});
+
+Deno.test({
+  name: "limits.maxStreamsPerPrincipal bounds the streams read from the log, each slot given back",
+  ignore: SKIP,
+  fn: async () => {
+    await withServed(async ({ base, errors, provider }) => {
+      const streaming = await openStream(base, "SendStreamingMessage", message());
+      const id = (await streaming.next())!.data.task.id;
+      const refusedSend = await openStream(base, "SendStreamingMessage", message());
+      const refused = (await refusedSend.json()).error;
+      assert.match(refused.message, /^Too many streams: 1 are open for unauthenticated callers/);
+      assert.equal(refused.data[0].reason, "TOO_MANY_STREAMS_PER_PRINCIPAL");
+      assert.equal(provider.runs.length, 1, "the refused stream started no task");
+      const rest = await fetch(`${base}/tasks/${id}:subscribe`);
+      assert.equal(rest.status, 429);
+      assert.match((await rest.json()).error.message, /maxStreamsPerPrincipal is 1\)/);
+      // The client goes: a subscriber from the log takes the slot.
+      await streaming.cancel();
+      let subscribed;
+      for (let i = 0; i < 200 && !subscribed; i++) {
+        const tried = await fetch(`${base}/tasks/${id}:subscribe`);
+        if (tried.status === 429) {
+          await tried.body?.cancel();
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        } else subscribed = tried;
+      }
+      assert.equal(subscribed?.status, 200, "the slot came back after the client went");
+      // The task ends: the stream with it, and the slot.
+      provider.runs[0].ready();
+      provider.runs[0].finish({ output: "done", stopReason: "completed" });
+      const text = await subscribed!.text();
+      assert.match(text, /TASK_STATE_COMPLETED/);
+      // Resumed past its end: a stream that ends at once, its slot with it.
+      for (let i = 0; i < 2; i++) {
+        const resumed = await fetch(`${base}/tasks/${id}:subscribe`, {
+          headers: { "last-event-id": "1000000" },
+        });
+        assert.equal(resumed.status, 200);
+        assert.equal(await resumed.text(), "");
+      }
+      const next = await openStream(base, "SendStreamingMessage", message());
+      assert.equal(stateOf((await next.next())!.data), "TASK_STATE_SUBMITTED");
+      await next.cancel();
+      assert.deepEqual(errors(), []);
+    }, { maxStreamsPerPrincipal: 1 });
   },
 });
