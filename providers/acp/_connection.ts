@@ -13,6 +13,7 @@ import { deferred, settledWithin } from "./_async.ts";
 import { type AgentInfo, agentInfoOf, protocolMismatch, requestError } from "./_answers.ts";
 import { chooseAuthMethod, describeAuthMethods } from "./_auth.ts";
 import { AcpError, type AcpFailureCode, cut } from "./_failure.ts";
+import { EarlyUpdates } from "./_early.ts";
 import { LineFramer } from "./_framing.ts";
 import {
   type AgentProcess,
@@ -67,7 +68,6 @@ export interface SessionSink {
 const CANCELLED: PermissionOutcome = Object.freeze({ outcome: "cancelled" });
 /** How long to wait for the other half (exit or stdout EOF) when one is seen. */
 const DRAIN_MS = 250;
-const EARLY_UPDATES_MAX = 256;
 /**
  * Lines that are not JSON-RPC tolerated before the agent's first message (a
  * banner, a stray debug print); more, and it is not speaking ACP at all.
@@ -101,7 +101,7 @@ export class AgentConnection {
   #failureListeners = new Set<(error: Error) => void>();
   #info: AgentInfo | undefined;
   #sinks = new Map<string, SessionSink>();
-  #early: { sessionId: string; update: unknown }[] = [];
+  #early = new EarlyUpdates();
   #creating = 0;
   #creatingIdle = deferred();
   #stdoutEnded = deferred();
@@ -123,7 +123,7 @@ export class AgentConnection {
     this.#logger = config.logger;
     this.#creatingIdle.resolve();
     const framer = new LineFramer(config.maxMessageBytes, {
-      message: (message) => this.#onMessage(message),
+      message: (message, bytes) => this.#onMessage(message, bytes),
       garbage: (line) => this.#onGarbage(line),
     });
     try {
@@ -325,19 +325,13 @@ export class AgentConnection {
         throw new Error("the run ended before the session was opened");
       }
       this.#sinks.set(sessionId, sink);
-      const replay = this.#early.filter((e) => e.sessionId === sessionId);
-      if (replay.length > 0) {
-        this.#early = this.#early.filter((e) => e.sessionId !== sessionId);
-        for (const early of replay) sink.update(early.update);
-      }
+      for (const update of this.#early.take(sessionId)) sink.update(update);
       return sessionId;
     } finally {
       if (--this.#creating === 0) {
-        if (this.#early.length > 0) {
-          this.#logger.debug(
-            `Dropped ${this.#early.length} updates for sessions the agent never opened`,
-          );
-          this.#early = [];
+        const unclaimed = this.#early.clear();
+        if (unclaimed > 0) {
+          this.#logger.debug(`Dropped ${unclaimed} updates for sessions the agent never opened`);
         }
         this.#creatingIdle.resolve();
       }
@@ -453,7 +447,7 @@ export class AgentConnection {
     } not JSON-RPC (the first: ${JSON.stringify(this.#firstGarbage)})`;
   }
 
-  #onMessage(message: Json): void {
+  #onMessage(message: Json, bytes: number): void {
     const isResponse = !("method" in message) && "id" in message &&
       ("result" in message || "error" in message);
     if (!("method" in message) && !isResponse) {
@@ -471,8 +465,9 @@ export class AgentConnection {
       const sink = this.#sinks.get(params.sessionId);
       if (sink) {
         sink.update(params.update);
-      } else if (this.#creating > 0 && this.#early.length < EARLY_UPDATES_MAX) {
-        this.#early.push({ sessionId: params.sessionId, update: params.update });
+      } else if (this.#creating > 0) {
+        const dropped = this.#early.hold(params.sessionId, params.update, bytes);
+        if (dropped !== undefined) this.#logger.warn(dropped);
       } else {
         this.#logger.debug(`Dropped an update for unknown session ${params.sessionId}`);
       }

@@ -5,8 +5,8 @@
 
 /** Where framed stdout goes. */
 export interface FrameSink {
-  /** A JSON object read from one line. */
-  message(message: Record<string, unknown>): void;
+  /** A JSON object read from one line of `bytes` bytes. */
+  message(message: Record<string, unknown>, bytes: number): void;
   /** A line that is not a JSON object (already cut to a loggable length). */
   garbage(line: string): void;
 }
@@ -93,7 +93,7 @@ export class LineFramer {
       value = undefined;
     }
     if (value !== null && typeof value === "object" && !Array.isArray(value)) {
-      this.#sink.message(value as Record<string, unknown>);
+      this.#sink.message(value as Record<string, unknown>, bytes.length);
     } else {
       this.#sink.garbage(
         text.length > GARBAGE_CHARS ? `${text.slice(0, GARBAGE_CHARS)}…` : text,

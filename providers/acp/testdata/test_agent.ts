@@ -48,6 +48,8 @@
  * SIGTERM and would outlive this one; needs `--allow-run`), `--garbage`
  * (non-JSON lines before every message), `--no-session-new`,
  * `--no-initialize`, `--exit-at-start`, `--updates-before-session`,
+ * `--early-updates=<n>x<bytes>` (`<n>` thoughts of about `<bytes>` bytes each
+ * before answering `session/new`),
  * `--bad-session-new` (answers without a session id), `--same-session-id` (every
  * `session/new` answers `sess-1`), `--bad-updates`
  * (malformed `session/update`s before the chunks of `complete`),
@@ -568,6 +570,13 @@ function handle(message: Json): void {
           availableCommands: [{ name: "hello", description: "says hello" }],
         });
         chunk(sessionId, "early ");
+      }
+      const early = option("early-updates");
+      if (early !== undefined) {
+        const [count, bytes] = early.split("x").map(Number);
+        for (let i = 1; i <= count; i++) {
+          chunk(sessionId, `early ${i} ${"x".repeat(bytes)}`, "agent_thought_chunk");
+        }
       }
       send({ id, result: { sessionId } });
       return;
