@@ -12,7 +12,14 @@ import {
   parseAuthMethods,
 } from "./_auth.ts";
 import type { PromptCapabilities } from "./_content.ts";
-import { AcpError, type AcpFailureCode, boundedJson, cut, describeData } from "./_failure.ts";
+import {
+  AcpError,
+  type AcpFailureCode,
+  boundedJson,
+  cut,
+  describeData,
+  quoted,
+} from "./_failure.ts";
 
 type Json = Record<string, unknown>;
 
@@ -38,11 +45,9 @@ export function protocolMismatch(response: Json): AcpError | undefined {
       "PROTOCOL_ERROR",
       isRecord(response)
         ? `the ACP agent answered initialize with protocol version ${
-          JSON.stringify(response.protocolVersion)
+          quoted(response.protocolVersion)
         }; this client speaks version ${acp.PROTOCOL_VERSION}`
-        : `the ACP agent answered initialize with ${
-          JSON.stringify(response)?.slice(0, 200)
-        }, not an object`,
+        : `the ACP agent answered initialize with ${quoted(response)}, not an object`,
     );
   }
   return undefined;

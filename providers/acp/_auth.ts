@@ -2,6 +2,7 @@
 // (`authMethods`) to send `authenticate` with, and how to list them when the
 // agent answers -32000 "Authentication required".
 import { isRecord } from "@seam/host";
+import { cut, quoted } from "./_failure.ts";
 
 /** One advertised method, read defensively. */
 export interface AuthMethod {
@@ -17,6 +18,10 @@ export interface AuthMethod {
 export const AUTH_REQUIRED_CODE = -32000;
 
 const MAX_METHODS = 32;
+/** The variables of one method listed in a message at most (the rest are counted). */
+const MAX_LISTED_VARS = 8;
+/** The most characters of one of the agent's names (a method's, a variable's) quoted. */
+const NAME_CHARS = 200;
 
 /** The methods of an `initialize` answer's `authMethods` (malformed entries skipped). */
 export function parseAuthMethods(value: unknown): AuthMethod[] {
@@ -67,9 +72,16 @@ export function describeAuthMethods(
 ): string {
   if (methods.length === 0) return "; the agent advertises no authentication method";
   const listed = methods.map((m) => {
-    if (m.type !== "env_var") return `"${m.id}" (${m.type}: ${m.name})`;
-    const vars = m.vars.map((name) => `${name}${(env[name] ?? "") === "" ? " (not set)" : ""}`);
-    return `"${m.id}" (env_var: ${vars.join(", ") || "no variable"})`;
+    // The agent's words, quoted in a failure: bounded.
+    const id = quoted(m.id, NAME_CHARS);
+    if (m.type !== "env_var") {
+      return `${id} (${cut(m.type, NAME_CHARS)}: ${cut(m.name, NAME_CHARS)})`;
+    }
+    const vars = m.vars.slice(0, MAX_LISTED_VARS).map((name) =>
+      `${cut(name, NAME_CHARS)}${(env[name] ?? "") === "" ? " (not set)" : ""}`
+    );
+    if (m.vars.length > MAX_LISTED_VARS) vars.push(`${m.vars.length - MAX_LISTED_VARS} more`);
+    return `${id} (env_var: ${vars.join(", ") || "no variable"})`;
   });
   return `; the agent offers these authentication methods: ${
     listed.join(", ")

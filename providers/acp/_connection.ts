@@ -12,7 +12,7 @@ import { isRecord, textHead } from "@seam/host";
 import { deferred, settledWithin } from "./_async.ts";
 import { type AgentInfo, agentInfoOf, protocolMismatch, requestError } from "./_answers.ts";
 import { chooseAuthMethod, describeAuthMethods } from "./_auth.ts";
-import { AcpError, type AcpFailureCode, cut } from "./_failure.ts";
+import { AcpError, type AcpFailureCode, cut, quoted } from "./_failure.ts";
 import { EarlyUpdates } from "./_early.ts";
 import { LineFramer } from "./_framing.ts";
 import {
@@ -257,11 +257,15 @@ export class AgentConnection {
         );
       }
       if (method === undefined) return;
-      this.#logger.debug(`Authenticating with the ACP agent's method "${method.id}"`);
+      this.#logger.debug(`Authenticating with the ACP agent's method ${quoted(method.id)}`);
       try {
         await this.#client!.agent.request(acp.methods.agent.authenticate, { methodId: method.id });
       } catch (error) {
-        throw this.#requestError(`authenticate (method "${method.id}")`, error, "AUTH_REQUIRED");
+        throw this.#requestError(
+          `authenticate (method ${quoted(method.id)})`,
+          error,
+          "AUTH_REQUIRED",
+        );
       }
     });
   }
@@ -305,9 +309,7 @@ export class AgentConnection {
       if (typeof sessionId !== "string" || sessionId === "") {
         throw new AcpError(
           "PROTOCOL_ERROR",
-          `the ACP agent answered session/new without a session id: ${
-            JSON.stringify(response)?.slice(0, 200)
-          }`,
+          `the ACP agent answered session/new without a session id: ${quoted(response)}`,
         );
       }
       if (this.#sinks.has(sessionId)) {
@@ -316,7 +318,7 @@ export class AgentConnection {
         throw new AcpError(
           "PROTOCOL_ERROR",
           `the ACP agent answered session/new with session id ${
-            JSON.stringify(textHead(sessionId, 200))
+            quoted(sessionId)
           }, which is already open on this process`,
         );
       }
@@ -452,7 +454,7 @@ export class AgentConnection {
       ("result" in message || "error" in message);
     if (!("method" in message) && !isResponse) {
       // An object that is no JSON-RPC message (a structured log line, say).
-      this.#onGarbage(JSON.stringify(message).slice(0, 200));
+      this.#onGarbage(quoted(message));
       return;
     }
     this.#spoke = true;
@@ -469,7 +471,7 @@ export class AgentConnection {
         const dropped = this.#early.hold(params.sessionId, params.update, bytes);
         if (dropped !== undefined) this.#logger.warn(dropped);
       } else {
-        this.#logger.debug(`Dropped an update for unknown session ${params.sessionId}`);
+        this.#logger.debug(`Dropped an update for unknown session ${cut(params.sessionId, 200)}`);
       }
       return;
     }
@@ -515,7 +517,9 @@ export class AgentConnection {
       sink = this.#sinks.get(sessionId);
     }
     if (!sink) {
-      this.#logger.warn(`Cancelled a permission request for unknown session ${sessionId}`);
+      this.#logger.warn(
+        `Cancelled a permission request for unknown session ${cut(sessionId, 200)}`,
+      );
       return CANCELLED;
     }
     return await sink.permission(params, signal);

@@ -49,6 +49,25 @@ export function cut(text: string, max: number): string {
   return text.length > max ? `${textHead(text, max)}…` : text;
 }
 
+/** The most characters of an agent's identifier or JSON {@linkcode quoted} by default. */
+const QUOTED_MAX = 200;
+
+/**
+ * `value` (the agent's, untrusted) as compact JSON for a message or a log
+ * line, {@linkcode cut} to `max` characters: a string before it is quoted
+ * (so the quotes stay paired), anything else after.
+ */
+export function quoted(value: unknown, max: number = QUOTED_MAX): string {
+  if (typeof value === "string") return JSON.stringify(cut(value, max));
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    return "(not serializable)"; // a nesting too deep to print
+  }
+  return cut(text ?? String(value), max);
+}
+
 /** The most characters of an agent's `error.data` kept, as compact JSON. */
 const DATA_CHARS = 4_000;
 /** The most characters of it quoted in a message. */

@@ -3,6 +3,8 @@
 // stray banner or debug print must not end a run), while a line over the
 // size limit breaks the protocol (it cannot be skipped without buffering it).
 
+import { cut } from "./_failure.ts";
+
 /** Where framed stdout goes. */
 export interface FrameSink {
   /** A JSON object read from one line of `bytes` bytes. */
@@ -95,9 +97,7 @@ export class LineFramer {
     if (value !== null && typeof value === "object" && !Array.isArray(value)) {
       this.#sink.message(value as Record<string, unknown>, bytes.length);
     } else {
-      this.#sink.garbage(
-        text.length > GARBAGE_CHARS ? `${text.slice(0, GARBAGE_CHARS)}…` : text,
-      );
+      this.#sink.garbage(cut(text, GARBAGE_CHARS));
     }
   }
 }

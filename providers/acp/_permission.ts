@@ -16,6 +16,7 @@ import type {
   SubagentToolCallInfo,
 } from "@seam/subagent";
 import { fromAcpBlock } from "./_content.ts";
+import { quoted } from "./_failure.ts";
 import type { PermissionOptionWire, PermissionOutcome } from "./_connection.ts";
 import type { AcpPermissionDecision } from "./types.ts";
 
@@ -93,7 +94,7 @@ export function askOptions(
     ) {
       logger.warn(
         `Left out a permission option the agent offered: ${
-          JSON.stringify(option)?.slice(0, 200)
+          quoted(option)
         } (needs a unique optionId and a kind of allow_once, allow_always, reject_once, reject_always)`,
       );
       continue;
@@ -175,8 +176,8 @@ export function permissionAsk(
   options: readonly SubagentPermissionOption[],
 ): SubagentInputAsk {
   const title = toolCall.title === undefined
-    ? `tool call ${JSON.stringify(toolCall.name)}`
-    : JSON.stringify(toolCall.title.slice(0, MAX_TITLE));
+    ? `tool call ${quoted(toolCall.name, MAX_TITLE)}`
+    : quoted(toolCall.title, MAX_TITLE);
   return {
     kind: "permission",
     message: `The ACP agent "${provider}" asks permission for ${title}${

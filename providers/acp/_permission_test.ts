@@ -101,7 +101,7 @@ Deno.test("permissionAsk() says who asks for what", () => {
   ]);
   assert.equal(
     ask.message,
-    `The ACP agent "claude" asks permission for "${"x".repeat(200)}" (execute)`,
+    `The ACP agent "claude" asks permission for "${"x".repeat(200)}…" (execute)`,
   );
   assert.equal(
     permissionAsk("a", { name: "c9" }, ask.options!).message,

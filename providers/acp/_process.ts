@@ -14,6 +14,7 @@ import {
   sendSignal,
   type SignalName,
 } from "./_group.ts";
+import { cut } from "./_failure.ts";
 import { startSupervisor, type Supervisor } from "./_supervisor.ts";
 import type { AcpLauncher } from "./types.ts";
 
@@ -55,6 +56,8 @@ const PERL_SETSID = "use POSIX (); POSIX::setsid() >= 0 or die qq(setsid: $!\\n)
 
 const STDERR_TAIL_LINES = 12;
 const STDERR_LINE_CHARS = 400;
+/** The most characters of a stderr line logged (a runaway line is cut at 64 KiB before). */
+const STDERR_LOG_CHARS = 4_000;
 const POLL_MS = 20;
 
 /** What `errno` codes mean, for messages (Node names only the code). */
@@ -346,10 +349,8 @@ export class AgentProcess {
     let pending = "";
     const line = (text: string) => {
       if (text.trim() === "") return;
-      this.#logger.info(`agent stderr: ${text}`);
-      this.#tail.push(
-        text.length > STDERR_LINE_CHARS ? `${text.slice(0, STDERR_LINE_CHARS)}…` : text,
-      );
+      this.#logger.info(`agent stderr: ${cut(text, STDERR_LOG_CHARS)}`);
+      this.#tail.push(cut(text, STDERR_LINE_CHARS));
       if (this.#tail.length > STDERR_TAIL_LINES) this.#tail.shift();
     };
     return new Promise<void>((resolve) => {

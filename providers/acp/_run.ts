@@ -20,7 +20,7 @@ import {
 } from "@seam/subagent";
 import { Aborted, race, settledWithin, TimedOut } from "./_async.ts";
 import { fromAcpUpdate, toAcpPrompt } from "./_content.ts";
-import { AcpError, type AcpFailure, type AcpFailureCode, resultOf } from "./_failure.ts";
+import { AcpError, type AcpFailure, type AcpFailureCode, quoted, resultOf } from "./_failure.ts";
 import { toProgress } from "./_progress.ts";
 import { TurnClock } from "./_turn_clock.ts";
 import type { PermissionOutcome, PermissionParams } from "./_connection.ts";
@@ -255,7 +255,7 @@ export class AcpRun implements SubagentRunHandle {
           "session/prompt",
           new AcpError(
             "PROTOCOL_ERROR",
-            `the ACP agent ended the turn with stop reason ${JSON.stringify(stopReason)}`,
+            `the ACP agent ended the turn with stop reason ${quoted(stopReason)}`,
           ),
         );
     }
@@ -392,9 +392,7 @@ export class AcpRun implements SubagentRunHandle {
     const update = fromAcpUpdate(raw);
     if (!update) {
       this.#session.logger.warn(
-        `ACP run ${this.id}: ignored a malformed session/update: ${
-          JSON.stringify(raw)?.slice(0, 200)
-        }`,
+        `ACP run ${this.id}: ignored a malformed session/update: ${quoted(raw)}`,
       );
       return;
     }

@@ -9,6 +9,7 @@ import type {
   PermissionParams,
   SessionSink,
 } from "./_connection.ts";
+import { cut } from "./_failure.ts";
 import { CANCELLED } from "./_permission.ts";
 import type { TeardownGraces } from "./_process.ts";
 import type { AcpRun } from "./_run.ts";
@@ -88,24 +89,26 @@ export class AcpSession implements SessionSink {
     const { connection, settings, sessionId } = this;
     this.turn = undefined;
     if (sessionId !== undefined && connection.usable) {
+      // The agent's id, quoted in log lines: bounded.
+      const named = cut(sessionId, 200);
       const pending = this.pendingPrompt;
       const { cancelGraceMs } = settings;
       if (settings.shared && pending && !await settledWithin(pending, cancelGraceMs)) {
         // The agent ignores session/cancel: the shared process cannot be trusted.
         this.logger.warn(
-          `ACP session ${sessionId} did not end its cancelled turn within ${cancelGraceMs} ms (cancelGraceMs): stopping the shared agent process`,
+          `ACP session ${named} did not end its cancelled turn within ${cancelGraceMs} ms (cancelGraceMs): stopping the shared agent process`,
         );
         await connection.dispose(
-          `the ACP agent process was stopped: session ${sessionId} ignored session/cancel`,
+          `the ACP agent process was stopped: session ${named} ignored session/cancel`,
         );
       } else if (connection.usable) {
         const closed = connection.closeSession(sessionId).catch((error) =>
-          this.logger.warn(`Closing ACP session ${sessionId} failed`, error)
+          this.logger.warn(`Closing ACP session ${named} failed`, error)
         );
         // A process of its own is stopped next anyway: wait no longer than for its exit.
         const { graceMs, eofGraceMs } = settings.graces;
         if (!await settledWithin(closed, settings.shared ? graceMs : eofGraceMs)) {
-          this.logger.warn(`The ACP agent did not answer session/close for ${sessionId}`);
+          this.logger.warn(`The ACP agent did not answer session/close for ${named}`);
         }
       }
     }

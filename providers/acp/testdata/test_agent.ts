@@ -40,6 +40,12 @@
  * - `stray-long <n> [tail]`: answers a request nobody sent (id 4242) with an error whose message
  *   is `<n>` characters long, then `tail` 1,000 times.
  * - `permission-flood <n>`: asks `<n>` permissions at once, then ends the turn `cancelled`.
+ * - `long <where> <n> [tail]`: `<n>` `w`s then `tail` 1,000 times, sent where the client
+ *   quotes the agent's words: `garbage` (a non-JSON line), `json-line` (`{"msg": …}`, no
+ *   JSON-RPC), `update` (a malformed update `{"note": …}`), `session` (an update and a
+ *   permission request for a session of that id), `permission` (a permission request whose
+ *   tool call's id and title are it), `stop` (the stop reason), `stderr` (a line on
+ *   stderr, then exits with code 7); then, but for `stop` and `stderr`, replies `done`.
  * - `deep <depth>`: a `tool_call` whose `rawInput` nests arrays `<depth>` deep, then
  *   replies `after deep`.
  *
@@ -70,7 +76,7 @@
  * reason on stderr, then answers `session/new` with an error carrying
  * `data.details`, as claude-agent-acp does), `--auth-env=<NAME>` (advertises
  * codex-acp's `env_var` method `test-key` needing `<NAME>` and an `agent`
- * method `login`; `session/new` answers -32000 "Authentication required"
+ * method `login`, its name `--auth-name=<n>` `w`s when given; `session/new` answers -32000 "Authentication required"
  * until `authenticate` with `test-key` succeeded, which needs `<NAME>` set).
  *
  * More verbs: `fail-data [bytes]` (a -32603 "Internal error" whose reason is
@@ -443,6 +449,35 @@ async function prompt(id: unknown, params: Json): Promise<void> {
       );
       return stop("cancelled");
     }
+    case "long": {
+      const [where = "", n = "1000", tail = ""] = restWords;
+      const words = "w".repeat(Number(n)) + tail.repeat(1000);
+      if (where === "garbage") writeAll(encoder.encode(`${words}\n`));
+      if (where === "json-line") writeAll(encoder.encode(`${JSON.stringify({ msg: words })}\n`));
+      if (where === "update") update(sid, { note: words });
+      if (where === "session") {
+        chunk(words, "for nobody");
+        await requestClient("session/request_permission", {
+          sessionId: words,
+          toolCall: { toolCallId: "call-nobody", title: "Nobody's", kind: "execute" },
+          options: PERMISSION_OPTIONS,
+        });
+      }
+      if (where === "permission") {
+        const toolCall = { toolCallId: words, title: words, kind: "execute" };
+        if ((await askPermission(session, toolCall, PERMISSION_OPTIONS)).cancelled) {
+          return stop("cancelled");
+        }
+      }
+      if (where === "stop") return stop(words);
+      if (where === "stderr") {
+        io.write(2, encoder.encode(`${words}\n`));
+        io.exit(7);
+        return;
+      }
+      chunks(sid, "done");
+      return stop("end_turn");
+    }
     case "deep": {
       const depth = Number(restWords[0] ?? 20_000);
       const raw = '{"sessionUpdate":"tool_call","toolCallId":"deep","title":"deep","rawInput":' +
@@ -508,7 +543,12 @@ function handle(message: Json): void {
           },
           authMethods: authEnv === undefined ? [] : [
             { type: "env_var", id: "test-key", name: "Test key", vars: [{ name: authEnv }] },
-            { id: "login", name: "Log in with a browser" },
+            {
+              id: "login",
+              name: option("auth-name") === undefined
+                ? "Log in with a browser"
+                : "w".repeat(Number(option("auth-name"))) + "\u{1F600}",
+            },
           ],
           agentInfo: { name: "seam-test-agent", version: "0.0.0" },
         },
