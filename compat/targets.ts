@@ -120,6 +120,7 @@ export const NODE_TEST_ROOTS: readonly string[] = [
   "providers/acp",
   "tests/acp_agents_test.ts",
   "tests/acp_ask_test.ts",
+  "tests/acp_bounds_test.ts",
   "tests/acp_conformance_test.ts",
   "tests/acp_misbehaviour_test.ts",
   "tests/acp_provider_test.ts",
