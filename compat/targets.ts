@@ -142,6 +142,8 @@ export const NODE_TEST_EXCLUDED: Readonly<Record<string, string>> = {
     "serves the gateway on loopback with Deno.serve (serve.ts is Deno's entry)",
   "gateway/push_test.ts": "serves its webhook receivers on loopback with Deno.serve",
   "gateway/push_memory_outbox_test.ts": "serves its webhook receivers on loopback with Deno.serve",
+  "gateway/streams_per_principal_test.ts":
+    "serves the gateway on loopback with Deno.serve, to hold streams open over real HTTP",
   "subagent/errors_test.ts":
     "loads a second copy of a module by URL query, which a bundle cannot do",
 };
