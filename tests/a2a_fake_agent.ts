@@ -70,6 +70,8 @@ export interface FakeAgentOptions {
   raw?: (request: Request, hang: () => Promise<Response>) => Response | Promise<Response>;
   resubscribe?: StreamScript | "refuse" | "fail";
   getTask?: () => Frame;
+  /** Answer GetTask with this response as is (garbage), instead of `getTask`'s task. */
+  getTaskResponse?: (id: unknown) => Response;
   /** The answer to SendMessage (for a card that does not stream). Default: a WORKING task. */
   sendMessage?: () => Frame;
   /** The card's `capabilities.streaming`. Default `true`. */
@@ -175,6 +177,7 @@ export function fakeAgent(options: FakeAgentOptions): FakeAgent {
         return sseResponse(request, body.id, r);
       }
       case "GetTask":
+        if (options.getTaskResponse) return options.getTaskResponse(body.id);
         return reply((options.getTask?.() ?? task("TASK_STATE_WORKING")).task);
       case "CancelTask":
         return reply((task("TASK_STATE_CANCELED")).task);

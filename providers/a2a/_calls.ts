@@ -16,7 +16,7 @@ import {
   TimedOut,
 } from "./_async.ts";
 import { clipped } from "./_failure.ts";
-import { failedStatusOf } from "./_fetch.ts";
+import { answerReadWhole, failedStatusOf } from "./_fetch.ts";
 import type { TaskNews, TaskReader } from "./_task_reader.ts";
 import type { RemoteContext, RunPlan } from "./_remote.ts";
 
@@ -102,13 +102,29 @@ export class RemoteCalls {
     }
   }
 
-  /** One request and its answer, bounded by `timeoutMs` and the run's own signal. */
+  /**
+   * One request and its answer, bounded by `timeoutMs` and the run's own
+   * signal. An OK answer that arrived whole and still cannot be read (not
+   * JSON, not a JSON-RPC response to this request, no result) throws
+   * {@linkcode RemoteProtocolError}: the remote broke the protocol, and
+   * asking again will not mend it (a broken connection is retried).
+   */
   async unary<T>(call: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const deadline = this.#deadline();
     try {
       return await call(deadline.signal);
     } catch (error) {
       this.#failed(deadline);
+      if (
+        answerReadWhole(deadline.signal) && !isA2AError(error) &&
+        !(error instanceof RemoteProtocolError) && !this.io.signal.aborted
+      ) {
+        throw new RemoteProtocolError(
+          `the remote agent broke the protocol: its ${this.call} answer cannot be read (${
+            clipped(messageOf(error))
+          })`,
+        );
+      }
       throw error;
     } finally {
       deadline.release();

@@ -42,7 +42,7 @@ export function failure(code: string, message: string, data?: FailureData): Suba
  * | HTTP 401 / 403 | `AUTH_REQUIRED` |
  * | a redirect not followed | `REDIRECT_REFUSED` |
  * | more output than `maxOutputChars` | `OUTPUT_LIMIT` |
- * | a malformed or unexpected event | `PROTOCOL_ERROR` |
+ * | a malformed or unexpected event, an OK answer that cannot be read | `PROTOCOL_ERROR` |
  * | a stream lost and not re-attached | `CONNECTION_LOST` |
  * | anything else before the task existed | `START_FAILED` |
  * | a broken connection after | `CONNECTION_LOST` |

@@ -76,6 +76,18 @@ export function failedStatusOf(signal: AbortSignal): number | undefined {
   return failedStatus.get(signal);
 }
 
+/** The requests whose OK answer (not an event stream) was read to its end, by signal. */
+const readWhole = new WeakSet<AbortSignal>();
+
+/**
+ * Whether the OK answer (2xx, not an event stream) to the request made with
+ * `signal` through a {@linkcode policyFetch} arrived whole: what then fails
+ * to read it is the answer itself, not the connection.
+ */
+export function answerReadWhole(signal: AbortSignal): boolean {
+  return readWhole.has(signal);
+}
+
 /** What the provider does with redirects and answers it does not take. */
 export interface WirePolicy {
   /** `refuse`: a redirect ends the request; `same-origin`: follow those within the origin. */
@@ -131,7 +143,12 @@ async function reasonOf(response: Response): Promise<string> {
  * only as the answer to a request that asked for one (`streaming`): another
  * request's answer is read whole (`json()`, `text()`), whatever it calls itself.
  */
-function boundBody(response: Response, max: number, streaming: boolean): Response {
+function boundBody(
+  response: Response,
+  max: number,
+  streaming: boolean,
+  signal: AbortSignal | undefined,
+): Response {
   if (
     !response.body ||
     (streaming && response.headers.get("content-type")?.startsWith("text/event-stream"))
@@ -144,8 +161,7 @@ function boundBody(response: Response, max: number, streaming: boolean): Respons
       { option: "maxOutputChars", maxBodyBytes: max },
     );
   const length = Number(response.headers.get("content-length") ?? NaN);
-  if (Number.isSafeInteger(length) && length <= max) return response;
-  if (Number.isSafeInteger(length)) {
+  if (Number.isSafeInteger(length) && length > max) {
     response.body.cancel().catch(() => {});
     throw tooLarge();
   }
@@ -156,6 +172,9 @@ function boundBody(response: Response, max: number, streaming: boolean): Respons
         seen += chunk.byteLength;
         if (seen > max) controller.error(tooLarge());
         else controller.enqueue(chunk);
+      },
+      flush() {
+        if (response.ok && signal) readWhole.add(signal);
       },
     }),
   );
@@ -247,7 +266,7 @@ export function policyFetch(fetchImpl: typeof fetch, policy: WirePolicy): typeof
         );
       }
       if (!response.ok && init?.signal) failedStatus.set(init.signal, status);
-      return boundBody(response, policy.maxBodyBytes, streaming);
+      return boundBody(response, policy.maxBodyBytes, streaming, init?.signal ?? undefined);
     }
   };
 }

@@ -1,0 +1,73 @@
+// Remotes whose answers break the protocol, each a real server on loopback: a
+// GetTask poll answered with what is not JSON, not a JSON-RPC response, or not a
+// task. The run ends PROTOCOL_ERROR naming what was wrong, at the first such
+// answer (asking again will not mend it), and the remote task is cancelled.
+import assert from "node:assert/strict";
+import { fakeAgent, prompt, settleWithin, status, task, withProvider } from "./a2a_fake_agent.ts";
+
+/** GetTask answers that break the protocol, and what the run's error must name. */
+const garbage: Record<string, { answer: (id: unknown) => Response; names: RegExp }> = {
+  "not JSON": {
+    answer: () => new Response("<html>oops</html>", { headers: { "content-type": "text/html" } }),
+    names: /not valid JSON/,
+  },
+  "JSON that is not a JSON-RPC response": {
+    answer: () => Response.json({ hello: "world" }),
+    names: /expected 'jsonrpc' to be exactly '2\.0'/,
+  },
+  "a JSON-RPC response to another request": {
+    answer: (id) => Response.json({ jsonrpc: "2.0", id: `${id}-other`, result: {} }),
+    names: /ID mismatch/,
+  },
+  "a result that is not a task": {
+    answer: (id) => Response.json({ jsonrpc: "2.0", id, result: null }),
+    names: /null/,
+  },
+};
+
+Deno.test("a GetTask poll answered with garbage ends the run PROTOCOL_ERROR at once, not retried as a lost connection", async (t) => {
+  for (const [name, { answer, names }] of Object.entries(garbage)) {
+    await t.step(name, async () => {
+      const agent = fakeAgent({ streaming: false, getTaskResponse: answer });
+      await withProvider(agent, async (provider, parent) => {
+        const run = provider.start({ prompt, parent });
+        const result = await settleWithin(run);
+        assert.equal(result.stopReason, "error");
+        assert.equal(result.error?.code, "PROTOCOL_ERROR", result.why);
+        assert.match(
+          result.why,
+          /^The A2A run failed \(GetTask\): the remote agent broke the protocol: its GetTask answer cannot be read \(/,
+        );
+        assert.match(result.why, names);
+        assert.deepEqual(result.error?.data, { call: "GetTask" });
+        await run.dispose();
+        assert.deepEqual(agent.calls, ["SendMessage", "GetTask", "CancelTask"]);
+      }, { pollIntervalMs: 5, reconnect: { retries: 5, delayMs: 5 } });
+    });
+  }
+});
+
+Deno.test("a GetTask poll after a stream that cannot be re-attached, answered with garbage, ends the run PROTOCOL_ERROR", async () => {
+  const agent = fakeAgent({
+    stream: (send, { close }) => {
+      send(task("TASK_STATE_WORKING"));
+      send(status("TASK_STATE_WORKING", "on it"));
+      close();
+    },
+    resubscribe: "refuse",
+    getTaskResponse: garbage["not JSON"].answer,
+  });
+  await withProvider(agent, async (provider, parent) => {
+    const run = provider.start({ prompt, parent });
+    const result = await settleWithin(run);
+    assert.equal(result.error?.code, "PROTOCOL_ERROR", result.why);
+    assert.match(result.why, /\(GetTask\): the remote agent broke the protocol: .*not valid JSON/);
+    await run.dispose();
+    assert.deepEqual(agent.calls, [
+      "SendStreamingMessage",
+      "SubscribeToTask",
+      "GetTask",
+      "CancelTask",
+    ]);
+  }, { pollIntervalMs: 5, reconnect: { retries: 5, delayMs: 5 } });
+});
