@@ -84,9 +84,58 @@ Deno.test("a task that answers WORKING to every GetTask poll ends at idleTimeout
   }, { idleTimeoutMs: 100, pollIntervalMs: 5 });
 });
 
-Deno.test("a stream that drops and re-attaches forever with nothing new ends at idleTimeoutMs", async () => {
-  // Each re-attachment brings the snapshot and one more WORKING (which would
-  // reset the reconnect count), then drops again: only the idle timeout ends it.
+Deno.test("a stream that drops and re-attaches again and again with nothing new ends CONNECTION_LOST after reconnect.retries", async (t) => {
+  // Each re-attachment brings the snapshot and one more WORKING, then drops
+  // again: no news, so each counts as a failed attempt (the idle timeout is
+  // far off, and settleWithin fails the test if only it would end the run).
+  const cases: Record<string, FakeAgentOptions["resubscribe"]> = {
+    "the snapshot and a repeated WORKING": (send, { close }) => {
+      send(task("TASK_STATE_WORKING"));
+      send(status("TASK_STATE_WORKING"));
+      close();
+    },
+    "the snapshot and the same word again": (send, { close }) => {
+      send(task("TASK_STATE_WORKING"));
+      send(status("TASK_STATE_WORKING", "still on it"));
+      close();
+    },
+  };
+  for (const [name, resubscribe] of Object.entries(cases)) {
+    await t.step(name, async () => {
+      const agent = fakeAgent({
+        stream: (send, { close }) => {
+          send(task("TASK_STATE_WORKING"));
+          send(status("TASK_STATE_WORKING", "still on it"));
+          close();
+        },
+        resubscribe,
+      });
+      await withProvider(agent, async (provider, parent) => {
+        const run = provider.start({ prompt, parent });
+        const result = await settleWithin(run);
+        assert.equal(result.error?.code, "CONNECTION_LOST", result.why);
+        assert.match(
+          result.why,
+          /\(SubscribeToTask\): lost remote task "task-1" \(the re-attached stream ended before the task did, bringing nothing new\) and 2 attempt\(s\) to re-attach failed/,
+        );
+        assert.deepEqual(result.error?.data, { call: "SubscribeToTask", taskId: TASK, retries: 2 });
+        await run.dispose();
+        // The first drop counts as one failure: two more re-attachments, then the end.
+        assert.deepEqual(agent.calls, [
+          "SendStreamingMessage",
+          "SubscribeToTask",
+          "SubscribeToTask",
+          "CancelTask",
+        ]);
+      }, { idleTimeoutMs: 60_000, reconnect: { retries: 2, delayMs: 5, maxDelayMs: 5 } });
+    });
+  }
+});
+
+Deno.test("a stream that drops after news each time is re-attached past reconnect.retries: news is progress", async () => {
+  // Five drops in a row, each re-attachment bringing a new word: more than the
+  // two retries, yet each brought news, so the run goes on to the end.
+  let attached = 0;
   const agent = fakeAgent({
     stream: (send, { close }) => {
       send(task("TASK_STATE_WORKING"));
@@ -94,22 +143,19 @@ Deno.test("a stream that drops and re-attaches forever with nothing new ends at 
     },
     resubscribe: (send, { close }) => {
       send(task("TASK_STATE_WORKING"));
-      send(status("TASK_STATE_WORKING"));
+      if (++attached < 5) send(words(String(attached), true));
+      else send(status("TASK_STATE_COMPLETED"));
       close();
     },
   });
   await withProvider(agent, async (provider, parent) => {
     const run = provider.start({ prompt, parent });
     const result = await settleWithin(run);
-    assert.equal(result.error?.code, "TIMEOUT", result.why);
-    assert.match(
-      result.why,
-      /\(SubscribeToTask\): the remote agent brought nothing new for 150 ms/,
-    );
+    assert.equal(result.stopReason, "completed", result.why);
+    assert.equal(result.text, "1234");
     await run.dispose();
-    assert.ok(agent.calls.filter((call) => call === "SubscribeToTask").length >= 3);
-    assert.equal(agent.calls.at(-1), "CancelTask");
-  }, { idleTimeoutMs: 150, reconnect: { retries: 2, delayMs: 5, maxDelayMs: 5 } });
+    assert.equal(agent.calls.filter((call) => call === "SubscribeToTask").length, 5);
+  }, { idleTimeoutMs: 60_000, reconnect: { retries: 2, delayMs: 5, maxDelayMs: 5 } });
 });
 
 Deno.test("a remote that keeps talking: news re-arms the idle timeout", async () => {

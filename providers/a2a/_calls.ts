@@ -135,17 +135,21 @@ export class RemoteCalls {
    * Read one stream until reading can stop (`true`) or the stream drops
    * (`false`: it ended early, or the connection broke). The first event must
    * come within `timeoutMs`; after it `idleTimeoutMs` and `deadlineMs` bound
-   * the wait. An answer that is not a stream throws.
+   * the wait. An answer that is not a stream throws. `events` counts the
+   * events read and those that brought news (`changed`: the state, the
+   * output or the agent's last word).
    */
   async consume(
     open: (signal: AbortSignal) => AsyncGenerator<StreamResponse, void, undefined>,
-    events = { count: 0 },
+    events = { count: 0, news: 0 },
   ): Promise<boolean> {
     const deadline = this.#deadline();
     try {
       for await (const event of open(deadline.signal)) {
         if (events.count++ === 0) deadline.disarm();
-        this.#run.take(this.#task.read(event));
+        const news = this.#task.read(event);
+        if (news.changed) events.news++;
+        this.#run.take(news);
         if (this.#run.shouldStop()) return true;
       }
       this.lastDrop = undefined;
@@ -192,16 +196,25 @@ export class RemoteCalls {
       try {
         if (streaming) {
           this.call = "SubscribeToTask";
-          const events = { count: 0 };
+          const events = { count: 0, news: 0 };
           const drained = await this.consume(
             (signal) =>
               remote.client.resubscribeTask({ tenant: remote.tenant, id }, this.options(signal)),
             events,
           );
           if (drained) return;
-          last = this.lastDrop ?? "the stream ended before the task did";
-          // News beyond the first snapshot counts as a recovered connection.
-          failures = events.count > 1 ? 1 : failures + 1;
+          // Only news (the snapshot's included) counts as a recovered connection: a
+          // stream that drops after a repeated WORKING, time after time, is not one.
+          if (events.news > 0) {
+            failures = 1;
+            last = this.lastDrop ?? "the stream ended before the task did";
+          } else {
+            failures++;
+            last = this.lastDrop ??
+              `the re-attached stream ended before the task did${
+                events.count > 0 ? ", bringing nothing new" : ""
+              }`;
+          }
         } else {
           this.call = "GetTask";
           const snapshot = await this.unary((signal) =>

@@ -39,7 +39,12 @@ export interface A2AAgentCard {
  * An attempt that brings news of the task resets the count.
  */
 export interface A2AReconnectPolicy {
-  /** Attempts in a row before the run ends `error`. Default 3. */
+  /**
+   * Attempts in a row before the run ends `error` (`CONNECTION_LOST`). A
+   * re-attached stream that drops again counts as a failed attempt unless it
+   * brought news (a new state, output or word from the agent; a repeated
+   * `WORKING` is none). Default 3.
+   */
   readonly retries?: number;
   /** The first wait, in ms. Default 200. */
   readonly delayMs?: number;
