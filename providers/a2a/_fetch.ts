@@ -2,6 +2,7 @@
 // the bearer token, and the wire policy (redirects, authentication failures,
 // the size of an answer). Runtime-neutral: fetch and web streams only.
 import { OutputLimitError, RemoteHttpError } from "./_async.ts";
+import { boundEvents } from "./_sse_bound.ts";
 
 /**
  * Make `fetchImpl` honour `init.signal` all the way: the call itself and
@@ -92,7 +93,7 @@ export function answerReadWhole(signal: AbortSignal): boolean {
 export interface WirePolicy {
   /** `refuse`: a redirect ends the request; `same-origin`: follow those within the origin. */
   readonly redirects: "refuse" | "same-origin";
-  /** The largest body of an answer that is not an event stream, in bytes. */
+  /** The largest body of an answer, or event of an event stream, in bytes. */
   readonly maxBodyBytes: number;
 }
 
@@ -139,9 +140,10 @@ async function reasonOf(response: Response): Promise<string> {
 }
 
 /**
- * `response` with its body held to `max` bytes. An event stream passes as is
- * only as the answer to a request that asked for one (`streaming`): another
- * request's answer is read whole (`json()`, `text()`), whatever it calls itself.
+ * `response` with its body held to `max` bytes, or each of its events when it
+ * is an event stream answering a request that asked for one (`streaming`):
+ * another request's answer is read whole (`json()`, `text()`), whatever it
+ * calls itself.
  */
 function boundBody(
   response: Response,
@@ -149,11 +151,18 @@ function boundBody(
   streaming: boolean,
   signal: AbortSignal | undefined,
 ): Response {
-  if (
-    !response.body ||
-    (streaming && response.headers.get("content-type")?.startsWith("text/event-stream"))
-  ) {
-    return response;
+  if (!response.body) return response;
+  if (streaming && response.headers.get("content-type")?.startsWith("text/event-stream")) {
+    const eventTooLarge = () =>
+      new OutputLimitError(
+        `the remote agent sent a stream event larger than ${max} bytes (4 × maxOutputChars)`,
+        { option: "maxOutputChars", maxBodyBytes: max },
+      );
+    return new Response(boundEvents(response.body, max, eventTooLarge), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   }
   const tooLarge = () =>
     new OutputLimitError(
@@ -189,8 +198,8 @@ function boundBody(
  * `fetchImpl` under the wire policy: redirects are not followed (or only
  * within the origin, 5 at most), a 401 or 403 ends the request with a
  * {@linkcode RemoteHttpError} saying authentication failed and why, and an
- * answer's body is held to `maxBodyBytes` (but an event stream asked for with
- * `Accept: text/event-stream`: its events are bounded one by one).
+ * answer's body is held to `maxBodyBytes` (an event stream asked for with
+ * `Accept: text/event-stream`: each of its events).
  */
 export function policyFetch(fetchImpl: typeof fetch, policy: WirePolicy): typeof fetch {
   return async (input, init) => {

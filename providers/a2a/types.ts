@@ -112,7 +112,9 @@ export interface A2AProviderOptions {
    * empty text chunk appended, which holds nothing): an answer or event
    * that would pass it ends the run `error`, the output taken before kept,
    * the task cancelled. Any one answer that is not an event stream (a
-   * `GetTask`, a `SendMessage`) may also be at most 4 × this many bytes.
+   * `GetTask`, a `SendMessage`), and any one event of a stream, may also be
+   * at most 4 × this many bytes (UTF-8, as sent: text JSON-escaped as
+   * `\uXXXX` takes 6 bytes a character, so such a remote meets this first).
    * Default 4,000,000 (a run then holds about 28 MiB at most: bench/README.md).
    */
   readonly maxOutputChars?: number;
