@@ -2,6 +2,7 @@
 // GetTask poll answered with what is not JSON, not a JSON-RPC response, or not a
 // task. The run ends PROTOCOL_ERROR naming what was wrong, at the first such
 // answer (asking again will not mend it), and the remote task is cancelled.
+// And the reason of a refusal, cut to its bound without breaking the text.
 import assert from "node:assert/strict";
 import { fakeAgent, prompt, settleWithin, status, task, withProvider } from "./a2a_fake_agent.ts";
 
@@ -70,4 +71,27 @@ Deno.test("a GetTask poll after a stream that cannot be re-attached, answered wi
       "CancelTask",
     ]);
   }, { pollIntervalMs: 5, reconnect: { retries: 5, delayMs: 5 } });
+});
+
+Deno.test("a 401's reason is cut to 300 characters without splitting a surrogate pair", async (t) => {
+  for (
+    const [name, body] of Object.entries({
+      "a JSON-RPC error's message": (message: string) =>
+        Response.json({ jsonrpc: "2.0", id: 1, error: { code: 401, message } }, { status: 401 }),
+      "a body of plain text": (message: string) => new Response(message, { status: 401 }),
+    })
+  ) {
+    await t.step(name, async () => {
+      const agent = fakeAgent({
+        stream: (send) => send(task("TASK_STATE_WORKING")),
+        intercept: (request) =>
+          request.method === "POST" ? body("y".repeat(299) + "\u{1F600}".repeat(100)) : undefined,
+      });
+      await withProvider(agent, async (provider, parent) => {
+        const result = await settleWithin(provider.start({ prompt, parent }));
+        assert.equal(result.error?.code, "AUTH_REQUIRED", result.why);
+        assert.equal((result.error?.data as { reason?: string })?.reason, "y".repeat(299));
+      });
+    });
+  }
 });

@@ -1,6 +1,7 @@
 // The fetch every request goes through: a custom fetch held to its signal,
 // the bearer token, and the wire policy (redirects, authentication failures,
 // the size of an answer). Runtime-neutral: fetch and web streams only.
+import { textHead } from "@seam/host";
 import { OutputLimitError, RemoteHttpError } from "./_async.ts";
 import { boundEvents } from "./_sse_bound.ts";
 
@@ -98,7 +99,9 @@ export interface WirePolicy {
 }
 
 const MAX_REDIRECTS = 5;
+/** The most of an error body read for its reason, and the most of the reason kept. */
 const REASON_BYTES = 4_096;
+const REASON_CHARS = 300;
 
 function isRedirect(status: number): boolean {
   return status === 301 || status === 302 || status === 303 || status === 307 || status === 308;
@@ -134,9 +137,9 @@ async function reasonOf(response: Response): Promise<string> {
   try {
     const json = JSON.parse(text) as { error?: { message?: unknown }; message?: unknown };
     const message = json?.error?.message ?? json?.message;
-    if (typeof message === "string" && message !== "") return message.slice(0, 300);
+    if (typeof message === "string" && message !== "") return textHead(message, REASON_CHARS);
   } catch { /* not JSON */ }
-  return text.trim().slice(0, 300);
+  return textHead(text.trim(), REASON_CHARS);
 }
 
 /**
