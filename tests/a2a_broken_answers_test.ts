@@ -95,3 +95,32 @@ Deno.test("a 401's reason is cut to 300 characters without splitting a surrogate
     });
   }
 });
+
+Deno.test("a GetTask answer whose body breaks off is a lost connection, polled again", async () => {
+  let polls = 0;
+  const agent = fakeAgent({
+    streaming: false,
+    getTaskResponse: (id) => {
+      if (++polls > 1) {
+        return Response.json({ jsonrpc: "2.0", id, result: task("TASK_STATE_COMPLETED").task });
+      }
+      const head = new TextEncoder().encode(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"res`);
+      return new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(head);
+            setTimeout(() => controller.error(new Error("the connection broke")), 5);
+          },
+        }),
+        { headers: { "content-type": "application/json" } },
+      );
+    },
+  });
+  await withProvider(agent, async (provider, parent) => {
+    const run = provider.start({ prompt, parent });
+    const result = await settleWithin(run);
+    assert.equal(result.stopReason, "completed", result.why);
+    await run.dispose();
+    assert.deepEqual(agent.calls, ["SendMessage", "GetTask", "GetTask"]);
+  }, { pollIntervalMs: 5, reconnect: { retries: 2, delayMs: 5 } });
+});
