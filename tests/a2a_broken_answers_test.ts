@@ -73,6 +73,44 @@ Deno.test("a GetTask poll after a stream that cannot be re-attached, answered wi
   }, { pollIntervalMs: 5, reconnect: { retries: 5, delayMs: 5 } });
 });
 
+Deno.test("an event stream whose first event cannot be read ends the run PROTOCOL_ERROR, not retried as a lost connection", async (t) => {
+  const garbled = (raw: (text: string) => void, close: () => void) => {
+    raw("data: <html>oops</html>\n\n");
+    close();
+  };
+  await t.step("a re-attached stream", async () => {
+    const agent = fakeAgent({
+      stream: (send, { close }) => {
+        send(task("TASK_STATE_WORKING"));
+        close();
+      },
+      resubscribe: (_send, { raw, close }) => garbled(raw, close),
+    });
+    await withProvider(agent, async (provider, parent) => {
+      const run = provider.start({ prompt, parent });
+      const result = await settleWithin(run);
+      assert.equal(result.error?.code, "PROTOCOL_ERROR", result.why);
+      assert.match(
+        result.why,
+        /\(SubscribeToTask\): Failed to parse SSE event data: .*not valid JSON/,
+      );
+      await run.dispose();
+      assert.deepEqual(agent.calls, ["SendStreamingMessage", "SubscribeToTask", "CancelTask"]);
+    }, { reconnect: { retries: 5, delayMs: 5 } });
+  });
+  await t.step("the first stream, before a task exists", async () => {
+    const agent = fakeAgent({ stream: (_send, { raw, close }) => garbled(raw, close) });
+    await withProvider(agent, async (provider, parent) => {
+      const run = provider.start({ prompt, parent });
+      await assert.rejects(run.started, /Failed to parse SSE event data/);
+      const result = await settleWithin(run);
+      assert.equal(result.error?.code, "PROTOCOL_ERROR", result.why);
+      assert.match(result.why, /\(SendStreamingMessage\): Failed to parse SSE event data/);
+      await run.dispose();
+    });
+  });
+});
+
 Deno.test("a 401's reason is cut to 300 characters without splitting a surrogate pair", async (t) => {
   for (
     const [name, body] of Object.entries({

@@ -16,7 +16,7 @@ import {
   TimedOut,
 } from "./_async.ts";
 import { clipped } from "./_failure.ts";
-import { answerReadWhole, failedStatusOf } from "./_fetch.ts";
+import { answerArrived, failedStatusOf } from "./_fetch.ts";
 import type { TaskNews, TaskReader } from "./_task_reader.ts";
 import type { RemoteContext, RunPlan } from "./_remote.ts";
 
@@ -116,7 +116,7 @@ export class RemoteCalls {
     } catch (error) {
       this.#failed(deadline);
       if (
-        answerReadWhole(deadline.signal) && !isA2AError(error) &&
+        answerArrived(deadline.signal) && !isA2AError(error) &&
         !(error instanceof RemoteProtocolError) && !this.io.signal.aborted
       ) {
         throw new RemoteProtocolError(
@@ -161,9 +161,12 @@ export class RemoteCalls {
         this.lastDrop = error;
         return false;
       }
-      // Past its first event the stream was taken: what the SDK then refuses (an event
-      // that is not JSON, not JSON-RPC 2.0, of another request, too large) is malformed.
-      if (events.count > 0 && isUnreadable(error)) throw new RemoteProtocolError(messageOf(error));
+      // Once an event stream answered (or past its first event) the stream was taken: what
+      // the SDK then refuses (an event that is not JSON, not JSON-RPC 2.0, of another
+      // request, too large) is malformed, and asking again will not mend it.
+      if ((events.count > 0 || answerArrived(deadline.signal)) && isUnreadable(error)) {
+        throw new RemoteProtocolError(messageOf(error));
+      }
       throw error;
     } finally {
       deadline.release();

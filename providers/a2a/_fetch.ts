@@ -78,16 +78,17 @@ export function failedStatusOf(signal: AbortSignal): number | undefined {
   return failedStatus.get(signal);
 }
 
-/** The requests whose OK answer (not an event stream) was read to its end, by signal. */
-const readWhole = new WeakSet<AbortSignal>();
+/** The requests whose OK answer was read to its end, or opened an event stream, by signal. */
+const answered = new WeakSet<AbortSignal>();
 
 /**
- * Whether the OK answer (2xx, not an event stream) to the request made with
- * `signal` through a {@linkcode policyFetch} arrived whole: what then fails
- * to read it is the answer itself, not the connection.
+ * Whether the OK answer (2xx) to the request made with `signal` through a
+ * {@linkcode policyFetch} arrived: a body read to its end, or an event
+ * stream asked for and opened. What then fails to read it, but a broken
+ * connection, is the answer itself.
  */
-export function answerReadWhole(signal: AbortSignal): boolean {
-  return readWhole.has(signal);
+export function answerArrived(signal: AbortSignal): boolean {
+  return answered.has(signal);
 }
 
 /** What the provider does with redirects and answers it does not take. */
@@ -161,6 +162,7 @@ function boundBody(
         `the remote agent sent a stream event larger than ${max} bytes (4 × maxOutputChars)`,
         { option: "maxOutputChars", maxBodyBytes: max },
       );
+    if (response.ok && signal) answered.add(signal);
     return new Response(boundEvents(response.body, max, eventTooLarge), {
       status: response.status,
       statusText: response.statusText,
@@ -186,7 +188,7 @@ function boundBody(
         else controller.enqueue(chunk);
       },
       flush() {
-        if (response.ok && signal) readWhole.add(signal);
+        if (response.ok && signal) answered.add(signal);
       },
     }),
   );
