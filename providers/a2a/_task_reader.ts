@@ -203,7 +203,7 @@ export class TaskReader {
       default:
         throw new RemoteProtocolError(
           `the remote agent sent an event that is none of task, message, statusUpdate, artifactUpdate: ${
-            JSON.stringify(event)?.slice(0, 200)
+            clipped(JSON.stringify(event) ?? String(event), 200)
           }`,
         );
     }

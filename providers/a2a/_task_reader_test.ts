@@ -289,6 +289,26 @@ Deno.test("TaskReader refuses malformed events, naming them", () => {
   }
 });
 
+Deno.test("TaskReader quotes an unknown event cut to 200 characters, never between the halves of a surrogate pair", () => {
+  const r = reader();
+  r.read(snapshot(task(TaskStates.WORKING)));
+  // The JSON of the event is `{"payload":{"$case":"x","value":"…"}}`: its 200th
+  // character is the first half of an emoji.
+  const head = '{"payload":{"$case":"x","value":"';
+  const value = "a".repeat(199 - head.length) + "😀".repeat(40);
+  const event = { payload: { $case: "x", value } } as unknown as StreamResponse;
+  assert.equal(JSON.stringify(event).charCodeAt(199), 0xd83d);
+  let message = "";
+  try {
+    r.read(event);
+  } catch (error) {
+    message = (error as Error).message;
+  }
+  assert.match(message, /none of task, message, statusUpdate, artifactUpdate: \{"payload"/);
+  assert.match(message, /a… \(\d+ more characters\)/);
+  assert.doesNotMatch(message, /[\ud800-\udbff](?![\udc00-\udfff])/, "no lone high surrogate");
+});
+
 Deno.test("TaskReader holds at most maxOutputChars, keeping what came before", () => {
   // 10 characters of text, and 3 of the artifact's id ("out").
   const r = reader(13);
