@@ -232,18 +232,22 @@ export class RemoteCalls {
       } catch (error) {
         if (this.io.signal.aborted) return;
         if (error instanceof RemoteProtocolError || error instanceof RemoteHttpError) throw error;
-        if (streaming && isA2AError(error)) {
-          // It will not stream this task (it ended, or it cannot re-attach): read it instead.
+        // A 429 refuses for a limit over there (a seam gateway's streams per principal),
+        // whatever its body: an answer, not a lost connection to retry.
+        const limited = this.failedStatus === 429;
+        if (streaming && (isA2AError(error) || limited)) {
+          // It will not stream this task (it ended, it cannot re-attach, or it holds too
+          // many streams already): read it instead.
           this.#run.logger().debug(
-            `A2A run ${this.#run.id}: SubscribeToTask refused (${
-              clipped(error.message)
-            }); polling GetTask`,
+            `A2A run ${this.#run.id}: SubscribeToTask refused${
+              limited ? " for a limit (HTTP 429)" : ""
+            } (${clipped(messageOf(error))}); polling GetTask`,
           );
           streaming = false;
           failures = 0;
           continue;
         }
-        if (isA2AError(error)) throw error;
+        if (isA2AError(error) || limited) throw error;
         last = error;
         failures++;
       }

@@ -33,7 +33,8 @@ export function failure(code: string, message: string, data?: FailureData): Suba
 
 /**
  * The failure of a run that threw `error` during `call` (the request under
- * way), what it says clipped to 2,000 characters. `starting`: no task existed yet, so a refusal is `START_FAILED`;
+ * way), what it says clipped to 2,000 characters (after "the remote agent
+ * refused it for a limit" for an HTTP 429). `starting`: no task existed yet, so a refusal is `START_FAILED`;
  * `status`: the HTTP status the failing request was answered with, if any.
  *
  * | thrown | code |
@@ -54,7 +55,9 @@ export function failureOf(
   starting: boolean,
   status?: number,
 ): SubagentFailure {
-  const message = `The A2A run failed (${call}): ${clipped(messageOf(error))}`;
+  // A 429 is a refusal for a limit over there (a seam gateway's caps), not a broken connection.
+  const limited = status === 429 ? "the remote agent refused it for a limit (HTTP 429): " : "";
+  const message = `The A2A run failed (${call}): ${limited}${clipped(messageOf(error))}`;
   const base: FailureData = status === undefined ? { call } : { call, status };
   if (error instanceof TimedOut) return failure("TIMEOUT", message, { ...base, ...error.data });
   if (error instanceof RemoteHttpError) {
