@@ -93,6 +93,8 @@ export class Cluster {
   // dragged every task's journal, and its task, into the old generation.
   readonly #journals = new ShortLivedMap<string, Journal>();
   readonly #streams = new Map<string, number>();
+  /** The streams read from the log open on this instance, which close() ends. */
+  readonly #logStreams = new Set<LogStream>();
   /**
    * The tasks whose creation failed here (task id → when, in ms): the write
    * may have committed all the same (its answer lost with its connection),
@@ -415,11 +417,13 @@ export class Cluster {
       subscriber,
       this.#options.logger,
       () => {
+        this.#logStreams.delete(stream);
         const n = (this.#streams.get(taskId) ?? 1) - 1;
         if (n <= 0) this.#streams.delete(taskId);
         else this.#streams.set(taskId, n);
       },
     );
+    this.#logStreams.add(stream);
     stream.start();
     return subscriber;
   }
@@ -436,13 +440,17 @@ export class Cluster {
   }
 
   /**
-   * Stop: the heartbeat, the reaper and serving commands; wait (bounded) for
+   * Stop: the streams read from the log (their clients resume elsewhere), the
+   * heartbeat, the reaper and serving commands; wait (bounded) for
    * the journals and the late steering messages being stored (`amend`), which
    * a storage closed next would cut off.
    */
   async close(): Promise<void> {
     if (this.#state === "closed") return;
     this.#state = "closed";
+    // A stream of a task another instance runs would stay open until that task
+    // ends: each ends now, and its client resumes elsewhere with Last-Event-ID.
+    for (const stream of [...this.#logStreams]) stream.close();
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#stopServing();

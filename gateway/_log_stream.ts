@@ -116,6 +116,11 @@ export class LogStream {
     if (this.#state === "reading") this.#state = "idle";
   }
 
+  /** End the stream where it is (its instance closes): the client resumes with Last-Event-ID. */
+  close(): void {
+    this.#end();
+  }
+
   #end(): void {
     if (this.#state === "ended") return;
     this.#state = "ended";

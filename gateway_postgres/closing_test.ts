@@ -1,0 +1,98 @@
+// Closing one of two gateways on one PostgreSQL schema (each on its own
+// store, in this process): every stream it serves ends, those of tasks the
+// other instance runs (read from the log) included, and a client resumes on
+// the other with Last-Event-ID, missing nothing.
+import assert from "node:assert/strict";
+import { createMemoryLogger, createRootScope } from "@seam/host";
+import { createSubagentService } from "@seam/subagent";
+import { createGateway, type Gateway } from "@seam/gateway";
+import { controlledProvider } from "../gateway/_test_support.ts";
+import type { PostgresTaskStore } from "./mod.ts";
+import { dropSchema, Frames, freshSchema, openStore, SKIP, stateOf } from "./_test_support.ts";
+
+function post(gateway: Gateway, method: string, params: unknown, lastEventId?: string) {
+  return gateway.fetch(
+    new Request("http://gw.test/", {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "a2a-version": "1.0",
+        ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId }),
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    }),
+  );
+}
+
+/** `promise`, or a failure naming `what` after `ms` (not a timing assertion: far above the bound). */
+async function within<T>(promise: Promise<T>, what: string, ms = 5_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+Deno.test({
+  name: "Gateway.close() ends the streams it reads from the log of a task another instance runs",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    const stores: PostgresTaskStore[] = [];
+    const roots: ReturnType<typeof createRootScope>[] = [];
+    const gateways: Gateway[] = [];
+    const streams: Frames[] = [];
+    const provider = controlledProvider();
+    try {
+      for (let n = 0; n < 2; n++) {
+        const store = await openStore(schema);
+        stores.push(store);
+        const root = createRootScope({ logger: createMemoryLogger().logger });
+        roots.push(root);
+        createSubagentService(root).registerProvider(n === 0 ? provider : controlledProvider());
+        gateways.push(createGateway({ scope: root, taskStore: store }));
+      }
+      const [a, b] = gateways;
+      const sent = await (await post(a, "SendMessage", {
+        message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text: "go" }] },
+        configuration: { returnImmediately: true },
+      })).json();
+      const id: string = sent.result.task.id;
+      const run = provider.runs[0];
+      run.ready();
+
+      // b serves a stream of a's task, read from the log.
+      const watch = new Frames(await post(b, "SubscribeToTask", { id }));
+      streams.push(watch);
+      const seen = [(await watch.next())!];
+      assert.equal(seen[0].data.task?.id, id);
+
+      await within(b.close(), "b.close()");
+      seen.push(...await within(watch.rest(), "the end of b's stream after b.close()"));
+      assert.notEqual(stateOf(seen.at(-1)!.data), "TASK_STATE_COMPLETED", "ended before the task");
+
+      // The client resumes on a where it left off; the task ends there.
+      const resumed = new Frames(
+        await post(a, "SubscribeToTask", { id }, String(seen.at(-1)!.id)),
+      );
+      streams.push(resumed);
+      run.finish({ output: [{ type: "text", text: "done" }], stopReason: "completed" });
+      const rest = await within(resumed.rest(), "the end of the resumed stream");
+      assert.equal(stateOf(rest.at(-1)!.data), "TASK_STATE_COMPLETED");
+      assert.equal(rest[0].id, seen.at(-1)!.id + 1, "nothing missed, nothing twice");
+    } finally {
+      for (const run of provider.runs) run.finish({ output: "", stopReason: "completed" });
+      for (const stream of streams) await stream.cancel().catch(() => {});
+      for (const gateway of gateways) await gateway.close();
+      for (const root of roots) await root.dispose();
+      for (const store of stores) await store.close();
+      await dropSchema(schema);
+    }
+  },
+});
