@@ -10,7 +10,7 @@
  * a late steering message in _late_steering.ts.
  */
 import { jsonCopy, type Logger } from "@seam/host";
-import { invalidParams, tooMany } from "./_errors.ts";
+import { invalidParams, shuttingDown, tooMany } from "./_errors.ts";
 import { answer, forward, untilSettledOrInterrupted } from "./_forward.ts";
 import { Journal } from "./_journal.ts";
 import { storeLateSteering } from "./_late_steering.ts";
@@ -397,9 +397,11 @@ export class Cluster {
   /**
    * A stream of task `taskId` from the log after `cursor`.
    *
-   * @throws {GatewayError} beyond the subscriber cap.
+   * @throws {GatewayError} beyond the subscriber cap, or once closed.
    */
   stream(taskId: string, framing: StreamFraming, cursor: number): TaskSubscriber {
+    // A subscribe that read the storage while close() ran would open a stream no one ends.
+    if (this.#state === "closed") throw shuttingDown();
     const open = this.#streams.get(taskId) ?? 0;
     const cap = this.#options.maxSubscribers;
     if (open >= cap) {

@@ -96,3 +96,78 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "Gateway.close() while a SubscribeToTask reads the storage: the request is refused, no stream is left open",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    const stores: PostgresTaskStore[] = [];
+    const roots: ReturnType<typeof createRootScope>[] = [];
+    const gateways: Gateway[] = [];
+    const provider = controlledProvider();
+    let release = () => {};
+    let watch: Frames | undefined;
+    try {
+      // b's storage holds its reads of the task while `gated`, as a slow database would.
+      let gated = false;
+      let reached = () => {};
+      const reading = new Promise<void>((resolve) => reached = resolve);
+      const held = new Promise<void>((resolve) => release = resolve);
+      for (let n = 0; n < 2; n++) {
+        const store = await openStore(schema);
+        stores.push(store);
+        const root = createRootScope({ logger: createMemoryLogger().logger });
+        roots.push(root);
+        createSubagentService(root).registerProvider(n === 0 ? provider : controlledProvider());
+        const storage = n === 0 ? store : new Proxy(store, {
+          get(target, key) {
+            const value = Reflect.get(target, key, target);
+            if (key === "get") {
+              return async (...args: unknown[]) => {
+                if (gated) {
+                  reached();
+                  await held;
+                }
+                return await value.apply(target, args);
+              };
+            }
+            return typeof value === "function" ? value.bind(target) : value;
+          },
+        });
+        gateways.push(createGateway({ scope: root, taskStore: storage }));
+      }
+      const [a, b] = gateways;
+      const sent = await (await post(a, "SendMessage", {
+        message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text: "go" }] },
+        configuration: { returnImmediately: true },
+      })).json();
+      const id: string = sent.result.task.id;
+      provider.runs[0].ready();
+
+      gated = true;
+      const answer = post(b, "SubscribeToTask", { id });
+      await within(reading, "b reading the task");
+      const closing = b.close();
+      release();
+      const response = await within(answer, "b's answer");
+      if (response.headers.get("content-type")?.startsWith("text/event-stream")) {
+        // An answer as a stream must end with the gateway, not with the task.
+        watch = new Frames(response);
+        await within(watch.rest(), "the end of b's stream");
+      } else {
+        assert.match(await response.text(), /shutting down|closing|closed/i);
+      }
+      await within(closing, "b.close()");
+    } finally {
+      release();
+      for (const run of provider.runs) run.finish({ output: "", stopReason: "completed" });
+      await watch?.cancel().catch(() => {});
+      for (const gateway of gateways) await gateway.close();
+      for (const root of roots) await root.dispose();
+      for (const store of stores) await store.close();
+      await dropSchema(schema);
+    }
+  },
+});
