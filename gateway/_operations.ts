@@ -89,8 +89,8 @@ export class Operations {
   ): Promise<StreamAnswer> {
     // Taken before the task exists: a refused stream starts nothing.
     const release = this.#slot(principal);
+    let subscriber: TaskSubscriber | undefined;
     try {
-      let subscriber: TaskSubscriber | undefined;
       const cluster = this.#engine.cluster;
       let reply: ReadableStream<Uint8Array> | undefined;
       const sent = await this.#engine.send(params, principal, (live) => {
@@ -110,6 +110,8 @@ export class Operations {
       subscriber.onClose = release;
       return { body: subscriber.body, headers: headersOf(sent) };
     } catch (error) {
+      // A steered run that refused the message: its subscriber is no one's.
+      subscriber?.end();
       release();
       throw error;
     }

@@ -9,6 +9,7 @@ import {
   type ControlledRun,
   message,
   rpc,
+  rpcRequest,
   type Setup,
   tick,
   untilEnded,
@@ -292,5 +293,23 @@ Deno.test("getGatewayTask() shows providers the accepted message as it moves on"
     assert.equal(task.taskId, resumed.result.task.id);
     provider.runs[1].ready();
     provider.runs[1].finish({ output: "", stopReason: "completed" });
+  });
+});
+
+Deno.test("SendStreamingMessage leaves no subscriber on a task whose run refuses the message", async () => {
+  const provider = controlledProvider({ steer: true });
+  await withSetup([provider], { limits: { maxSubscribersPerTask: 1 } }, async (s) => {
+    const { task, run } = await startSteerable(s, provider);
+    run.onSend = () => Promise.reject(new Error("busy"));
+    const refused = await rpc(s.gateway, "SendStreamingMessage", {
+      message: message("second", { taskId: task.id }),
+    });
+    assert.match(refused.error.message, /did not take the message \(busy\)/);
+    // The refused stream's subscriber was let go: the task's one slot is free.
+    const response = await s.gateway.fetch(rpcRequest("SubscribeToTask", { id: task.id }));
+    assert.equal(response.headers.get("content-type"), "text/event-stream");
+    await response.body!.cancel();
+    run.finish({ output: "", stopReason: "completed" });
+    await untilEnded(s.gateway, task.id);
   });
 });
