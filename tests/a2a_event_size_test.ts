@@ -59,3 +59,21 @@ Deno.test("start() holds each stream event to 4 × maxOutputChars bytes, not the
     await run.dispose();
   }, { maxOutputChars: 10_000 });
 });
+
+Deno.test("start() ends the run OUTPUT_LIMIT at a comment line past 4 × maxOutputChars bytes: comments count for nothing only line by line", async () => {
+  // A comment line that never ends: the SDK client holds it whole until its newline.
+  const agent = fakeAgent({
+    stream: (send, { raw, every }) => {
+      send(task("TASK_STATE_WORKING"));
+      raw(": ");
+      every(1, () => raw(CJK));
+    },
+  });
+  await withProvider(agent, async (provider, parent) => {
+    const run = provider.start({ prompt, parent });
+    const result = await settleWithin(run);
+    assert.equal(result.error?.code, "OUTPUT_LIMIT", result.why);
+    assert.match(result.why, /larger than 40000 bytes \(4 × maxOutputChars\)/);
+    await run.dispose();
+  }, { maxOutputChars: 10_000, timeoutMs: 20_000 });
+});

@@ -10,7 +10,8 @@ const COLON = 0x3a;
 /**
  * `body` (an event stream) with each event's field lines held to `max`
  * bytes together: past it the stream errors with `tooLarge()`. A blank line
- * ends an event; comment lines (`: keep-alive`) count for nothing.
+ * ends an event; comment lines (`: keep-alive`) count for nothing, though
+ * each is held to `max` bytes too.
  */
 export function boundEvents(
   body: ReadableStream<Uint8Array>,
@@ -32,7 +33,8 @@ export function boundEvents(
             if (!comment) eventBytes += end - at;
             lineBytes += end - at;
             last = chunk[end - 1];
-            if (eventBytes > max) return controller.error(tooLarge());
+            // A comment line is free only up to the bound: the SDK client holds a line whole.
+            if (eventBytes > max || lineBytes > max) return controller.error(tooLarge());
           }
           if (newline === -1) break;
           // A blank line ("\n" or "\r\n") ends the event.
