@@ -96,7 +96,7 @@ interface Waiter {
   reject(error: unknown): void;
 }
 
-/** The listeners of one task, the newest generation they heard, and their next wake (`#watch`). */
+/** The listeners of one task, the newest generation they heard, and their next wake or retry (`#watch`). */
 interface Listeners {
   readonly set: Set<(generation: number) => void>;
   last: number;
@@ -424,7 +424,9 @@ export class PostgresStore implements PostgresTaskStore {
         rewake(0);
       }, () => {
         wake();
-        const timer = setTimeout(() => {
+        // A closed store writes no more; the last listener's leaving clears the retry.
+        if (this.#state !== "open" || this.#listeners.get(id) !== entry) return;
+        const timer = entry.rewake = setTimeout(() => {
           this.#timers.delete(timer);
           if (this.#state === "open" && this.#listeners.get(id) === entry) this.#watch(id, entry);
         }, 1_000);

@@ -636,3 +636,20 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name:
+    "subscribe() on a closed store leaves no timer behind (its watchers row is not tried again)",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    const store = await openStore(schema);
+    await store.close();
+    const heard: number[] = [];
+    const off = store.subscribe("w", (generation) => heard.push(generation));
+    // The row's write fails on the ended pool and wakes the listener.
+    await until("the listener woken at the failure", () => heard.includes(0));
+    off();
+    await dropSchema(schema);
+  },
+});
