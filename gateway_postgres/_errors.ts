@@ -54,3 +54,25 @@ export function storageError(error: unknown, action: string): unknown {
   }
   return error;
 }
+
+/**
+ * Run `write` until it passes, again after a failure that says the database
+ * is out of reach (backing off from 50 ms to 1 s, each wait `sleep`'s, which
+ * a closed store never ends), for at most `ms`; rejects with the last
+ * failure. Only for a write that may run twice.
+ */
+export async function retryUnreachable<T>(
+  ms: number,
+  sleep: (ms: number) => Promise<void>,
+  write: () => Promise<T>,
+): Promise<T> {
+  const end = Date.now() + ms;
+  for (let delay = 50;; delay = Math.min(delay * 2, 1_000)) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!isUnavailable(error) || Date.now() + delay > end) throw error;
+    }
+    await sleep(delay);
+  }
+}

@@ -264,6 +264,8 @@ export class Relay {
   readonly #target: { hostname: string; port: number };
   /** Sever the connection that next sends this text (`severAfter`). */
   #severOn: string | undefined;
+  /** Drop, undelivered, the next message that carries this text, and its connection (`dropOn`). */
+  #dropOn: string | undefined;
 
   constructor(target: URL) {
     this.#target = { hostname: target.hostname, port: Number(target.port || 5432) };
@@ -302,6 +304,14 @@ export class Relay {
           const relayed = new TransformStream<Uint8Array, Uint8Array>({
             transform: (chunk, controller) => {
               if (!upstream && muted) return;
+              const dropped = this.#dropOn;
+              if (upstream && dropped !== undefined && decoder.decode(chunk).includes(dropped)) {
+                // Never delivered: the client sees its connection drop as it sends.
+                this.#dropOn = undefined;
+                muted = true;
+                closeBoth();
+                return;
+              }
               controller.enqueue(chunk);
               const marker = this.#severOn;
               if (upstream && marker !== undefined && decoder.decode(chunk).includes(marker)) {
@@ -338,6 +348,14 @@ export class Relay {
    */
   severAfter(text: string): void {
     this.#severOn = text;
+  }
+
+  /**
+   * Drop the next message that carries `text` before PostgreSQL gets it, and
+   * its connection (a statement lost with its connection, never run).
+   */
+  dropOn(text: string): void {
+    this.#dropOn = text;
   }
 
   /** Refuse new connections and drop the open ones. */

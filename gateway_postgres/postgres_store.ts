@@ -13,7 +13,7 @@ import {
   TaskStorageError,
 } from "@seam/gateway";
 import { type ChannelNames, channelNames, listenAll } from "./_channels.ts";
-import { storageError } from "./_errors.ts";
+import { retryUnreachable, storageError } from "./_errors.ts";
 import { migrate, TERMINAL_STATES } from "./_migrations.ts";
 import { GroupCommit } from "./_group_commit.ts";
 
@@ -105,6 +105,9 @@ interface Listeners {
 
 /** The waits between the wakes of a task's listeners after its watchers row is written (`#watch`). */
 const REWAKE_MS = [1_000, 1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000] as const;
+
+/** How long an instance tries to write a command's reply while the database is out of reach, in ms. */
+const REPLY_RETRY_MS = 30_000;
 
 type StoreState = "open" | "closed";
 
@@ -612,13 +615,29 @@ export class PostgresStore implements PostgresTaskStore {
       } catch (error) {
         reply = { error: { message: error instanceof Error ? error.message : String(error) } };
       }
-      await sql`
-        WITH u AS (UPDATE commands SET reply = ${
-        JSON.stringify(reply)
-      } WHERE id = ${id} RETURNING id)
-        SELECT pg_notify(${this.#names.replies}, u.id::text) FROM u`;
+      // The command ran: a reply lost with its connection (killed, the
+      // database failing over) left the sender to answer 503 for a cancel
+      // or a message that took effect. Written again while the database is
+      // out of reach (the sender polls for it; once it gave up, its row is
+      // gone and the write finds nothing).
+      const text = JSON.stringify(reply);
+      await retryUnreachable(REPLY_RETRY_MS, (ms) => this.#sleep(ms), () =>
+        sql`
+          WITH u AS (UPDATE commands SET reply = ${text} WHERE id = ${id} RETURNING id)
+          SELECT pg_notify(${this.#names.replies}, u.id::text) FROM u`);
     })().catch(() => {
       // The sender times out and says so; nothing here to tell.
+    });
+  }
+
+  /** Settles after `ms`, unless the store closes first (then never: close() clears its timer). */
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#timers.delete(timer);
+        resolve();
+      }, ms);
+      this.#timers.add(timer);
     });
   }
 
