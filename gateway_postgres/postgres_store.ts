@@ -108,6 +108,8 @@ const REWAKE_MS = [1_000, 1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000] as
 
 /** How long an instance tries to write a command's reply while the database is out of reach, in ms. */
 const REPLY_RETRY_MS = 30_000;
+/** How long it tries to take a command so (under the 2 s over `cancelTimeoutMs` its sender waits). */
+const TAKE_RETRY_MS = 1_500;
 
 type StoreState = "open" | "closed";
 
@@ -605,9 +607,14 @@ export class PostgresStore implements PostgresTaskStore {
     const handler = this.#servers.get(target);
     if (!handler || this.#state !== "open") return;
     const sql = this.#sql;
+    const sleep = (ms: number) => this.#sleep(ms);
     (async () => {
-      const rows = await sql<{ command: string }[]>`
-        UPDATE commands SET taken = true WHERE id = ${id} AND NOT taken RETURNING command`;
+      // Taken again after a connection lost on the way (one lost after its
+      // commit finds the command taken, and the sender times out as before),
+      // for less time than any sender waits: none runs after its 503.
+      const rows = await retryUnreachable(TAKE_RETRY_MS, sleep, () =>
+        sql<{ command: string }[]>`
+          UPDATE commands SET taken = true WHERE id = ${id} AND NOT taken RETURNING command`);
       if (rows.length === 0) return;
       let reply: JsonObject;
       try {
@@ -621,7 +628,7 @@ export class PostgresStore implements PostgresTaskStore {
       // out of reach (the sender polls for it; once it gave up, its row is
       // gone and the write finds nothing).
       const text = JSON.stringify(reply);
-      await retryUnreachable(REPLY_RETRY_MS, (ms) => this.#sleep(ms), () =>
+      await retryUnreachable(REPLY_RETRY_MS, sleep, () =>
         sql`
           WITH u AS (UPDATE commands SET reply = ${text} WHERE id = ${id} RETURNING id)
           SELECT pg_notify(${this.#names.replies}, u.id::text) FROM u`);
