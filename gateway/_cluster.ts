@@ -254,7 +254,8 @@ export class Cluster {
     const state = record.task.status.state;
     if (cursor === undefined && isTerminalState(state)) return undefined;
     if (isTerminalState(state) && cursor! >= (record.generation ?? 0)) {
-      // Resumed after the last event: nothing more will come.
+      // Resumed after the last event: nothing more will come. Past it: an id no stream sent.
+      assertSent(record.task.id, cursor!, record.generation ?? 0);
       const done = new TaskSubscriber(framing, 1024);
       done.end();
       return done;
@@ -273,11 +274,7 @@ export class Cluster {
     } catch (error) {
       throw storeFailure(error, this.#options.logger, `Reading task "${taskId}"`);
     }
-    if (cursor > newest) {
-      throw invalidParams(
-        `Last-Event-ID ${cursor} is beyond the newest event of task "${taskId}" (${newest}); resume with the id of an event received, or 0 to replay from the start`,
-      );
-    }
+    assertSent(taskId, cursor, newest);
   }
 
   /** Cancel a task another instance runs: the cancel goes there. */
@@ -546,3 +543,12 @@ const MAX_UNCONFIRMED = 10_000;
 
 /** Whether the event is a task's last. */
 export { isFinalEvent };
+
+/** @throws {GatewayError} `invalidParams` for a cursor past the task's newest event. */
+function assertSent(taskId: string, cursor: number, newest: number): void {
+  if (cursor > newest) {
+    throw invalidParams(
+      `Last-Event-ID ${cursor} is beyond the newest event of task "${taskId}" (${newest}); resume with the id of an event received, or 0 to replay from the start`,
+    );
+  }
+}

@@ -156,6 +156,48 @@ Deno.test({
 });
 
 Deno.test({
+  name:
+    "subscribe() refuses a Last-Event-ID beyond an ended task's newest event; at it, the stream ends at once",
+  ignore: SKIP,
+  fn: async () => {
+    await withServed(async ({ base, errors, provider }) => {
+      const sent = await rpc(base, "SendMessage", message());
+      const id = sent.result.task.id;
+      const run = provider.runs[0];
+      run.ready();
+      run.finish({ output: [{ type: "text", text: "done" }], stopReason: "completed" });
+      const subscribe = (lastEventId: string) =>
+        fetch(`${base}/tasks/${id}:subscribe`, {
+          headers: { "last-event-id": lastEventId },
+          signal: AbortSignal.timeout(5_000),
+        });
+      let newest = 0;
+      for (let i = 0; i < 500; i++) {
+        const task = (await rpc(base, "GetTask", { id })).result;
+        if (stateOf({ task }) === "TASK_STATE_COMPLETED") break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      // The newest id: what a replay from the start ends with.
+      const replay = await (await subscribe("0")).text();
+      newest = Math.max(...[...replay.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1])));
+      assert.ok(newest >= 2, replay);
+      const past = await subscribe(String(newest + 1));
+      assert.equal(past.status, 400);
+      assert.match(
+        (await past.json()).error.message,
+        new RegExp(
+          `Last-Event-ID ${newest + 1} is beyond the newest event of task "${id}" \\(${newest}\\)`,
+        ),
+      );
+      const at = await subscribe(String(newest));
+      assert.equal(at.status, 200);
+      assert.equal(await at.text(), "");
+      assert.deepEqual(errors(), []);
+    });
+  },
+});
+
+Deno.test({
   name: "limits.maxStreamsPerPrincipal bounds the streams read from the log, each slot given back",
   ignore: SKIP,
   fn: async () => {
