@@ -18,6 +18,7 @@ import {
 import { endPromptSpan, isTracing, type PromptSpan, startPromptSpan } from "./_trace.ts";
 import { fromAcpPrompt, toAcpBlock } from "./_content.ts";
 import { acpPlan } from "./events.ts";
+import { cut, quoted } from "./_failure.ts";
 
 /** The byte streams a server speaks newline-delimited JSON-RPC over. */
 export interface AcpServerStreams {
@@ -87,6 +88,8 @@ const VERSION = "0.1.0";
 const noop = () => {};
 const PRIORITIES: readonly string[] = ["high", "medium", "low"];
 const STATUSES: readonly string[] = ["pending", "in_progress", "completed"];
+/** The most characters of a client's session id quoted in an answer or a log line. */
+const ID_CHARS = 200;
 
 /** A live prompt turn on a session. */
 interface Turn {
@@ -192,7 +195,8 @@ function promptAnswer(end: TurnEnd, turn: Turn): acp.PromptResponse {
  * - `session/close` cancels a running turn and disposes the session's
  *   agent. Any number of sessions may be open at once.
  * - A request naming an unknown session gets error -32002 (resource not
- *   found); bad params get -32602.
+ *   found; the client's id quoted cut to 200 characters, as in log lines);
+ *   bad params get -32602.
  * - When the client closes its end (EOF), or on {@linkcode AcpServer.close},
  *   every session agent is disposed, the output is closed and `closed`
  *   fulfils.
@@ -320,8 +324,11 @@ export function serveAcpAgent(options: AcpServerOptions): AcpServer {
     });
   };
 
+  // The id is the client's: bounded wherever it is echoed.
   const unknownSession = (sessionId: string) =>
-    new acp.RequestError(-32002, `Resource not found: no session "${sessionId}"`, { sessionId });
+    new acp.RequestError(-32002, `Resource not found: no session ${quoted(sessionId, ID_CHARS)}`, {
+      sessionId: cut(sessionId, ID_CHARS),
+    });
 
   const app = acp.agent({ name: options.name ?? "seam" })
     .onRequest(acp.methods.agent.initialize, () => ({
@@ -444,7 +451,9 @@ export function serveAcpAgent(options: AcpServerOptions): AcpServer {
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
       const session = sessions.get(params.sessionId);
       if (!session?.turn) {
-        logger.debug(`Ignored session/cancel for ${params.sessionId}: no prompt is running`);
+        logger.debug(
+          `Ignored session/cancel for ${quoted(params.sessionId, ID_CHARS)}: no prompt is running`,
+        );
         return;
       }
       session.turn.cancelled = true;

@@ -442,6 +442,31 @@ Deno.test("serveAcpAgent() refuses bad requests with JSON-RPC errors", async (t)
   }
 });
 
+Deno.test("serveAcpAgent() quotes a client's unknown session id cut to 200 characters", async () => {
+  const h = await harness();
+  try {
+    const long = "s".repeat(5_000);
+    const prompted = await rejection(h.prompt(long, "@reply hi"));
+    // The SDK's client takes a close of an unknown session as done: read the wire.
+    await h.client.agent.request(acp.methods.agent.session.close, { sessionId: long });
+    const closed = h.wire.findLast((m) => "error" in m)?.error as acp.RequestError;
+    for (const error of [prompted, closed]) {
+      assert.equal(error.code, -32002);
+      assert.equal(error.message, `Resource not found: no session "${"s".repeat(200)}…"`);
+      assert.deepEqual(error.data, { sessionId: `${"s".repeat(200)}…` });
+    }
+    await h.client.agent.notify(acp.methods.agent.session.cancel, { sessionId: long });
+    await h.newSession(); // the notification was handled before this answer
+    const ignored = h.records.find((r) => r.message.startsWith("Ignored session/cancel"));
+    assert.equal(
+      ignored?.message,
+      `Ignored session/cancel for "${"s".repeat(200)}…": no prompt is running`,
+    );
+  } finally {
+    await h.end();
+  }
+});
+
 Deno.test("serveAcpAgent() fails session/new when setup throws, and ignores MCP servers loudly", async () => {
   const h = await harness({}, (_host, _agent, info) => {
     if (info.cwd === "/bad") throw new Error("no tools for /bad");
