@@ -19,6 +19,7 @@ import { endPromptSpan, isTracing, type PromptSpan, startPromptSpan } from "./_t
 import { fromAcpPrompt, toAcpBlock } from "./_content.ts";
 import { acpPlan } from "./events.ts";
 import { cut, quoted } from "./_failure.ts";
+import { pace } from "./_pacing.ts";
 
 /** The byte streams a server speaks newline-delimited JSON-RPC over. */
 export interface AcpServerStreams {
@@ -78,7 +79,9 @@ export interface AcpServer {
   readonly closed: Promise<void>;
   /**
    * Stop serving: close the connection (a running prompt is not answered),
-   * dispose every session agent, close the output. Resolves like `closed`.
+   * dispose every session agent, close the output (aborted when output the
+   * client has not taken yet waits for it: a client that does not read
+   * cannot hold this up). Resolves like `closed`.
    */
   close(): Promise<void>;
 }
@@ -197,9 +200,11 @@ function promptAnswer(end: TurnEnd, turn: Turn): acp.PromptResponse {
  * - A request naming an unknown session gets error -32002 (resource not
  *   found; the client's id quoted cut to 200 characters, as in log lines);
  *   bad params get -32602.
+ * - A client that does not read what it is sent is not read from: while
+ *   1 MiB of output waits for it, the server reads no more of its input.
  * - When the client closes its end (EOF), or on {@linkcode AcpServer.close},
- *   every session agent is disposed, the output is closed and `closed`
- *   fulfils.
+ *   every session agent is disposed, the output is closed (on EOF once the
+ *   client took what was queued for it) and `closed` fulfils.
  *
  * @param options The host, the streams, the model and the per-session setup.
  * @returns The running server.
@@ -264,7 +269,10 @@ export function serveAcpAgent(options: AcpServerOptions): AcpServer {
   // The server holds the output for its whole life, so it can close it at the end.
   const out = options.streams.writable.getWriter();
   out.closed.catch(noop);
-  const output = new WritableStream<Uint8Array>({ write: (chunk) => out.write(chunk) });
+  // The client's input is read only while its answers are being taken.
+  const paced = pace(options.streams.readable, out, (error) => connection.close(error));
+  /** close() or the parent scope, not the client, ended the server. */
+  let stopped = false;
 
   /** Send one `session/update` for `session`'s running turn (dropped between turns). */
   const update = (session: Session, value: acp.SessionUpdate) => {
@@ -469,7 +477,7 @@ export function serveAcpAgent(options: AcpServerOptions): AcpServer {
       return {};
     });
 
-  const connection = app.connect(acp.ndJsonStream(output, options.streams.readable));
+  const connection = app.connect(acp.ndJsonStream(paced.writable, paced.readable));
 
   const closed = connection.closed.then(async () => {
     stopping = true;
@@ -487,15 +495,22 @@ export function serveAcpAgent(options: AcpServerOptions): AcpServer {
         logger.error("Disposing an ACP session agent failed", result.reason);
       }
     }
-    await out.close().catch(noop);
+    // On EOF the client still gets what was queued for it; stopped by close()
+    // or the parent scope, the server does not wait on a client that may never read.
+    await (stopped ? paced.stop(new Error("the ACP server was closed")) : paced.close())
+      .catch(noop);
     logger.debug("The ACP server stopped");
   }).catch((error) => logger.error("Stopping the ACP server failed", error));
 
   // The parent scope going away ends the server (not awaited here: the
   // disposal above waits for this scope).
-  scope.onDispose(() => connection.close());
+  scope.onDispose(() => {
+    stopped = true;
+    connection.close();
+  });
 
   const close = (): Promise<void> => {
+    stopped = true;
     connection.close();
     return closed;
   };
