@@ -199,7 +199,8 @@ function promptAnswer(end: TurnEnd, turn: Turn): acp.PromptResponse {
  *   agent. Any number of sessions may be open at once.
  * - A request naming an unknown session gets error -32002 (resource not
  *   found; the client's id quoted cut to 200 characters, as in log lines);
- *   bad params get -32602.
+ *   bad params get -32602. An answer from the client (the server sends it
+ *   no requests) is ignored, logged at debug with its id cut.
  * - A client that does not read what it is sent is not read from: while
  *   1 MiB of output waits for it, the server reads no more of its input.
  * - When the client closes its end (EOF), or on {@linkcode AcpServer.close},
@@ -477,7 +478,20 @@ export function serveAcpAgent(options: AcpServerOptions): AcpServer {
       return {};
     });
 
-  const connection = app.connect(acp.ndJsonStream(paced.writable, paced.readable));
+  const framed = acp.ndJsonStream(paced.writable, paced.readable);
+  // The server sends the client no requests, so an answer from it answers
+  // none: dropped here, with its id cut (the SDK would print it whole).
+  const requests = framed.readable.pipeThrough(
+    new TransformStream<acp.AnyMessage, acp.AnyMessage>({
+      transform(message, controller) {
+        if ("method" in message) return controller.enqueue(message);
+        logger.debug(
+          `Ignored an ACP client's answer to no request: id ${quoted(message.id, ID_CHARS)}`,
+        );
+      },
+    }),
+  );
+  const connection = app.connect({ readable: requests, writable: framed.writable });
 
   const closed = connection.closed.then(async () => {
     stopping = true;

@@ -568,3 +568,41 @@ Deno.test("serveAcpAgent() rejects bad options naming them", () => {
     );
   }
 });
+
+Deno.test("serveAcpAgent() ignores a client's answer to no request, logging its id cut", async () => {
+  const { logger, records } = createMemoryLogger();
+  const host = createHost({ logger });
+  const toServer = new TransformStream<Uint8Array, Uint8Array>();
+  const toClient = new TransformStream<Uint8Array, Uint8Array>();
+  const server = serveAcpAgent({
+    host,
+    model: "scripted",
+    streams: { readable: toServer.readable, writable: toClient.writable },
+    logger,
+  });
+  const printed: unknown[][] = [];
+  const consoleError = console.error;
+  console.error = (...args: unknown[]) => printed.push(args);
+  try {
+    const input = toServer.writable.getWriter();
+    const send = (message: WireMessage) =>
+      input.write(new TextEncoder().encode(JSON.stringify(message) + "\n"));
+    await send({ jsonrpc: "2.0", id: "r".repeat(5_000), result: {} });
+    await send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1 } });
+    const answer = JSON.parse(
+      new TextDecoder().decode((await toClient.readable.getReader().read()).value),
+    );
+    assert.equal(answer.id, 1); // still serving
+    assert.deepEqual(printed, []);
+    assert.ok(
+      records.some((r) =>
+        r.message === `Ignored an ACP client's answer to no request: id "${"r".repeat(200)}…"`
+      ),
+    );
+    await input.close();
+    await server.closed;
+  } finally {
+    console.error = consoleError;
+    await host.scope.dispose();
+  }
+});
