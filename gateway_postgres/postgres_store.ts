@@ -13,9 +13,10 @@ import {
   TaskStorageError,
 } from "@seam/gateway";
 import { type ChannelNames, channelNames, listenAll } from "./_channels.ts";
-import { retryUnreachable, storageError } from "./_errors.ts";
+import { storageError } from "./_errors.ts";
 import { migrate, TERMINAL_STATES } from "./_migrations.ts";
 import { GroupCommit } from "./_group_commit.ts";
+import { Commands } from "./_commands.ts";
 
 /** Options of {@linkcode createPostgresTaskStore}. */
 export interface PostgresTaskStoreOptions {
@@ -90,12 +91,6 @@ function toRecord(row: TaskRow): StoredTaskAt {
   return out;
 }
 
-/** A reply being waited for. */
-interface Waiter {
-  resolve(reply: JsonObject): void;
-  reject(error: unknown): void;
-}
-
 /** The listeners of one task, the newest generation they heard, and their next wake or retry (`#watch`). */
 interface Listeners {
   readonly set: Set<(generation: number) => void>;
@@ -105,11 +100,6 @@ interface Listeners {
 
 /** The waits between the wakes of a task's listeners after its watchers row is written (`#watch`). */
 const REWAKE_MS = [1_000, 1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000] as const;
-
-/** How long an instance tries to write a command's reply while the database is out of reach, in ms. */
-const REPLY_RETRY_MS = 30_000;
-/** How long it tries to take a command so (under the 2 s over `cancelTimeoutMs` its sender waits). */
-const TAKE_RETRY_MS = 1_500;
 
 type StoreState = "open" | "closed";
 
@@ -152,8 +142,6 @@ export class PostgresStore implements PostgresTaskStore {
   readonly #sql: postgres.Sql;
   readonly #names: ChannelNames;
   readonly #listeners = new Map<string, Listeners>();
-  readonly #servers = new Map<string, TaskCommandHandler>();
-  readonly #waiters = new Map<string, Waiter>();
   #unlisten: (() => Promise<void>) | undefined;
   /** This store's name in the watchers table. */
   readonly #watcher: string = crypto.randomUUID();
@@ -167,6 +155,7 @@ export class PostgresStore implements PostgresTaskStore {
   readonly #timers = new Set<ReturnType<typeof setTimeout>>();
   readonly #pushed = new Set<() => void>();
   readonly #group: GroupCommit;
+  readonly #commands: Commands;
   #beats = 0;
   #closing: Promise<void> | undefined;
 
@@ -253,6 +242,14 @@ export class PostgresStore implements PostgresTaskStore {
         }
       },
     });
+    this.#commands = new Commands({
+      sql: this.#sql,
+      names: this.#names,
+      isOpen: () => this.#state === "open",
+      assertOpen: () => this.#assertOpen(),
+      run: (action, query) => this.#run(action, query),
+      sleep: (ms) => this.#sleep(ms),
+    });
     INTERNALS.set(this, {
       sql: this.#sql,
       onPushed: (listener) => {
@@ -269,8 +266,8 @@ export class PostgresStore implements PostgresTaskStore {
       this.migrationsApplied = await migrate(this.#sql, this.schema);
       this.#unlisten = await listenAll(this.#sql, this.#names, {
         event: (id, generation) => this.#wake(id, generation),
-        command: (target, id) => this.#take(target, id),
-        reply: (id) => this.#collect(id),
+        command: (target, id) => this.#commands.take(target, id),
+        reply: (id) => this.#commands.collect(id),
         reconnected: () => this.#catchUp(),
       });
     } catch (error) {
@@ -488,64 +485,19 @@ export class PostgresStore implements PostgresTaskStore {
     return rows.map(toRecord);
   }
 
-  async send(instance: string, command: JsonObject, timeoutMs: number): Promise<JsonObject> {
-    this.#assertOpen();
-    const sql = this.#sql;
-    const rows = await this.#run("send a command", () =>
-      sql<{ id: string }[]>`
-        WITH c AS (INSERT INTO commands (target, command) VALUES (${instance}, ${
-        JSON.stringify(command)
-      }) RETURNING id)
-        SELECT c.id::text AS id, pg_notify(${this.#names.commands}, ${instance} || ':' || c.id::text)
-        FROM c`);
-    const id = rows[0].id;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let poll: ReturnType<typeof setInterval> | undefined;
-    try {
-      return await new Promise<JsonObject>((resolve, reject) => {
-        this.#waiters.set(id, { resolve, reject });
-        timer = setTimeout(() => {
-          reject(
-            new TaskStorageError(
-              "UNAVAILABLE",
-              `Cannot send a command: instance "${instance}" did not answer within ${timeoutMs} ms`,
-            ),
-          );
-        }, timeoutMs);
-        // The reply may have come before we waited for it, or its notice got lost.
-        this.#collect(id);
-        poll = setInterval(() => this.#collect(id), 250);
-      });
-    } finally {
-      clearTimeout(timer);
-      clearInterval(poll);
-      this.#waiters.delete(id);
-      sql`DELETE FROM commands WHERE id = ${id}`.catch(() => {});
-    }
+  send(instance: string, command: JsonObject, timeoutMs: number): Promise<JsonObject> {
+    return this.#commands.send(instance, command, timeoutMs);
   }
 
   serve(instance: string, handler: TaskCommandHandler): () => void {
-    if (this.#servers.has(instance)) {
-      throw new TypeError(`Cannot serve commands: instance "${instance}" is served already`);
-    }
-    this.#servers.set(instance, handler);
-    this.#sweep(instance);
-    return () => {
-      if (this.#servers.get(instance) === handler) this.#servers.delete(instance);
-    };
+    return this.#commands.serve(instance, handler);
   }
 
   close(): Promise<void> {
     return this.#closing ??= (async () => {
       this.#state = "closed";
-      for (const waiter of this.#waiters.values()) {
-        waiter.reject(
-          new TaskStorageError("UNAVAILABLE", "Cannot wait for a reply: the store closed"),
-        );
-      }
-      this.#waiters.clear();
+      this.#commands.close();
       this.#listeners.clear();
-      this.#servers.clear();
       for (const timer of this.#timers) clearTimeout(timer);
       this.#timers.clear();
       await this.#sql`DELETE FROM watchers WHERE watcher = ${this.#watcher}`.catch(() => {});
@@ -589,52 +541,7 @@ export class PostgresStore implements PostgresTaskStore {
 
   #catchUp(): void {
     for (const id of [...this.#listeners.keys()]) this.#wake(id, 0);
-    for (const instance of this.#servers.keys()) this.#sweep(instance);
-    for (const id of this.#waiters.keys()) this.#collect(id);
-  }
-
-  /** Take the commands sent to `instance` while nobody listened. */
-  #sweep(instance: string): void {
-    this.#sql<{ id: string }[]>`
-      SELECT id::text AS id FROM commands WHERE target = ${instance} AND NOT taken`
-      .then((rows) => {
-        for (const row of rows) this.#take(instance, row.id);
-      }, () => {});
-  }
-
-  /** Run command `id` if it is addressed to an instance served here and nobody took it. */
-  #take(target: string, id: string): void {
-    const handler = this.#servers.get(target);
-    if (!handler || this.#state !== "open") return;
-    const sql = this.#sql;
-    const sleep = (ms: number) => this.#sleep(ms);
-    (async () => {
-      // Taken again after a connection lost on the way (one lost after its
-      // commit finds the command taken, and the sender times out as before),
-      // for less time than any sender waits: none runs after its 503.
-      const rows = await retryUnreachable(TAKE_RETRY_MS, sleep, () =>
-        sql<{ command: string }[]>`
-          UPDATE commands SET taken = true WHERE id = ${id} AND NOT taken RETURNING command`);
-      if (rows.length === 0) return;
-      let reply: JsonObject;
-      try {
-        reply = await handler(JSON.parse(rows[0].command));
-      } catch (error) {
-        reply = { error: { message: error instanceof Error ? error.message : String(error) } };
-      }
-      // The command ran: a reply lost with its connection (killed, the
-      // database failing over) left the sender to answer 503 for a cancel
-      // or a message that took effect. Written again while the database is
-      // out of reach (the sender polls for it; once it gave up, its row is
-      // gone and the write finds nothing).
-      const text = JSON.stringify(reply);
-      await retryUnreachable(REPLY_RETRY_MS, sleep, () =>
-        sql`
-          WITH u AS (UPDATE commands SET reply = ${text} WHERE id = ${id} RETURNING id)
-          SELECT pg_notify(${this.#names.replies}, u.id::text) FROM u`);
-    })().catch(() => {
-      // The sender times out and says so; nothing here to tell.
-    });
+    this.#commands.catchUp();
   }
 
   /** Settles after `ms`, unless the store closes first (then never: close() clears its timer). */
@@ -646,16 +553,6 @@ export class PostgresStore implements PostgresTaskStore {
       }, ms);
       this.#timers.add(timer);
     });
-  }
-
-  /** Resolve the waiter of command `id` if its reply is there. */
-  #collect(id: string): void {
-    if (!this.#waiters.has(id) || this.#state !== "open") return;
-    this.#sql<{ reply: string }[]>`
-      SELECT reply FROM commands WHERE id = ${id} AND reply IS NOT NULL`
-      .then((rows) => {
-        if (rows.length > 0) this.#waiters.get(id)?.resolve(JSON.parse(rows[0].reply));
-      }, () => {});
   }
 }
 
