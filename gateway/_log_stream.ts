@@ -5,17 +5,29 @@
  * `id`, so a client that reconnects (to any instance) with `Last-Event-ID`
  * misses nothing and sees nothing twice. It ends after the task's terminal
  * event (or at an interrupted state it is waiting in), when the client goes
- * away, or with an error frame when the storage cannot be read.
+ * away, or with an error frame when the storage cannot be read: a read the
+ * storage fails as out of reach (`UNAVAILABLE`: one connection dropped, the
+ * pool reconnecting) is tried again from the same cursor after 100, 300 and
+ * 600 ms first, so a blip does not end every stream reading at that moment;
+ * an outage past that second ends it as before (the client resumes with
+ * `Last-Event-ID` on its own backoff), and any other failure at once.
  */
 import type { Logger } from "@seam/host";
 import { internalError } from "./_errors.ts";
 import type { TaskSubscriber } from "./_sse.ts";
-import type { JsonObject, TaskStorage } from "./task_storage.ts";
+import { isTaskStorageError, type JsonObject, type TaskStorage } from "./task_storage.ts";
 import { isTerminalState } from "./task_store.ts";
 import type { A2ATaskState } from "./types.ts";
 
 /** How many entries one read takes. */
 const PAGE = 256;
+
+/**
+ * The waits before each new try of a read the storage failed as out of reach
+ * (1 s in all): the next query gets a fresh connection at once, so a single
+ * dropped one passes the first; a longer outage is told to the client soon.
+ */
+const RETRY_MS = [100, 300, 600];
 
 /** Where a log stream is: reading, idle until woken, or ended. */
 type LogStreamState = "idle" | "reading" | "ended";
@@ -44,6 +56,9 @@ export class LogStream {
   #state: LogStreamState = "idle";
   #again = false;
   #cursor: number;
+  /** Failed reads in a row, and the wait before the next try. */
+  #failures = 0;
+  #retry: ReturnType<typeof setTimeout> | undefined;
   #off: (() => void) | undefined;
   readonly #storage: TaskStorage;
   readonly #taskId: string;
@@ -84,6 +99,19 @@ export class LogStream {
     }
     this.#state = "reading";
     this.#read().catch((error) => {
+      if (this.#state !== "reading") return;
+      const wait = RETRY_MS[this.#failures++];
+      // The read changed nothing (the cursor moves only as a frame is
+      // delivered): a new try from the same cursor misses and repeats nothing.
+      if (wait !== undefined && isTaskStorageError(error, "UNAVAILABLE")) {
+        this.#logger.warn(`Reading the log of task "${this.#taskId}" failed; trying again`, error);
+        this.#retry = setTimeout(() => {
+          this.#retry = undefined;
+          this.#state = "idle";
+          this.#pull();
+        }, wait);
+        return;
+      }
       this.#logger.error(`Reading the log of task "${this.#taskId}" failed`, error);
       this.#subscriber.fail(
         internalError(
@@ -100,6 +128,7 @@ export class LogStream {
     while (more && this.#state === "reading") {
       this.#again = false;
       const entries = await this.#storage.read(this.#taskId, this.#cursor, PAGE);
+      this.#failures = 0;
       for (const [at, entry] of entries.entries()) {
         if (this.#state !== "reading") return;
         // Each generation once, in order, whatever the wake-ups did.
@@ -124,6 +153,8 @@ export class LogStream {
   #end(): void {
     if (this.#state === "ended") return;
     this.#state = "ended";
+    clearTimeout(this.#retry);
+    this.#retry = undefined;
     this.#off?.();
     this.#off = undefined;
     this.#subscriber.end();
