@@ -267,8 +267,19 @@ export class Relay {
   /** Drop, undelivered, the next message that carries this text, and its connection (`dropOn`). */
   #dropOn: string | undefined;
 
+  readonly #url: URL;
+
   constructor(target: URL) {
+    this.#url = target;
     this.#target = { hostname: target.hostname, port: Number(target.port || 5432) };
+  }
+
+  /** The database's URL through this relay (once open). */
+  get url(): string {
+    const via = new URL(this.#url);
+    via.hostname = "127.0.0.1";
+    via.port = String(this.port);
+    return via.href;
   }
 
   /** Listen (on the same port once it had one) and relay. */

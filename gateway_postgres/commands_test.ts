@@ -31,14 +31,11 @@ async function cancelThroughDrop(dropped: string): Promise<void> {
   const url = new URL(databaseUrl()!);
   const relay = new Relay(url);
   relay.open();
-  const viaRelay = new URL(url);
-  viaRelay.hostname = "127.0.0.1";
-  viaRelay.port = String(relay.port);
   const stores: PostgresTaskStore[] = [];
   const parts: { gateway: Gateway; dispose(): Promise<void> }[] = [];
   const provider = controlledProvider();
   try {
-    stores.push(await openStore(schema, { url: viaRelay.href }));
+    stores.push(await openStore(schema, { url: relay.url }));
     stores.push(await openStore(schema));
     for (const [n, store] of stores.entries()) {
       const root = createRootScope({ logger: createMemoryLogger().logger });

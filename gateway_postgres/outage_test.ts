@@ -67,10 +67,7 @@ async function withRelayedGateway(
   const url = new URL(databaseUrl()!);
   const relay = new Relay(url);
   relay.open();
-  const viaRelay = new URL(url);
-  viaRelay.hostname = "127.0.0.1";
-  viaRelay.port = String(relay.port);
-  const store = await openStore(schema, { url: viaRelay.href, leaseTtlMs });
+  const store = await openStore(schema, { url: relay.url, leaseTtlMs });
   const direct = await openStore(schema);
   const { logger } = createMemoryLogger();
   const root = createRootScope({ logger });
@@ -195,10 +192,7 @@ Deno.test({
     const stores = [];
     for (const relay of relays) {
       relay.open();
-      const viaRelay = new URL(url);
-      viaRelay.hostname = "127.0.0.1";
-      viaRelay.port = String(relay.port);
-      stores.push(await openStore(schema, { url: viaRelay.href, leaseTtlMs: TTL }));
+      stores.push(await openStore(schema, { url: relay.url, leaseTtlMs: TTL }));
     }
     const direct = await openStore(schema, { leaseTtlMs: TTL });
     const sql = storeInternals(direct, "a test").sql;

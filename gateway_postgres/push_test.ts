@@ -194,10 +194,7 @@ Deno.test({
     const url = new URL(databaseUrl()!);
     const relay = new Relay(url);
     relay.open();
-    const viaRelay = new URL(url);
-    viaRelay.hostname = "127.0.0.1";
-    viaRelay.port = String(relay.port);
-    const store = await openStore(schema, { url: viaRelay.href, leaseTtlMs: 1_000 });
+    const store = await openStore(schema, { url: relay.url, leaseTtlMs: 1_000 });
     const { logger, records } = createMemoryLogger();
     const root = createRootScope({ logger });
     const provider = controlledProvider();
