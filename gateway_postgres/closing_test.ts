@@ -24,6 +24,15 @@ function post(gateway: Gateway, method: string, params: unknown, lastEventId?: s
   );
 }
 
+/** Start a task on `gateway`, answered at once; its id. */
+async function startTask(gateway: Gateway): Promise<string> {
+  const sent = await (await post(gateway, "SendMessage", {
+    message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text: "go" }] },
+    configuration: { returnImmediately: true },
+  })).json();
+  return sent.result.task.id;
+}
+
 /** `promise`, or a failure naming `what` after `ms` (not a timing assertion: far above the bound). */
 async function within<T>(promise: Promise<T>, what: string, ms = 5_000): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -59,11 +68,7 @@ Deno.test({
         gateways.push(createGateway({ scope: root, taskStore: store }));
       }
       const [a, b] = gateways;
-      const sent = await (await post(a, "SendMessage", {
-        message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text: "go" }] },
-        configuration: { returnImmediately: true },
-      })).json();
-      const id: string = sent.result.task.id;
+      const id = await startTask(a);
       const run = provider.runs[0];
       run.ready();
 
@@ -139,11 +144,7 @@ Deno.test({
         gateways.push(createGateway({ scope: root, taskStore: storage }));
       }
       const [a, b] = gateways;
-      const sent = await (await post(a, "SendMessage", {
-        message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text: "go" }] },
-        configuration: { returnImmediately: true },
-      })).json();
-      const id: string = sent.result.task.id;
+      const id = await startTask(a);
       provider.runs[0].ready();
 
       gated = true;
