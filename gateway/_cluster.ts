@@ -46,7 +46,7 @@ export interface ClusterEngine {
   send(
     params: SendParams,
     principal: string | undefined,
-    onLive: undefined,
+    onLive: ((live: LiveTask) => void) | undefined,
     forwarded: boolean,
   ): Promise<unknown>;
 }
@@ -117,7 +117,8 @@ export class Cluster {
     if (push && this.#transactional) push.route = (taskId, body) => this.notify(taskId, body);
     this.#stopServing = options.storage.serve(
       this.instance,
-      (command) => answer(options.engine, options.logger, command),
+      (command) =>
+        answer(options.engine, options.logger, command, (id) => this.#journals.get(id)?.emitted),
     );
     const first = this.#beat().then(() => {
       this.#ready = undefined;
@@ -291,17 +292,22 @@ export class Cluster {
     return reply.task as A2ATask;
   }
 
-  /** A message to a task another instance runs: it goes there. */
+  /**
+   * A message to a task another instance runs: it goes there. Answers the
+   * generation the task had reached (committed or not) when its run took
+   * the message, if the owner said: what the message led to comes after it.
+   */
   async forwardMessage(
     record: StoredTask,
     params: SendParams,
     principal: string | undefined,
-  ): Promise<void> {
-    await this.#forward(record, {
+  ): Promise<number | undefined> {
+    const reply = await this.#forward(record, {
       kind: "message",
       params: params as unknown as JsonObject,
       principal: principal ?? null,
     });
+    return typeof reply.since === "number" ? reply.since : undefined;
   }
 
   /**

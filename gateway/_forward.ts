@@ -9,6 +9,7 @@
 import type { Logger } from "@seam/host";
 import type { ClusterEngine } from "./_cluster.ts";
 import { GatewayError, invalidRequest, toGatewayError } from "./_errors.ts";
+import type { LiveTask } from "./_live_task.ts";
 import type { SendParams } from "./_validate.ts";
 import { unavailable } from "./_store_errors.ts";
 import type { JsonObject, TaskStorage } from "./task_storage.ts";
@@ -103,11 +104,18 @@ export function untilSettledOrInterrupted(
   });
 }
 
-/** Answer a command another instance forwarded to a task `engine` runs. */
+/**
+ * Answer a command another instance forwarded to a task `engine` runs. A
+ * message's reply says the generation the task had reached when its run
+ * took it (`emitted`: the task's journal), so that its sender waits for what
+ * the message led to, not for an input request it answered that was not
+ * stored yet when the sender looked.
+ */
 export async function answer(
   engine: ClusterEngine,
   logger: Logger,
   command: JsonObject,
+  emitted: (taskId: string) => number | undefined,
 ): Promise<JsonObject> {
   const principal = typeof command.principal === "string" ? command.principal : undefined;
   try {
@@ -115,8 +123,10 @@ export async function answer(
       return { task: await engine.cancel(String(command.taskId), principal, undefined, true) };
     }
     if (command.kind === "message") {
-      await engine.send(command.params as unknown as SendParams, principal, undefined, true);
-      return { ok: true };
+      let since: number | undefined;
+      const taken = (live: LiveTask) => since = emitted(live.record.task.id);
+      await engine.send(command.params as unknown as SendParams, principal, taken, true);
+      return since === undefined ? { ok: true } : { ok: true, since };
     }
     throw invalidRequest("an unknown forwarded command");
   } catch (error) {

@@ -48,6 +48,8 @@ interface Written {
 export class Journal {
   #state: JournalState = "open";
   #generation = 0;
+  /** How many events the batch being written holds (0 between writes). */
+  #writing = 0;
   #queue: JsonObject[] = [];
   /**
    * How many of the queue's first events are a write that failed unanswered
@@ -78,6 +80,14 @@ export class Journal {
   /** The generation committed last. */
   get generation(): number {
     return this.#generation;
+  }
+
+  /**
+   * The generation the task reaches once everything emitted until now is
+   * committed: what a change made from here on comes after.
+   */
+  get emitted(): number {
+    return this.#generation + this.#writing + this.#queue.length;
   }
 
   /** Whether nothing waits to be written. */
@@ -160,6 +170,7 @@ export class Journal {
       this.#pushes = [];
       this.#waiters = [];
       const record = this.#context.snapshot();
+      this.#writing = events.length;
       try {
         this.#generation = await this.#context.storage.append({
           record,
@@ -168,6 +179,7 @@ export class Journal {
           instance: isTerminalState(record.task.status.state) ? undefined : this.#context.instance,
           ...(pushes.length > 0 ? { pushes } : {}),
         });
+        this.#writing = 0;
         this.#context.reached(true);
         this.#creation?.resolve();
         this.#creation = undefined;
@@ -175,6 +187,7 @@ export class Journal {
         delay = RETRY_FIRST_MS;
         unanswered = [];
       } catch (caught) {
+        this.#writing = 0;
         let error = caught;
         if (isTaskStorageError(error, "CONFLICT") && unanswered.length > 0) {
           try {

@@ -53,8 +53,15 @@ export async function steer(
   const task = found.live;
   if (!task && host.cluster && !forwarded && !isTerminalState(t.status.state)) {
     // Another instance runs it: the message goes there.
-    await host.cluster.forwardMessage(found.record, params, principal);
-    return { live: undefined, taskId: t.id, since: found.record.generation, extension: ext.used };
+    // Waited on from where the owner's run took it (it may have asked for
+    // input since this read: the message answered that request).
+    const since = await host.cluster.forwardMessage(found.record, params, principal);
+    return {
+      live: undefined,
+      taskId: t.id,
+      since: Math.max(since ?? 0, found.record.generation ?? 0),
+      extension: ext.used,
+    };
   }
   if (!task) {
     throw unsupportedOperation(
