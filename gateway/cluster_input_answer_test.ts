@@ -16,10 +16,8 @@ import { createGateway, createMemoryTaskStore, type Gateway, type TaskStorage } 
 
 /** A provider whose one run asks a question once `ask()` is called, then ends once `finish()` is. */
 function askOnCue() {
-  let ask!: () => void;
-  const cued = new Promise<void>((resolve) => ask = resolve);
-  let finish!: () => void;
-  const finished = new Promise<void>((resolve) => finish = resolve);
+  const cued = Promise.withResolvers<void>();
+  const finished = Promise.withResolvers<void>();
   const answers: unknown[] = [];
   const provider: SubagentProvider = {
     name: "cued",
@@ -28,10 +26,10 @@ function askOnCue() {
     start(request) {
       const inputs = new SubagentInputs(request.parent.scope, "cued-1");
       const result = (async (): Promise<SubagentResultInput> => {
-        await cued;
+        await cued.promise;
         const answer = await inputs.ask({ kind: "question", message: "Which branch?" });
         answers.push(answer);
-        await finished;
+        await finished.promise;
         return { output: "done", stopReason: "completed" };
       })();
       return {
@@ -43,13 +41,13 @@ function askOnCue() {
         sendMessage: () => Promise.resolve(),
         cancel() {
           inputs.cancelAll("the run was cancelled");
-          finish();
+          finished.resolve();
         },
         dispose: () => result.then(() => {}),
       };
     },
   };
-  return { provider, ask, finish, answers };
+  return { provider, ask: () => cued.resolve(), finish: () => finished.resolve(), answers };
 }
 
 Deno.test("a message forwarded to the owner that answers an input request it asked meanwhile: the blocking answer is what came after", async () => {
