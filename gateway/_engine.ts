@@ -13,7 +13,13 @@ import { pushNotSupported } from "./_binding.ts";
 import { storeFailure } from "./_store_errors.ts";
 import { StoreWriter } from "./_store_writer.ts";
 import { steer, type SteerHost } from "./_steer.ts";
-import { GatewayError, invalidParams, shuttingDown, tooMany } from "./_errors.ts";
+import {
+  assertStorableText,
+  GatewayError,
+  invalidParams,
+  shuttingDown,
+  tooMany,
+} from "./_errors.ts";
 import { readExtension } from "./_extension.ts";
 import { sendTraceOf } from "./_trace.ts";
 import type { InspectorRecord } from "./_inspector_record.ts";
@@ -192,7 +198,7 @@ export class Engine {
         }) admits none of what this gateway answers with (text/plain, application/json)`,
       );
     }
-    assertNoNul(message.contextId, "message.contextId");
+    assertStorableText(message.contextId, "message.contextId");
     if (message.taskId !== undefined) {
       return steer(this.#steerHost, params, principal, ext, onLive, forwarded, push);
     }
@@ -313,8 +319,8 @@ export class Engine {
 
   /** A page of tasks. */
   async list(params: ListParams, principal: string | undefined): Promise<Record<string, unknown>> {
-    assertNoNul(params.contextId, "contextId");
-    assertNoNul(params.tenant, "tenant");
+    assertStorableText(params.contextId, "contextId");
+    assertStorableText(params.tenant, "tenant");
     const after = params.pageToken ? decodePageToken(params.pageToken) : undefined;
     let page;
     try {
@@ -447,16 +453,5 @@ export class Engine {
   #persist(record: TaskRecord): Promise<void> | undefined {
     if (this.cluster) return this.cluster.persist(record.task.id);
     return this.#writer.put(record);
-  }
-}
-
-/**
- * Refuse a client's string that a store keeps or compares as text: NUL
- * (U+0000) is no character PostgreSQL's text holds, so it failed there as
- * an internal error.
- */
-function assertNoNul(value: string | undefined, name: string): void {
-  if (value !== undefined && value.includes("\0")) {
-    throw invalidParams(`${name} must not contain NUL (U+0000)`);
   }
 }

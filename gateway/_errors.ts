@@ -72,6 +72,20 @@ export function invalidParams(message: string, options?: GatewayErrorOptions): G
   return new GatewayError("invalidParams", `Invalid params: ${message}`, options);
 }
 
+/**
+ * Refuse a client's string that a store keeps or compares as text: NUL
+ * (U+0000) is no character PostgreSQL's text holds (it failed there as an
+ * internal error), and a lone surrogate half reaches it as U+FFFD, so two
+ * different context ids would have become one.
+ */
+export function assertStorableText(value: string | undefined, name: string): void {
+  if (value === undefined) return;
+  if (value.includes("\0")) throw invalidParams(`${name} must not contain NUL (U+0000)`);
+  if (/\p{Cs}/u.test(value)) {
+    throw invalidParams(`${name} must be well-formed Unicode (it holds a lone surrogate)`);
+  }
+}
+
 /** A -32600 refusal of the request itself: `message` after "Invalid request: ". */
 export function invalidRequest(message: string): GatewayError {
   return new GatewayError("invalidRequest", `Invalid request: ${message}`);

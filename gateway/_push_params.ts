@@ -4,7 +4,7 @@
  * by name, every string bounded.
  */
 import { isRecord } from "@seam/host";
-import { invalidParams } from "./_errors.ts";
+import { assertStorableText, invalidParams } from "./_errors.ts";
 import type { A2APushAuthentication } from "./push_store.ts";
 import { stringify } from "./_builtins.ts";
 
@@ -90,8 +90,7 @@ function text(
   if (value.length > max) {
     throw invalidParams(`${path} is ${value.length} characters long (the limit is ${max})`);
   }
-  // No field holds one, and PostgreSQL refuses it in text (an internal error there).
-  if (value.includes("\0")) throw invalidParams(`${path} must not contain NUL (U+0000)`);
+  assertStorableText(value, path);
   return value;
 }
 

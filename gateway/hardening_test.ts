@@ -469,6 +469,34 @@ Deno.test("small edges: inherited method names, WORKING first, the card's host",
       ]);
     });
   });
+  await t.step(
+    "ids a store keeps as text are refused with a lone surrogate, naming the field",
+    async () => {
+      // A lone half reaches PostgreSQL's text as U+FFFD: "\ud800" and "\udfff" would be one context.
+      const provider = controlledProvider();
+      await withSetup([provider], {}, async (s) => {
+        const lone = "ctx-\ud800";
+        const cases: [string, unknown, RegExp][] = [
+          ["SendMessage", { message: { ...message("go"), contextId: lone } }, /message\.contextId/],
+          ["ListTasks", { contextId: lone }, /contextId must be well-formed Unicode/],
+          ["ListTasks", { tenant: lone }, /tenant must be well-formed Unicode/],
+        ];
+        for (const [method, params, text] of cases) {
+          const answer = await rpc(s.gateway, method, params);
+          assert.equal(answer.error?.code, -32602, `${method} ${JSON.stringify(params)}`);
+          assert.match(answer.error.message, text);
+          assert.match(answer.error.message, /lone surrogate/);
+        }
+        assert.equal(provider.runs.length, 0, "no refused message started a run");
+        // A well-formed pair (an emoji) is text like any other.
+        const sent = await rpc(s.gateway, "SendMessage", {
+          message: { ...message("go"), contextId: "ctx-\u{1F600}" },
+          configuration: { returnImmediately: true },
+        });
+        assert.equal(sent.result.task.contextId, "ctx-\u{1F600}");
+      });
+    },
+  );
   await t.step("trustedHosts: a trusted host's card is public, another host gets 421", async () => {
     await withSetup([controlledProvider()], { trustedHosts: ["gw.test"] }, async (s) => {
       const trusted = await s.gateway.fetch(new Request(`${BASE}/.well-known/agent-card.json`));

@@ -110,6 +110,22 @@ Deno.test({
         assert.equal(answer.error?.code, code, `${method} ${JSON.stringify(params)}`);
         assert.match(answer.error.message, text);
       }
+      // A lone surrogate half would reach PostgreSQL's text as U+FFFD (two ids become one).
+      const lone = "a\udfffb";
+      const surrogates: [string, unknown, RegExp][] = [
+        ["SendMessage", message({ contextId: lone }), /message\.contextId must be well-formed/],
+        ["ListTasks", { contextId: lone }, /contextId must be well-formed/],
+        [
+          "CreateTaskPushNotificationConfig",
+          { taskId, url: "https://example.com/hook", token: lone },
+          /token must be well-formed/,
+        ],
+      ];
+      for (const [method, params, text] of surrogates) {
+        const answer = await rpc(base, method, params);
+        assert.equal(answer.error?.code, -32602, `${method} ${JSON.stringify(params)}`);
+        assert.match(answer.error.message, text);
+      }
       const rest = await fetch(`${base}/tasks/a%00b`);
       assert.equal(rest.status, 404);
       await rest.body?.cancel();
