@@ -58,6 +58,8 @@ export class RemoteCalls {
   failedStatus: number | undefined;
   /** Why the last stream dropped (a network error), for the error that gives up on the task. */
   lastDrop: unknown;
+  /** The `SubscribeToTask` requests this run made, held to `reconnect.maxReattaches`. */
+  #reattaches = 0;
   readonly #remote: RemoteContext;
   readonly #plan: RunPlan;
   readonly #task: TaskReader;
@@ -136,12 +138,13 @@ export class RemoteCalls {
    * (`false`: it ended early, or the connection broke). The first event must
    * come within `timeoutMs`; after it `idleTimeoutMs` and `deadlineMs` bound
    * the wait. An answer that is not a stream throws. `events` counts the
-   * events read and those that brought news (`changed`: the state, the
-   * output or the agent's last word).
+   * events read, those that brought news (`changed`: the state, the output
+   * or the agent's last word) and those that brought progress (news this run
+   * had not seen before).
    */
   async consume(
     open: (signal: AbortSignal) => AsyncGenerator<StreamResponse, void, undefined>,
-    events = { count: 0, news: 0 },
+    events = { count: 0, news: 0, progress: 0 },
   ): Promise<boolean> {
     const deadline = this.#deadline();
     try {
@@ -149,6 +152,7 @@ export class RemoteCalls {
         if (events.count++ === 0) deadline.disarm();
         const news = this.#task.read(event);
         if (news.changed) events.news++;
+        if (news.progress) events.progress++;
         this.#run.take(news);
         if (this.#run.shouldStop()) return true;
       }
@@ -176,10 +180,13 @@ export class RemoteCalls {
   /**
    * Follow a known task to its end: re-attach its stream (`SubscribeToTask`)
    * after a drop, or poll it (`GetTask`), with bounded retries and backoff.
+   * Only progress (what the run had not seen before) resets the retries, and
+   * a run re-attaches at most `maxReattaches` times whatever it brings: a
+   * remote that drops its stream after every event, however new, is let go.
    */
   async follow(streaming: boolean): Promise<void> {
     const remote = this.#remote;
-    const { retries, delayMs, maxDelayMs } = remote.reconnect;
+    const { retries, delayMs, maxDelayMs, maxReattaches } = remote.reconnect;
     const id = this.#task.taskId!;
     let failures = streaming ? 1 : 0;
     let last: unknown = this.lastDrop ?? (streaming ? "the stream ended early" : undefined);
@@ -195,27 +202,42 @@ export class RemoteCalls {
       const wait = failures === 0
         ? remote.pollIntervalMs
         : Math.min(maxDelayMs, delayMs * 2 ** (failures - 1));
+      if (streaming && this.#reattaches >= maxReattaches) {
+        this.call = "SubscribeToTask";
+        throw new ConnectionLost(
+          `lost remote task "${id}"${
+            last === undefined ? "" : ` (${messageOf(last)})`
+          } after ${this.#reattaches} re-attach(es) in this run: the limit of ${maxReattaches} was reached (reconnect.maxReattaches)`,
+          { taskId: id, option: "reconnect.maxReattaches", maxReattaches },
+        );
+      }
       await delay(wait, this.io.signal);
       try {
         if (streaming) {
           this.call = "SubscribeToTask";
-          const events = { count: 0, news: 0 };
+          this.#reattaches++;
+          const events = { count: 0, news: 0, progress: 0 };
           const drained = await this.consume(
             (signal) =>
               remote.client.resubscribeTask({ tenant: remote.tenant, id }, this.options(signal)),
             events,
           );
           if (drained) return;
-          // Only news (the snapshot's included) counts as a recovered connection: a
-          // stream that drops after a repeated WORKING, time after time, is not one.
-          if (events.news > 0) {
+          // Only progress (the snapshot's included) counts as a recovered connection: a
+          // stream that drops after a repeated WORKING, or after flipping back to a state
+          // or a word seen before, time after time, is not one.
+          if (events.progress > 0) {
             failures = 1;
             last = this.lastDrop ?? "the stream ended before the task did";
           } else {
             failures++;
             last = this.lastDrop ??
               `the re-attached stream ended before the task did${
-                events.count > 0 ? ", bringing nothing new" : ""
+                events.news > 0
+                  ? ", bringing only what this run had seen before"
+                  : events.count > 0
+                  ? ", bringing nothing new"
+                  : ""
               }`;
           }
         } else {

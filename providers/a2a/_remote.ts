@@ -33,6 +33,8 @@ export interface RemoteContext {
     readonly retries: number;
     readonly delayMs: number;
     readonly maxDelayMs: number;
+    /** The most `SubscribeToTask` requests one run makes, whatever they bring. */
+    readonly maxReattaches: number;
   };
   readonly serviceParameters: Record<string, string> | undefined;
   readonly logger: Logger | undefined;

@@ -15,6 +15,7 @@ import type { Artifact, Message, StreamResponse, Task, TaskStatus } from "@a2a-j
 import { type FailureData, OutputLimitError, RemoteProtocolError } from "./_async.ts";
 import { clipped, failure } from "./_failure.ts";
 import { readSeamReport, type SeamTaskReport } from "./_extension.ts";
+import { Digest, Seen } from "./_seen.ts";
 import {
   appendPieces,
   partsToPieces,
@@ -41,6 +42,12 @@ export interface TaskNews {
   readonly text: string;
   /** Whether anything changed: the state, the output or the agent's last word. */
   readonly changed: boolean;
+  /**
+   * Whether it changed to something this run had not seen before: a state,
+   * an output or a word of the agent's not read earlier in the run (a flip
+   * back to one seen, WORKING to SUBMITTED and back, is a change, not progress).
+   */
+  readonly progress: boolean;
   /** Whether this made the task (or the reply) known for the first time. */
   readonly first: boolean;
 }
@@ -68,13 +75,40 @@ export interface TaskReaderOptions {
   readonly continuing?: string;
 }
 
-const NO_NEWS: TaskNews = Object.freeze({ text: "", changed: false, first: false });
-const FIRST_NEWS: TaskNews = Object.freeze({ text: "", changed: true, first: true });
+const NO_NEWS: TaskNews = Object.freeze({
+  text: "",
+  changed: false,
+  progress: false,
+  first: false,
+});
+const FIRST_NEWS: TaskNews = Object.freeze({
+  text: "",
+  changed: true,
+  progress: true,
+  first: true,
+});
 
 function merge(a: TaskNews, b: TaskNews): TaskNews {
   if (a === NO_NEWS) return b;
   if (b === NO_NEWS) return a;
-  return { text: a.text + b.text, changed: a.changed || b.changed, first: a.first || b.first };
+  return {
+    text: a.text + b.text,
+    changed: a.changed || b.changed,
+    progress: a.progress || b.progress,
+    first: a.first || b.first,
+  };
+}
+
+/** One artifact held: its pieces, the characters they hold, and the digest of its id and content. */
+interface Held {
+  pieces: Piece[];
+  size: number;
+  digest: Digest;
+}
+
+/** The digest of an artifact's id and pieces (an append goes on from it). */
+function artifactDigest(id: string, pieces: readonly Piece[]): Digest {
+  return new Digest().update(id).update("\u0000").pieces(pieces);
 }
 
 /**
@@ -116,7 +150,7 @@ export class TaskReader {
   #taskId: string | undefined;
   #contextId: string | undefined;
   #state = 0;
-  readonly #artifacts = new Map<string, { pieces: Piece[]; size: number }>();
+  readonly #artifacts = new Map<string, Held>();
   #statusMessage: { pieces: Piece[]; size: number } | undefined;
   #held = 0;
   #report: SeamTaskReport | undefined;
@@ -125,6 +159,10 @@ export class TaskReader {
   #statusMessageId: string | undefined;
   /** Set once an interruption was answered, until the task moves on: what it said then. */
   #answered: { readonly messageId: string | undefined } | undefined;
+  /** The states, the agent's words and the artifacts' contents read so far (digests, bounded). */
+  readonly #seenStates = new Seen<number>();
+  readonly #seenWords = new Seen<number>();
+  readonly #seenOutputs = new Seen<number>();
 
   constructor(options: TaskReaderOptions) {
     this.#options = options;
@@ -234,8 +272,13 @@ export class TaskReader {
     const pieces = partsToPieces(message?.parts, this.#options.resourceUris);
     if (message?.taskId) {
       const first = this.#noteTask(message.taskId, message.contextId);
-      const changed = this.#setStatusMessage(pieces);
-      return { text: textOfPieces(pieces), changed: changed || first, first };
+      const word = this.#setStatusMessage(pieces);
+      return {
+        text: textOfPieces(pieces),
+        changed: word.changed || first,
+        progress: word.progress || first,
+        first,
+      };
     }
     if (this.#condition === "reply") return NO_NEWS;
     if (this.#condition !== "unknown") {
@@ -245,25 +288,25 @@ export class TaskReader {
     }
     const size = sizeOf(pieces);
     this.#checkRoom(size);
-    this.#artifacts.set("", { pieces, size });
+    this.#artifacts.set("", { pieces, size, digest: artifactDigest("", pieces) });
     this.#held += size;
     if (message?.contextId) this.#contextId = message.contextId;
     this.#state = TaskStates.COMPLETED;
     this.#condition = "reply";
-    return { text: "", changed: true, first: true };
+    return FIRST_NEWS;
   }
 
   /** Replace the artifacts with a final snapshot's (a task read once more at its end). */
   replaceArtifacts(artifacts: readonly Artifact[] | undefined): void {
     let held = this.#statusMessage?.size ?? 0;
-    const next = new Map<string, { pieces: Piece[]; size: number }>();
+    const next = new Map<string, Held>();
     for (const artifact of artifacts ?? []) {
       const pieces = partsToPieces(artifact.parts, this.#options.resourceUris);
       const id = typeof artifact.artifactId === "string" ? artifact.artifactId : "";
       const size = sizeOf(pieces) + id.length;
       held += size;
       this.#checkRoom(size, held - size);
-      next.set(id, { pieces, size });
+      next.set(id, { pieces, size, digest: artifactDigest(id, pieces) });
     }
     this.#artifacts.clear();
     for (const [id, entry] of next) this.#artifacts.set(id, entry);
@@ -464,10 +507,11 @@ export class TaskReader {
       }
     }
     let changed = false;
+    let progress = false;
     if (status.message) {
-      changed = this.#setStatusMessage(
+      ({ changed, progress } = this.#setStatusMessage(
         partsToPieces(status.message.parts, this.#options.resourceUris),
-      );
+      ));
       const id = status.message.messageId;
       this.#statusMessageId = typeof id === "string" && id !== "" ? id : undefined;
     }
@@ -500,11 +544,14 @@ export class TaskReader {
       default:
         throw new RemoteProtocolError(`the remote task entered ${stateName(state)}`);
     }
-    if (state !== this.#state) changed = true;
+    if (state !== this.#state) {
+      changed = true;
+      if (this.#seenStates.add(state)) progress = true;
+    }
     if (condition !== "live" || state !== this.#state) this.#answered = undefined;
     this.#state = state;
     this.#condition = condition;
-    return changed ? { text: "", changed, first: false } : NO_NEWS;
+    return changed ? { text: "", changed, progress, first: false } : NO_NEWS;
   }
 
   #readArtifact(artifact: Artifact, append: boolean): TaskNews {
@@ -518,27 +565,39 @@ export class TaskReader {
       this.#checkRoom(size);
       appendPieces(previous.pieces, pieces);
       previous.size += size;
+      previous.digest.pieces(pieces);
       this.#held += size;
       const text = textOfPieces(pieces);
-      return text === "" && pieces.every((piece) => piece.type === "text")
-        ? NO_NEWS
-        : { text, changed: true, first: false };
+      return text === "" && pieces.every((piece) => piece.type === "text") ? NO_NEWS : {
+        text,
+        changed: true,
+        progress: this.#seenOutputs.add(previous.digest.value()),
+        first: false,
+      };
     }
     // A new artifact holds its id too.
     const size = sizeOf(pieces) + id.length;
     this.#checkRoom(size, this.#held - (previous?.size ?? 0));
     const text = textOfPieces(pieces);
     const before = previous ? textOfPieces(previous.pieces) : "";
-    this.#artifacts.set(id, { pieces, size });
+    const digest = artifactDigest(id, pieces);
+    this.#artifacts.set(id, { pieces, size, digest });
     this.#held += size - (previous?.size ?? 0);
     // A replacement that extends what was streamed adds only its new end.
     const added = text.startsWith(before) ? text.slice(before.length) : text;
     const changed = previous === undefined || added !== "" || text !== before ||
       size !== previous.size;
-    return changed ? { text: added, changed, first: false } : NO_NEWS;
+    if (!changed) return NO_NEWS;
+    return {
+      text: added,
+      changed,
+      progress: this.#seenOutputs.add(digest.value()),
+      first: false,
+    };
   }
 
-  #setStatusMessage(pieces: Piece[]): boolean {
+  /** Take the agent's word; whether it changed, and whether to one not seen before. */
+  #setStatusMessage(pieces: Piece[]): { changed: boolean; progress: boolean } {
     const size = sizeOf(pieces);
     const previous = this.#statusMessage;
     this.#checkRoom(size, this.#held - (previous?.size ?? 0));
@@ -546,7 +605,8 @@ export class TaskReader {
       textOfPieces(previous.pieces) !== textOfPieces(pieces) || previous.size !== size;
     this.#statusMessage = { pieces, size };
     this.#held += size - (previous?.size ?? 0);
-    return changed;
+    const progress = changed && this.#seenWords.add(new Digest().pieces(pieces).value());
+    return { changed, progress };
   }
 
   /** Throw, before anything is taken, when `size` more characters would pass the bound. */

@@ -88,14 +88,30 @@ Deno.test("TaskReader.read() follows a task from its first event to its end", ()
   assert.deepEqual(r.read(snapshot(task(TaskStates.SUBMITTED))), {
     text: "",
     changed: true,
+    progress: true,
     first: true,
   });
   assert.equal(r.condition, "live");
   assert.equal(r.taskId, "t");
   assert.equal(r.contextId, "c");
-  assert.deepEqual(r.read(status(TaskStates.WORKING)), { text: "", changed: true, first: false });
-  assert.deepEqual(r.read(chunk("Hel", false)), { text: "Hel", changed: true, first: false });
-  assert.deepEqual(r.read(chunk("lo", true)), { text: "lo", changed: true, first: false });
+  assert.deepEqual(r.read(status(TaskStates.WORKING)), {
+    text: "",
+    changed: true,
+    progress: true,
+    first: false,
+  });
+  assert.deepEqual(r.read(chunk("Hel", false)), {
+    text: "Hel",
+    changed: true,
+    progress: true,
+    first: false,
+  });
+  assert.deepEqual(r.read(chunk("lo", true)), {
+    text: "lo",
+    changed: true,
+    progress: true,
+    first: false,
+  });
   assert.equal(r.held, 8); // "Hello" and the artifact's id, "out"
   assert.deepEqual(r.read(status(TaskStates.COMPLETED)).changed, true);
   assert.equal(r.condition, "ended");
@@ -118,10 +134,47 @@ Deno.test("TaskReader says what is new: a repeat is not news", () => {
   // A snapshot that extends what was streamed brings only its new end.
   assert.deepEqual(
     r.readTask(task(TaskStates.WORKING, { artifacts: [artifact([text("one two")])] })),
-    { text: "two", changed: true, first: false },
+    { text: "two", changed: true, progress: true, first: false },
   );
   assert.equal(r.read(status(TaskStates.WORKING, "thinking")).changed, true);
   assert.equal(r.read(status(TaskStates.WORKING, "thinking")).changed, false);
+});
+
+Deno.test("TaskReader tells progress from news: a flip back to a state, word or output seen before is news, not progress", () => {
+  const r = reader();
+  r.read(snapshot(task(TaskStates.SUBMITTED)));
+  const working = r.read(status(TaskStates.WORKING));
+  assert.deepEqual([working.changed, working.progress], [true, true]);
+  // WORKING to SUBMITTED and back: each a change, neither new.
+  for (const state of [TaskStates.SUBMITTED, TaskStates.WORKING, TaskStates.SUBMITTED]) {
+    const news = r.read(status(state));
+    assert.deepEqual([news.changed, news.progress], [true, false], `state ${state}`);
+  }
+  // Two words by turns: new once each.
+  const words = ["thinking", "still thinking", "thinking", "still thinking"];
+  const seen = words.map((word) => r.read(status(TaskStates.SUBMITTED, word)));
+  assert.deepEqual(seen.map((news) => [news.changed, news.progress]), [
+    [true, true],
+    [true, true],
+    [true, false],
+    [true, false],
+  ]);
+  // An artifact replaced by turns with two contents, and one text given whole
+  // that was streamed in chunks before: the same output, no progress.
+  const outputs = [
+    r.read(chunk("a", false)),
+    r.read(chunk("b", true)),
+    r.read(chunk("a", false)),
+    r.readTask(task(TaskStates.SUBMITTED, { artifacts: [artifact([text("ab")])] })),
+    r.read(chunk("abc", false)),
+  ];
+  assert.deepEqual(outputs.map((news) => [news.changed, news.progress]), [
+    [true, true],
+    [true, true],
+    [true, false],
+    [true, false],
+    [true, true],
+  ]);
 });
 
 Deno.test("TaskReader.outcome() maps each end", async (t) => {
@@ -261,7 +314,7 @@ Deno.test("TaskReader.outcome() maps each end", async (t) => {
 Deno.test("TaskReader.readAnswer() takes a direct message as the whole run", () => {
   const r = reader();
   const message = { ...agentSays("just this"), taskId: "" };
-  assert.deepEqual(r.readAnswer(message), { text: "", changed: true, first: true });
+  assert.deepEqual(r.readAnswer(message), { text: "", changed: true, progress: true, first: true });
   assert.equal(r.condition, "reply");
   assert.equal(r.taskId, undefined);
   assert.deepEqual(r.outcome(undefined, true).pieces, [{ type: "text", text: "just this" }]);

@@ -169,7 +169,9 @@ function checkInteger(
  * origin).
  *
  * A dropped stream is re-attached with `SubscribeToTask` (`reconnect`:
- * bounded retries with backoff). `cancel` ends the run `aborted` at once and
+ * bounded retries with backoff, reset only by progress, a state or word or
+ * output not seen before in the run; at most `reconnect.maxReattaches`, 100
+ * by default, a run in all). `cancel` ends the run `aborted` at once and
  * sends `CancelTask`; `dispose` closes the stream, cancels a task that is
  * still live and waits for that answer (bounded by `timeoutMs`). `resume`
  * sends a follow-up message in the task's context as a new run (to a seam
@@ -310,6 +312,13 @@ export async function createA2AProvider(options: A2AProviderOptions): Promise<A2
     : checkInteger(policy?.retries, "options.reconnect.retries", 3);
   const delayMs = checkInteger(policy?.delayMs, "options.reconnect.delayMs", 200);
   const maxDelayMs = checkInteger(policy?.maxDelayMs, "options.reconnect.maxDelayMs", 5_000);
+  const maxReattaches = checkInteger(
+    policy?.maxReattaches,
+    "options.reconnect.maxReattaches",
+    100,
+    0,
+    1_000_000,
+  );
 
   const baseFetch: typeof fetch = customFetch
     ? guardFetch(customFetch)
@@ -408,7 +417,7 @@ export async function createA2AProvider(options: A2AProviderOptions): Promise<A2
     deadlineMs,
     maxOutputChars,
     pollIntervalMs,
-    reconnect: { retries, delayMs, maxDelayMs },
+    reconnect: { retries, delayMs, maxDelayMs, maxReattaches },
     serviceParameters: seam ? { "A2A-Extensions": SEAM_EXTENSION_URI } : undefined,
     logger,
     offerResume: resume,

@@ -60,6 +60,19 @@ Deno.test("createA2AProvider() refuses bad options, naming them", async () => {
       /options.deadlineMs must be an integer from 1 to 2147483647, got soon/,
     ],
     [{ maxOutputChars: 1.5 }, /options.maxOutputChars must be an integer from 1/],
+    [
+      { reconnect: { maxReattaches: -1 } },
+      /options.reconnect.maxReattaches must be an integer from 0 to 1000000, got -1/,
+    ],
+    [
+      { reconnect: { maxReattaches: "many" } },
+      /options.reconnect.maxReattaches must be an integer from 0 to 1000000, got many/,
+    ],
+    [{ reconnect: { maxReattaches: 2.5 } }, /options.reconnect.maxReattaches must be an integer/],
+    [
+      { reconnect: { maxReattaches: 1_000_001 } },
+      /options.reconnect.maxReattaches must be an integer from 0 to 1000000, got 1000001/,
+    ],
   ];
   for (const [extra, message] of ranges) {
     await assert.rejects(

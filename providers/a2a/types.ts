@@ -36,20 +36,33 @@ export interface A2AAgentCard {
  * How a dropped event stream is re-attached (`SubscribeToTask`, or `GetTask`
  * polling for an agent that does not stream): up to `retries` attempts in a
  * row, waiting `delayMs`, then twice as long each time, at most `maxDelayMs`.
- * An attempt that brings news of the task resets the count.
+ * An attempt that brings progress (something this run had not seen of the
+ * task) resets the count; at most `maxReattaches` attempts a run in all.
  */
 export interface A2AReconnectPolicy {
   /**
    * Attempts in a row before the run ends `error` (`CONNECTION_LOST`). A
    * re-attached stream that drops again counts as a failed attempt unless it
-   * brought news (a new state, output or word from the agent; a repeated
-   * `WORKING` is none). Default 3.
+   * brought progress: a state, an output or a word from the agent not seen
+   * before in this run (a repeated `WORKING` is none, and neither is a flip
+   * back to a state or a word seen before: `WORKING` to `SUBMITTED` and back,
+   * or one word and another by turns; the last 256 words and outputs are
+   * remembered). Default 3.
    */
   readonly retries?: number;
   /** The first wait, in ms. Default 200. */
   readonly delayMs?: number;
   /** The longest wait, in ms. Default 5,000. */
   readonly maxDelayMs?: number;
+  /**
+   * The most re-attachments (`SubscribeToTask` requests) one run makes in
+   * all, whatever they bring: a remote that drops its stream after every
+   * event, each new, is let go at the next drop past it, the run ending
+   * `error` (`CONNECTION_LOST`, "… after N re-attach(es) in this run: the
+   * limit of N was reached (reconnect.maxReattaches)"), the task cancelled.
+   * `GetTask` polls do not count. An integer from 0 to 1,000,000. Default 100.
+   */
+  readonly maxReattaches?: number;
 }
 
 /** Options of {@linkcode createA2AProvider}. Give `url` or `card`. */
