@@ -48,6 +48,14 @@ export interface AcpServerOptions {
   /** The per-step token cap of every session agent. Default: none. */
   readonly maxTokens?: number;
   /**
+   * The most sessions the client may hold on this connection (a server
+   * serves one), counting those being created: a `session/new` past it is
+   * answered with a JSON-RPC error (-32603, `data: {reason: "maxSessions",
+   * maxSessions}`) saying so and that `session/close` frees one. An integer
+   * from 1 to 1,000,000. Default 64.
+   */
+  readonly maxSessions?: number;
+  /**
    * Prepare each session's agent before it is published: register its tools,
    * system-prompt sections, restrictions and guards on `agent.scope`. A throw
    * or rejection fails that `session/new` with the error's message.
@@ -93,6 +101,8 @@ const PRIORITIES: readonly string[] = ["high", "medium", "low"];
 const STATUSES: readonly string[] = ["pending", "in_progress", "completed"];
 /** The most characters of a client's session id quoted in an answer or a log line. */
 const ID_CHARS = 200;
+/** The default of {@linkcode AcpServerOptions.maxSessions}. */
+const MAX_SESSIONS = 64;
 
 /** A live prompt turn on a session. */
 interface Turn {
@@ -115,7 +125,7 @@ function check(condition: unknown, message: string): asserts condition {
 
 function checkOptions(options: AcpServerOptions): void {
   check(options !== null && typeof options === "object", "options must be an object");
-  const { host, streams, model, setup, parentScope, logger } = options;
+  const { host, streams, model, setup, parentScope, logger, maxSessions } = options;
   check(
     host !== null && typeof host === "object" && typeof host.agents?.create === "function",
     "options.host must be a Host (from createHost)",
@@ -127,6 +137,11 @@ function checkOptions(options: AcpServerOptions): void {
   );
   check(typeof model === "string" && model !== "", "options.model must be a non-empty string");
   check(setup === undefined || typeof setup === "function", "options.setup must be a function");
+  check(
+    maxSessions === undefined ||
+      (Number.isSafeInteger(maxSessions) && maxSessions >= 1 && maxSessions <= 1_000_000),
+    `options.maxSessions must be an integer from 1 to 1000000, got ${String(maxSessions)}`,
+  );
   check(
     parentScope === undefined || (parentScope !== null && typeof parentScope === "object" &&
       typeof parentScope.child === "function"),
@@ -196,7 +211,10 @@ function promptAnswer(end: TurnEnd, turn: Turn): acp.PromptResponse {
  * - `session/cancel` (or a `$/cancel_request` of the prompt) cancels the
  *   turn; the prompt is answered `cancelled`, whatever the turn ended with.
  * - `session/close` cancels a running turn and disposes the session's
- *   agent. Any number of sessions may be open at once.
+ *   agent. At most `maxSessions` (default 64) sessions are held at once,
+ *   counting those being created: a `session/new` past it gets error
+ *   -32603 saying the limit is reached and that `session/close` frees one
+ *   (`data: {reason: "maxSessions", maxSessions}`).
  * - A request naming an unknown session gets error -32002 (resource not
  *   found; the client's id quoted cut to 200 characters, as in log lines);
  *   bad params get -32602. An answer from the client (the server sends it
@@ -265,6 +283,13 @@ export function serveAcpAgent(options: AcpServerOptions): AcpServer {
   const sessions = new Map<string, Session>();
   /** Sessions whose agent is being created (`setup` wires the agent first). */
   const pending = new Map<string, Session>();
+  const maxSessions = options.maxSessions ?? MAX_SESSIONS;
+  /**
+   * The sessions held, at most `maxSessions`: a slot is taken as `session/new`
+   * begins (so requests under way at once cannot overshoot) and freed when
+   * the request fails or the session's agent is disposed.
+   */
+  let slots = 0;
   let stopping = false;
 
   // The server holds the output for its whole life, so it can close it at the end.
@@ -359,6 +384,22 @@ export function serveAcpAgent(options: AcpServerOptions): AcpServer {
       if (stopping) {
         throw new acp.RequestError(-32603, "Cannot open a session: the server is closing");
       }
+      if (slots >= maxSessions) {
+        throw new acp.RequestError(
+          -32603,
+          `Cannot open a session: this connection holds ${maxSessions} sessions already, the most it may (maxSessions); close one with session/close first`,
+          { reason: "maxSessions", maxSessions },
+        );
+      }
+      slots++;
+      // The request holds the slot until the session is published; then the session does.
+      let held = true;
+      const release = () => {
+        if (held) {
+          held = false;
+          slots--;
+        }
+      };
       if (params.mcpServers.length > 0) {
         logger.warn(
           `Ignored ${params.mcpServers.length} MCP server(s) given for a new session: this agent does not connect to MCP servers`,
@@ -384,9 +425,10 @@ export function serveAcpAgent(options: AcpServerOptions): AcpServer {
                 },
               });
             }
-            // Disposed from elsewhere (its parent scope, the host): forget it.
+            // Closed, or disposed from elsewhere (its parent scope, the host): forget it.
             created.scope.onDispose(() => {
               if (sessions.get(sessionId) === session) sessions.delete(sessionId);
+              release();
             });
             wire(session);
             await setup?.(created, info);
@@ -394,6 +436,7 @@ export function serveAcpAgent(options: AcpServerOptions): AcpServer {
         });
       } catch (error) {
         pending.delete(sessionId);
+        release();
         throw new acp.RequestError(
           -32603,
           `Cannot create the session's agent: ${messageOf(error)}`,
@@ -401,7 +444,7 @@ export function serveAcpAgent(options: AcpServerOptions): AcpServer {
       }
       if (stopping) {
         pending.delete(sessionId);
-        await agent.dispose();
+        await agent.dispose().finally(release);
         throw new acp.RequestError(-32603, "Cannot open a session: the server is closing");
       }
       sessions.set(sessionId, pending.get(sessionId)!);

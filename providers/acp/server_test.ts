@@ -512,6 +512,74 @@ Deno.test("serveAcpAgent() closes a session on session/close", async () => {
   }
 });
 
+Deno.test("serveAcpAgent() holds a connection to maxSessions sessions; session/close frees one", async (t) => {
+  // Each setup waits at a gate, so every session/new is under way at once.
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => open = resolve);
+  const h = await harness({ maxSessions: 3 }, () => gate);
+  try {
+    const expectRefusal = async (request: Promise<unknown>) => {
+      const error = await rejection(request);
+      assert.equal(error.code, -32603);
+      assert.equal(
+        error.message,
+        "Cannot open a session: this connection holds 3 sessions already, the most it may (maxSessions); close one with session/close first",
+      );
+      assert.deepEqual(error.data, { reason: "maxSessions", maxSessions: 3 });
+    };
+    let ids: string[] = [];
+    await t.step("five at once: three open, two refused, no agent made for them", async () => {
+      const requests = Array.from({ length: 5 }, () => h.newSession());
+      await Promise.all(requests.slice(3).map(expectRefusal));
+      open();
+      ids = await Promise.all(requests.slice(0, 3));
+      assert.equal(h.host.agents.list().length, 3);
+      assert.equal(h.setups.length, 3);
+      await expectRefusal(h.newSession());
+    });
+    await t.step("session/close frees a slot for the next session/new", async () => {
+      await h.client.agent.request(acp.methods.agent.session.close, { sessionId: ids[0] });
+      const next = await h.newSession();
+      assert.equal((await h.prompt(next, "@reply hi")).stopReason, "end_turn");
+      await expectRefusal(h.newSession());
+    });
+    await t.step("a session/new that failed frees its slot", async () => {
+      let failures = 2;
+      const one = await harness({ maxSessions: 1 }, () => {
+        if (failures-- > 0) throw new Error("no tools today");
+      });
+      try {
+        assert.match((await rejection(one.newSession())).message, /no tools today/);
+        assert.match((await rejection(one.newSession())).message, /no tools today/);
+        await one.newSession();
+        assert.deepEqual((await rejection(one.newSession())).data, {
+          reason: "maxSessions",
+          maxSessions: 1,
+        });
+      } finally {
+        await one.end();
+      }
+    });
+  } finally {
+    open();
+    await h.end();
+  }
+});
+
+Deno.test("serveAcpAgent() holds 64 sessions a connection by default", async () => {
+  const h = await harness();
+  try {
+    const ids = await Promise.all(Array.from({ length: 64 }, () => h.newSession()));
+    assert.equal(new Set(ids).size, 64);
+    const error = await rejection(h.newSession());
+    assert.equal(error.code, -32603);
+    assert.match(error.message, /holds 64 sessions already, the most it may \(maxSessions\)/);
+    assert.equal(h.host.agents.list().length, 64);
+  } finally {
+    await h.end();
+  }
+});
+
 Deno.test("serveAcpAgent() stops on EOF, disposing every session agent", async () => {
   const h = await harness();
   const [a, b] = await Promise.all([h.newSession(), h.newSession()]);
@@ -558,6 +626,15 @@ Deno.test("serveAcpAgent() rejects bad options naming them", () => {
     [{ host, streams, model: "" }, /options\.model must be a non-empty string/],
     [{ host, streams, model: "m", setup: 1 as never }, /options\.setup must be a function/],
     [{ host, streams, model: "m", name: "" }, /options\.name must be a non-empty string/],
+    [
+      { host, streams, model: "m", maxSessions: 0 },
+      /options\.maxSessions must be an integer from 1 to 1000000, got 0/,
+    ],
+    [{ host, streams, model: "m", maxSessions: 2.5 }, /options\.maxSessions must be an integer/],
+    [
+      { host, streams, model: "m", maxSessions: "many" as never },
+      /options\.maxSessions must be an integer from 1 to 1000000, got many/,
+    ],
     [{ host, streams, model: "m", logger: {} as never }, /options\.logger must be a Logger/],
   ];
   for (const [options, message] of cases) {
