@@ -4,9 +4,27 @@
 // the server's memory without bound (one queued answer per request). Here
 // what the server writes queues where it can be measured, and the client's
 // input is read only while less than a bound of it waits for the client.
+// Output the client's input did not ask for (the updates of turns already
+// running) still comes: past a hard bound of it unread, the client is let go.
 
 /** Output waiting for the client past which the server stops reading the client's input. */
 export const MAX_QUEUED_BYTES = 1024 * 1024;
+
+/**
+ * Output waiting for the client past which more output breaks the
+ * connection (the running turns' updates, which reading less does not stop).
+ */
+export const MAX_UNREAD_BYTES = 16 * MAX_QUEUED_BYTES;
+
+/** The client left {@linkcode MAX_UNREAD_BYTES} of output unread: the output is given up. */
+export class UnreadOutputError extends Error {
+  constructor() {
+    super(
+      `the ACP client left ${MAX_UNREAD_BYTES} bytes of output unread (it does not read what it is sent): closing the connection`,
+    );
+    this.name = "UnreadOutputError";
+  }
+}
 
 const noop = () => {};
 
@@ -27,7 +45,9 @@ export interface Pacing {
 
 /**
  * Pace `writer` (the output, held for the server's whole life) and `input`.
- * `onBroken` hears once when writing to the client fails.
+ * `onBroken` hears once when writing to the client fails, or with an
+ * {@linkcode UnreadOutputError} when more output comes while
+ * {@linkcode MAX_UNREAD_BYTES} of it wait (the output is then aborted).
  */
 export function pace(
   input: ReadableStream<Uint8Array>,
@@ -79,9 +99,26 @@ export function pace(
     cancel: (reason) => reader.cancel(reason),
   }, { highWaterMark: 0 });
 
+  /** Drop what waits and abort the output (its pending write too, so the pump ends). */
+  const giveUp = (reason: unknown) => {
+    broken ??= { error: reason };
+    queue.length = 0;
+    queued = 0;
+    wake?.();
+    writer.abort(reason).catch(noop);
+  };
+
   const writable = new WritableStream<Uint8Array>({
     write(chunk) {
       if (broken) throw broken.error;
+      // Behind the message being written (one may be large, and take long to
+      // read): a client that leaves this much unread there does not read.
+      if (queued - (queue[0]?.length ?? 0) >= MAX_UNREAD_BYTES) {
+        const error = new UnreadOutputError();
+        giveUp(error);
+        onBroken(error);
+        throw error;
+      }
       queue.push(chunk);
       queued += chunk.length;
       pumping ??= pump();
@@ -98,11 +135,7 @@ export function pace(
     },
     async stop(reason) {
       if (queued === 0 && !broken) return await writer.close();
-      broken ??= { error: reason };
-      queue.length = 0;
-      queued = 0;
-      wake?.();
-      writer.abort(reason).catch(noop);
+      giveUp(reason);
     },
   };
 }

@@ -19,7 +19,7 @@ import { endPromptSpan, isTracing, type PromptSpan, startPromptSpan } from "./_t
 import { fromAcpPrompt, toAcpBlock } from "./_content.ts";
 import { acpPlan } from "./events.ts";
 import { cut, quoted } from "./_failure.ts";
-import { pace } from "./_pacing.ts";
+import { pace, UnreadOutputError } from "./_pacing.ts";
 
 /** The byte streams a server speaks newline-delimited JSON-RPC over. */
 export interface AcpServerStreams {
@@ -220,7 +220,9 @@ function promptAnswer(end: TurnEnd, turn: Turn): acp.PromptResponse {
  *   bad params get -32602. An answer from the client (the server sends it
  *   no requests) is ignored, logged at debug with its id cut.
  * - A client that does not read what it is sent is not read from: while
- *   1 MiB of output waits for it, the server reads no more of its input.
+ *   1 MiB of output waits for it, the server reads no more of its input;
+ *   more output while 16 MiB waits (the updates of turns it started) ends
+ *   the connection, as its EOF does, with a warning logged.
  * - When the client closes its end (EOF), or on {@linkcode AcpServer.close},
  *   every session agent is disposed, the output is closed (on EOF once the
  *   client took what was queued for it) and `closed` fulfils.
@@ -296,7 +298,12 @@ export function serveAcpAgent(options: AcpServerOptions): AcpServer {
   const out = options.streams.writable.getWriter();
   out.closed.catch(noop);
   // The client's input is read only while its answers are being taken.
-  const paced = pace(options.streams.readable, out, (error) => connection.close(error));
+  const paced = pace(options.streams.readable, out, (error) => {
+    if (error instanceof UnreadOutputError) {
+      logger.warn(`Closing the ACP connection: ${error.message}`);
+    }
+    connection.close(error);
+  });
   /** close() or the parent scope, not the client, ended the server. */
   let stopped = false;
 
