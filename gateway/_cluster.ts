@@ -7,10 +7,13 @@
  * `FAILED`, saying the run was lost with its instance. What needs only the
  * storage lives beside it: sending a command and waiting on another
  * instance's task in _forward.ts, a reaper pass in _reaper.ts, the append of
- * a late steering message in _late_steering.ts.
+ * a late steering message in _late_steering.ts, a follow-up in a context
+ * whose run another instance keeps in _continue_elsewhere.ts.
  */
 import { jsonCopy, type Logger } from "@seam/host";
 import { invalidParams, shuttingDown, tooMany } from "./_errors.ts";
+import { continueElsewhere } from "./_continue_elsewhere.ts";
+import type { Sent } from "./_engine.ts";
 import { answer, forward, untilSettledOrInterrupted } from "./_forward.ts";
 import { Journal } from "./_journal.ts";
 import { storeLateSteering } from "./_late_steering.ts";
@@ -23,7 +26,7 @@ import type { LiveTask } from "./_live_task.ts";
 import { type StreamFraming, TaskSubscriber } from "./_sse.ts";
 import { isTaskStorageError, type JsonObject, type TaskStorage } from "./task_storage.ts";
 import { isTerminalState, type StoredTask } from "./task_store.ts";
-import type { A2ATask } from "./types.ts";
+import { type A2ATask, SEAM_EXTENSION_URI } from "./types.ts";
 import type { SendParams } from "./_validate.ts";
 
 /**
@@ -48,7 +51,7 @@ export interface ClusterEngine {
     principal: string | undefined,
     onLive: ((live: LiveTask) => void) | undefined,
     forwarded: boolean,
-  ): Promise<unknown>;
+  ): Promise<{ readonly taskId: string }>;
 }
 
 /** What the cluster needs from the gateway. */
@@ -308,6 +311,42 @@ export class Cluster {
       principal: principal ?? null,
     });
     return typeof reply.since === "number" ? reply.since : undefined;
+  }
+
+  /**
+   * The run of `record`, which just ended, is kept here: its stored end says
+   * so (`keptOn`, its seam metadata), for a follow-up that reaches another
+   * instance (_continue_elsewhere.ts). Set before the end is written (the
+   * journal writes the snapshot as it is then), not in its status event.
+   */
+  kept(record: StoredTask): void {
+    (record.task.metadata as Record<string, Record<string, unknown>>)[SEAM_EXTENSION_URI].keptOn =
+      this.instance;
+  }
+
+  /**
+   * A follow-up in a context whose run this instance does not keep: sent to
+   * the instance that does, which resumes it and makes the task
+   * (_continue_elsewhere.ts); undefined for a fresh run here.
+   */
+  async continueElsewhere(
+    params: SendParams,
+    principal: string | undefined,
+    provider: string,
+    extension: boolean,
+  ): Promise<Sent | undefined> {
+    const taskId = await continueElsewhere(
+      {
+        storage: this.#options.storage,
+        logger: this.#options.logger,
+        instance: this.instance,
+        commandTimeoutMs: this.#options.commandTimeoutMs,
+      },
+      params,
+      principal,
+      provider,
+    );
+    return taskId === undefined ? undefined : { live: undefined, taskId, since: 0, extension };
   }
 
   /**

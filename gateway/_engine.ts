@@ -72,7 +72,10 @@ export interface EngineOptions {
 
 /** The result of sending a message. */
 export interface Sent {
-  /** The task, when it runs here; undefined when another instance runs it (a steered task). */
+  /**
+   * The task, when it runs here; undefined when another instance runs it (a
+   * steered task, or a follow-up in a context whose run another keeps).
+   */
   readonly live: LiveTask | undefined;
   /** The task's id. */
   readonly taskId: string;
@@ -206,6 +209,11 @@ export class Engine {
     if (this.cluster) await this.cluster.admit();
 
     const provider = this.#resolveProvider(params.tenant);
+    // A follow-up whose run another instance keeps goes there (_continue_elsewhere.ts).
+    const elsewhere = this.cluster && !forwarded && message.contextId !== undefined &&
+      !this.#kept.has(principal, provider, message.contextId) &&
+      await this.cluster.continueElsewhere(params, principal, provider, ext.used);
+    if (elsewhere) return elsewhere;
     // Flat copies (toLowerCase, ~0.03 µs): randomUUID answers a slice of a
     // batch, for which V8's JSON.stringify takes its slow path, and the stored
     // task names both twice (bench/README.md, gateway, session 6: −0.6 µs a SendMessage).
@@ -436,6 +444,7 @@ export class Engine {
         parent: task.parent,
         chain: task.chain,
       });
+      this.cluster?.kept(task.record);
     } else {
       this.#disposals.disposeChain(task.chain);
     }

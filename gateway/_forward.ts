@@ -46,18 +46,23 @@ export async function forward(
       `the instance running task "${record.task.id}" did not answer within ${commandTimeoutMs} ms, or the command could not be sent; if it is gone, the task ends FAILED once its lease lapses (${storage.leaseTtlMs} ms)`,
     );
   }
-  const refusal = reply.error as Record<string, unknown> | undefined;
-  if (refusal) {
-    throw new GatewayError(
-      (refusal.kind as GatewayError["kind"]) ?? "internal",
-      String(refusal.message ?? "The instance running the task refused"),
-      {
-        httpStatus: refusal.httpStatus as number | undefined,
-        metadata: refusal.metadata as Record<string, string> | undefined,
-      },
-    );
-  }
+  const refusal = refusalOf(reply);
+  if (refusal) throw refusal;
   return reply;
+}
+
+/** The owner's refusal in a command's reply, as the error it answered; undefined for none. */
+export function refusalOf(reply: JsonObject): GatewayError | undefined {
+  const refusal = reply.error as Record<string, unknown> | undefined;
+  if (!refusal) return undefined;
+  return new GatewayError(
+    (refusal.kind as GatewayError["kind"]) ?? "internal",
+    String(refusal.message ?? "The instance running the task refused"),
+    {
+      httpStatus: refusal.httpStatus as number | undefined,
+      metadata: refusal.metadata as Record<string, string> | undefined,
+    },
+  );
 }
 
 /**
@@ -105,7 +110,8 @@ export function untilSettledOrInterrupted(
 }
 
 /**
- * Answer a command another instance forwarded to a task `engine` runs. A
+ * Answer a command another instance forwarded to a task `engine` runs (or,
+ * `continue`, a follow-up in a context whose run `engine` keeps). A
  * message's reply says the generation the task had reached when its run
  * took it (`emitted`: the task's journal), so that its sender waits for what
  * the message led to, not for an input request it answered that was not
@@ -127,6 +133,18 @@ export async function answer(
       const taken = (live: LiveTask) => since = emitted(live.record.task.id);
       await engine.send(command.params as unknown as SendParams, principal, taken, true);
       return since === undefined ? { ok: true } : { ok: true, since };
+    }
+    if (command.kind === "continue") {
+      // A follow-up in a context whose run this instance keeps (Cluster.continueElsewhere):
+      // sent as here, the run taken by the same key (principal, provider, contextId). The
+      // task's creation is committed when send answers: the sender reads it from the store.
+      const sent = await engine.send(
+        command.params as unknown as SendParams,
+        principal,
+        undefined,
+        true,
+      );
+      return { taskId: sent.taskId };
     }
     throw invalidRequest("an unknown forwarded command");
   } catch (error) {

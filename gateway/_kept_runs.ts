@@ -185,6 +185,11 @@ export class KeptRuns {
     }
   }
 
+  /** Whether a run is kept for this principal's context on this provider. */
+  has(owner: string | undefined, provider: string, contextId: string): boolean {
+    return this.#runs.has(keyOf(owner, provider, contextId));
+  }
+
   /** Take the run kept for this principal's context on this provider, if any. */
   take(owner: string | undefined, provider: string, contextId: string): KeptRun | undefined {
     const key = keyOf(owner, provider, contextId);

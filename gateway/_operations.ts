@@ -54,7 +54,7 @@ export class Operations {
     const sent = await this.#engine.send(params, principal);
     const live = sent.live;
     if (!live) {
-      // A steering message to a task another instance runs.
+      // A steering message to a task another instance runs, or a follow-up it continued.
       return {
         result: {
           task: await this.#engine.cluster!.steered(this.#engine, sent, params, principal),

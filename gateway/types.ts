@@ -202,8 +202,18 @@ export interface SeamTaskExtension {
     | "max-tokens"
     | "refusal"
     | "budget-exhausted";
-  /** The id of the task whose run this one resumed, when it continued a context. */
+  /**
+   * The id of the task whose run this one resumed, when it continued a
+   * context. A message naming a context whose run is no longer kept starts a
+   * fresh run, without the conversation: its task has no `resumedFrom`.
+   */
   readonly resumedFrom?: string;
+  /**
+   * On a shared store, once the task ended: the gateway instance that keeps
+   * its run for a follow-up in its context, where such a message reaching
+   * another instance is sent on.
+   */
+  readonly keptOn?: string;
   /** What went wrong, when the run failed for an infrastructure or contract fault. */
   readonly error?: string;
   /** What went wrong in the run, as its result's `error` said (`SubagentFailure`). */
