@@ -86,6 +86,20 @@ Deno.test("createAcpProvider() bounds the stderr it logs and quotes, never split
     }
   }));
 
+Deno.test("createAcpProvider() quotes a runaway stderr line once, however many reads it took", () =>
+  withAcpAgent([], {}, async (h) => {
+    const result = await h.start("long stderr-paced 1000000").result;
+    assert.equal(result.error?.code, "CONNECTION_LOST");
+    const tail = told(result).split("its last stderr lines:\n")[1] ?? "";
+    // One slot of the tail for the line, cut, then the line after it.
+    assert.deepEqual(tail.split("\n").filter((line) => !line.startsWith("test-agent[")), [
+      `${"w".repeat(400)}…`,
+      "the last line",
+    ]);
+    const logged = h.watch.messages("info").filter((m) => m.startsWith("agent stderr: w"));
+    assert.equal(logged.length, 1, `the line was logged ${logged.length} times`);
+  }));
+
 Deno.test("createAcpProvider() quotes a stop reason it does not know to 200 characters", () =>
   withAcpAgent([], {}, async (h) => {
     const huge = await h.start("long stop 1000000").result;

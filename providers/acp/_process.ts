@@ -347,7 +347,12 @@ export class AgentProcess {
     const stderr = this.#child.stderr!;
     const decoder = new TextDecoder();
     let pending = "";
+    /** Whether the line being read is a runaway one, its start logged and quoted already. */
+    let runaway = false;
     const line = (text: string) => {
+      // The rest of a runaway line is not another line: one slot of the
+      // tail, whatever size the pipe's chunks were (Node reads 64 KiB ones).
+      if (runaway) return;
       if (text.trim() === "") return;
       this.#logger.info(`agent stderr: ${cut(text, STDERR_LOG_CHARS)}`);
       this.#tail.push(cut(text, STDERR_LINE_CHARS));
@@ -360,11 +365,13 @@ export class AgentProcess {
         let newline: number;
         while ((newline = pending.indexOf("\n")) !== -1) {
           line(pending.slice(0, newline).replace(/\r$/, ""));
+          runaway = false;
           pending = pending.slice(newline + 1);
         }
         // A runaway line without newlines is cut rather than buffered.
         if (pending.length > 64 * 1024) {
           line(pending);
+          runaway = true;
           pending = "";
         }
       });

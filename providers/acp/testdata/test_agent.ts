@@ -475,6 +475,17 @@ async function prompt(id: unknown, params: Json): Promise<void> {
         io.exit(7);
         return;
       }
+      if (where === "stderr-paced") {
+        // The same line in writes of 70,000 characters a few ms apart: read
+        // as many chunks as it was written in, whatever the runtime's reads.
+        for (let at = 0; at < words.length; at += 70_000) {
+          io.write(2, encoder.encode(words.slice(at, at + 70_000)));
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        io.write(2, encoder.encode("\nthe last line\n"));
+        io.exit(7);
+        return;
+      }
       chunks(sid, "done");
       return stop("end_turn");
     }
