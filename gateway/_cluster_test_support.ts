@@ -84,7 +84,7 @@ export function faulty(
     read: (id, after, limit) => store.read(id, after, limit),
     subscribe: (id, listener) => store.subscribe(id, listener),
     heartbeat: (instance) => store.heartbeat(instance),
-    orphans: (limit) => store.orphans(limit),
+    orphans: (limit, options) => store.orphans(limit, options),
     send: (instance, command, timeoutMs) => store.send(instance, command, timeoutMs),
     serve: (instance, handler) => store.serve(instance, handler),
   };

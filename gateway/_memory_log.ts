@@ -108,13 +108,17 @@ export class MemoryLog {
     this.#leases.set(instance, this.#now() + this.#ttl);
   }
 
-  /** The ids of live tasks whose instance's lease lapsed (or which have no instance). */
-  orphanIds(limit: number, isLive: (id: string) => boolean): string[] {
+  /**
+   * The ids of live tasks whose instance's lease lapsed (or which have no
+   * instance), but for those of `exclude`: all of them, for the caller to
+   * order (there are at most as many as live tasks).
+   */
+  orphanIds(isLive: (id: string) => boolean, exclude: string | undefined): string[] {
     const now = this.#now();
     const out: string[] = [];
     for (const [id, log] of this.#logs) {
-      if (out.length >= limit) break;
       if (log.entries === undefined || !isLive(id)) continue;
+      if (exclude !== undefined && log.instance === exclude) continue;
       const lease = log.instance === undefined ? undefined : this.#leases.get(log.instance);
       if (lease === undefined || lease <= now) out.push(id);
     }

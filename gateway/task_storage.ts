@@ -53,6 +53,15 @@ export interface TaskAppend {
   readonly pushes?: readonly string[];
 }
 
+/** What {@linkcode TaskStorage.orphans} leaves out. */
+export interface TaskOrphansOptions {
+  /**
+   * Answer none of the tasks this instance runs (the caller's own id: it
+   * looks for others'). Tasks that name no instance are still answered.
+   */
+  readonly excludeInstance?: string;
+}
+
 /** Why a {@linkcode TaskStorage} refused: a conflicting writer, or the storage out of reach. */
 export type TaskStorageErrorCode = "CONFLICT" | "UNAVAILABLE";
 
@@ -136,8 +145,23 @@ export interface TaskStorage extends TaskStore {
   subscribe(id: string, listener: (generation: number) => void): () => void;
   /** Renew the lease of `instance` for {@linkcode leaseTtlMs}. */
   heartbeat(instance: string): void | Promise<void>;
-  /** At most `limit` live tasks whose instance's lease lapsed (or which have none). */
-  orphans(limit: number): readonly StoredTaskAt[] | Promise<readonly StoredTaskAt[]>;
+  /**
+   * At most `limit` live tasks whose instance's lease lapsed (or which have
+   * none), the least recently changed first (the smallest `updatedAt`; ties
+   * in any order), so a backlog larger than `limit` is worked through in
+   * turn. With `options.excludeInstance`, none of that instance's tasks: the
+   * caller's own, which it would skip (its lease lapsed while it still runs
+   * them, a database outage say), and which would otherwise fill every page
+   * and hide the real orphans behind them for as long as they lasted.
+   *
+   * A storage written before `options` existed ignores them; the gateway
+   * still skips the tasks it runs, but then more than `limit` of its own can
+   * keep another instance's orphans from ever being ended.
+   */
+  orphans(
+    limit: number,
+    options?: TaskOrphansOptions,
+  ): readonly StoredTaskAt[] | Promise<readonly StoredTaskAt[]>;
   /**
    * Deliver `command` to the handler `instance` serves and answer its reply.
    *

@@ -6,6 +6,7 @@ import {
   type TaskAppend,
   type TaskCommandHandler,
   type TaskLogEntry,
+  type TaskOrphansOptions,
   type TaskStorage,
   TaskStorageError,
 } from "./task_storage.ts";
@@ -216,12 +217,13 @@ class MemoryTaskStoreImpl extends MemoryTasks implements MemoryTaskStore {
     this.#log.heartbeat(instance);
   }
 
-  orphans(limit: number): readonly StoredTaskAt[] {
-    const ids = this.#log.orphanIds(limit, (id) => {
+  orphans(limit: number, options?: TaskOrphansOptions): readonly StoredTaskAt[] {
+    const ids = this.#log.orphanIds((id) => {
       const entry = this.entryOf(id);
       return entry !== undefined && !TERMINAL.has(stateOf(entry));
-    });
-    return ids.map((id) => this.get(id) as StoredTaskAt);
+    }, options?.excludeInstance);
+    const found = ids.map((id) => this.get(id) as StoredTaskAt);
+    return found.sort((a, b) => a.updatedAt - b.updatedAt).slice(0, limit);
   }
 
   send(instance: string, command: JsonObject, timeoutMs: number): Promise<JsonObject> {

@@ -452,6 +452,44 @@ export async function testTaskStorage(
   );
 
   await withStorage(
+    "orphans() leaves out the instance it is told to, and answers the least recently changed first",
+    200,
+    async (s, other) => {
+      const b = await other();
+      await s.heartbeat("mine");
+      await s.heartbeat("dead");
+      const create = (id: string, instance: string | undefined, updatedAt: number) =>
+        s.append({
+          record: record(id, "TASK_STATE_WORKING", updatedAt),
+          expected: 0,
+          events: [{ task: {} }],
+          instance,
+        });
+      // More of the caller's own than a page, written first; then the others'.
+      for (let i = 1; i <= 5; i++) await create(`mine-${i}`, "mine", i * 10);
+      await create("dead-new", "dead", 100);
+      await create("unowned", undefined, 60);
+      await create("dead-old", "dead", 1);
+      await delay(350); // both leases lapse
+      same(
+        (await b.orphans(3, { excludeInstance: "mine" })).map((r) => r.task.id),
+        ["dead-old", "unowned", "dead-new"],
+        "orphans(3) but for mine's: the others', a task with no instance among them",
+      );
+      same(
+        (await b.orphans(3)).map((r) => r.task.id),
+        ["dead-old", "mine-1", "mine-2"],
+        "orphans(3): the least recently changed first, whatever the order they were written in",
+      );
+      same(
+        (await b.orphans(10, { excludeInstance: "nobody" })).length,
+        8,
+        "orphans(10) but for an instance with no task: all of them",
+      );
+    },
+  );
+
+  await withStorage(
     "send() reaches the instance that serves, and answers its reply",
     10_000,
     async (s, other) => {
