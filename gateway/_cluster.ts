@@ -566,7 +566,7 @@ export class Cluster {
   }
 
   /** What a reaper pass (_reaper.ts) needs of this instance. */
-  #reapContext(): ReapContext & { readonly instance: string } {
+  #reapContext(): ReapContext {
     return {
       storage: this.#options.storage,
       logger: this.#options.logger,

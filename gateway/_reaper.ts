@@ -21,6 +21,8 @@ const REAP_BATCH = 100;
 /** What a reaper pass needs of the cluster running it. */
 export interface ReapContext {
   readonly storage: TaskStorage;
+  /** This instance's id: the instance its own tasks name. */
+  readonly instance: string;
   readonly logger: Logger;
   /** Push, when it is on. */
   readonly push: PushService | undefined;
@@ -37,14 +39,17 @@ export async function reap(context: ReapContext): Promise<void> {
   const storage = context.storage;
   let orphans;
   try {
-    orphans = await storage.orphans(REAP_BATCH);
+    // Not its own: a lease of this instance's that lapsed while it still
+    // runs its tasks would make REAP_BATCH of them the whole page, each pass.
+    orphans = await storage.orphans(REAP_BATCH, { excludeInstance: context.instance });
   } catch (error) {
     context.logger.error("Looking for orphaned tasks failed", error);
     return;
   }
   for (const orphan of orphans) {
     if (!context.open()) return;
-    if (context.runsHere(orphan.task.id)) continue; // ours: still running here
+    // Ours, still running here (a storage that ignores excludeInstance answers them).
+    if (context.runsHere(orphan.task.id)) continue;
     try {
       await endFailed(context, orphan, lostWith(orphan.instance));
       context.logger.warn(
@@ -71,7 +76,7 @@ export async function reap(context: ReapContext): Promise<void> {
  * instance's lease lapse, and another instance end its tasks.
  */
 export async function endUnconfirmed(
-  context: ReapContext & { readonly instance: string },
+  context: ReapContext,
   unconfirmed: Map<string, number>,
 ): Promise<void> {
   const now = Date.now();

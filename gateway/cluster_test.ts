@@ -275,6 +275,61 @@ Deno.test("Last-Event-ID on the owner, its task ended and the end not stored yet
   });
 });
 
+Deno.test("more of an instance's own lapsed tasks than a reaper pass takes do not hide another's orphan: it ends FAILED", async () => {
+  const TTL = 300;
+  const store = createMemoryTaskStore({ shared: true, leaseTtlMs: TTL });
+  let renew = true;
+  const taskStore: TaskStorage = {
+    ...faulty(store, (change, append) => Promise.resolve(append(change))),
+    // Its heartbeats answered, their renewals lost: its lease lapses as its runs go on.
+    heartbeat: (instance) => renew ? store.heartbeat(instance) : undefined,
+  };
+  const { logger } = createMemoryLogger();
+  const root = createRootScope({ logger });
+  const provider = controlledProvider();
+  createSubagentService(root).registerProvider(provider);
+  const gateway = createGateway({ scope: root, taskStore });
+  try {
+    const own: string[] = [];
+    for (let i = 0; i < 120; i++) { // more than a pass's 100
+      own.push(await startTask(gateway));
+      provider.runs[i].ready();
+    }
+    // What a crashed instance leaves, written after (and changed after) all of them.
+    store.heartbeat("crashed");
+    const task = {
+      id: "orphan",
+      contextId: "c",
+      status: { state: "TASK_STATE_WORKING" as const },
+      metadata: { "https://jsr.io/@seam/gateway/extensions/subagent/v1": { provider: "ctl" } },
+    };
+    store.append({
+      record: { task, owner: undefined, provider: "ctl", updatedAt: Date.now() },
+      expected: 0,
+      events: [{ task }],
+      instance: "crashed",
+    });
+    renew = false;
+    const until = Date.now() + 2_000 + TTL;
+    while (Date.now() < until && store.get("orphan")?.task.status.state === "TASK_STATE_WORKING") {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.ok(
+      (await store.orphans(200)).length > 100,
+      "the instance's own tasks look orphaned too",
+    );
+    assert.equal(store.get("orphan")?.task.status.state, "TASK_STATE_FAILED");
+    assert.deepEqual(
+      own.filter((id) => store.get(id)?.task.status.state !== "TASK_STATE_WORKING"),
+      [],
+      "the instance's own tasks run on",
+    );
+  } finally {
+    await gateway.close();
+    await root.dispose();
+  }
+});
+
 Deno.test("checking many tasks whose creation failed does not hold up the lease: the tasks running here are no orphans meanwhile", async () => {
   const TTL = 600;
   const store = createMemoryTaskStore({ shared: true, leaseTtlMs: TTL });
