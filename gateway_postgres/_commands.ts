@@ -1,7 +1,9 @@
 /**
  * Forwarded commands (`send()`/`serve()` of the store): a sender inserts a
- * row in `commands` and NOTIFYs the owner's instance on the commands
- * channel; the owner's store takes the row (once: `taken`), runs the
+ * row in `commands` under an id of its own choosing, with the deadline of
+ * its wait, and NOTIFYs the owner's instance on the commands channel (an
+ * insert whose connection was lost is tried again: on conflict, nothing);
+ * the owner's store takes the row (once: `taken`; before the deadline), runs the
  * handler served for that instance and writes the reply, NOTIFYing the
  * replies channel; the sender collects it (on that notice, and by polling,
  * since a notice can be lost). A take or a reply that the owner's
@@ -11,7 +13,7 @@
 import type postgres from "postgres";
 import { type JsonObject, type TaskCommandHandler, TaskStorageError } from "@seam/gateway";
 import type { ChannelNames } from "./_channels.ts";
-import { retryUnreachable } from "./_errors.ts";
+import { isUnavailable, retryUnreachable, storageError } from "./_errors.ts";
 
 /** How long an instance tries to write a command's reply while the database is out of reach, in ms. */
 const REPLY_RETRY_MS = 30_000;
@@ -33,8 +35,6 @@ export interface CommandsContext {
   isOpen(): boolean;
   /** Throws the port's error once the store closed. */
   assertOpen(): void;
-  /** Run a query, its failure as the port's error (`UNAVAILABLE` when out of reach). */
-  run<T>(action: string, query: () => Promise<T>): Promise<T>;
   /** Settles after `ms`, unless the store closes first (then never: its close clears the timer). */
   sleep(ms: number): Promise<void>;
 }
@@ -51,40 +51,101 @@ export class Commands {
     this.#context = context;
   }
 
-  /** Send `command` to `instance` and wait up to `timeoutMs` for its reply. */
+  /**
+   * Send `command` to `instance` and wait up to `timeoutMs` for its reply.
+   *
+   * The command's id is chosen here, so its insert is tried again (on
+   * conflict, nothing) after a connection lost on the way, until the
+   * deadline: one lost after its commit is not answered 503 while the owner
+   * runs the command (and a client retrying it runs it twice). Once the
+   * send gives up (no reply by the deadline, or the database out of reach
+   * that long) it revokes the command, so no owner takes it later: the
+   * command ran if an owner took it before then (its effect shows in the
+   * task), and never will otherwise. An owner takes a command only before
+   * its deadline, which holds even when the revoke cannot reach the
+   * database either.
+   */
   async send(instance: string, command: JsonObject, timeoutMs: number): Promise<JsonObject> {
     this.#context.assertOpen();
     const sql = this.#context.sql;
-    const rows = await this.#context.run("send a command", () =>
-      sql<{ id: string }[]>`
-        WITH c AS (INSERT INTO commands (target, command) VALUES (${instance}, ${
-        JSON.stringify(command)
-      }) RETURNING id)
-        SELECT c.id::text AS id, pg_notify(${this.#context.names.commands}, ${instance} || ':' || c.id::text)
-        FROM c`);
-    const id = rows[0].id;
+    const channel = this.#context.names.commands;
+    const id = crypto.randomUUID();
+    const text = JSON.stringify(command);
+    const end = Date.now() + timeoutMs;
+    let attempts = 0;
+    let confirmed = false;
+    let answered = false;
+    let settled = false;
+    const insert = () => {
+      if (settled) return Promise.resolve();
+      attempts++;
+      return sql`
+        WITH c AS (
+          INSERT INTO commands (id, target, command, deadline) VALUES (${id}, ${instance}, ${text},
+            now() + make_interval(secs => ${Math.max(0, end - Date.now()) / 1000}))
+          ON CONFLICT (id) DO NOTHING RETURNING id)
+        SELECT pg_notify(${channel}, ${instance} || ':' || c.id) FROM c`.then(() => {
+        if (!settled) confirmed = true;
+      });
+    };
     let timer: ReturnType<typeof setTimeout> | undefined;
     let poll: ReturnType<typeof setInterval> | undefined;
     try {
-      return await new Promise<JsonObject>((resolve, reject) => {
+      const reply = await new Promise<JsonObject>((resolve, reject) => {
+        // Waited for from the first attempt: the owner may answer one whose
+        // answer to us was lost (its notice comes all the same).
         this.#waiters.set(id, { resolve, reject });
         timer = setTimeout(() => {
           reject(
             new TaskStorageError(
               "UNAVAILABLE",
-              `Cannot send a command: instance "${instance}" did not answer within ${timeoutMs} ms`,
+              `Cannot send a command: instance "${instance}" did not answer within ${timeoutMs} ms (${
+                confirmed
+                  ? "if it took the command by then, it ran; it takes it no more"
+                  : "PostgreSQL did not confirm the command; it runs by then or never"
+              })`,
             ),
           );
         }, timeoutMs);
-        // The reply may have come before we waited for it, or its notice got lost.
-        this.collect(id);
         poll = setInterval(() => this.collect(id), 250);
+        retryUnreachable(end - Date.now(), (ms) => this.#context.sleep(ms), insert).then(
+          // The reply may have come before we waited for it, or its notice got lost.
+          () => this.collect(id),
+          (error) =>
+            reject(
+              isUnavailable(error)
+                ? new TaskStorageError(
+                  "UNAVAILABLE",
+                  `Cannot send a command to instance "${instance}" within ${timeoutMs} ms: PostgreSQL is unreachable (${
+                    error instanceof Error ? error.message : String(error)
+                  }); if the command was stored, it runs by then or never`,
+                  { cause: error },
+                )
+                : storageError(error, "send a command"),
+            ),
+        );
       });
+      answered = true;
+      return reply;
     } finally {
+      settled = true;
       clearTimeout(timer);
       clearInterval(poll);
       this.#waiters.delete(id);
-      sql`DELETE FROM commands WHERE id = ${id}`.catch(() => {});
+      if (answered && attempts === 1 && confirmed) {
+        // Taken and answered, and no attempt of the insert is still on its
+        // way (one landing after the DELETE would be a new command).
+        sql`DELETE FROM commands WHERE id = ${id}`.catch(() => {});
+      } else if (!answered) {
+        // Revoked, whether its insert committed or is still on its way (it
+        // then finds this row and does nothing); an owner that took it
+        // already ran it. Left for the heartbeat's clean-up, as an answered
+        // command whose insert was tried more than once.
+        sql`
+          INSERT INTO commands (id, target, command, taken, deadline)
+          VALUES (${id}, ${instance}, ${text}, true, now())
+          ON CONFLICT (id) DO UPDATE SET taken = true`.catch(() => {});
+      }
     }
   }
 
@@ -126,10 +187,12 @@ export class Commands {
     (async () => {
       // Taken again after a connection lost on the way (one lost after its
       // commit finds the command taken, and the sender times out as before),
-      // for less time than any sender waits: none runs after its 503.
+      // for less time than any sender waits, and only before its deadline:
+      // none runs after its 503.
       const rows = await retryUnreachable(TAKE_RETRY_MS, sleep, () =>
         sql<{ command: string }[]>`
-          UPDATE commands SET taken = true WHERE id = ${id} AND NOT taken RETURNING command`);
+          UPDATE commands SET taken = true WHERE id = ${id} AND NOT taken AND deadline > now()
+          RETURNING command`);
       if (rows.length === 0) return;
       let reply: JsonObject;
       try {
@@ -140,13 +203,13 @@ export class Commands {
       // The command ran: a reply lost with its connection (killed, the
       // database failing over) left the sender to answer 503 for a cancel
       // or a message that took effect. Written again while the database is
-      // out of reach (the sender polls for it; once it gave up, its row is
-      // gone and the write finds nothing).
+      // out of reach (the sender polls for it; once it gave up, nobody reads
+      // it, and the heartbeat's clean-up deletes the row).
       const text = JSON.stringify(reply);
       await retryUnreachable(REPLY_RETRY_MS, sleep, () =>
         sql`
           WITH u AS (UPDATE commands SET reply = ${text} WHERE id = ${id} RETURNING id)
-          SELECT pg_notify(${this.#context.names.replies}, u.id::text) FROM u`);
+          SELECT pg_notify(${this.#context.names.replies}, u.id) FROM u`);
     })().catch(() => {
       // The sender times out and says so; nothing here to tell.
     });
@@ -165,7 +228,7 @@ export class Commands {
   /** Take the commands sent to `instance` while nobody listened. */
   #sweep(instance: string): void {
     this.#context.sql<{ id: string }[]>`
-      SELECT id::text AS id FROM commands WHERE target = ${instance} AND NOT taken`
+      SELECT id FROM commands WHERE target = ${instance} AND NOT taken AND deadline > now()`
       .then((rows) => {
         for (const row of rows) this.take(instance, row.id);
       }, () => {});

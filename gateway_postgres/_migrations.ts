@@ -151,6 +151,25 @@ export const MIGRATIONS: readonly Migration[] = [
       END $$;
     `,
   },
+  {
+    version: 6,
+    name: "commands keyed by their sender, with a deadline",
+    // The sender chooses a command's id, so that an insert whose answer its
+    // connection lost is tried again (ON CONFLICT DO NOTHING) instead of
+    // answering 503 for a command the owner then runs; the owner takes a
+    // command only before its sender's deadline, so none runs after the
+    // sender gave up, even one whose sender could not revoke it. The rows of
+    // earlier versions go: their senders stopped with them (instances of a
+    // service are upgraded together), and none has a deadline.
+    sql: `
+      DELETE FROM commands;
+      ALTER TABLE commands
+        ALTER COLUMN id DROP DEFAULT,
+        ALTER COLUMN id TYPE text COLLATE "C",
+        ADD COLUMN deadline timestamptz NOT NULL;
+      DROP SEQUENCE commands_id_seq;
+    `,
+  },
 ];
 
 /** The SQL a terminal-state test uses (shared with the store's queries). */

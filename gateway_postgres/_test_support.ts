@@ -266,6 +266,10 @@ export class Relay {
   #severOn: string | undefined;
   /** Drop, undelivered, the next message that carries this text, and its connection (`dropOn`). */
   #dropOn: string | undefined;
+  /** Hold the next message that carries this text until released (`holdOn`). */
+  #holdOn: { text: string; released: Promise<void> } | undefined;
+  /** The texts counted in the messages sent to PostgreSQL, and how many carried each (`sent`). */
+  readonly #counted = new Map<string, number>();
 
   readonly #url: URL;
 
@@ -313,8 +317,20 @@ export class Relay {
         for (const [from, to] of [[client, server], [server, client]]) {
           const upstream = from === client;
           const relayed = new TransformStream<Uint8Array, Uint8Array>({
-            transform: (chunk, controller) => {
+            transform: async (chunk, controller) => {
               if (!upstream && muted) return;
+              const held = this.#holdOn;
+              if (upstream && held !== undefined && decoder.decode(chunk).includes(held.text)) {
+                // Held on its way: what follows on this connection waits behind it.
+                this.#holdOn = undefined;
+                await held.released;
+              }
+              if (upstream && this.#counted.size > 0) {
+                const text = decoder.decode(chunk);
+                for (const [counted, n] of this.#counted) {
+                  if (text.includes(counted)) this.#counted.set(counted, n + 1);
+                }
+              }
               const dropped = this.#dropOn;
               if (upstream && dropped !== undefined && decoder.decode(chunk).includes(dropped)) {
                 // Never delivered: the client sees its connection drop as it sends.
@@ -367,6 +383,26 @@ export class Relay {
    */
   dropOn(text: string): void {
     this.#dropOn = text;
+  }
+
+  /**
+   * Hold the next message that carries `text` on its way to PostgreSQL (a
+   * statement slow to arrive) until the returned function is called.
+   */
+  holdOn(text: string): () => void {
+    const { promise, resolve } = Promise.withResolvers<void>();
+    this.#holdOn = { text, released: promise };
+    return () => resolve();
+  }
+
+  /**
+   * How many messages sent to PostgreSQL since the first call with `text`
+   * carried it (0 on that first call: counting starts then).
+   */
+  sent(text: string): number {
+    const n = this.#counted.get(text);
+    if (n === undefined) this.#counted.set(text, 0);
+    return n ?? 0;
   }
 
   /** Refuse new connections and drop the open ones. */

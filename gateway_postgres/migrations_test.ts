@@ -20,14 +20,14 @@ Deno.test({
     const schema = freshSchema();
     try {
       const stores = await Promise.all([openStore(schema), openStore(schema), openStore(schema)]);
-      assert.deepEqual(stores.map((s) => s.migrationsApplied).sort(), [0, 0, 5]);
+      assert.deepEqual(stores.map((s) => s.migrationsApplied).sort(), [0, 0, 6]);
       for (const s of stores) await s.close();
       const again = await openStore(schema);
       assert.equal(again.migrationsApplied, 0);
       await again.close();
       await withSql(async (sql) => {
         const rows = await sql.unsafe(`SELECT version, name FROM "${schema}".migrations`);
-        assert.deepEqual(rows.map((r) => r.version), [1, 2, 3, 4, 5]);
+        assert.deepEqual(rows.map((r) => r.version), [1, 2, 3, 4, 5, 6]);
       });
     } finally {
       await dropSchema(schema);
@@ -120,7 +120,7 @@ Deno.test({
       });
       const store = await openStore(schema);
       try {
-        assert.equal(store.migrationsApplied, 2);
+        assert.equal(store.migrationsApplied, 3);
         assert.deepEqual(await store.read("old", 1, 10), [
           { generation: 2, event: { statusUpdate: { n: 2 } } },
           { generation: 3, event: { artifactUpdate: { n: 3 } } },
@@ -192,6 +192,47 @@ Deno.test({
       );
     } finally {
       await store.close();
+      await dropSchema(schema);
+    }
+  },
+});
+
+Deno.test({
+  name: "migration 6 keys commands by a text id and drops those of a schema at migration 5",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    try {
+      await withSql(async (sql) => {
+        assert.equal(await migrate(sql, schema, MIGRATIONS.slice(0, 5)), 5);
+        // An old command, its sender stopped with the upgrade.
+        await sql.unsafe(`INSERT INTO "${schema}".commands (target, command) VALUES ('a', '{}')`);
+      });
+      const store = await openStore(schema);
+      try {
+        assert.equal(store.migrationsApplied, 1);
+        const heard: unknown[] = [];
+        const stop = store.serve("a", (command) => {
+          heard.push(command);
+          return Promise.resolve({ ok: true });
+        });
+        try {
+          assert.deepEqual(await store.send("a", { n: 1 }, 5_000), { ok: true });
+          assert.deepEqual(heard, [{ n: 1 }], "the old command is gone, the new one ran");
+        } finally {
+          stop();
+        }
+      } finally {
+        await store.close();
+      }
+      await withSql(async (sql) => {
+        const [column] = await sql.unsafe(
+          `SELECT data_type FROM information_schema.columns
+           WHERE table_schema = '${schema}' AND table_name = 'commands' AND column_name = 'id'`,
+        );
+        assert.equal(column.data_type, "text");
+      });
+    } finally {
       await dropSchema(schema);
     }
   },

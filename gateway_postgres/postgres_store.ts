@@ -248,7 +248,6 @@ export class PostgresStore implements PostgresTaskStore {
       names: this.#names,
       isOpen: () => this.#state === "open",
       assertOpen: () => this.#assertOpen(),
-      run: (action, query) => this.#run(action, query),
       sleep: (ms) => this.#sleep(ms),
     });
     INTERNALS.set(this, {
