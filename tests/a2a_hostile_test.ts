@@ -41,6 +41,31 @@ Deno.test("a remote that goes quiet ends the run at idleTimeoutMs, its task canc
         every(10, () => send(status("TASK_STATE_WORKING", "still on it")));
       },
     }),
+    // Changes, each one, but back to what was seen: no progress (`_seen.ts`).
+    "WORKING and SUBMITTED by turns": fakeAgent({
+      stream: (send, { every }) => {
+        send(task("TASK_STATE_WORKING"));
+        let n = 0;
+        every(10, () => send(status(n++ % 2 ? "TASK_STATE_WORKING" : "TASK_STATE_SUBMITTED")));
+      },
+    }),
+    "two words by turns": fakeAgent({
+      stream: (send, { every }) => {
+        send(task("TASK_STATE_WORKING"));
+        let n = 0;
+        every(
+          10,
+          () => send(status("TASK_STATE_WORKING", n++ % 2 ? "thinking" : "still thinking")),
+        );
+      },
+    }),
+    "an artifact replaced by turns": fakeAgent({
+      stream: (send, { every }) => {
+        send(task("TASK_STATE_WORKING"));
+        let n = 0;
+        every(10, () => send(words(n++ % 2 ? "y" : "x", false)));
+      },
+    }),
   };
   for (const [name, agent] of Object.entries(cases)) {
     await t.step(name, async () => {

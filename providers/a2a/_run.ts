@@ -282,7 +282,9 @@ export class A2ARun {
       this.#emitHop();
     }
     if (this.#settled) return;
-    if (news.changed) this.#idle.arm();
+    // Progress, not any change: a remote flipping back to what it said
+    // before (WORKING and SUBMITTED by turns, two words) is idle all the same.
+    if (news.progress) this.#idle.arm();
     this.#emit(news.text);
     switch (this.#task.condition) {
       case "unknown":

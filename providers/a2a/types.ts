@@ -105,10 +105,11 @@ export interface A2AProviderOptions {
   /**
    * How long a run's remote task may bring nothing new, in ms, before the
    * run ends `error` ("brought nothing new for … ms (idleTimeoutMs)") and the
-   * task is cancelled. New is a change of its state, its output or the
-   * agent's last word: `: keep-alive` comments, a repeated `WORKING`, a
-   * `GetTask` poll with the same answer and a re-attached stream that only
-   * repeats what was known do not count. It runs from the task's first
+   * task is cancelled. New is a state, an output or a last word of the
+   * agent's that this run had not seen before: `: keep-alive` comments, a
+   * repeated `WORKING`, a `GetTask` poll with the same answer, a re-attached
+   * stream that only repeats what was known and a flip back to what was seen
+   * (`WORKING` and `SUBMITTED` by turns, two words by turns) do not count. It runs from the task's first
    * event, across reconnects and polls. Default 300,000 (5 minutes).
    */
   readonly idleTimeoutMs?: number;
