@@ -29,8 +29,9 @@ export interface ElsewhereContext {
  * (the key a kept run is taken by, so no one reaches another's run) ended
  * with its run kept there (`keptOn`, its seam metadata). Answers the new
  * task's id, committed on the store; undefined when no other instance keeps
- * the run, or when the one named did not answer (it stopped: its kept runs
- * went with it), for a fresh run here, as for any run no longer kept.
+ * the run, or when the one named did not answer or its lease lapsed (it
+ * stopped: its kept runs went with it), for a fresh run here, as for any run
+ * no longer kept.
  *
  * @throws {GatewayError} the owner's refusal (a start-time field that
  * cannot change, its caps, 503 while it shuts down), or 503 when the store
@@ -54,6 +55,10 @@ export async function continueElsewhere(
   if (holder === undefined || holder === context.instance) return undefined;
   let reply: JsonObject;
   try {
+    // Gone (its lease lapsed): not waited for, as a command's timeout would be (7 s by default).
+    if (storage.leased && !(await storage.leased(holder))) {
+      throw new Error(`its lease lapsed`);
+    }
     reply = await storage.send(
       holder,
       { kind: "continue", params: params as unknown as JsonObject, principal: principal ?? null },

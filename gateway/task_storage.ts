@@ -146,6 +146,14 @@ export interface TaskStorage extends TaskStore {
   /** Renew the lease of `instance` for {@linkcode leaseTtlMs}. */
   heartbeat(instance: string): void | Promise<void>;
   /**
+   * Whether the lease of `instance` is current (renewed within
+   * {@linkcode leaseTtlMs}). Optional: the gateway asks it before sending a
+   * follow-up to the instance that kept its context's run, so that one gone
+   * is not waited for as long as a command's timeout; without it, the
+   * follow-up waits for that timeout before a fresh run starts.
+   */
+  leased?(instance: string): boolean | Promise<boolean>;
+  /**
    * At most `limit` live tasks whose instance's lease lapsed (or which have
    * none), the least recently changed first (the smallest `updatedAt`; ties
    * in any order), so a backlog larger than `limit` is worked through in

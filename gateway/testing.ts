@@ -440,6 +440,12 @@ export async function testTaskStorage(
       same(orphans.map((r) => r.task.id), ["lost"], "orphans once one lease lapsed");
       same(orphans[0].instance, "dying", "an orphan names its lost instance");
       same(orphans[0].generation, 1, "an orphan carries its generation");
+      if (b.leased) {
+        // Optional: whether an instance's lease is current, asked before a command is sent it.
+        same(await b.leased("alive"), true, "leased() of an instance that heartbeats");
+        same(await b.leased("dying"), false, "leased() of an instance whose lease lapsed");
+        same(await b.leased("never"), false, "leased() of an instance that never beat");
+      }
       await b.append({
         record: record("lost", "TASK_STATE_FAILED", 2),
         expected: orphans[0].generation,

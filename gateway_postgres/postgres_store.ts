@@ -67,6 +67,8 @@ export interface PostgresTaskStore extends TaskStorage {
   readonly schema: string;
   /** How many migrations start-up applied (0: the schema was current). */
   readonly migrationsApplied: number;
+  /** Whether the lease of `instance` is current (its row in `instances` not expired). */
+  leased(instance: string): Promise<boolean>;
   /** Close the connections; pending replies reject. Memoized. */
   close(): Promise<void>;
 }
@@ -446,6 +448,14 @@ export class PostgresStore implements PostgresTaskStore {
       if (this.#watcherWrites.get(id) === settled) this.#watcherWrites.delete(id);
     });
     return result;
+  }
+
+  async leased(instance: string): Promise<boolean> {
+    const rows = await this.#run(
+      "read an instance's lease",
+      () => this.#sql`SELECT 1 FROM instances WHERE id = ${instance} AND expires_at > now()`,
+    );
+    return rows.length > 0;
   }
 
   async heartbeat(instance: string): Promise<void> {
