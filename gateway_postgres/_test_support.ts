@@ -1,5 +1,18 @@
-// Test support: a PostgreSQL store on a schema of its own, dropped after.
+// Test support: a PostgreSQL store on a schema of its own, dropped after;
+// gateways in this process on stores over one schema; gateway processes; a
+// relay to PostgreSQL that can cut connections.
+import assert from "node:assert/strict";
 import postgres from "postgres";
+import { createMemoryLogger, createRootScope, type MemoryLogger, type Scope } from "@seam/host";
+import { createSubagentService } from "@seam/subagent";
+import { createGateway, type Gateway, type GatewayOptions } from "@seam/gateway";
+import {
+  type Controlled,
+  controlledProvider,
+  type ControlledRun,
+  message,
+  rpc as call,
+} from "../gateway/_test_support.ts";
 import { createPostgresTaskStore, type PostgresTaskStore } from "./mod.ts";
 
 /** The database the tests use; undefined (skip, saying so) only outside CI. */
@@ -101,6 +114,136 @@ export async function withStore(
     await sql.end({ timeout: 5 });
     await store.close();
     await dropSchema(schema);
+  }
+}
+
+/** One gateway of {@linkcode withGateways}, in this process, on a store of its own. */
+export interface Instance {
+  readonly gateway: Gateway;
+  /** Its store: its own connections, over the schema every instance shares. */
+  readonly store: PostgresTaskStore;
+  /** Its only provider. */
+  readonly provider: Controlled;
+  /** What it logs. */
+  readonly log: MemoryLogger;
+  /** The relay its store reaches PostgreSQL through (`relayed`), else undefined. */
+  readonly relay: Relay | undefined;
+  /** Stream `text` from the run of the nth task this instance started. */
+  emit(n: number, text: string): void;
+}
+
+/** How {@linkcode withGateways} makes its instances. */
+export interface GatewaysOptions {
+  /** The instances (by index) whose stores reach PostgreSQL through a relay each. */
+  readonly relayed?: readonly number[];
+  /** Every store's lease (`openStore`'s default otherwise). */
+  readonly leaseTtlMs?: number;
+  /** Every instance's `controlledProvider()` options. */
+  readonly provider?: Parameters<typeof controlledProvider>[0];
+  /** More options for instance `n`'s gateway (a `taskStore` wrapping its store, say). */
+  readonly gateway?: (
+    made: { n: number; store: PostgresTaskStore; log: MemoryLogger },
+  ) => Partial<GatewayOptions>;
+}
+
+/**
+ * Run `fn` with `count` gateways in this process, each on a store of its own
+ * (its own connections) over one fresh schema, as that many instances, each
+ * with a controlled provider and its progress emitters. Afterwards every run
+ * is finished, the gateways closed, their scopes disposed, the stores closed
+ * before their relays are cut (nothing is left reconnecting), and the schema
+ * dropped.
+ */
+export async function withGateways(
+  count: number,
+  options: GatewaysOptions,
+  fn: (instances: Instance[], schema: string) => Promise<void>,
+): Promise<void> {
+  const schema = freshSchema();
+  const roots: Scope[] = [];
+  const relays: Relay[] = [];
+  const stores: PostgresTaskStore[] = [];
+  const instances: Instance[] = [];
+  try {
+    for (let n = 0; n < count; n++) {
+      let relay: Relay | undefined;
+      if (options.relayed?.includes(n)) {
+        relay = new Relay(new URL(databaseUrl()!));
+        relay.open();
+        relays.push(relay);
+      }
+      const store = await openStore(schema, { url: relay?.url, leaseTtlMs: options.leaseTtlMs });
+      stores.push(store);
+      const log = createMemoryLogger();
+      const root = createRootScope({ logger: log.logger });
+      roots.push(root);
+      const provider = controlledProvider(options.provider);
+      createSubagentService(root).registerProvider(provider);
+      const emitters: ((runId: string, text: string) => void)[] = [];
+      const gateway = createGateway({
+        scope: root,
+        taskStore: store,
+        progress: (_parent, emit) => void emitters.push(emit),
+        ...options.gateway?.({ n, store, log }),
+      });
+      instances.push({
+        gateway,
+        store,
+        provider,
+        log,
+        relay,
+        emit: (n, text) => emitters[n](provider.runs[n].id, text),
+      });
+    }
+    await fn(instances, schema);
+  } finally {
+    for (const { provider } of instances) {
+      for (const run of provider.runs) run.finish({ output: "", stopReason: "completed" });
+    }
+    for (const { gateway } of instances) await gateway.close();
+    for (const root of roots) await root.dispose();
+    for (const store of stores) await store.close();
+    for (const relay of relays) await relay.cut();
+    await dropSchema(schema);
+  }
+}
+
+/**
+ * Start a task on `instance` ("go", answered at once), make its run ready
+ * and wait until the task is stored WORKING; its id and run.
+ */
+export async function startTask(
+  instance: Pick<Instance, "gateway" | "provider" | "store">,
+  headers: Record<string, string> = {},
+): Promise<{ id: string; run: ControlledRun }> {
+  const sent = await call(instance.gateway, "SendMessage", {
+    message: message("go"),
+    configuration: { returnImmediately: true },
+  }, headers);
+  const id: string | undefined = sent.result?.task?.id;
+  assert.ok(id, `the task started: ${JSON.stringify(sent)}`);
+  const run = instance.provider.runs.at(-1)!;
+  run.ready();
+  await eventually(
+    "the task WORKING",
+    async () =>
+      (await instance.store.get(id))?.task.status.state === "TASK_STATE_WORKING" || undefined,
+  );
+  return { id, run };
+}
+
+/** What `fn` answers once it answers something (failures are tried again), within `ms`. */
+export async function eventually<T>(
+  what: string,
+  fn: () => Promise<T | undefined>,
+  ms = 10_000,
+): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await fn().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`${what}: not within ${ms / 1_000} s`);
+    await new Promise((r) => setTimeout(r, 25));
   }
 }
 

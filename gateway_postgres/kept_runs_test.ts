@@ -2,59 +2,23 @@
 // the one keeping the finished run: two gateways in this process, each on its
 // own store (its own connections) over one schema, as two instances.
 import assert from "node:assert/strict";
-import { createMemoryLogger, createRootScope } from "@seam/host";
-import { createSubagentService } from "@seam/subagent";
-import { createGateway, type Gateway, SEAM_EXTENSION_URI } from "@seam/gateway";
-import { controlledProvider } from "../gateway/_test_support.ts";
-import type { PostgresTaskStore } from "./mod.ts";
-import { dropSchema, Frames, freshSchema, openStore, SKIP, type Wire } from "./_test_support.ts";
-
-function request(method: string, params: unknown): Request {
-  return new Request("http://gw.test/", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-}
-
-async function call(gateway: Gateway, method: string, params: unknown): Promise<Wire> {
-  return await (await gateway.fetch(request(method, params))).json();
-}
-
-const text = (value: string, extra: Record<string, unknown> = {}) => ({
-  messageId: crypto.randomUUID(),
-  role: "ROLE_USER",
-  parts: [{ text: value }],
-  ...extra,
-});
+import { SEAM_EXTENSION_URI } from "@seam/gateway";
+import { message, rpc as call, rpcRequest as request } from "../gateway/_test_support.ts";
+import { Frames, SKIP, type Wire, withGateways } from "./_test_support.ts";
 
 Deno.test({
   name:
     "a follow-up by contextId on another instance resumes the run the first keeps, on PostgreSQL",
   ignore: SKIP,
-  fn: async () => {
-    const schema = freshSchema();
-    const stores: PostgresTaskStore[] = [];
-    const parts: { gateway: Gateway; dispose(): Promise<void> }[] = [];
-    const providers = [
-      controlledProvider({ resume: true, auto: true }),
-      controlledProvider({ resume: true, auto: true }),
-    ];
-    try {
-      stores.push(await openStore(schema));
-      stores.push(await openStore(schema));
-      for (const [n, store] of stores.entries()) {
-        const root = createRootScope({ logger: createMemoryLogger().logger });
-        createSubagentService(root).registerProvider(providers[n]);
-        const gateway = createGateway({ scope: root, taskStore: store });
-        parts.push({ gateway, dispose: () => root.dispose() });
-      }
-      const [a, b] = parts.map((p) => p.gateway);
-      const first = (await call(a, "SendMessage", { message: text("first") })).result.task;
+  fn: () =>
+    withGateways(2, { provider: { resume: true, auto: true } }, async (instances) => {
+      const [a, b] = instances.map((i) => i.gateway);
+      const providers = instances.map((i) => i.provider);
+      const first = (await call(a, "SendMessage", { message: message("first") })).result.task;
       assert.equal(first.status.state, "TASK_STATE_COMPLETED");
 
       const second = await call(b, "SendMessage", {
-        message: text("second", { contextId: first.contextId }),
+        message: message("second", { contextId: first.contextId }),
       });
       const task = second.result?.task;
       assert.equal(task?.status.state, "TASK_STATE_COMPLETED", JSON.stringify(second));
@@ -65,7 +29,7 @@ Deno.test({
       // Streamed: the task and its updates, read from the log on the instance asked.
       const frames = new Frames(
         await b.fetch(request("SendStreamingMessage", {
-          message: text("third", { contextId: first.contextId }),
+          message: message("third", { contextId: first.contextId }),
         })),
       );
       const states: string[] = [];
@@ -78,13 +42,7 @@ Deno.test({
       assert.equal(states.at(-1), "TASK_STATE_COMPLETED");
       assert.deepEqual(providers[0].runs[1].resumedWith, [[{ type: "text", text: "third" }]]);
       assert.equal(providers[1].runs.length, 0);
-    } finally {
-      for (const p of parts) await p.gateway.close();
-      for (const p of parts) await p.dispose();
-      for (const store of stores) await store.close();
-      await dropSchema(schema);
-    }
-  },
+    }),
 });
 
 Deno.test({

@@ -4,38 +4,22 @@
 // cuts and restores (the server itself stays up for everyone else), or
 // severs right after a write (committed, its answer lost).
 import assert from "node:assert/strict";
-import { createMemoryLogger, createRootScope } from "@seam/host";
-import { createSubagentService } from "@seam/subagent";
-import { createGateway } from "@seam/gateway";
-import { controlledProvider } from "../gateway/_test_support.ts";
+import { rpcRequest as rpc } from "../gateway/_test_support.ts";
 import {
-  databaseUrl,
-  dropSchema,
-  freshSchema,
+  eventually as poll,
+  type Instance,
   openStore,
-  Relay,
+  type Relay,
   SKIP,
+  startTask,
   type Wire,
+  withGateways,
 } from "./_test_support.ts";
 import { storeInternals } from "./postgres_store.ts";
 
-async function eventually<T>(what: string, fn: () => Promise<T | undefined>): Promise<T> {
-  const end = Date.now() + 15_000;
-  for (;;) {
-    const value = await fn().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`${what}: not within 15 s`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-function rpc(method: string, params: unknown): Request {
-  return new Request("http://gw.test/", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-}
+/** Within 15 s: an outage takes a lease or two to be seen. */
+const eventually = <T>(what: string, fn: () => Promise<T | undefined>): Promise<T> =>
+  poll(what, fn, 15_000);
 
 const message = (text: string) => ({
   message: { messageId: crypto.randomUUID(), role: "ROLE_USER", parts: [{ text }] },
@@ -43,52 +27,30 @@ const message = (text: string) => ({
 });
 
 /** What a test of one gateway whose store reaches PostgreSQL through a relay has. */
-interface Relayed {
+interface Relayed extends Instance {
   /** The relay between the gateway's store and PostgreSQL (cut, open, sever). */
   readonly relay: Relay;
   /** A store on the same schema that reaches PostgreSQL directly. */
   readonly direct: Awaited<ReturnType<typeof openStore>>;
-  readonly provider: ReturnType<typeof controlledProvider>;
-  readonly gateway: ReturnType<typeof createGateway>;
-  /** The progress emitters of the gateway's runs, in the order they started. */
-  readonly emitters: ((runId: string, text: string) => void)[];
 }
 
 /**
  * Run `fn` with a gateway on a fresh schema whose store (lease `leaseTtlMs`)
- * reaches PostgreSQL through a relay; then close everything, the store
- * before the relay is cut (nothing is left reconnecting), and drop the schema.
+ * reaches PostgreSQL through a relay, and a store beside it that does not;
+ * then close everything (`withGateways`) and the direct store.
  */
-async function withRelayedGateway(
+function withRelayedGateway(
   leaseTtlMs: number,
   fn: (relayed: Relayed) => Promise<void>,
 ): Promise<void> {
-  const schema = freshSchema();
-  const url = new URL(databaseUrl()!);
-  const relay = new Relay(url);
-  relay.open();
-  const store = await openStore(schema, { url: relay.url, leaseTtlMs });
-  const direct = await openStore(schema);
-  const { logger } = createMemoryLogger();
-  const root = createRootScope({ logger });
-  const provider = controlledProvider();
-  createSubagentService(root).registerProvider(provider);
-  const emitters: ((runId: string, text: string) => void)[] = [];
-  const gateway = createGateway({
-    scope: root,
-    taskStore: store,
-    progress: (_parent, emit) => void emitters.push(emit),
+  return withGateways(1, { relayed: [0], leaseTtlMs }, async ([instance], schema) => {
+    const direct = await openStore(schema);
+    try {
+      await fn({ ...instance, relay: instance.relay!, direct });
+    } finally {
+      await direct.close();
+    }
   });
-  try {
-    await fn({ relay, direct, provider, gateway, emitters });
-  } finally {
-    await gateway.close();
-    await root.dispose();
-    await store.close();
-    await relay.cut();
-    await direct.close();
-    await dropSchema(schema);
-  }
 }
 
 Deno.test({
@@ -98,11 +60,10 @@ Deno.test({
   fn: async () => {
     await withRelayedGateway(
       1_000,
-      async ({ relay, direct, provider, gateway, emitters }) => {
-        const sent = await (await gateway.fetch(rpc("SendMessage", message("go")))).json();
-        const id: string = sent.result.task.id;
-        provider.runs[0].ready();
-        emitters[0](provider.runs[0].id, "before ");
+      async (relayed) => {
+        const { relay, direct, provider, gateway, emit } = relayed;
+        const { id } = await startTask(relayed);
+        emit(0, "before ");
         await eventually(
           "the first text committed",
           async () =>
@@ -112,7 +73,7 @@ Deno.test({
         );
 
         await relay.cut();
-        emitters[0](provider.runs[0].id, "during ");
+        emit(0, "during ");
         provider.runs[0].finish({
           output: [{ type: "text", text: "before during " }],
           stopReason: "completed",
@@ -186,69 +147,44 @@ Deno.test({
   ignore: SKIP,
   fn: async () => {
     const TTL = 6_000;
-    const schema = freshSchema();
-    const url = new URL(databaseUrl()!);
-    const relays = [new Relay(url), new Relay(url)];
-    const stores = [];
-    for (const relay of relays) {
-      relay.open();
-      stores.push(await openStore(schema, { url: relay.url, leaseTtlMs: TTL }));
-    }
-    const direct = await openStore(schema, { leaseTtlMs: TTL });
-    const sql = storeInternals(direct, "a test").sql;
-    const live = async () =>
-      (await sql`SELECT count(*)::integer AS n FROM instances WHERE expires_at > now()`)[0].n;
-    const { logger } = createMemoryLogger();
-    const roots = stores.map(() => createRootScope({ logger }));
-    const providers = roots.map((root) => {
-      const provider = controlledProvider();
-      createSubagentService(root).registerProvider(provider);
-      return provider;
-    });
-    const [a, b] = stores.map((taskStore, i) => createGateway({ scope: roots[i], taskStore }));
-    try {
-      const sent = await (await b.fetch(rpc("SendMessage", message("go")))).json();
-      const id: string = sent.result.task.id;
-      providers[1].runs[0].ready();
-      await eventually("the run WORKING on b", async () => {
-        const r = await direct.get(id);
-        return r?.task.status.state === "TASK_STATE_WORKING" ? r : undefined;
-      });
-      await eventually("both leases held", async () => (await live()) === 2 || undefined);
+    await withGateways(2, { relayed: [0, 1], leaseTtlMs: TTL }, async (instances, schema) => {
+      const relays = instances.map((i) => i.relay!);
+      const direct = await openStore(schema, { leaseTtlMs: TTL });
+      const sql = storeInternals(direct, "a test").sql;
+      const live = async () =>
+        (await sql`SELECT count(*)::integer AS n FROM instances WHERE expires_at > now()`)[0].n;
+      try {
+        const { id, run } = await startTask(instances[1]); // the run WORKING on b
+        await eventually("both leases held", async () => (await live()) === 2 || undefined);
 
-      for (const relay of relays) await relay.cut();
-      await eventually("every lease lapsed", async () => (await live()) === 0 || undefined);
+        for (const relay of relays) await relay.cut();
+        await eventually("every lease lapsed", async () => (await live()) === 0 || undefined);
 
-      relays[0].open(); // a is back first
-      await eventually("a's lease renewed", async () => (await live()) === 1 || undefined);
-      // Time for a's reaper to run a few times (every other beat: a third of the lease).
-      const end = Date.now() + TTL / 2;
-      while (Date.now() < end) {
-        const r = await direct.get(id);
-        assert.equal(r?.task.status.state, "TASK_STATE_WORKING", "b's task is not ended yet");
-        await new Promise((r) => setTimeout(r, 100));
+        relays[0].open(); // a is back first
+        await eventually("a's lease renewed", async () => (await live()) === 1 || undefined);
+        // Time for a's reaper to run a few times (every other beat: a third of the lease).
+        const end = Date.now() + TTL / 2;
+        while (Date.now() < end) {
+          const r = await direct.get(id);
+          assert.equal(r?.task.status.state, "TASK_STATE_WORKING", "b's task is not ended yet");
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        relays[1].open(); // b is back, within a lease of a
+        await eventually("b's lease renewed", async () => (await live()) === 2 || undefined);
+        await new Promise((r) => setTimeout(r, TTL));
+        assert.equal((await direct.get(id))?.task.status.state, "TASK_STATE_WORKING");
+        run.finish({
+          output: [{ type: "text", text: "done" }],
+          stopReason: "completed",
+        });
+        await eventually("b's run ends its task", async () => {
+          const r = await direct.get(id);
+          return r?.task.status.state === "TASK_STATE_COMPLETED" ? r : undefined;
+        });
+      } finally {
+        await direct.close();
       }
-      relays[1].open(); // b is back, within a lease of a
-      await eventually("b's lease renewed", async () => (await live()) === 2 || undefined);
-      await new Promise((r) => setTimeout(r, TTL));
-      assert.equal((await direct.get(id))?.task.status.state, "TASK_STATE_WORKING");
-      providers[1].runs[0].finish({
-        output: [{ type: "text", text: "done" }],
-        stopReason: "completed",
-      });
-      await eventually("b's run ends its task", async () => {
-        const r = await direct.get(id);
-        return r?.task.status.state === "TASK_STATE_COMPLETED" ? r : undefined;
-      });
-    } finally {
-      await a.close();
-      await b.close();
-      for (const root of roots) await root.dispose();
-      for (const store of stores) await store.close();
-      for (const relay of relays) await relay.cut();
-      await direct.close();
-      await dropSchema(schema);
-    }
+    });
   },
 });
 
@@ -259,21 +195,19 @@ Deno.test({
   fn: async () => {
     await withRelayedGateway(
       1_000,
-      async ({ relay, direct, provider, gateway, emitters }) => {
+      async (relayed) => {
+        const { relay, direct, emit } = relayed;
         const logText = async (id: string) =>
           (await direct.read(id, 0, 100)).map((e) => JSON.stringify(e.event)).join("");
-        const sent = await (await gateway.fetch(rpc("SendMessage", message("go")))).json();
-        const id: string = sent.result.task.id;
-        const run = provider.runs[0];
-        run.ready();
-        emitters[0](run.id, "before ");
+        const { id, run } = await startTask(relayed);
+        emit(0, "before ");
         await eventually(
           "the first text committed",
           async () => (await logText(id)).includes("before") ? true : undefined,
         );
 
         relay.severAfter("severed");
-        emitters[0](run.id, "severed ");
+        emit(0, "severed ");
         await eventually(
           "the severed write committed",
           async () => (await logText(id)).includes("severed") ? true : undefined,
@@ -281,7 +215,7 @@ Deno.test({
         // The journal retries the write whose answer it lost; then the run goes on.
         await new Promise((r) => setTimeout(r, 1_000));
         assert.equal(run.cancel.mock.callCount(), 0, "the run is not stopped");
-        emitters[0](run.id, "after ");
+        emit(0, "after ");
         run.finish({
           output: [{ type: "text", text: "before severed after " }],
           stopReason: "completed",

@@ -5,22 +5,19 @@
 // loses none.
 import assert from "node:assert/strict";
 import postgres from "postgres";
-import { createMemoryLogger, createRootScope } from "@seam/host";
-import { createSubagentService } from "@seam/subagent";
-import { createGateway } from "@seam/gateway";
-import { controlledProvider } from "../gateway/_test_support.ts";
+import { rpc as rpcIn } from "../gateway/_test_support.ts";
 import { createPostgresPushConfigStore, createPostgresPushOutbox } from "./mod.ts";
 import {
   databaseUrl,
   dropSchema,
+  eventually as poll,
   freshSchema,
   type InstanceProcess,
-  openStore,
-  Relay,
   rpc,
   SKIP,
   startInstance,
   type Wire,
+  withGateways,
 } from "./_test_support.ts";
 
 /** A webhook on 127.0.0.1 that can go down and come back on its port; it keeps what it heard. */
@@ -71,15 +68,9 @@ class Webhook {
   }
 }
 
-async function eventually<T>(what: string, fn: () => Promise<T | undefined>): Promise<T> {
-  const end = Date.now() + 20_000;
-  for (;;) {
-    const value = await fn().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`${what}: not within 20 s`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+/** Within 20 s: a notification waits for a redelivery, or for an instance's lease to lapse. */
+const eventually = <T>(what: string, fn: () => Promise<T | undefined>): Promise<T> =>
+  poll(what, fn, 20_000);
 
 function send(text: string, webhook: string) {
   return {
@@ -190,76 +181,58 @@ Deno.test({
   name: "the database going away loses no notification: the end is pushed once it is back",
   ignore: SKIP,
   fn: async () => {
-    const schema = freshSchema();
-    const url = new URL(databaseUrl()!);
-    const relay = new Relay(url);
-    relay.open();
-    const store = await openStore(schema, { url: relay.url, leaseTtlMs: 1_000 });
-    const { logger, records } = createMemoryLogger();
-    const root = createRootScope({ logger });
-    const provider = controlledProvider();
-    createSubagentService(root).registerProvider(provider);
     const webhook = new Webhook().up();
-    const gateway = createGateway({
-      scope: root,
-      taskStore: store,
-      push: {
-        allowWebhook: (u) => u.hostname === "127.0.0.1",
-        configStore: createPostgresPushConfigStore(store),
-        outbox: createPostgresPushOutbox(store, {
-          pollIntervalMs: 50,
-          baseDelayMs: 20,
-          maxDelayMs: 100,
-          logger,
-        }),
-      },
-    });
-    const call = async (method: string, params: unknown) =>
-      await (await gateway.fetch(
-        new Request("http://gw.test/", {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-        }),
-      )).json();
     try {
-      const sent = await call("SendMessage", send("go", webhook.url));
-      const id: string = sent.result.task.id;
-      provider.runs[0].ready();
-      await eventually("WORKING heard", () => Promise.resolve(webhook.statusOf(id, "WORKING")));
+      await withGateways(1, {
+        relayed: [0],
+        leaseTtlMs: 1_000,
+        gateway: ({ store, log }) => ({
+          push: {
+            allowWebhook: (u) => u.hostname === "127.0.0.1",
+            configStore: createPostgresPushConfigStore(store),
+            outbox: createPostgresPushOutbox(store, {
+              pollIntervalMs: 50,
+              baseDelayMs: 20,
+              maxDelayMs: 100,
+              logger: log.logger,
+            }),
+          },
+        }),
+      }, async ([instance]) => {
+        const { gateway, provider, relay } = instance;
+        const call = (method: string, params: unknown) => rpcIn(gateway, method, params);
+        const sent = await call("SendMessage", send("go", webhook.url));
+        const id: string = sent.result.task.id;
+        provider.runs[0].ready();
+        await eventually("WORKING heard", () => Promise.resolve(webhook.statusOf(id, "WORKING")));
 
-      await relay.cut();
-      provider.runs[0].finish({
-        output: [{ type: "text", text: "done" }],
-        stopReason: "completed",
+        await relay!.cut();
+        provider.runs[0].finish({
+          output: [{ type: "text", text: "done" }],
+          stopReason: "completed",
+        });
+        const refused = await call("ListTaskPushNotificationConfigs", { taskId: id });
+        assert.match(JSON.stringify(refused), /STORE_UNAVAILABLE|Service unavailable/);
+        await new Promise((r) => setTimeout(r, 300)); // the outbox polls meanwhile, in vain
+        assert.equal(webhook.statusOf(id, "COMPLETED"), undefined, "nothing pushed while away");
+
+        relay!.open();
+        await eventually(
+          "COMPLETED heard once the database is back",
+          () => Promise.resolve(webhook.statusOf(id, "COMPLETED")),
+        );
+        assert.deepEqual(webhook.of(id), ["WORKING", "artifact:done", "COMPLETED"]);
+        assert.ok(
+          instance.log.records.some((r) => /push outbox cannot reach PostgreSQL/.test(r.message)),
+          "the outage was logged",
+        );
+        // A reconnect the client scheduled during the outage (its backoff is at
+        // most a second) fires before the store closes: the client does not
+        // cancel it on end().
+        await new Promise((r) => setTimeout(r, 1_200));
       });
-      const refused = await call("ListTaskPushNotificationConfigs", { taskId: id });
-      assert.match(JSON.stringify(refused), /STORE_UNAVAILABLE|Service unavailable/);
-      await new Promise((r) => setTimeout(r, 300)); // the outbox polls meanwhile, in vain
-      assert.equal(webhook.statusOf(id, "COMPLETED"), undefined, "nothing pushed while away");
-
-      relay.open();
-      await eventually(
-        "COMPLETED heard once the database is back",
-        () => Promise.resolve(webhook.statusOf(id, "COMPLETED")),
-      );
-      assert.deepEqual(webhook.of(id), ["WORKING", "artifact:done", "COMPLETED"]);
-      assert.ok(
-        records.some((r) => /push outbox cannot reach PostgreSQL/.test(r.message)),
-        "the outage was logged",
-      );
-      // A reconnect the client scheduled during the outage (its backoff is at
-      // most a second) fires before the store closes: the client does not
-      // cancel it on end().
-      await new Promise((r) => setTimeout(r, 1_200));
     } finally {
-      await gateway.close();
-      await root.dispose();
-      // The store closes before the relay is cut: no reconnect is left pending.
-      await store.close();
-      await relay.cut();
       await webhook.down();
-      await dropSchema(schema);
     }
   },
 });
