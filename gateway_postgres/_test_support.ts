@@ -87,15 +87,24 @@ export async function repeatableReadUrl(): Promise<string> {
 /** Open a store on `schema` (a fresh one by default). */
 export function openStore(
   schema: string,
-  options: { leaseTtlMs?: number; url?: string } = {},
+  options: { leaseTtlMs?: number; url?: string; closeGraceMs?: number } = {},
 ): Promise<PostgresTaskStore> {
   return createPostgresTaskStore({
     url: options.url ?? databaseUrl()!,
     schema,
     leaseTtlMs: options.leaseTtlMs,
+    closeGraceMs: options.closeGraceMs,
     maxConnections: 4,
   });
 }
+
+/**
+ * `close()`'s grace for a store whose connections a test cuts (through a
+ * {@linkcode Relay}, or terminating a backend): one cut with a statement on
+ * it holds `close()` for the whole grace (the client counts that statement
+ * in flight), and by teardown nothing else is in flight.
+ */
+export const CUT_CLOSE_GRACE_MS = 100;
 
 /**
  * Run `fn` with a store on a fresh schema and a client of `connections`
@@ -172,7 +181,11 @@ export async function withGateways(
         relay.open();
         relays.push(relay);
       }
-      const store = await openStore(schema, { url: relay?.url, leaseTtlMs: options.leaseTtlMs });
+      const store = await openStore(schema, {
+        url: relay?.url,
+        leaseTtlMs: options.leaseTtlMs,
+        closeGraceMs: relay ? CUT_CLOSE_GRACE_MS : undefined,
+      });
       stores.push(store);
       const log = createMemoryLogger();
       const root = createRootScope({ logger: log.logger });

@@ -9,6 +9,7 @@ import type { JsonObject, TaskStorageError } from "@seam/gateway";
 import { rpc as call } from "../gateway/_test_support.ts";
 import type { PostgresTaskStore } from "./mod.ts";
 import {
+  CUT_CLOSE_GRACE_MS,
   databaseUrl,
   dropSchema,
   freshSchema,
@@ -78,7 +79,10 @@ async function withSenderAndOwner(
   const stores: PostgresTaskStore[] = [];
   const sql = postgres(databaseUrl()!, { max: 1, onnotice: () => {} });
   try {
-    stores.push(await openStore(schema, { url: relay.url }), await openStore(schema));
+    stores.push(
+      await openStore(schema, { url: relay.url, closeGraceMs: CUT_CLOSE_GRACE_MS }),
+      await openStore(schema),
+    );
     await fn({ sender: stores[0], owner: stores[1], relay, sql, schema });
   } finally {
     for (const store of stores) await store.close();

@@ -39,6 +39,15 @@ export interface PostgresTaskStoreOptions {
   /** How long connecting may take before a request answers unavailable, in ms. Default 5,000. */
   readonly connectTimeoutMs?: number;
   /**
+   * How long `close()` lets statements in flight finish before it ends their
+   * connections under them, in ms (0: at once). Default 5,000. A connection
+   * lost with a statement on it (the database restarted, the network cut)
+   * holds `close()` this long: the client (postgres.js 3.4.9, its issue
+   * #1097) keeps counting that statement in flight until it ends the
+   * connection itself.
+   */
+  readonly closeGraceMs?: number;
+  /**
    * Batches of appends written at once (group commit): the appends of other
    * tasks that come meanwhile wait and are written together, in one
    * statement and one commit, when one finishes. A lone append is written at
@@ -69,7 +78,10 @@ export interface PostgresTaskStore extends TaskStorage {
   readonly migrationsApplied: number;
   /** Whether the lease of `instance` is current (its row in `instances` not expired). */
   leased(instance: string): Promise<boolean>;
-  /** Close the connections; pending replies reject. Memoized. */
+  /**
+   * Close the connections, once statements in flight finished or within
+   * `closeGraceMs`; pending replies reject. Memoized.
+   */
   close(): Promise<void>;
 }
 
@@ -161,6 +173,7 @@ export class PostgresStore implements PostgresTaskStore {
   readonly #commands: Commands;
   #beats = 0;
   #closing: Promise<void> | undefined;
+  readonly #closeGraceMs: number;
 
   constructor(options: PostgresTaskStoreOptions) {
     if (!options || typeof options.url !== "string" || options.url === "") {
@@ -197,6 +210,15 @@ export class PostgresStore implements PostgresTaskStore {
         `Cannot create the PostgreSQL task store: leaseTtlMs must be an integer of at least 100, got ${ttl}`,
       );
     }
+    const grace = options.closeGraceMs ?? 5_000;
+    if (typeof grace !== "number" || !Number.isFinite(grace) || grace < 0) {
+      throw new RangeError(
+        `Cannot create the PostgreSQL task store: closeGraceMs must be a number of at least 0, got ${
+          typeof grace === "number" ? grace : JSON.stringify(grace)
+        }`,
+      );
+    }
+    this.#closeGraceMs = grace;
     this.schema = schema;
     this.leaseTtlMs = ttl;
     this.#names = channelNames(schema);
@@ -520,7 +542,7 @@ export class PostgresStore implements PostgresTaskStore {
       this.#timers.clear();
       await this.#sql`DELETE FROM watchers WHERE watcher = ${this.#watcher}`.catch(() => {});
       await this.#unlisten?.().catch(() => {});
-      await this.#sql.end({ timeout: 5 });
+      await this.#sql.end({ timeout: this.#closeGraceMs / 1_000 });
     })();
   }
 
