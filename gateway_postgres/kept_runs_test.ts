@@ -49,44 +49,29 @@ Deno.test({
   name:
     "a follow-up by contextId whose keeper stopped, its lease lapsed: a fresh run at once, not after a command's timeout, on PostgreSQL",
   ignore: SKIP,
-  fn: async () => {
-    const schema = freshSchema();
-    const stores: PostgresTaskStore[] = [];
-    const parts: { gateway: Gateway; dispose(): Promise<void> }[] = [];
-    const providers = [
-      controlledProvider({ resume: true, auto: true }),
-      controlledProvider({ resume: true, auto: true }),
-    ];
-    try {
-      for (let n = 0; n < 2; n++) stores.push(await openStore(schema, { leaseTtlMs: 200 }));
-      for (const [n, store] of stores.entries()) {
-        const root = createRootScope({ logger: createMemoryLogger().logger });
-        createSubagentService(root).registerProvider(providers[n]);
-        const gateway = createGateway({ scope: root, taskStore: store });
-        parts.push({ gateway, dispose: () => root.dispose() });
-      }
-      const [a, b] = parts.map((p) => p.gateway);
-      const first = (await call(a, "SendMessage", { message: text("first") })).result.task;
-      assert.equal(first.status.state, "TASK_STATE_COMPLETED");
-      await a.close();
-      // Its lease lapses (200 ms); a sender waits cancelTimeoutMs + 2 s (7 s) for a reply.
-      await new Promise((resolve) => setTimeout(resolve, 400));
+  fn: () =>
+    withGateways(
+      2,
+      { leaseTtlMs: 200, provider: { resume: true, auto: true } },
+      async (instances) => {
+        const [a, b] = instances.map((i) => i.gateway);
+        const providers = instances.map((i) => i.provider);
+        const first = (await call(a, "SendMessage", { message: message("first") })).result.task;
+        assert.equal(first.status.state, "TASK_STATE_COMPLETED");
+        await a.close();
+        // Its lease lapses (200 ms); a sender waits cancelTimeoutMs + 2 s (7 s) for a reply.
+        await new Promise((resolve) => setTimeout(resolve, 400));
 
-      const started = Date.now();
-      const second = await call(b, "SendMessage", {
-        message: text("second", { contextId: first.contextId }),
-      });
-      const took = Date.now() - started;
-      const task = second.result?.task;
-      assert.equal(task?.status.state, "TASK_STATE_COMPLETED", JSON.stringify(second));
-      assert.equal(task.metadata[SEAM_EXTENSION_URI].resumedFrom, undefined);
-      assert.equal(providers[1].runs.length, 1, "a fresh run where the follow-up arrived");
-      assert.ok(took < 2_000, `the follow-up took ${took} ms: it waited for an instance gone`);
-    } finally {
-      for (const p of parts) await p.gateway.close();
-      for (const p of parts) await p.dispose();
-      for (const store of stores) await store.close();
-      await dropSchema(schema);
-    }
-  },
+        const started = Date.now();
+        const second = await call(b, "SendMessage", {
+          message: message("second", { contextId: first.contextId }),
+        });
+        const took = Date.now() - started;
+        const task = second.result?.task;
+        assert.equal(task?.status.state, "TASK_STATE_COMPLETED", JSON.stringify(second));
+        assert.equal(task.metadata[SEAM_EXTENSION_URI].resumedFrom, undefined);
+        assert.equal(providers[1].runs.length, 1, "a fresh run where the follow-up arrived");
+        assert.ok(took < 2_000, `the follow-up took ${took} ms: it waited for an instance gone`);
+      },
+    ),
 });
