@@ -20,14 +20,14 @@ Deno.test({
     const schema = freshSchema();
     try {
       const stores = await Promise.all([openStore(schema), openStore(schema), openStore(schema)]);
-      assert.deepEqual(stores.map((s) => s.migrationsApplied).sort(), [0, 0, 6]);
+      assert.deepEqual(stores.map((s) => s.migrationsApplied).sort(), [0, 0, MIGRATIONS.length]);
       for (const s of stores) await s.close();
       const again = await openStore(schema);
       assert.equal(again.migrationsApplied, 0);
       await again.close();
       await withSql(async (sql) => {
         const rows = await sql.unsafe(`SELECT version, name FROM "${schema}".migrations`);
-        assert.deepEqual(rows.map((r) => r.version), [1, 2, 3, 4, 5, 6]);
+        assert.deepEqual(rows.map((r) => r.version), MIGRATIONS.map((m) => m.version));
       });
     } finally {
       await dropSchema(schema);
@@ -120,7 +120,7 @@ Deno.test({
       });
       const store = await openStore(schema);
       try {
-        assert.equal(store.migrationsApplied, 3);
+        assert.equal(store.migrationsApplied, MIGRATIONS.length - 3);
         assert.deepEqual(await store.read("old", 1, 10), [
           { generation: 2, event: { statusUpdate: { n: 2 } } },
           { generation: 3, event: { artifactUpdate: { n: 3 } } },
@@ -210,7 +210,7 @@ Deno.test({
       });
       const store = await openStore(schema);
       try {
-        assert.equal(store.migrationsApplied, 1);
+        assert.equal(store.migrationsApplied, MIGRATIONS.length - 5);
         const heard: unknown[] = [];
         const stop = store.serve("a", (command) => {
           heard.push(command);
@@ -231,6 +231,34 @@ Deno.test({
            WHERE table_schema = '${schema}' AND table_name = 'commands' AND column_name = 'id'`,
         );
         assert.equal(column.data_type, "text");
+      });
+    } finally {
+      await dropSchema(schema);
+    }
+  },
+});
+
+Deno.test({
+  name: "migration 7 indexes tasks by context, which a context's list reads",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    try {
+      const store = await openStore(schema);
+      await store.close();
+      await withSql(async (sql) => {
+        // Enough tasks in other contexts that reading them all is the costlier plan.
+        await sql.unsafe(
+          `INSERT INTO "${schema}".tasks (id, context_id, provider, state, updated_at, generation, task)
+           SELECT 't' || i, 'ctx-' || i, 'p', 'TASK_STATE_COMPLETED', i, 1, '{}'
+           FROM generate_series(1, 5000) AS i`,
+        );
+        await sql.unsafe(`ANALYZE "${schema}".tasks`);
+        const plan = await sql.unsafe(
+          `EXPLAIN SELECT task FROM "${schema}".tasks
+           WHERE owner IS NULL AND context_id = 'ctx-7' ORDER BY owner, updated_at DESC, id DESC`,
+        );
+        assert.match(plan.map((r) => r["QUERY PLAN"]).join("\n"), /tasks_by_context/);
       });
     } finally {
       await dropSchema(schema);
