@@ -18,6 +18,9 @@ import {
 import {
   createGateway,
   createMemoryTaskStore,
+  type JsonObject,
+  type MemoryTaskStore,
+  SEAM_EXTENSION_URI,
   type TaskAppend,
   type TaskStorage,
   TaskStorageError,
@@ -150,22 +153,31 @@ Deno.test("CancelTask and steering sent to another gateway reach the one that ru
   });
 });
 
+/**
+ * What a crashed instance leaves in `store`: task "orphan", WORKING under
+ * the lease of instance "crashed", which nobody renews after this beat;
+ * `events` follow its creation in the same append.
+ */
+function leaveOrphan(store: MemoryTaskStore, events: JsonObject[] = []): void {
+  store.heartbeat("crashed");
+  const task = {
+    id: "orphan",
+    contextId: "c",
+    status: { state: "TASK_STATE_WORKING" as const },
+    metadata: { [SEAM_EXTENSION_URI]: { provider: "ctl" } },
+  };
+  store.append({
+    record: { task, owner: undefined, provider: "ctl", updatedAt: Date.now() },
+    expected: 0,
+    events: [{ task }, ...events],
+    instance: "crashed",
+  });
+}
+
 Deno.test("a live task whose instance stopped renewing its lease ends FAILED on another", async () => {
   await withCluster(1, { leaseTtlMs: 200 }, async ([b], store) => {
     // What a crashed instance leaves: a WORKING task under a lease nobody renews.
-    store.heartbeat("crashed");
-    const task = {
-      id: "orphan",
-      contextId: "c",
-      status: { state: "TASK_STATE_WORKING" as const },
-      metadata: { "https://jsr.io/@seam/gateway/extensions/subagent/v1": { provider: "ctl" } },
-    };
-    store.append({
-      record: { task, owner: undefined, provider: "ctl", updatedAt: Date.now() },
-      expected: 0,
-      events: [{ task }, { artifactUpdate: { artifact: { parts: [{ text: "kept" }] } } }],
-      instance: "crashed",
-    });
+    leaveOrphan(store, [{ artifactUpdate: { artifact: { parts: [{ text: "kept" }] } } }]);
     let got: Wire | undefined;
     for (let i = 0; i < 100; i++) {
       got = await rpc(b.gateway, "GetTask", { id: "orphan" });
@@ -296,19 +308,7 @@ Deno.test("more of an instance's own lapsed tasks than a reaper pass takes do no
       provider.runs[i].ready();
     }
     // What a crashed instance leaves, written after (and changed after) all of them.
-    store.heartbeat("crashed");
-    const task = {
-      id: "orphan",
-      contextId: "c",
-      status: { state: "TASK_STATE_WORKING" as const },
-      metadata: { "https://jsr.io/@seam/gateway/extensions/subagent/v1": { provider: "ctl" } },
-    };
-    store.append({
-      record: { task, owner: undefined, provider: "ctl", updatedAt: Date.now() },
-      expected: 0,
-      events: [{ task }],
-      instance: "crashed",
-    });
+    leaveOrphan(store);
     renew = false;
     const until = Date.now() + 2_000 + TTL;
     while (Date.now() < until && store.get("orphan")?.task.status.state === "TASK_STATE_WORKING") {

@@ -3,6 +3,7 @@
  * purpose, and helpers to run the A2A provider against it (fault and
  * hostile-remote tests).
  */
+import assert from "node:assert/strict";
 import { type ContentBlock, createMemoryLogger, createRootScope, textOf } from "@seam/host";
 import type { SubagentResultInput, SubagentRunHandle } from "@seam/subagent";
 import { type A2AProvider, type A2AProviderOptions, createA2AProvider } from "@seam/subagent-a2a";
@@ -276,4 +277,29 @@ export async function withProvider(
     await root.dispose();
     await agent.close();
   }
+}
+
+/**
+ * Run a provider for `agent` (two re-attach retries, 5 ms apart) and check
+ * that its run ends `CONNECTION_LOST` once both failed, the re-attached
+ * stream's end described as `ending`, and that the remote task was
+ * cancelled: the first drop counts as one failure, then two re-attachments.
+ */
+export async function assertLostAfterTwoRetries(agent: FakeAgent, ending: string): Promise<void> {
+  await withProvider(agent, async (provider, parent) => {
+    const run = provider.start({ prompt, parent });
+    const result = await settleWithin(run);
+    assert.equal(result.error?.code, "CONNECTION_LOST", result.why);
+    const why =
+      `(SubscribeToTask): lost remote task "task-1" (the re-attached stream ended before the task did, ${ending}) and 2 attempt(s) to re-attach failed`;
+    assert.ok(result.why.includes(why), result.why);
+    assert.deepEqual(result.error?.data, { call: "SubscribeToTask", taskId: TASK, retries: 2 });
+    await run.dispose();
+    assert.deepEqual(agent.calls, [
+      "SendStreamingMessage",
+      "SubscribeToTask",
+      "SubscribeToTask",
+      "CancelTask",
+    ]);
+  }, { idleTimeoutMs: 60_000, reconnect: { retries: 2, delayMs: 5, maxDelayMs: 5 } });
 }

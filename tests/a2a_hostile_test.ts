@@ -10,6 +10,7 @@ import { handleSubagentInput } from "@seam/subagent";
 import { createA2AProvider } from "@seam/subagent-a2a";
 import { serveRaw, startSpawnGateway, until } from "./a2a_support.ts";
 import {
+  assertLostAfterTwoRetries,
   CONTEXT,
   fakeAgent,
   type FakeAgentOptions,
@@ -135,24 +136,7 @@ Deno.test("a stream that drops and re-attaches again and again with nothing new 
         },
         resubscribe,
       });
-      await withProvider(agent, async (provider, parent) => {
-        const run = provider.start({ prompt, parent });
-        const result = await settleWithin(run);
-        assert.equal(result.error?.code, "CONNECTION_LOST", result.why);
-        assert.match(
-          result.why,
-          /\(SubscribeToTask\): lost remote task "task-1" \(the re-attached stream ended before the task did, bringing nothing new\) and 2 attempt\(s\) to re-attach failed/,
-        );
-        assert.deepEqual(result.error?.data, { call: "SubscribeToTask", taskId: TASK, retries: 2 });
-        await run.dispose();
-        // The first drop counts as one failure: two more re-attachments, then the end.
-        assert.deepEqual(agent.calls, [
-          "SendStreamingMessage",
-          "SubscribeToTask",
-          "SubscribeToTask",
-          "CancelTask",
-        ]);
-      }, { idleTimeoutMs: 60_000, reconnect: { retries: 2, delayMs: 5, maxDelayMs: 5 } });
+      await assertLostAfterTwoRetries(agent, "bringing nothing new");
     });
   }
 });

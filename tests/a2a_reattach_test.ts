@@ -6,6 +6,7 @@
 // brings something new at every re-attachment.
 import assert from "node:assert/strict";
 import {
+  assertLostAfterTwoRetries,
   fakeAgent,
   prompt,
   settleWithin,
@@ -57,24 +58,7 @@ Deno.test("a stream that drops after flipping back to what it said before ends C
   for (const [name, scripts] of Object.entries(flips)) {
     await t.step(name, async () => {
       const agent = fakeAgent(scripts);
-      await withProvider(agent, async (provider, parent) => {
-        const run = provider.start({ prompt, parent });
-        const result = await settleWithin(run);
-        assert.equal(result.error?.code, "CONNECTION_LOST", result.why);
-        assert.match(
-          result.why,
-          /\(SubscribeToTask\): lost remote task "task-1" \(the re-attached stream ended before the task did, bringing only what this run had seen before\) and 2 attempt\(s\) to re-attach failed/,
-        );
-        assert.deepEqual(result.error?.data, { call: "SubscribeToTask", taskId: TASK, retries: 2 });
-        await run.dispose();
-        // The first drop counts as one failure: two more re-attachments, then the end.
-        assert.deepEqual(agent.calls, [
-          "SendStreamingMessage",
-          "SubscribeToTask",
-          "SubscribeToTask",
-          "CancelTask",
-        ]);
-      }, { idleTimeoutMs: 60_000, reconnect: { retries: 2, delayMs: 5, maxDelayMs: 5 } });
+      await assertLostAfterTwoRetries(agent, "bringing only what this run had seen before");
     });
   }
 });
