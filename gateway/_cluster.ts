@@ -14,7 +14,7 @@ import { jsonCopy, type Logger } from "@seam/host";
 import { invalidParams, shuttingDown, tooMany } from "./_errors.ts";
 import { continueElsewhere } from "./_continue_elsewhere.ts";
 import type { Sent } from "./_engine.ts";
-import { answer, forward, untilSettledOrInterrupted } from "./_forward.ts";
+import { answer, forward, NotKept, untilSettledOrInterrupted } from "./_forward.ts";
 import { Journal } from "./_journal.ts";
 import { storeLateSteering } from "./_late_steering.ts";
 import { ShortLivedMap } from "./_short_lived_map.ts";
@@ -328,13 +328,19 @@ export class Cluster {
    * A follow-up in a context whose run this instance does not keep: sent to
    * the instance that does, which resumes it and makes the task
    * (_continue_elsewhere.ts); undefined for a fresh run here.
+   *
+   * @throws {NotKept} when `forwarded`: another instance sent it here (a
+   * `continue` command), and this one keeps no run for it that answers with
+   * a task (_forward.ts answers the sender so, for a fresh run there).
    */
   async continueElsewhere(
     params: SendParams,
     principal: string | undefined,
     provider: string,
     extension: boolean,
+    forwarded: boolean,
   ): Promise<Sent | undefined> {
+    if (forwarded) throw new NotKept();
     const taskId = await continueElsewhere(
       {
         storage: this.#options.storage,

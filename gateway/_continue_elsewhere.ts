@@ -30,12 +30,13 @@ export interface ElsewhereContext {
  * with its run kept there (`keptOn`, its seam metadata). Answers the new
  * task's id, committed on the store; undefined when no other instance keeps
  * the run, or when the one named did not answer or its lease lapsed (it
- * stopped: its kept runs went with it), for a fresh run here, as for any run
- * no longer kept.
+ * stopped: its kept runs went with it), or answered that it does not keep
+ * the run (`notKept`: pushed out, cleared as it shuts down, or one that
+ * answers with a direct message, which makes no stored task to read), for a
+ * fresh run here, as for any run no longer kept.
  *
  * @throws {GatewayError} the owner's refusal (a start-time field that
- * cannot change, its caps, 503 while it shuts down), or 503 when the store
- * cannot be read.
+ * cannot change, its caps), or 503 when the store cannot be read.
  */
 export async function continueElsewhere(
   context: ElsewhereContext,
@@ -72,6 +73,16 @@ export async function continueElsewhere(
         contextId.slice(0, 100)
       }", did not take a follow-up in it; a fresh run starts here, without that conversation`,
       error,
+    );
+    return undefined;
+  }
+  if (reply.notKept === true) {
+    // It keeps no run for this context that answers with a task, or it is shutting down
+    // (its kept runs cleared): a fresh run here, as for any run no longer kept (_forward.ts).
+    logger.warn(
+      `Instance "${holder}", which kept the run of context "${
+        contextId.slice(0, 100)
+      }", no longer keeps it (pushed out, or it is shutting down) or answers it with a message; a fresh run starts here, without that conversation`,
     );
     return undefined;
   }

@@ -209,11 +209,15 @@ export class Engine {
     if (this.cluster) await this.cluster.admit();
 
     const provider = this.#resolveProvider(params.tenant);
-    // A follow-up whose run another instance keeps goes there (_continue_elsewhere.ts).
-    const elsewhere = this.cluster && !forwarded && message.contextId !== undefined &&
-      !this.#kept.has(principal, provider, message.contextId) &&
-      await this.cluster.continueElsewhere(params, principal, provider, ext.used);
-    if (elsewhere) return elsewhere;
+    if (this.cluster && message.contextId !== undefined) {
+      // How the run kept here for this context answers, if one is kept.
+      const kept = this.#kept.get(principal, provider, message.contextId)?.chain.context.reply;
+      // A follow-up whose run another instance keeps goes there (_continue_elsewhere.ts); one
+      // sent here is refused unless a run kept here answers it with a task (Cluster.continueElsewhere).
+      const elsewhere = (forwarded ? kept !== "task" : !kept) &&
+        await this.cluster.continueElsewhere(params, principal, provider, ext.used, forwarded);
+      if (elsewhere) return elsewhere;
+    }
     // Flat copies (toLowerCase, ~0.03 µs): randomUUID answers a slice of a
     // batch, for which V8's JSON.stringify takes its slow path, and the stored
     // task names both twice (bench/README.md, gateway, session 6: −0.6 µs a SendMessage).

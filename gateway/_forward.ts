@@ -8,7 +8,13 @@
  */
 import type { Logger } from "@seam/host";
 import type { ClusterEngine } from "./_cluster.ts";
-import { GatewayError, invalidRequest, toGatewayError } from "./_errors.ts";
+import {
+  GatewayError,
+  internalError,
+  invalidRequest,
+  shuttingDown,
+  toGatewayError,
+} from "./_errors.ts";
 import type { LiveTask } from "./_live_task.ts";
 import type { SendParams } from "./_validate.ts";
 import { unavailable } from "./_store_errors.ts";
@@ -63,6 +69,23 @@ export function refusalOf(reply: JsonObject): GatewayError | undefined {
       metadata: refusal.metadata as Record<string, string> | undefined,
     },
   );
+}
+
+/**
+ * A `continue` command this instance refuses: it keeps no run for the
+ * context that answers with a task (Cluster.continueElsewhere). Its reply
+ * says `notKept`, for a fresh run on the sender.
+ */
+export class NotKept extends Error {
+  constructor() {
+    super("No run is kept here for this follow-up's context");
+    this.name = "NotKept";
+  }
+}
+
+/** Whether `error` is the refusal of an instance shutting down (its kept runs gone). */
+function isShuttingDown(error: unknown): boolean {
+  return error instanceof GatewayError && error.message === shuttingDown().message;
 }
 
 /**
@@ -138,6 +161,7 @@ export async function answer(
       // A follow-up in a context whose run this instance keeps (Cluster.continueElsewhere):
       // sent as here, the run taken by the same key (principal, provider, contextId). The
       // task's creation is committed when send answers: the sender reads it from the store.
+      // Not kept here (NotKept), or shutting down: see the catch.
       const sent = await engine.send(
         command.params as unknown as SendParams,
         principal,
@@ -148,9 +172,30 @@ export async function answer(
     }
     throw invalidRequest("an unknown forwarded command");
   } catch (error) {
-    const e = toGatewayError(error, logger);
-    return {
-      error: { kind: e.kind, message: e.message, httpStatus: e.httpStatus, metadata: e.metadata },
-    };
+    // A follow-up this instance cannot continue: it keeps no run for it (pushed out by
+    // maxResumableRuns, or its kept runs cleared as it shuts down), or keeps one that
+    // answers with a direct message, which makes no task the sender could read. Its
+    // sender starts a fresh run itself, as for any run no longer kept; a 503 would
+    // only have its client retry into the same wait.
+    if (command.kind === "continue" && (error instanceof NotKept || isShuttingDown(error))) {
+      // With a 503 for a sender that predates `notKept` (a rolling deploy), which would
+      // otherwise read a task id from the reply that names none.
+      return {
+        notKept: true,
+        ...refusal(
+          internalError("The instance that kept this context's run no longer keeps it; try again", {
+            httpStatus: 503,
+          }),
+        ),
+      };
+    }
+    return refusal(toGatewayError(error, logger));
   }
+}
+
+/** A command's reply refusing it with `e` (read back by {@linkcode refusalOf}). */
+function refusal(e: GatewayError): JsonObject {
+  return {
+    error: { kind: e.kind, message: e.message, httpStatus: e.httpStatus, metadata: e.metadata },
+  } as JsonObject;
 }

@@ -185,9 +185,9 @@ export class KeptRuns {
     }
   }
 
-  /** Whether a run is kept for this principal's context on this provider. */
-  has(owner: string | undefined, provider: string, contextId: string): boolean {
-    return this.#runs.has(keyOf(owner, provider, contextId));
+  /** The run kept for this principal's context on this provider, if any (left kept). */
+  get(owner: string | undefined, provider: string, contextId: string): KeptRun | undefined {
+    return this.#runs.get(keyOf(owner, provider, contextId));
   }
 
   /** Take the run kept for this principal's context on this provider, if any. */

@@ -16,21 +16,26 @@ import {
   type SubagentProvider,
   type SubagentRunHandle,
 } from "@seam/subagent";
-import { Frames, rpcRequest } from "./_cluster_test_support.ts";
+import { Frames, rpcRequest, within } from "./_cluster_test_support.ts";
 import { message, type Wire } from "./_test_support.ts";
 import {
   createGateway,
   createMemoryTaskStore,
   type Gateway,
+  getGatewayTask,
   type MemoryTaskStore,
   SEAM_EXTENSION_URI,
 } from "./mod.ts";
 
 /**
  * A provider whose runs remember their conversation: each answers every
- * turn so far, joined, and a resumed run starts from its run's turns.
+ * turn so far, joined, and a resumed run starts from its run's turns. A run
+ * whose first prompt starts with "reply:" answers with a direct message
+ * (`replyWithMessage`); `dispose` is each run's disposal.
  */
-function remembering(): SubagentProvider & { readonly started: number } {
+function remembering(
+  dispose: () => Promise<void> = () => Promise.resolve(),
+): SubagentProvider & { readonly started: number } {
   let n = 0;
   let started = 0;
   const run = (prompt: ContentInput, earlier: readonly string[]): SubagentRunHandle => {
@@ -40,7 +45,7 @@ function remembering(): SubagentProvider & { readonly started: number } {
       started: Promise.resolve(),
       result: Promise.resolve({ output: turns.join(" | "), stopReason: "completed" }),
       cancel() {},
-      dispose: () => Promise.resolve(),
+      dispose,
       resume: (content) => run(content, turns),
     };
   };
@@ -53,6 +58,9 @@ function remembering(): SubagentProvider & { readonly started: number } {
     },
     start(request) {
       started++;
+      if (textOf(request.prompt).startsWith("reply:")) {
+        getGatewayTask(request.parent.scope)!.replyWithMessage();
+      }
       return run(request.prompt, []);
     },
   };
@@ -64,9 +72,14 @@ interface Node {
   readonly records: LogRecord[];
 }
 
-/** Two gateways on one shared memory store, each with a remembering provider; all closed afterwards. */
+/**
+ * Two gateways on one shared memory store, each with a remembering provider
+ * (the first's runs disposed by `first.dispose`, kept up to
+ * `first.maxResumableRuns`); all closed afterwards.
+ */
 async function withPair(
   fn: (a: Node, b: Node, store: MemoryTaskStore) => Promise<void>,
+  first: { dispose?: () => Promise<void>; maxResumableRuns?: number } = {},
 ): Promise<void> {
   const store = createMemoryTaskStore({ shared: true, leaseTtlMs: 10_000 });
   const roots: Scope[] = [];
@@ -75,12 +88,13 @@ async function withPair(
     const { logger, records } = createMemoryLogger();
     const root = createRootScope({ logger });
     roots.push(root);
-    const provider = remembering();
+    const provider = remembering(i === 0 ? first.dispose : undefined);
     createSubagentService(root).registerProvider(provider);
     const gateway = createGateway({
       scope: root,
       taskStore: store,
       auth: { tokens: { alice: "alice-token", bob: "bob-token" } },
+      maxResumableRuns: i === 0 ? first.maxResumableRuns : undefined,
     });
     nodes.push({ gateway, provider, records });
   }
@@ -207,14 +221,15 @@ Deno.test("a follow-up by contextId on another gateway, by another principal: a 
     });
     assert.equal(outputOf(alice.result.task), "first | third");
     // The keeper takes a run by the same key from a command as from a client: bob's
-    // continuation sent straight to it starts his own run, never alice's.
+    // continuation sent straight to it finds no run of his kept there, never alice's.
     const keeper = alice.result.task.metadata[SEAM_EXTENSION_URI].keptOn;
     const forged = await store.send(keeper, {
       kind: "continue",
       params: { message: message("forged", { contextId: earlier.contextId }) },
       principal: "bob",
     }, 5_000);
-    assert.equal(outputOf(await ended(a.gateway, "bob", String(forged.taskId))), "forged");
+    assert.equal(forged.notKept, true, JSON.stringify(forged));
+    assert.equal(forged.taskId, undefined);
     const fourth = await call(b.gateway, "alice", "SendMessage", {
       message: message("fourth", { contextId: earlier.contextId }),
     });
@@ -239,4 +254,93 @@ Deno.test("a follow-up by contextId whose keeper stopped: a fresh run here, no r
       JSON.stringify(b.records),
     );
   });
+});
+
+/** Whether `node` logged the warning of a keeper that no longer keeps the run. */
+const warnedNotKept = (node: Node): boolean =>
+  node.records.some((r) => r.level === "warn" && /no longer keeps it/.test(r.message));
+
+Deno.test("a follow-up by contextId whose keeper is shutting down: a fresh run here, not a 503", async () => {
+  // The keeper's shutdown waits on its runs' disposal: it still answers commands, its
+  // kept runs already cleared.
+  let release!: () => void;
+  const disposing = new Promise<void>((resolve) => release = resolve);
+  await withPair(async (a, b) => {
+    const earlier = await first(a.gateway);
+    const closing = a.gateway.close();
+    try {
+      const sent = await call(b.gateway, "alice", "SendMessage", {
+        message: message("second", { contextId: earlier.contextId }),
+      });
+      const task = sent.result?.task;
+      assert.equal(task?.status.state, "TASK_STATE_COMPLETED", JSON.stringify(sent));
+      assert.equal(outputOf(task), "second");
+      assert.equal(task.metadata[SEAM_EXTENSION_URI].resumedFrom, undefined);
+      assert.equal(b.provider.started, 1);
+      assert.ok(warnedNotKept(b), JSON.stringify(b.records));
+    } finally {
+      release();
+      await closing;
+    }
+  }, { dispose: () => disposing });
+});
+
+Deno.test("a follow-up by contextId whose keeper pushed its run out: a fresh run where it arrived", async () => {
+  await withPair(async (a, b) => {
+    const earlier = await first(a.gateway);
+    await first(a.gateway); // Another context: maxResumableRuns 1 pushes the first run out.
+    const sent = await call(b.gateway, "alice", "SendMessage", {
+      message: message("second", { contextId: earlier.contextId }),
+    });
+    const task = sent.result?.task;
+    assert.equal(outputOf(task), "second", JSON.stringify(sent));
+    assert.equal(task.metadata[SEAM_EXTENSION_URI].resumedFrom, undefined);
+    assert.equal(b.provider.started, 1, "the fresh run is where the follow-up arrived");
+    assert.equal(a.provider.started, 2);
+    assert.ok(warnedNotKept(b), JSON.stringify(b.records));
+  }, { maxResumableRuns: 1 });
+});
+
+Deno.test("a follow-up by contextId whose keeper's run answers with a message: a fresh run here, answered", async (t) => {
+  for (const streaming of [false, true]) {
+    await t.step(streaming ? "streaming" : "blocking", async () => {
+      await withPair(async (a, b) => {
+        const earlier = await first(a.gateway);
+        await first(a.gateway); // Pushes the first run out (maxResumableRuns 1).
+        // A fresh run on the keeper, in the same context, that answers with a message (never
+        // stored): kept there, while the context's newest stored task still names the keeper.
+        const direct = await call(a.gateway, "alice", "SendMessage", {
+          message: message("reply: hi", { contextId: earlier.contextId }),
+        });
+        assert.equal(direct.result.message.parts[0].text, "reply: hi");
+        const params = { message: message("second", { contextId: earlier.contextId }) };
+        let task: Wire;
+        if (streaming) {
+          const frames = new Frames(
+            await b.gateway.fetch(
+              rpcRequest("SendStreamingMessage", params, { authorization: "Bearer alice-token" }),
+            ),
+          );
+          try {
+            const got = await within(2_000, "the stream did not end", frames.rest());
+            const last = got.at(-1)?.data.statusUpdate;
+            task = { ...got[0]?.data.task, status: last?.status };
+          } finally {
+            await frames.cancel();
+          }
+        } else {
+          task = (await call(b.gateway, "alice", "SendMessage", params)).result?.task;
+        }
+        assert.equal(task?.status.state, "TASK_STATE_COMPLETED", JSON.stringify(task));
+        assert.equal(task.metadata[SEAM_EXTENSION_URI].resumedFrom, undefined);
+        assert.equal(b.provider.started, 1);
+        assert.ok(warnedNotKept(b), JSON.stringify(b.records));
+        // The keeper still keeps its own conversation, for a follow-up sent to it.
+        const again = await call(a.gateway, "alice", "SendMessage", {
+          message: message("again", { contextId: earlier.contextId }),
+        });
+        assert.equal(again.result.message.parts[0].text, "reply: hi | again");
+      }, { maxResumableRuns: 1 });
+    });
+  }
 });

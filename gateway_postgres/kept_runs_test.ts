@@ -75,3 +75,38 @@ Deno.test({
       },
     ),
 });
+
+Deno.test({
+  name:
+    "a follow-up by contextId whose keeper is shutting down: a fresh run where it arrived, not a 503, on PostgreSQL",
+  ignore: SKIP,
+  fn: () =>
+    withGateways(2, { provider: { resume: true, auto: true } }, async (instances) => {
+      const [a, b] = instances.map((i) => i.gateway);
+      const providers = instances.map((i) => i.provider);
+      const first = (await call(a, "SendMessage", { message: message("first") })).result.task;
+      assert.equal(first.status.state, "TASK_STATE_COMPLETED");
+      // Its shutdown waits on the kept run's disposal: it still answers commands, its
+      // kept runs already cleared.
+      let release!: () => void;
+      const disposing = new Promise<void>((resolve) => release = resolve);
+      providers[0].runs[0].dispose.mock.mockImplementation(() => disposing);
+      const closing = a.close();
+      try {
+        const second = await call(b, "SendMessage", {
+          message: message("second", { contextId: first.contextId }),
+        });
+        const task = second.result?.task;
+        assert.equal(task?.status.state, "TASK_STATE_COMPLETED", JSON.stringify(second));
+        assert.equal(task.metadata[SEAM_EXTENSION_URI].resumedFrom, undefined);
+        assert.equal(providers[1].runs.length, 1, "a fresh run where the follow-up arrived");
+        assert.ok(
+          instances[1].log.records.some((r) => /no longer keeps it/.test(r.message)),
+          JSON.stringify(instances[1].log.records),
+        );
+      } finally {
+        release();
+        await closing;
+      }
+    }),
+});
