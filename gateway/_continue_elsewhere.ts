@@ -54,11 +54,22 @@ export async function continueElsewhere(
   }
   const holder = newest && isTerminalState(newest.task.status.state) ? keptOn(newest) : undefined;
   if (holder === undefined || holder === context.instance) return undefined;
+  const fresh = (why: string, error?: unknown): undefined => {
+    // The conversation cannot be reached: said in the log, and by the new
+    // task, which names no `resumedFrom`.
+    logger.warn(
+      `Instance "${holder}", which kept the run of context "${
+        contextId.slice(0, 100)
+      }", ${why}; a fresh run starts here, without that conversation`,
+      ...(error === undefined ? [] : [error]),
+    );
+    return undefined;
+  };
   let reply: JsonObject;
   try {
     // Gone (its lease lapsed): not waited for, as a command's timeout would be (7 s by default).
     if (storage.leased && !(await storage.leased(holder))) {
-      throw new Error(`its lease lapsed`);
+      return fresh("did not take a follow-up in it (its lease lapsed)");
     }
     reply = await storage.send(
       holder,
@@ -66,25 +77,14 @@ export async function continueElsewhere(
       context.commandTimeoutMs,
     );
   } catch (error) {
-    // Gone (or too slow to answer): the conversation cannot be reached. Said
-    // in the log, and by the new task, which names no `resumedFrom`.
-    logger.warn(
-      `Instance "${holder}", which kept the run of context "${
-        contextId.slice(0, 100)
-      }", did not take a follow-up in it; a fresh run starts here, without that conversation`,
-      error,
-    );
-    return undefined;
+    return fresh("did not take a follow-up in it", error); // gone, or too slow to answer
   }
   if (reply.notKept === true) {
     // It keeps no run for this context that answers with a task, or it is shutting down
     // (its kept runs cleared): a fresh run here, as for any run no longer kept (_forward.ts).
-    logger.warn(
-      `Instance "${holder}", which kept the run of context "${
-        contextId.slice(0, 100)
-      }", no longer keeps it (pushed out, or it is shutting down) or answers it with a message; a fresh run starts here, without that conversation`,
+    return fresh(
+      "no longer keeps it (pushed out, or it is shutting down) or answers it with a message",
     );
-    return undefined;
   }
   const refusal = refusalOf(reply);
   if (refusal) throw refusal;
