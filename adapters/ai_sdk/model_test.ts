@@ -7,7 +7,6 @@ import {
   hangingStream,
   type Part,
   scriptedModel,
-  streamOf,
   textParts,
   toolCall,
 } from "./_test_models.ts";
