@@ -73,3 +73,67 @@ export function hangingStream(
     },
   });
 }
+
+/** The text of the last user message of a model call's prompt. */
+export function lastUserText(prompt: readonly { role: string; content: unknown }[]): string {
+  const user = prompt.findLast((message) => message.role === "user");
+  if (!user || !Array.isArray(user.content)) return "";
+  return user.content.map((part: { type: string; text?: string }) => part.text ?? "").join("");
+}
+
+/** The system prompt of a model call, or "". */
+export function systemText(prompt: readonly { role: string; content: unknown }[]): string {
+  const system = prompt.find((message) => message.role === "system");
+  return typeof system?.content === "string" ? system.content : "";
+}
+
+/**
+ * A model driven by the first word of the last user message, as the
+ * conformance suite needs: `complete` replies "hello from the child",
+ * `hang` streams until aborted, `fail` throws, `max-tokens` stops at the
+ * token limit, `structured` answers `{"answer":"42"}`, `persona` replies
+ * with its system prompt. `open` counts the streams not yet closed.
+ */
+export function conformanceModel(): { model: MockLanguageModelV4; open: () => number } {
+  let open = 0;
+  const model = new MockLanguageModelV4({
+    doStream: (options) => {
+      const verb = lastUserText(options.prompt).trim().split(/\s+/)[0];
+      const usage = { input: 11, output: 3, cached: 4 };
+      switch (verb) {
+        case "complete":
+          return Promise.resolve(
+            streamOf([...textParts("hello from the child"), finish("stop", usage)]),
+          );
+        case "hang": {
+          const signal = options.abortSignal;
+          if (!signal?.aborted) {
+            open++;
+            signal?.addEventListener("abort", () => open--, { once: true });
+          }
+          return Promise.resolve({ stream: hangingStream(signal, textParts("working")) });
+        }
+        case "fail":
+          return Promise.reject(new Error("the model exploded"));
+        case "max-tokens":
+          return Promise.resolve(streamOf([...textParts("partial"), finish("length", usage)]));
+        case "structured":
+          return Promise.resolve(
+            streamOf([...textParts('{"answer":"42"}'), finish("stop", usage)]),
+          );
+        case "persona":
+          return Promise.resolve(
+            streamOf([
+              ...textParts(systemText(options.prompt) || "no persona"),
+              finish("stop", usage),
+            ]),
+          );
+        default:
+          return Promise.resolve(
+            streamOf([...textParts(`unknown verb ${verb}`), finish("stop", usage)]),
+          );
+      }
+    },
+  });
+  return { model, open: () => open };
+}

@@ -7,3 +7,4 @@
  * @module
  */
 export * from "./model.ts";
+export * from "./provider.ts";
