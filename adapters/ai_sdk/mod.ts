@@ -8,3 +8,4 @@
  */
 export * from "./model.ts";
 export * from "./provider.ts";
+export * from "./tool.ts";
