@@ -9,3 +9,4 @@
 export * from "./model.ts";
 export * from "./provider.ts";
 export * from "./tool.ts";
+export * from "./env.ts";
