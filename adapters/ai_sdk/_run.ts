@@ -21,10 +21,12 @@ import { userParts } from "./_messages.ts";
 
 /** The AI SDK agent a run calls (checked by the provider). */
 export interface RunAgent {
-  stream(options: {
-    messages: ModelMessage[];
-    abortSignal: AbortSignal;
-  }): PromiseLike<StreamTextResult<ToolSet, never, never>>;
+  stream(
+    options: { messages: ModelMessage[]; abortSignal: AbortSignal } | {
+      prompt: string;
+      abortSignal: AbortSignal;
+    },
+  ): PromiseLike<StreamTextResult<ToolSet, never, never>>;
 }
 
 /** What the provider gives a run. */
@@ -180,7 +182,14 @@ export class AiSdkRun {
           message: `the agent asked for approvals in more than ${MAX_AGENT_CALLS} rounds`,
         });
       }
-      const result = await agent.stream({ messages: [...this.#messages], abortSignal: signal });
+      // A first call whose task is plain text goes as the AI SDK's `prompt`
+      // (what calling the agent directly does; cheaper than a messages array).
+      const text = call === 1 ? plainPrompt(this.#messages) : undefined;
+      const result = await agent.stream(
+        text !== undefined
+          ? { prompt: text, abortSignal: signal }
+          : { messages: [...this.#messages], abortSignal: signal },
+      );
       last = result;
       const step = await this.#read(result);
       if (this.#settled) return;
@@ -375,7 +384,7 @@ export class AiSdkRun {
         new Error(`Cannot start the AI SDK agent run "${this.id}": it ended first`),
       );
     }
-    this.#controller.abort(new Error("the run ended"));
+    // What still runs was aborted by cancel(); a run that ended by itself has no stream open.
     this.#inputs.cancelAll("the run ended");
     const usage = this.#usage;
     const output: ContentBlock[] = this.#output === ""
@@ -399,6 +408,19 @@ export class AiSdkRun {
     });
     this.#plan.onEnd(this);
   }
+}
+
+/** The text of a conversation that is one user message of text only, or undefined. */
+function plainPrompt(messages: readonly ModelMessage[]): string | undefined {
+  if (messages.length !== 1) return undefined;
+  const [message] = messages;
+  if (message.role !== "user" || typeof message.content === "string") return undefined;
+  let text = "";
+  for (const part of message.content) {
+    if (part.type !== "text") return undefined;
+    text += part.text;
+  }
+  return text;
 }
 
 function jsonOrString(value: unknown): JsonValue {
