@@ -376,7 +376,7 @@ Deno.test("createAiSdkProvider() with one fixed agent refuses start-time fields 
   const model = scriptedModel([[...textParts("x"), finish("stop")]]);
   await withWorld(
     { name: "kid", agent: new ToolLoopAgent({ model }) },
-    async ({ subagents, parent }) => {
+    ({ subagents, parent }) => {
       for (const extra of [{ persona: "p" }, { toolFilter: { allow: [] } }, { maxDepth: 2 }]) {
         assert.throws(
           () => subagents.start("kid", { prompt: "Hi", parent, ...extra }),
@@ -385,6 +385,7 @@ Deno.test("createAiSdkProvider() with one fixed agent refuses start-time fields 
         );
       }
       assert.equal(model.doStreamCalls.length, 0);
+      return Promise.resolve();
     },
   );
 });
