@@ -10,7 +10,7 @@ import {
   type SubagentProgressInfo,
   type SubagentService,
 } from "@seam/subagent";
-import { jsonSchema, Output, tool, ToolLoopAgent } from "ai";
+import { jsonSchema, type ModelMessage, Output, streamText, tool, ToolLoopAgent } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { type AiSdkProviderOptions, createAiSdkProvider } from "./mod.ts";
 import {
@@ -500,4 +500,111 @@ Deno.test("createAiSdkProvider() refuses bad options naming them", () => {
       String(pattern),
     );
   }
+});
+
+Deno.test("createAiSdkProvider() runs your own streamText loop given as an Agent", async () => {
+  const model = scriptedModel([[
+    ...textParts("from my loop"),
+    finish("stop", { input: 2, output: 3 }),
+  ]]);
+  const mine = {
+    version: "agent-v1",
+    id: "mine",
+    tools: {},
+    stream: (options: { prompt?: string; messages?: ModelMessage[]; abortSignal?: AbortSignal }) =>
+      Promise.resolve(
+        streamText({
+          model,
+          system: "My loop.",
+          ...(options.messages ? { messages: options.messages } : { prompt: options.prompt ?? "" }),
+          abortSignal: options.abortSignal,
+        }),
+      ),
+    generate: () => Promise.reject(new Error("not used")),
+  };
+  await withWorld({ name: "kid", agent: mine }, async ({ subagents, parent }) => {
+    const run = subagents.start("kid", { prompt: "Go", parent });
+    const result = await run.result;
+    await run.dispose();
+    assert.deepEqual(result.output, [{ type: "text", text: "from my loop" }]);
+    assert.equal(result.usage?.self.outputTokens, 3);
+    assert.deepEqual(model.doStreamCalls[0].prompt[0], { role: "system", content: "My loop." });
+  });
+});
+
+Deno.test("createAiSdkProvider() ends CHILD_FAILED when the model throws mid-stream, keeping what it said", async () => {
+  let pulls = 0;
+  const model = new MockLanguageModelV4({
+    doStream: () =>
+      Promise.resolve({
+        stream: new ReadableStream({
+          pull(controller) {
+            if (pulls++ === 0) {
+              for (const part of textParts("Half an answer")) controller.enqueue(part);
+            } else controller.error(new Error("connection reset"));
+          },
+        }),
+      }),
+  });
+  await withWorld(
+    { name: "kid", agent: new ToolLoopAgent({ model, maxRetries: 0, onError: () => {} } as never) },
+    async ({ subagents, parent }) => {
+      const run = subagents.start("kid", { prompt: "Go", parent });
+      const result = await run.result;
+      await run.dispose();
+      assert.equal(result.stopReason, "error");
+      assert.equal(result.error?.code, "CHILD_FAILED");
+      assert.match(result.error!.message, /connection reset/);
+      assert.deepEqual(result.output, [{ type: "text", text: "Half an answer" }]);
+    },
+  );
+});
+
+Deno.test("createAiSdkProvider() asks every approval of a step, and the agent's toolApproval too", async () => {
+  const deleted: string[] = [];
+  const model = new MockLanguageModelV4({
+    doStream: (options) => {
+      const outcome = toolOutcome(options.prompt);
+      return Promise.resolve(streamOf(
+        outcome === undefined
+          ? [
+            toolCall("c1", "deleteFile", { path: "a.txt" }),
+            toolCall("c2", "wipe", { path: "b.txt" }),
+            finish("tool-calls"),
+          ]
+          : [...textParts("done"), finish("stop")],
+      ));
+    },
+  });
+  const wipe = tool({
+    description: "Wipe a file",
+    inputSchema: jsonSchema<{ path: string }>({
+      type: "object",
+      properties: { path: { type: "string" } },
+    }),
+    execute: ({ path }) => {
+      deleted.push(`wiped ${path}`);
+      return "wiped";
+    },
+  });
+  const agent = new ToolLoopAgent({
+    model,
+    tools: { deleteFile: deleteTool(deleted), wipe },
+    toolApproval: { wipe: "user-approval" },
+  });
+  await withWorld({ name: "kid", agent }, async ({ subagents, parent, root }) => {
+    const asked: string[] = [];
+    handleSubagentInput(root, (request) => {
+      asked.push(request.toolCall!.name);
+      return request.toolCall!.name === "wipe"
+        ? { outcome: "selected", optionId: "reject" }
+        : { outcome: "selected", optionId: "allow" };
+    });
+    const run = subagents.start("kid", { prompt: "Clean", parent });
+    const result = await run.result;
+    await run.dispose();
+    assert.deepEqual(asked.sort(), ["deleteFile", "wipe"]);
+    assert.deepEqual(deleted, ["a.txt"]);
+    assert.equal(result.stopReason, "completed");
+  });
 });
