@@ -25,7 +25,7 @@ Deno.test("createAiSdkProvider() with make passes the conformance suite", async 
     createProvider: () =>
       provider = createAiSdkProvider({
         name: "ai-sdk",
-        capabilities: { outputSchema: true, toolFilter: true, persona: true },
+        capabilities: { outputSchema: true, toolFilter: true, persona: true, depthLimit: true },
         make: (spec) =>
           new ToolLoopAgent({
             model,

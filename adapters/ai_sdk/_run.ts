@@ -39,8 +39,10 @@ export interface RunPlan {
   readonly checkAgent?: (agent: unknown) => string | undefined;
   /** The conversation before this run's prompt (a resumed run's). */
   readonly history: readonly ModelMessage[];
-  /** Offer `resume` on the handle. */
+  /** Called once the run settled. */
   readonly onEnd: (run: AiSdkRun) => void;
+  /** Called once the run is disposed (after its agent's stream closed). */
+  readonly onDispose?: () => Promise<void>;
 }
 
 /** How many calls of the agent one run makes at most (one, then one per round of approvals). */
@@ -156,6 +158,7 @@ export class AiSdkRun {
     this.#disposal ??= (async () => {
       this.cancel("disposed");
       await this.#driving;
+      await this.#plan.onDispose?.();
     })();
     return this.#disposal;
   }

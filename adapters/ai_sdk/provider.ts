@@ -1,11 +1,16 @@
-import type { ContentBlock } from "@seam/host";
-import type {
-  OutputSchema,
-  SubagentCapabilities,
-  SubagentProvider,
-  SubagentRequest,
-  SubagentRunHandle,
-  SubagentToolFilter,
+import type { AgentRef, ContentBlock, Scope } from "@seam/host";
+import {
+  delegationContextKey,
+  type OutputSchema,
+  type SubagentCapabilities,
+  SubagentDepthError,
+  type SubagentProvider,
+  type SubagentRequest,
+  type SubagentRunHandle,
+  subagentRunPath,
+  subagentRunPathKey,
+  type SubagentToolFilter,
+  tighterDepthCap,
 } from "@seam/subagent";
 import type { ModelMessage } from "ai";
 import { cannot, checkOptions, kindOf } from "./_checks.ts";
@@ -44,6 +49,13 @@ export interface AiSdkRunSpec {
   readonly outputSchema?: OutputSchema;
   /** The depth cap asked for (when `capabilities.depthLimit` is declared). */
   readonly maxDepth?: number;
+  /**
+   * The run as a delegating agent: give it as `parent` to the agent's own
+   * {@linkcode subagentTool}s, so what the child delegates sits below this
+   * run in the tree (its depth, the depth cap, its input requests' path).
+   * Its scope lives as long as the run.
+   */
+  readonly parent: AgentRef;
   /** The model the caller asked for (`agentOptions.model`), when it did. */
   readonly model?: string;
   /** `base`, then the persona when one was asked for: the agent's instructions. */
@@ -67,7 +79,10 @@ export interface AiSdkProviderOptions {
    * What `make` honours (default: nothing). The provider checks what it
    * can: an agent whose tools the filter leaves out does not start, a run
    * whose agent gave no structured value ends `NO_STRUCTURED_RESULT`.
-   * `budget` is always true: the provider charges tokens and tool calls.
+   * Declare `depthLimit` when the agent delegates only through
+   * `subagentTool(…, { parent: spec.parent })`, which carries the run's depth
+   * and cap. `budget` is always true: the provider charges tokens and tool
+   * calls.
    */
   readonly capabilities?: Partial<
     Pick<SubagentCapabilities, "outputSchema" | "toolFilter" | "persona" | "depthLimit">
@@ -198,14 +213,21 @@ export function createAiSdkProvider(options: AiSdkProviderOptions): AiSdkProvide
   const live = new Set<AiSdkRun>();
 
   const begin = (request: SubagentRequest, history: readonly ModelMessage[]): SubagentRunHandle => {
+    const { depth, cap } = placeOf(request);
     const id = nextRunId(name);
+    // Made agents may delegate: their runs sit below this one (depth, cap, path).
+    const scope = make !== undefined ? runScope(request, id, depth, cap) : undefined;
     const run = new AiSdkRun({
       id,
       request,
       history,
-      agent: () => (agent ?? make!(specOf(id, request))) as unknown as RunAgent | Promise<RunAgent>,
+      agent: () =>
+        (agent ?? make!(specOf(id, request, { id, scope: scope! }))) as unknown as
+          | RunAgent
+          | Promise<RunAgent>,
       checkAgent: (made) => checkMade(made, make !== undefined ? request.toolFilter : undefined),
       onEnd: (ended) => live.delete(ended),
+      ...(scope ? { onDispose: () => scope.dispose() } : {}),
     });
     live.add(run);
     const handle = run.handle;
@@ -281,11 +303,33 @@ function allowed(filter: SubagentToolFilter, tool: string): boolean {
   return !(filter.deny?.includes(tool) ?? false);
 }
 
-function specOf(runId: string, request: SubagentRequest): AiSdkRunSpec {
+/** The run's depth and the cap over it; a run deeper than the cap it inherits or asks does not start. */
+function placeOf(request: SubagentRequest): { depth: number; cap?: number } {
+  const inherited = request.parent.scope.inject(delegationContextKey);
+  const depth = request.place?.depth ?? (inherited?.depth ?? 0) + 1;
+  const cap = tighterDepthCap(request.maxDepth, inherited?.maxDepth);
+  if (cap !== undefined && depth > cap) throw new SubagentDepthError(depth, cap);
+  return cap === undefined ? { depth } : { depth, cap };
+}
+
+/** The scope a made agent delegates from: below the delegating parent's, with the run's place. */
+function runScope(request: SubagentRequest, runId: string, depth: number, cap?: number): Scope {
+  const parentScope = request.parent.scope;
+  const scope = parentScope.child(runId);
+  scope.provide(
+    delegationContextKey,
+    Object.freeze({ depth, ...(cap !== undefined ? { maxDepth: cap } : {}), runId }),
+  );
+  scope.provide(subagentRunPathKey, Object.freeze([...subagentRunPath(parentScope), runId]));
+  return scope;
+}
+
+function specOf(runId: string, request: SubagentRequest, parent: AgentRef): AiSdkRunSpec {
   const { persona, toolFilter, outputSchema, maxDepth } = request;
   const model = request.agentOptions?.model;
   return Object.freeze({
     runId,
+    parent,
     prompt: request.prompt,
     ...(persona !== undefined ? { persona } : {}),
     ...(toolFilter !== undefined ? { toolFilter } : {}),

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createRootScope, type Scope } from "@seam/host";
+import { createRootScope, type Scope, textOf } from "@seam/host";
 import {
   createSubagentService,
   handleSubagentInput,
@@ -8,11 +8,13 @@ import {
   subagentInputRequired,
   subagentProgress,
   type SubagentProgressInfo,
+  type SubagentRunInfo,
   type SubagentService,
+  subagentStart,
 } from "@seam/subagent";
 import { jsonSchema, type ModelMessage, Output, streamText, tool, ToolLoopAgent } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
-import { type AiSdkProviderOptions, createAiSdkProvider } from "./mod.ts";
+import { type AiSdkProviderOptions, createAiSdkProvider, subagentTool } from "./mod.ts";
 import {
   finish,
   hangingStream,
@@ -607,4 +609,63 @@ Deno.test("createAiSdkProvider() asks every approval of a step, and the agent's 
     assert.deepEqual(deleted, ["a.txt"]);
     assert.equal(result.stopReason, "completed");
   });
+});
+
+Deno.test("createAiSdkProvider() with make: a made agent delegates below its run, within maxDepth", async () => {
+  // The middle agent calls its subagent tool once, then says what it got.
+  const middleModel = new MockLanguageModelV4({
+    doStream: (options) => {
+      const outcome = options.prompt.findLast((m) => m.role === "tool");
+      if (!outcome) {
+        return Promise.resolve(streamOf([
+          toolCall("m1", "subagent", { description: "Ask the leaf", prompt: "leaf task" }),
+          finish("tool-calls"),
+        ]));
+      }
+      const output = (outcome.content as { output: { type: string; value: unknown } }[])[0].output;
+      return Promise.resolve(
+        streamOf([...textParts(`${output.type}: ${String(output.value)}`), finish("stop")]),
+      );
+    },
+  });
+  const leafModel = scriptedModel([[...textParts("leaf says hi"), finish("stop")]]);
+  const root = createRootScope();
+  try {
+    const subagents = createSubagentService(root);
+    subagents.registerProvider(
+      createAiSdkProvider({ name: "leaf", agent: new ToolLoopAgent({ model: leafModel }) }),
+    );
+    subagents.registerProvider(createAiSdkProvider({
+      name: "middle",
+      capabilities: { depthLimit: true },
+      make: (spec) =>
+        new ToolLoopAgent({
+          model: middleModel,
+          tools: { subagent: subagentTool(subagents, { provider: "leaf", parent: spec.parent }) },
+        }),
+    }));
+    const starts: SubagentRunInfo[] = [];
+    root.on(subagentStart, (info) => void starts.push(info));
+    const parent = { id: "main", scope: root };
+
+    const run = subagents.start("middle", { prompt: "Delegate", parent });
+    const result = await run.result;
+    await run.dispose();
+    assert.deepEqual(result.output, [{ type: "text", text: "text: leaf says hi" }]);
+    const leaf = starts.find((s) => s.provider === "leaf")!;
+    assert.equal(leaf.depth, 2);
+    assert.equal(leaf.parentRunId, run.id);
+    assert.equal(result.usage?.total.modelCalls, 3, "the leaf's model call is in the total");
+
+    const capped = subagents.start("middle", { prompt: "Delegate", parent, maxDepth: 1 });
+    const refused = await capped.result;
+    await capped.dispose();
+    assert.match(
+      textOf(refused.output),
+      /^error-text: .*could not be started: .*depth 2, above the maximum depth 1/,
+    );
+    assert.equal(leafModel.doStreamCalls.length, 1, "no leaf ran under the cap");
+  } finally {
+    await root.dispose();
+  }
 });
