@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createRootScope, type Scope } from "@seam/host";
 import { createSubagentService, type SubagentService } from "@seam/subagent";
 import { subagentToolWording } from "@seam/tool-subagent";
-import { ToolLoopAgent } from "ai";
+import { jsonSchema, Output, ToolLoopAgent } from "ai";
 import { MockLanguageModelV4, simulateReadableStream } from "ai/test";
 import {
   createAiSdkProvider,
@@ -234,4 +234,45 @@ Deno.test("subagentTool() refuses bad options naming them", async () => {
     );
     return Promise.resolve();
   });
+});
+
+Deno.test("subagentTool() asks for a structured value and shows it to the model", async () => {
+  const root = createRootScope();
+  try {
+    const subagents = createSubagentService(root);
+    const child = scriptedModel([[...textParts('{"answer":"42"}'), finish("stop")]]);
+    subagents.registerProvider(createAiSdkProvider({
+      name: "kid",
+      capabilities: { outputSchema: true },
+      make: (spec) =>
+        new ToolLoopAgent({
+          model: child,
+          ...(spec.outputSchema
+            ? { output: Output.object({ schema: jsonSchema(spec.outputSchema) }) }
+            : {}),
+        }),
+    }));
+    const delegate = subagentTool(subagents, {
+      provider: "kid",
+      parent: { id: "main", scope: root },
+      outputSchema: {
+        type: "object",
+        properties: { answer: { type: "string" } },
+        required: ["answer"],
+      },
+    });
+    let last: SubagentToolOutput | undefined;
+    for await (
+      const output of delegate.execute({ description: "x", prompt: "go" }, { toolCallId: "c" })
+    ) {
+      last = output;
+    }
+    assert.deepEqual(last?.structured, { answer: "42" });
+    assert.match(
+      delegate.toModelOutput({ output: last! }).value,
+      /Structured result \(JSON\):\n\{\n  "answer": "42"\n\}/,
+    );
+  } finally {
+    await root.dispose();
+  }
 });
