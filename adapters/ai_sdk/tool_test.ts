@@ -270,7 +270,7 @@ Deno.test("subagentTool() asks for a structured value and shows it to the model"
     assert.deepEqual(last?.structured, { answer: "42" });
     assert.match(
       delegate.toModelOutput({ output: last! }).value,
-      /Structured result \(JSON\):\n\{\n  "answer": "42"\n\}/,
+      /Structured result \(JSON\):\n\{\n {2}"answer": "42"\n\}/,
     );
   } finally {
     await root.dispose();
