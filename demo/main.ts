@@ -4,7 +4,11 @@
  * Runs on the embedded scripted model unless a model API key is set:
  * `DEEPSEEK_API_KEY` (DeepSeek; model `SEAM_MODEL`, default `deepseek-chat`)
  * or `OPENAI_API_KEY` (+ `OPENAI_BASE_URL`, default
- * `https://api.openai.com/v1`; model `SEAM_MODEL`, default `gpt-4o-mini`).
+ * `https://api.openai.com/v1`; model `SEAM_MODEL`, default `gpt-4o-mini`),
+ * or any AI SDK model: `SEAM_AI_SDK_PROVIDER` names its provider package
+ * (see `aiSdkModelFromEnv` in `@seam/ai-sdk`; a hosted provider reads its
+ * own key variable, so run `deno run --allow-net --allow-env
+ * --allow-sys=hostname demo/main.ts`).
  * Pass `--scripted` to ignore the keys. On a terminal the tree is redrawn in
  * place; otherwise (CI, a pipe) it prints line-based updates. `NO_COLOR`
  * turns colours off.
@@ -22,9 +26,13 @@ if (import.meta.main) {
     while (written < bytes.length) written += Deno.stdout.writeSync(bytes.subarray(written));
   };
   const live = Deno.stdout.isTerminal();
+  const env = (name: string) => Deno.env.get(name);
+  // An AI SDK model when SEAM_AI_SDK_PROVIDER names its provider package (@seam/ai-sdk).
   const model = Deno.args.includes("--scripted")
     ? undefined
-    : modelFromEnv((name) => Deno.env.get(name));
+    : env("SEAM_AI_SDK_PROVIDER")
+    ? await (await import("@seam/ai-sdk")).aiSdkModelFromEnv(env)
+    : modelFromEnv(env);
   // Say where the key goes before anything is sent.
   if (model) write(`model: ${model.label}\n\n`);
   const controller = new AbortController();

@@ -2,7 +2,9 @@
  * The embedded default the gateway serves with `deno task start`: a host
  * with the `spawn` and `fork` providers on the scripted model, or on a real
  * OpenAI-compatible model when the environment names one (see
- * `modelFromEnv` in `@seam/host`). Runtime-neutral: the entry reads the
+ * `modelFromEnv` in `@seam/host`), or on any AI SDK model when
+ * `SEAM_AI_SDK_PROVIDER` names its provider package (see `aiSdkModelFromEnv`
+ * in `@seam/ai-sdk`). Runtime-neutral: the entry reads the
  * environment and serves.
  *
  * @module
@@ -28,7 +30,10 @@ export async function createStartWorld(
   logger?: Logger,
 ): Promise<StartWorld> {
   const host = createHost(logger ? { logger } : {});
-  const real = modelFromEnv(env);
+  // An AI SDK model when SEAM_AI_SDK_PROVIDER names its provider package (@seam/ai-sdk).
+  const real = env("SEAM_AI_SDK_PROVIDER")
+    ? await (await import("@seam/ai-sdk")).aiSdkModelFromEnv(env)
+    : modelFromEnv(env);
   const model = real?.id ?? "scripted";
   host.models.register(host.scope, model, real?.adapter ?? createScriptedModel());
   const subagents = createSubagentService(host.scope);
