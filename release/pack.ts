@@ -72,7 +72,9 @@ async function packOne(member: Member, workspace: Awaited<ReturnType<typeof read
     bin[command] = target;
     const file = new URL(target, into);
     const code = await Deno.readTextFile(file);
-    if (!code.startsWith("#!")) await Deno.writeTextFile(file, `#!/usr/bin/env node\n${code}`);
+    // npm's bin runs under node, whatever the source's own `#!` says.
+    const body = code.startsWith("#!") ? code.slice(code.indexOf("\n") + 1) : code;
+    await Deno.writeTextFile(file, `#!/usr/bin/env node\n${body}`);
   }
   const complete = {
     ...manifest,
@@ -167,6 +169,20 @@ export async function checkTarballs(tarballs: readonly URL[]): Promise<void> {
   for (const program of programs) {
     console.log(`pack:check: node ${program}`);
     await run("node", [program], { cwd: PROJECT });
+  }
+  // Every executable answers its --help, as npm linked it.
+  for (const [name, bins] of Object.entries(BINS)) {
+    if (!workspace.members.some((member) => member.name === name)) continue;
+    for (const command of Object.keys(bins)) {
+      console.log(`pack:check: node_modules/.bin/${command} --help`);
+      const bin = new URL(`node_modules/.bin/${command}`, PROJECT).pathname;
+      const help = await run(bin, ["--help"], { cwd: PROJECT, capture: true });
+      if (help.code !== 0 || !help.stdout.includes(`usage: ${command}`)) {
+        throw new Error(
+          `Cannot run ${command} from the tarball: exit ${help.code}\n${help.stdout}${help.stderr}`,
+        );
+      }
+    }
   }
   console.log(
     `pack:check: ok (${specifiers.length} entries of ${workspace.members.length} packages)`,
