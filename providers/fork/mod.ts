@@ -32,7 +32,7 @@
  */
 import type { Host } from "@seam/host";
 import type { SubagentProvider } from "@seam/subagent";
-import { createInProcessProvider } from "@seam/subagent-in-process";
+import { createInProcessProvider, refuseUnknownOptions } from "@seam/subagent-in-process";
 
 /** Options of {@linkcode createForkProvider}. */
 export interface ForkProviderOptions {
@@ -44,6 +44,7 @@ export interface ForkProviderOptions {
 
 /** Create the `fork` provider: a child seeded with the parent's completed turns. */
 export function createForkProvider(options: ForkProviderOptions = {}): SubagentProvider {
+  refuseUnknownOptions("fork", options, ["name", "host"]);
   return createInProcessProvider({
     name: options.name ?? "fork",
     inheritsParentContext: true,

@@ -1,4 +1,5 @@
 import type { Host } from "@seam/host";
+import { refuseUnknownOptions } from "./options.ts";
 import {
   delegationContextKey,
   type SubagentCapabilities,
@@ -116,6 +117,7 @@ let runCounter = 0;
  * ```
  */
 export function createInProcessProvider(options: InProcessProviderOptions): SubagentProvider {
+  refuseUnknownOptions("in-process", options, ["name", "inheritsParentContext", "host"]);
   const name = options.name;
   const inheritsParentContext = options.inheritsParentContext;
   if (typeof inheritsParentContext !== "boolean") {

@@ -40,3 +40,4 @@ export {
   PERSONA_SECTION,
 } from "./driver.ts";
 export { STRUCTURED_RESULT_TOOL } from "./_structured.ts";
+export { refuseUnknownOptions } from "./options.ts";

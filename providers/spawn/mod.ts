@@ -30,7 +30,7 @@
  */
 import type { Host } from "@seam/host";
 import type { SubagentProvider } from "@seam/subagent";
-import { createInProcessProvider } from "@seam/subagent-in-process";
+import { createInProcessProvider, refuseUnknownOptions } from "@seam/subagent-in-process";
 
 /** Options of {@linkcode createSpawnProvider}. */
 export interface SpawnProviderOptions {
@@ -42,6 +42,7 @@ export interface SpawnProviderOptions {
 
 /** Create the `spawn` provider: a fresh in-process child per run. */
 export function createSpawnProvider(options: SpawnProviderOptions = {}): SubagentProvider {
+  refuseUnknownOptions("spawn", options, ["name", "host"]);
   return createInProcessProvider({
     name: options.name ?? "spawn",
     inheritsParentContext: false,
