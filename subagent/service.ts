@@ -59,7 +59,8 @@ export interface SubagentService {
    * Start a run on provider `name`. Every check happens before any child
    * exists; the returned run is frozen and must be disposed on every path.
    *
-   * @throws {SubagentError} `NO_PROVIDER` or `UNSUPPORTED_CAPABILITY`.
+   * @throws {SubagentError} `NO_PROVIDER`, `SERVICE_DISPOSED` (its scope was disposed) or
+   *   `UNSUPPORTED_CAPABILITY`.
    * @throws {SubagentBudgetError} when a children cap of a budget above is used up.
    * @throws {OutputSchemaError} for an `outputSchema` outside the subset.
    * @throws {TypeError | RangeError} naming any other malformed field.
@@ -159,6 +160,13 @@ export function createSubagentService(scope: Scope): SubagentService {
     start(name, request) {
       if (typeof name !== "string") {
         cannot("start subagent", `the provider name must be a string, got ${describe(name)}`);
+      }
+      if (scope.state !== "active") {
+        // Its providers went with it: "no provider named …" would send the caller looking for a typo.
+        throw new SubagentError(
+          "SERVICE_DISPOSED",
+          `Cannot start subagent "${name}": the subagent service's scope is ${scope.state}, and its providers were unregistered with it; start runs before disposing that scope, or create a service in a live scope`,
+        );
       }
       const registration = registry.get(name);
       if (!registration) {
