@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { createRootScope } from "@seam/host";
-import { createSubagentService, SubagentError, type SubagentProvider } from "@seam/subagent";
+import { createRootScope, InactiveScopeError } from "@seam/host";
+import { createSubagentService, type SubagentProvider } from "@seam/subagent";
 
 const echo: SubagentProvider = {
   name: "echo",
@@ -24,10 +24,8 @@ Deno.test("start() after the service's scope was disposed says so, not 'no provi
   assert.throws(
     () => subagents.start("echo", { prompt: "hi", parent: { id: "main", scope: parent } }),
     (error: unknown) =>
-      error instanceof SubagentError && error.code === "SERVICE_DISPOSED" &&
-      /Cannot start subagent "echo": the subagent service's scope is disposed/.test(
-        error.message,
-      ) && !/no provider named/.test(error.message),
+      error instanceof InactiveScopeError && error.code === "INACTIVE_SCOPE" &&
+      error.message === 'Cannot start subagent: scope "root" is disposed (inactive context)',
   );
   await parent.dispose();
 });

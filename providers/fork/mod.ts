@@ -32,7 +32,7 @@
  */
 import type { Host } from "@seam/host";
 import type { SubagentProvider } from "@seam/subagent";
-import { createInProcessProvider, refuseUnknownOptions } from "@seam/subagent-in-process";
+import { createInProcessProvider } from "@seam/subagent-in-process";
 
 /** Options of {@linkcode createForkProvider}. */
 export interface ForkProviderOptions {
@@ -44,10 +44,15 @@ export interface ForkProviderOptions {
 
 /** Create the `fork` provider: a child seeded with the parent's completed turns. */
 export function createForkProvider(options: ForkProviderOptions = {}): SubagentProvider {
-  refuseUnknownOptions("fork", options, ["name", "host"]);
+  const { name = "fork", host, ...unknown } = options;
+  for (const key in unknown) {
+    throw new TypeError(
+      `Cannot create provider "fork": unknown option "${key}" (known: name, host)`,
+    );
+  }
   return createInProcessProvider({
-    name: options.name ?? "fork",
+    name,
     inheritsParentContext: true,
-    ...(options.host ? { host: options.host } : {}),
+    host,
   });
 }

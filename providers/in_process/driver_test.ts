@@ -521,10 +521,6 @@ Deno.test("createInProcessProvider() called directly still checks its input", as
     () => createInProcessProvider({ name: "x", inheritsParentContext: "yes" as never }),
     /inheritsParentContext/,
   );
-  assert.throws(
-    () => createInProcessProvider({ name: "x", inheritsParentContext: false, hots: 1 } as never),
-    /Cannot create the in-process provider: unknown option "hots" \(known: name, inheritsParentContext, host\)/,
-  );
   assert.deepEqual(w.created, ["parent"]);
   await w.dispose();
 });

@@ -40,4 +40,3 @@ export {
   PERSONA_SECTION,
 } from "./driver.ts";
 export { STRUCTURED_RESULT_TOOL } from "./_structured.ts";
-export { refuseUnknownOptions } from "./options.ts";

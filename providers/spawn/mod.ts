@@ -30,7 +30,7 @@
  */
 import type { Host } from "@seam/host";
 import type { SubagentProvider } from "@seam/subagent";
-import { createInProcessProvider, refuseUnknownOptions } from "@seam/subagent-in-process";
+import { createInProcessProvider } from "@seam/subagent-in-process";
 
 /** Options of {@linkcode createSpawnProvider}. */
 export interface SpawnProviderOptions {
@@ -42,10 +42,15 @@ export interface SpawnProviderOptions {
 
 /** Create the `spawn` provider: a fresh in-process child per run. */
 export function createSpawnProvider(options: SpawnProviderOptions = {}): SubagentProvider {
-  refuseUnknownOptions("spawn", options, ["name", "host"]);
+  const { name = "spawn", host, ...unknown } = options;
+  for (const key in unknown) {
+    throw new TypeError(
+      `Cannot create provider "spawn": unknown option "${key}" (known: name, host)`,
+    );
+  }
   return createInProcessProvider({
-    name: options.name ?? "spawn",
+    name,
     inheritsParentContext: false,
-    ...(options.host ? { host: options.host } : {}),
+    host,
   });
 }
