@@ -6,7 +6,7 @@
  * cancels on Ctrl-C) and `seam tasks <url>` (list, get, cancel).
  *
  * ```sh
- * deno install -g -A -n seam jsr:@seam/cli/main     # or: npm install -g ./seam-cli-<version>.tgz
+ * deno install -g -A -n seam jsr:@seam/cli/main     # or, in a Node project: npm install dist/npm/*.tgz
  * seam serve --port 8787 &
  * seam send http://127.0.0.1:8787 "@reply hello"
  * ```
