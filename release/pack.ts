@@ -184,9 +184,51 @@ export async function checkTarballs(tarballs: readonly URL[]): Promise<void> {
       }
     }
   }
+  if (BINS["@seam/cli"] && workspace.members.some((member) => member.name === "@seam/cli")) {
+    await sendFromNode();
+  }
   console.log(
     `pack:check: ok (${specifiers.length} entries of ${workspace.members.length} packages)`,
   );
+}
+
+/**
+ * The installed `seam` under Node delegates to a gateway: `seam serve` from
+ * this checkout (Deno) on a free loopback port, `node_modules/.bin/seam
+ * send` from the project (Node) streaming its answer.
+ */
+async function sendFromNode(): Promise<void> {
+  const server = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", "cli/main.ts", "serve", "--host", "127.0.0.1", "--port", "0"],
+    cwd: ROOT,
+    env: { DATABASE_URL: "", SEAM_GATEWAY_TOKEN: "", DEEPSEEK_API_KEY: "", OPENAI_API_KEY: "" },
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  try {
+    const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let banner = "";
+    const deadline = Date.now() + 30_000;
+    while (!/listening on (http:\/\/\S+)/.test(banner)) {
+      const { value, done } = await reader.read();
+      if (done || Date.now() > deadline) throw new Error(`Cannot start seam serve: ${banner}`);
+      banner += value;
+    }
+    await reader.cancel(); // the rest of the banner is not needed
+    const url = /listening on (http:\/\/\S+)/.exec(banner)![1];
+    console.log(`pack:check: node_modules/.bin/seam send ${url} (under node)`);
+    const bin = new URL("node_modules/.bin/seam", PROJECT).pathname;
+    const sent = await run(bin, ["send", url, "@reply hello from the tarball"], {
+      cwd: PROJECT,
+      capture: true,
+    });
+    if (sent.code !== 0 || sent.stdout !== "hello from the tarball\n") {
+      throw new Error(`Cannot send from node: exit ${sent.code}\n${sent.stdout}${sent.stderr}`);
+    }
+  } finally {
+    server.kill("SIGTERM");
+    await server.status;
+  }
 }
 
 if (import.meta.main) {
