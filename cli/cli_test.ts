@@ -223,3 +223,47 @@ Deno.test("seam acp serves a host agent over ACP that createAcpProvider drives",
     await host.scope.dispose();
   }
 });
+
+Deno.test("seam tasks fails within its timeout, naming the URL: dead, wrong token, silent", async (t) => {
+  await t.step("a dead URL", async () => {
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const url = `http://127.0.0.1:${listener.addr.port}`;
+    listener.close();
+    const { code, stderr } = await runSeam(["tasks", url], {}, 10_000);
+    assert.equal(code, 1);
+    assert.match(stderr, new RegExp(`seam tasks: Cannot reach the A2A agent at ${url}: `));
+  });
+  await t.step("a wrong token", async () => {
+    const gateway = startSpawnGateway("loopback", { auth: { tokens: { alice: "right" } } });
+    try {
+      const { code, stderr } = await runSeam(["tasks", gateway.url], { SEAM_TOKEN: "wrong" });
+      assert.equal(code, 1);
+      assert.match(
+        stderr,
+        /answered HTTP 401: the token was refused \(the bearer token is read from SEAM_TOKEN/,
+      );
+      const right = await runSeam(["tasks", gateway.url], { SEAM_TOKEN: "right" });
+      assert.equal(right.code, 0, right.stderr);
+      assert.equal(right.stdout, "no tasks\n");
+    } finally {
+      await gateway.close();
+    }
+  });
+  await t.step("a remote that accepts connections and never answers", async () => {
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const held: Deno.Conn[] = [];
+    const accepting = (async () => {
+      for await (const conn of listener) held.push(conn);
+    })();
+    try {
+      const url = `http://127.0.0.1:${listener.addr.port}`;
+      const { code, stderr } = await runSeam(["tasks", "--timeout", "700", url], {}, 10_000);
+      assert.equal(code, 1);
+      assert.match(stderr, /did not answer within 700 ms \(--timeout\)/);
+    } finally {
+      listener.close();
+      await accepting.catch(() => {});
+      for (const conn of held) conn.close();
+    }
+  });
+});
