@@ -29,12 +29,12 @@ export function relative(url: URL): string {
   return url.href.startsWith(ROOT.href) ? url.href.slice(ROOT.href.length) : url.pathname;
 }
 
-/** Read the root `deno.json` and every member's. */
-export async function readWorkspace(): Promise<Workspace> {
-  const root = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));
+/** Read the root `deno.json` and every member's (of this repository, or the one at `base`). */
+export async function readWorkspace(base: URL = ROOT): Promise<Workspace> {
+  const root = JSON.parse(await Deno.readTextFile(new URL("deno.json", base)));
   const members: Member[] = [];
   for (const path of root.workspace ?? []) {
-    const dir = new URL(`${path.replace(/\/?$/, "/")}`, ROOT);
+    const dir = new URL(`${path.replace(/\/?$/, "/")}`, base);
     const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", dir)));
     if (typeof config.name !== "string") continue;
     const exports = typeof config.exports === "string"

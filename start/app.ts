@@ -16,7 +16,9 @@ import { createSpawnProvider } from "@seam/subagent-spawn";
 
 /** The default world: its host, service, delegating parent agent and model. */
 export interface StartWorld {
+  /** The host the providers' children run in. */
   readonly host: Host;
+  /** Its subagent service, with `spawn` and `fork` registered. */
   readonly subagents: SubagentService;
   /** The agent remote callers delegate as (a fork child starts from its completed turns). */
   readonly parent: Awaited<ReturnType<Host["agents"]["create"]>>;

@@ -24,8 +24,13 @@ import {
 } from "@seam/gateway-postgres";
 import { createStartWorld } from "./app.ts";
 
-if (import.meta.main) {
-  const env = (name: string) => Deno.env.get(name);
+/**
+ * Serve the default world until SIGINT or SIGTERM (`seam serve`, `deno task
+ * start`), configured by `env` (the variables above; `seam serve`'s flags
+ * are given as these variables). Resolves once the server stopped and every
+ * live task was cancelled and child disposed. Deno only (`Deno.serve`).
+ */
+export async function serveStart(env: (name: string) => string | undefined): Promise<void> {
   const world = await createStartWorld(env, createLogger({ level: "warn" }));
   const controller = new AbortController();
   const token = env("SEAM_GATEWAY_TOKEN");
@@ -54,7 +59,11 @@ if (import.meta.main) {
         : { push: {} }),
       ...(inspector ? { inspector: true } : {}),
     },
-    { signal: controller.signal },
+    {
+      signal: controller.signal,
+      hostname: env("HOST") || "127.0.0.1",
+      port: Number(env("PORT") || 8787),
+    },
   );
   console.log(
     `storage: ${
@@ -78,3 +87,5 @@ if (import.meta.main) {
   Deno.removeSignalListener("SIGTERM", stop);
   await world.host.scope.dispose();
 }
+
+if (import.meta.main) await serveStart((name) => Deno.env.get(name));

@@ -4,6 +4,7 @@ import { brandError, hasBrand } from "@seam/host";
 export type SubagentErrorCode =
   | "DUPLICATE_PROVIDER"
   | "NO_PROVIDER"
+  | "SERVICE_DISPOSED"
   | "UNSUPPORTED_CAPABILITY";
 
 const SUBAGENT_ERROR_BRAND = Symbol.for("@seam/subagent/SubagentError");

@@ -1,4 +1,11 @@
-import { defineService, describe, type Logger, type Scope, type ServiceKey } from "@seam/host";
+import {
+  defineService,
+  describe,
+  InactiveScopeError,
+  type Logger,
+  type Scope,
+  type ServiceKey,
+} from "@seam/host";
 import { SubagentError } from "./errors.ts";
 import { cannot } from "./_invalid.ts";
 import { subagentProviderAdded, subagentProviderRemoved } from "./events.ts";
@@ -60,6 +67,8 @@ export interface SubagentService {
    * exists; the returned run is frozen and must be disposed on every path.
    *
    * @throws {SubagentError} `NO_PROVIDER` or `UNSUPPORTED_CAPABILITY`.
+   * @throws {InactiveScopeError} (`@seam/host`, code `INACTIVE_SCOPE`) once the service's scope
+   *   is disposing or disposed: its providers went with it.
    * @throws {SubagentBudgetError} when a children cap of a budget above is used up.
    * @throws {OutputSchemaError} for an `outputSchema` outside the subset.
    * @throws {TypeError | RangeError} naming any other malformed field.
@@ -160,9 +169,13 @@ export function createSubagentService(scope: Scope): SubagentService {
       if (typeof name !== "string") {
         cannot("start subagent", `the provider name must be a string, got ${describe(name)}`);
       }
+      // Its providers went with it: not "no provider named …", which sends one looking for a typo.
+      if (!scope.active) {
+        throw new InactiveScopeError("start subagent", scope.label, scope.state);
+      }
       const registration = registry.get(name);
       if (!registration) {
-        const known = registry.size ? [...registry.keys()].join(", ") : "none";
+        const known = service.list().join(", ") || "none";
         throw new SubagentError(
           "NO_PROVIDER",
           `Cannot start subagent: no provider named "${name}" (registered: ${known})`,

@@ -1,5 +1,6 @@
 import { withUsageLine } from "./_usage_line.ts";
 import {
+  agentTurnStart,
   describe,
   type Host,
   hostKey,
@@ -242,12 +243,21 @@ function mount(
     );
   };
 
+  const registered = (): string => service.list().join(", ") || "none";
   const waiting = (why: string): void => {
-    const known = service.list();
+    warned = false;
     logger.info(
-      `Tool "${toolName}" waits for subagent provider "${providerName}" (${why}; registered: ${
-        known.length ? known.join(", ") : "none"
-      }); it appears once the provider is registered`,
+      `Tool "${toolName}" waits for subagent provider "${providerName}" (${why}; registered: ${registered()}); it appears once the provider is registered`,
+    );
+  };
+  // A turn that runs while the tool waits is the silence that matters: the model
+  // sees no such tool. Said once per wait, at warn (the default threshold).
+  let warned = false;
+  const onTurn = (info: { readonly agentId: string; readonly turn: number }): void => {
+    if (mounted !== undefined || warned || closed) return;
+    warned = true;
+    logger.warn(
+      `Tool "${toolName}" is not offered to agent "${info.agentId}" (turn ${info.turn}): subagent provider "${providerName}" is not registered (registered: ${registered()}); register it on the subagent service (subagents.registerProvider) or name a registered one in config.provider`,
     );
   };
 
@@ -311,6 +321,7 @@ function mount(
     listeners.push(
       serviceScope.on(subagentProviderAdded, (snapshot) => onChange(snapshot.name)),
       serviceScope.on(subagentProviderRemoved, (info) => onChange(info.name)),
+      scope.on(agentTurnStart, onTurn),
     );
     sync();
   } catch (error) {

@@ -126,8 +126,34 @@ async function filesBelow(dir: URL): Promise<URL[]> {
   return files;
 }
 
+/**
+ * How {@linkcode buildPackage} names and links a package: `"jsr"`, as JSR's
+ * npm compatibility builds it (`@jsr/seam__host`, npm dependencies bundled
+ * in, siblings at `^version`); `"release"`, as `deno task pack` ships it
+ * (`@seam/host`, npm dependencies left as imports and listed at the exact
+ * versions the root `deno.json` pins, siblings at the exact same version).
+ */
+export type PackageFlavour = "jsr" | "release";
+
+/** The npm packages of the root import map: bare specifier → `{ name, version }` (`npm:name@version`). */
+export function npmImports(workspace: Workspace): Map<string, { name: string; version: string }> {
+  const map = new Map<string, { name: string; version: string }>();
+  for (const [key, value] of Object.entries(workspace.imports)) {
+    const match = /^npm:(@?[^@]+)@([^/]+)$/.exec(value);
+    if (match) map.set(key, { name: match[1], version: match[2] });
+  }
+  return map;
+}
+
 /** Bundle one package as its own ES modules, like the npm package JSR builds from it. */
-async function buildPackage(member: Member, workspace: Workspace, into: URL): Promise<void> {
+export async function buildPackage(
+  member: Member,
+  workspace: Workspace,
+  into: URL,
+  flavour: PackageFlavour = "jsr",
+): Promise<void> {
+  const release = flavour === "release";
+  const npm = npmImports(workspace);
   const entries = Object.entries(member.exports);
   const files = entries.map(([, file]) => relative(new URL(file, member.dir)));
   const outputs = await bundle(files, into, [
@@ -135,6 +161,9 @@ async function buildPackage(member: Member, workspace: Workspace, into: URL): Pr
     "node",
     "--external",
     "@seam/*",
+    ...(release
+      ? [...npm.keys()].flatMap((key) => ["--external", key, "--external", `${key}/*`])
+      : []),
     ...(entries.length > 1 ? ["--code-splitting"] : []),
   ]);
   const types = await emitDeclarations(member, new URL("_types/", into));
@@ -150,20 +179,28 @@ async function buildPackage(member: Member, workspace: Workspace, into: URL): Pr
   for (const file of await filesBelow(into)) {
     const declaration = file.pathname.endsWith(".d.ts");
     if (!declaration && !file.pathname.endsWith(".js")) continue;
-    let rewritten = rewriteImports(await Deno.readTextFile(file), workspace);
+    const text = await Deno.readTextFile(file);
+    let rewritten = release ? text : rewriteImports(text, workspace);
     // As JSR does for npm: a relative `./x.ts` is the emitted `./x.js` (whose types are `./x.d.ts`).
     if (declaration) rewritten = tidyDeclaration(rewritten);
     await Deno.writeTextFile(file, rewritten);
     code += rewritten;
   }
+  const nameOf = (jsrName: string) => release ? jsrName : npmName(jsrName);
   const dependencies: Record<string, string> = {};
   for (const dependency of workspace.members) {
-    if (dependency !== member && code.includes(`"${npmName(dependency.name)}`)) {
-      dependencies[npmName(dependency.name)] = `^${dependency.version}`;
+    const name = nameOf(dependency.name);
+    if (dependency !== member && (code.includes(`"${name}"`) || code.includes(`"${name}/`))) {
+      dependencies[name] = release ? dependency.version : `^${dependency.version}`;
+    }
+  }
+  for (const [key, { name, version }] of release ? npm : []) {
+    if (code.includes(`"${key}"`) || code.includes(`"${key}/`)) {
+      dependencies[key] = key === name ? version : `npm:${name}@${version}`;
     }
   }
   const manifest = {
-    name: npmName(member.name),
+    name: nameOf(member.name),
     version: member.version,
     type: "module",
     exports,
@@ -209,6 +246,7 @@ async function emitDeclarations(member: Member, into: URL): Promise<Map<string, 
     new URL(map.get(path)!, into).pathname,
   ]);
   const list = new URL(`declarations-${npmName(member.name).replace("/", "_")}.json`, NODE_OUT);
+  await Deno.mkdir(NODE_OUT, { recursive: true });
   await Deno.writeTextFile(list, JSON.stringify(pairs));
   // Run from the tools folder, where `typescript` resolves.
   const script = new URL("declarations.mjs", TOOLS);
@@ -218,7 +256,7 @@ async function emitDeclarations(member: Member, into: URL): Promise<Map<string, 
 }
 
 /** Install TypeScript and `@types/node` into `compat/.out/node-tools/` unless the pinned versions are there. */
-async function installTools(): Promise<void> {
+export async function installTools(): Promise<void> {
   const manifest = await Deno.readTextFile(new URL("compat/node/tools/package.json", ROOT));
   const wanted: Record<string, string> = JSON.parse(manifest).dependencies;
   let current = true;
@@ -241,8 +279,11 @@ async function installTools(): Promise<void> {
   }
 }
 
-/** Type-check the project's programs with `tsc`, as its author would. */
-async function typeCheckProject(programs: readonly string[]): Promise<void> {
+/** Type-check the programs of the project in `project` with `tsc`, as its author would. */
+export async function typeCheckProject(
+  programs: readonly string[],
+  project: URL = PROJECT,
+): Promise<void> {
   const config = {
     compilerOptions: {
       allowJs: true,
@@ -258,7 +299,7 @@ async function typeCheckProject(programs: readonly string[]): Promise<void> {
     },
     files: programs,
   };
-  await Deno.writeTextFile(new URL("tsconfig.json", PROJECT), JSON.stringify(config, null, 2));
+  await Deno.writeTextFile(new URL("tsconfig.json", project), JSON.stringify(config, null, 2));
   const tsc = new URL("node_modules/typescript/bin/tsc", TOOLS).pathname;
   const { code, stdout, stderr } = await run("node", [
     tsc,
@@ -267,7 +308,7 @@ async function typeCheckProject(programs: readonly string[]): Promise<void> {
     "--pretty",
     "false",
   ], {
-    cwd: PROJECT,
+    cwd: project,
     capture: true,
   });
   if (code !== 0) {

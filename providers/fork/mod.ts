@@ -44,9 +44,15 @@ export interface ForkProviderOptions {
 
 /** Create the `fork` provider: a child seeded with the parent's completed turns. */
 export function createForkProvider(options: ForkProviderOptions = {}): SubagentProvider {
+  const { name = "fork", host, ...unknown } = options;
+  for (const key in unknown) {
+    throw new TypeError(
+      `Cannot create provider "fork": unknown option "${key}" (known: name, host)`,
+    );
+  }
   return createInProcessProvider({
-    name: options.name ?? "fork",
+    name,
     inheritsParentContext: true,
-    ...(options.host ? { host: options.host } : {}),
+    host,
   });
 }

@@ -116,14 +116,12 @@ let runCounter = 0;
  * ```
  */
 export function createInProcessProvider(options: InProcessProviderOptions): SubagentProvider {
-  const name = options.name;
-  const inheritsParentContext = options.inheritsParentContext;
+  const { name, inheritsParentContext, host: fixedHost } = options;
   if (typeof inheritsParentContext !== "boolean") {
     throw new TypeError(
       `Cannot create provider "${name}": inheritsParentContext must be a boolean`,
     );
   }
-  const fixedHost = options.host;
   return {
     name,
     capabilities: CAPABILITIES,

@@ -42,9 +42,15 @@ export interface SpawnProviderOptions {
 
 /** Create the `spawn` provider: a fresh in-process child per run. */
 export function createSpawnProvider(options: SpawnProviderOptions = {}): SubagentProvider {
+  const { name = "spawn", host, ...unknown } = options;
+  for (const key in unknown) {
+    throw new TypeError(
+      `Cannot create provider "spawn": unknown option "${key}" (known: name, host)`,
+    );
+  }
   return createInProcessProvider({
-    name: options.name ?? "spawn",
+    name,
     inheritsParentContext: false,
-    ...(options.host ? { host: options.host } : {}),
+    host,
   });
 }
