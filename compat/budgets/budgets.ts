@@ -49,13 +49,6 @@ export const ALLOWED: readonly Allowance[] = [
 
   // This branch's own, each removed by the item of issue 36 that splits it.
   {
-    file: "providers/a2a/provider.ts",
-    name: "createA2AProvider",
-    kind: "function",
-    until: "issue 36 item 2",
-  },
-  { file: "providers/a2a/_run.ts", name: "A2ARun", kind: "class", until: "issue 36 item 2" },
-  {
     file: "providers/acp/server.ts",
     name: "serveAcpAgent",
     kind: "function",
