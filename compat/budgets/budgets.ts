@@ -49,19 +49,6 @@ export const ALLOWED: readonly Allowance[] = [
 
   // This branch's own, each removed by the item of issue 36 that splits it.
   {
-    file: "providers/acp/server.ts",
-    name: "serveAcpAgent",
-    kind: "function",
-    until: "issue 36 item 3",
-  },
-  {
-    file: "providers/acp/_connection.ts",
-    name: "AgentConnection",
-    kind: "class",
-    until: "issue 36 item 3",
-  },
-  { file: "providers/acp/_run.ts", kind: "type-cycle", until: "issue 36 item 3" },
-  {
     file: "providers/a2a/_task_reader.ts",
     name: "TaskReader",
     kind: "class",
