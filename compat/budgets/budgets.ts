@@ -47,16 +47,6 @@ export const ALLOWED: readonly Allowance[] = [
   // A suite's check of a log record's text (a log line, not an error).
   { file: "gateway/_outbox_conformance.ts", kind: "message", until: SUITE },
 
-  // This branch's own, each removed by the item of issue 36 that splits it.
-  {
-    file: "providers/a2a/_task_reader.ts",
-    name: "TaskReader",
-    kind: "class",
-    until: "issue 36 item 4",
-  },
-  { file: "providers/a2a/_task_reader.ts", kind: "file", until: "issue 36 item 4" },
-  { file: "host/_agent.ts", name: "AgentImpl", kind: "class", until: "issue 36 item 4" },
-
   { file: "gateway/_cluster.ts", name: "Cluster", kind: "class", until: GATEWAY },
   { file: "gateway/_cluster.ts", kind: "file", until: GATEWAY },
   { file: "gateway/_inspector_record.ts", name: "InspectorRecord", kind: "class", until: GATEWAY },
