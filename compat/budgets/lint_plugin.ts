@@ -89,52 +89,56 @@ function isEmptyValue(node: Node): boolean {
 
 const TEXT_TESTS = new Set(["startsWith", "endsWith", "includes", "indexOf", "match", "search"]);
 
+/** A rule holding one kind of node (functions, classes) to a budget of lines. */
+function sizeRule(
+  kind: "function" | "class",
+  budget: number,
+  nodes: readonly string[],
+  nameOf: (node: Node) => string,
+  hint: string,
+  allowances: readonly Allowance[],
+): Deno.lint.Rule {
+  return {
+    create(ctx) {
+      const path = relativePath(ctx.filename);
+      if (isTestFile(path)) return {};
+      const check = (node: Node) => {
+        const lines = linesOf(ctx.sourceCode.text, node.range);
+        if (lines <= budget) return;
+        const name = nameOf(node);
+        if (allowed(kind, path, name, allowances)) return;
+        ctx.report({
+          node,
+          message: `${kind} ${name} is ${lines} lines, over the budget of ${budget}`,
+          hint,
+        });
+      };
+      return Object.fromEntries(nodes.map((type) => [type, check]));
+    },
+  };
+}
+
 /** The plugin, with the budgets and allow-list it checks (a fixture test passes its own). */
 export function budgetPlugin(allowances: readonly Allowance[] = ALLOWED): Deno.lint.Plugin {
-  const functionRule: Deno.lint.Rule = {
-    create(ctx) {
-      const path = relativePath(ctx.filename);
-      if (isTestFile(path)) return {};
-      const check = (node: Node) => {
-        const lines = linesOf(ctx.sourceCode.text, node.range);
-        if (lines <= BUDGETS.functionLines) return;
-        const name = functionName(node);
-        if (allowed("function", path, name, allowances)) return;
-        ctx.report({
-          node,
-          message:
-            `function ${name} is ${lines} lines, over the budget of ${BUDGETS.functionLines}`,
-          hint: "Split it: move a pure decision (a policy, a validation) or one phase into its " +
-            "own named function. Only a conformance suite or the demo may be allow-listed, in " +
-            "compat/budgets/budgets.ts.",
-        });
-      };
-      return {
-        FunctionDeclaration: check,
-        FunctionExpression: check,
-        ArrowFunctionExpression: check,
-      };
-    },
-  };
-  const classRule: Deno.lint.Rule = {
-    create(ctx) {
-      const path = relativePath(ctx.filename);
-      if (isTestFile(path)) return {};
-      const check = (node: Node) => {
-        const lines = linesOf(ctx.sourceCode.text, node.range);
-        if (lines <= BUDGETS.classLines) return;
-        const name = className(node) ?? "(anonymous)";
-        if (allowed("class", path, name, allowances)) return;
-        ctx.report({
-          node,
-          message: `class ${name} is ${lines} lines, over the budget of ${BUDGETS.classLines}`,
-          hint: "Give one of its concerns its own class or pure module (a policy, a table, a " +
-            "codec) and hold it as a #private field. Budgets: compat/budgets/budgets.ts.",
-        });
-      };
-      return { ClassDeclaration: check, ClassExpression: check };
-    },
-  };
+  const functionRule = sizeRule(
+    "function",
+    BUDGETS.functionLines,
+    ["FunctionDeclaration", "FunctionExpression", "ArrowFunctionExpression"],
+    functionName,
+    "Split it: move a pure decision (a policy, a validation) or one phase into its own named " +
+      "function. Only a conformance suite or the demo may be allow-listed, in " +
+      "compat/budgets/budgets.ts.",
+    allowances,
+  );
+  const classRule = sizeRule(
+    "class",
+    BUDGETS.classLines,
+    ["ClassDeclaration", "ClassExpression"],
+    (node) => className(node) ?? "(anonymous)",
+    "Give one of its concerns its own class or pure module (a policy, a table, a codec) and " +
+      "hold it as a #private field. Budgets: compat/budgets/budgets.ts.",
+    allowances,
+  );
   const fileRule: Deno.lint.Rule = {
     create(ctx) {
       const path = relativePath(ctx.filename);

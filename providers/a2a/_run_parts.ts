@@ -59,16 +59,10 @@ export function deadlineAlarm(
     ));
 }
 
-/** What a run offers its caller. */
-export interface RunMethods {
-  readonly id: string;
-  readonly started: Promise<void>;
-  readonly result: Promise<SubagentResultInput>;
-  cancel(reason?: string): void;
-  dispose(): Promise<void>;
-  sendMessage(content: ContentInput): Promise<void>;
-  resume(content: ContentInput, request?: SubagentResumeRequest): SubagentRunHandle;
-}
+/** What a run offers its caller: its handle's members, `sendMessage` and `resume` always. */
+export type RunMethods =
+  & Pick<SubagentRunHandle, "id" | "started" | "result" | "cancel" | "dispose">
+  & Required<Pick<SubagentRunHandle, "sendMessage" | "resume">>;
 
 /** The handle of `run`: `sendMessage` and `resume` where the provider offers them. */
 export function runHandle(
