@@ -76,8 +76,8 @@ export class RemoteCalls {
   failedStatus: number | undefined;
   /** Why the last stream dropped (a network error), for the error that gives up on the task. */
   lastDrop: unknown;
-  /** What to do after a drop, a refusal or a failure; its re-attaches span the run. */
-  readonly #policy: ReconnectPolicy;
+  /** What to do after a drop, a refusal or a failure (made at the first follow; spans the run). */
+  #policy: ReconnectPolicy | undefined;
   readonly #remote: RemoteContext;
   readonly #plan: RunPlan;
   readonly #task: TaskReader;
@@ -88,10 +88,6 @@ export class RemoteCalls {
     this.#plan = plan;
     this.#task = task;
     this.#run = run;
-    this.#policy = new ReconnectPolicy({
-      ...remote.reconnect,
-      pollIntervalMs: remote.pollIntervalMs,
-    });
     this.call = remote.streaming ? "SendStreamingMessage" : "SendMessage";
   }
 
@@ -211,7 +207,7 @@ export class RemoteCalls {
    * as the reconnect policy (`_reconnect.ts`) says.
    */
   async follow(streaming: boolean): Promise<void> {
-    const policy = this.#policy;
+    const policy = this.#policy ??= new ReconnectPolicy(this.#remote.reconnect);
     const id = this.#task.taskId!;
     policy.begin(streaming, this.lastDrop);
     while (!this.#run.shouldStop()) {
