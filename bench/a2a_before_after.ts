@@ -6,10 +6,8 @@
 // Run: deno run --allow-net=127.0.0.1 --allow-read bench/a2a_before_after.ts --before=<checkout>
 import { createHost, createMemoryLogger, createScriptedModel } from "@seam/host";
 import { createSubagentService } from "@seam/subagent";
-import { createSpawnProvider } from "@seam/subagent-spawn";
 import { createA2AProvider } from "@seam/subagent-a2a";
-import { createGateway } from "../gateway/mod.ts";
-import { PROMPT } from "./a2a_setup.ts";
+import { PROMPT, remoteGateway } from "./a2a_setup.ts";
 
 const dir = Deno.args.find((a) => a.startsWith("--before="))?.slice("--before=".length);
 if (dir === undefined) throw new Error("Cannot compare: give --before=<checkout>");
@@ -22,14 +20,7 @@ const PER_ROUND = 40;
 const CONCURRENT = 50;
 const BATCHES = 4;
 
-const remote = createHost({ logger: createMemoryLogger().logger });
-remote.models.register(remote.scope, "scripted", createScriptedModel());
-createSubagentService(remote.scope).registerProvider(createSpawnProvider());
-const gateway = createGateway({
-  scope: remote.scope,
-  agentOptions: { model: "scripted" },
-  maxResumableRuns: 0,
-});
+const { remote, gateway } = remoteGateway();
 const host = createHost({ logger: createMemoryLogger().logger });
 host.models.register(host.scope, "scripted", createScriptedModel());
 const service = createSubagentService(host.scope);
