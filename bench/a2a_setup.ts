@@ -31,8 +31,8 @@ export interface A2ABench {
 
 export const PROMPT = "@reply hello from the child";
 
-/** The remote gateway (its own host) on loopback, and the local host with the three providers. */
-export async function setupA2ABench(): Promise<A2ABench> {
+/** The remote side: a seam gateway (its own host) in front of spawn on the scripted model. */
+export function remoteGateway(): { remote: Host; gateway: Gateway } {
   const remote = createHost({ logger: createMemoryLogger().logger });
   remote.models.register(remote.scope, "scripted", createScriptedModel());
   createSubagentService(remote.scope).registerProvider(createSpawnProvider());
@@ -42,6 +42,12 @@ export async function setupA2ABench(): Promise<A2ABench> {
     agentOptions: { model: "scripted" },
     maxResumableRuns: 0,
   });
+  return { remote, gateway };
+}
+
+/** The remote gateway (its own host) on loopback, and the local host with the three providers. */
+export async function setupA2ABench(): Promise<A2ABench> {
+  const { remote, gateway } = remoteGateway();
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },
     (request) => gateway.fetch(request),

@@ -1,12 +1,5 @@
 import type { Agent, AgentState, ResolvedAgentOptions } from "./agent.ts";
-import {
-  agentDisposed,
-  agentTextDelta,
-  agentToolCallEnd,
-  agentToolCallStart,
-  agentTurnEnd,
-  agentTurnStart,
-} from "./agent.ts";
+import { agentDisposed, agentTextDelta, agentTurnEnd, agentTurnStart } from "./agent.ts";
 import { type ContentBlock, type ContentInput, describe, parseContent } from "./content.ts";
 import type { Host } from "./host.ts";
 import { deepFreeze, frozenJsonCopy } from "./json.ts";
@@ -19,11 +12,11 @@ import type {
 } from "./model.ts";
 import type { Scope } from "./scope.ts";
 import type { SessionEvent, TurnEnd, TurnEndReason } from "./session.ts";
-import type { ToolOutcome } from "./tools.ts";
 import { endModelSpan, startModelSpan } from "./_trace.ts";
 import type { Span } from "@opentelemetry/api";
 import { EMPTY, messagesOf, OWN_EVENTS, SessionImpl, toolMessage } from "./_session.ts";
 import { cancelled } from "./_tool_registry.ts";
+import { runToolCalls } from "./_agent_tools.ts";
 import { messageOf } from "./unknown.ts";
 import { cannot, invalid } from "./_invalid.ts";
 import { freeze } from "./_builtins.ts";
@@ -406,7 +399,12 @@ export class AgentImpl implements Agent {
       freeze(calls);
       this.#recordAssistant(text, calls);
       this.#counts.toolCalls += calls.length;
-      const outcomes = await this.#runTools(turn, calls, signal);
+      const outcomes = await runToolCalls(
+        this,
+        calls,
+        signal,
+        () => this.#turns === turn,
+      );
       let stop = false;
       for (let i = 0; i < calls.length; i++) {
         const call = calls[i];
@@ -452,43 +450,6 @@ export class AgentImpl implements Agent {
     }
     return true;
   }
-
-  #runTools(
-    turn: number,
-    calls: readonly ModelToolCall[],
-    signal: AbortSignal,
-  ): Promise<(ToolOutcome | undefined)[]> {
-    const scope = this.scope;
-    const tools = this.host.tools;
-    const outcomes: (ToolOutcome | undefined)[] = new Array(calls.length);
-    const promises: Promise<void>[] = new Array(calls.length);
-    for (let i = 0; i < calls.length; i++) {
-      const call = calls[i];
-      if (scope.hasListeners(agentToolCallStart)) {
-        scope.emit(agentToolCallStart, {
-          agentId: this.id,
-          callId: call.id,
-          name: call.name,
-          args: call.args,
-        });
-      }
-      promises[i] = tools.execute(this, call, signal).then((outcome) => {
-        outcomes[i] = outcome;
-        if (!signal.aborted && this.#turns === turn && scope.hasListeners(agentToolCallEnd)) {
-          scope.emit(agentToolCallEnd, {
-            agentId: this.id,
-            callId: outcome.callId,
-            name: outcome.name,
-            content: outcome.content,
-            isError: outcome.isError,
-            ...(outcome.code === undefined ? {} : { code: outcome.code }),
-          });
-        }
-      });
-    }
-    const all = promises.length === 1 ? promises[0] : Promise.all(promises);
-    return untilAborted(all, signal).then(() => outcomes);
-  }
 }
 
 function readToolCall(event: Record<string, unknown>, index: number): ModelToolCall {
@@ -503,22 +464,5 @@ function readToolCall(event: Record<string, unknown>, index: number): ModelToolC
     id,
     name,
     args: frozenJsonCopy(args === undefined ? {} : args, `tool call "${id}" args`),
-  });
-}
-
-/** Resolve when `promise` settles or `signal` aborts, whichever is first. */
-function untilAborted(promise: Promise<unknown>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) {
-    promise.catch(() => {});
-    return Promise.resolve();
-  }
-  return new Promise<void>((resolve) => {
-    const onAbort = () => resolve();
-    signal.addEventListener("abort", onAbort, { once: true });
-    const done = () => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    };
-    promise.then(done, done);
   });
 }

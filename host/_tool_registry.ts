@@ -198,7 +198,8 @@ export class ToolRegistryImpl implements ToolRegistry {
     try {
       return scope.provide(APPROVER_KEY, approver);
     } catch (error) {
-      if (error instanceof TypeError && /already provided/.test(error.message)) {
+      // provide() throws a TypeError only when the key is already provided here.
+      if (error instanceof TypeError) {
         cannot("install a tool approver", `scope "${scope.label}" already has one`);
       }
       throw error;

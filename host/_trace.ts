@@ -1,40 +1,29 @@
 /**
  * Model-call spans (`chat {model}`, OpenTelemetry GenAI conventions) through
- * `@opentelemetry/api` only. Without a registered tracer provider the check
- * below is one global read and nothing else runs.
+ * `@opentelemetry/api` only, opened with the public `startSpan`. Without a
+ * registered tracer provider the check is one global read and nothing else runs.
  */
-import {
-  type Context,
-  context,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  type Tracer,
-} from "@opentelemetry/api";
+import type { Span } from "@opentelemetry/api";
 import type { Scope } from "./scope.ts";
-import { activeTracer as tracerOf, traceParentKey } from "./trace.ts";
+import { activeTracer, failSpan, startSpan } from "./trace.ts";
 
 const NAME = "@seam/host";
 const VERSION = "0.1.0";
 
-/** The context a span started for `scope`'s agents takes as parent. */
-export function parentContextOf(scope: Scope): Context {
-  const parent = scope.inject(traceParentKey)?.context as Context | undefined;
-  return parent ?? context.active();
-}
-
 /** Start the span of one model call, or nothing when no tracer is registered. */
 export function startModelSpan(scope: Scope, model: string, adapter: string): Span | undefined {
-  const tracer = tracerOf(NAME, VERSION) as Tracer | undefined;
-  if (!tracer) return undefined;
-  return tracer.startSpan(`chat ${model}`, {
-    kind: SpanKind.CLIENT,
+  const tracer = activeTracer(NAME, VERSION);
+  if (tracer === undefined) return undefined;
+  return startSpan(tracer, {
+    name: `chat ${model}`,
+    kind: "client",
     attributes: {
       "gen_ai.operation.name": "chat",
       "gen_ai.provider.name": adapter,
       "gen_ai.request.model": model,
     },
-  }, parentContextOf(scope));
+    scope,
+  }).span as Span;
 }
 
 /** End a model call's span: its finish reason and token counts, or the failure. */
@@ -57,9 +46,6 @@ export function endModelSpan(
       span.setAttribute("gen_ai.usage.cache_read.input_tokens", cachedInputTokens);
     }
   }
-  if (error !== undefined) {
-    span.setAttribute("error.type", "model_error");
-    span.setStatus({ code: SpanStatusCode.ERROR, message: error });
-  }
+  if (error !== undefined) failSpan(span, "model_error", error);
   span.end();
 }

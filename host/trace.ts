@@ -1,4 +1,14 @@
-import { trace, type Tracer } from "@opentelemetry/api";
+import {
+  type Attributes,
+  type Context,
+  context,
+  propagation,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Tracer,
+} from "@opentelemetry/api";
 import { defineService, type ServiceKey } from "./scope.ts";
 
 /**
@@ -49,4 +59,109 @@ export function activeTracer(name: string, version: string): unknown {
   return typeof provider.getDelegateTracer === "function"
     ? provider.getDelegateTracer(name, version)
     : provider.getTracer(name, version);
+}
+
+/** The kind of a span, as OpenTelemetry's `SpanKind` names it. */
+export type TraceSpanKind = "internal" | "client" | "server";
+
+/** A span attribute's value. */
+export type TraceAttribute = string | number | boolean | readonly string[];
+
+/** What {@linkcode startSpan} opens. */
+export interface SpanStart {
+  /** The span's name (`invoke_agent spawn`, `chat gpt-4o`, …). */
+  readonly name: string;
+  /** The span's kind: `server` for a request served, `client` for one made, else `internal`. */
+  readonly kind: TraceSpanKind;
+  /** Its attributes (OpenTelemetry GenAI conventions, `seam.*`). */
+  readonly attributes: Readonly<Record<string, TraceAttribute>>;
+  /**
+   * The parent: an `@opentelemetry/api` `Context`. Default: `scope`'s
+   * {@linkcode TraceParent}, else the api's active context.
+   */
+  readonly parent?: unknown;
+  /** The scope whose {@linkcode TraceParent} is the default parent. */
+  readonly scope?: { inject<T>(key: ServiceKey<T>): T | undefined };
+}
+
+/**
+ * A span {@linkcode startSpan} opened and the context that holds it (for
+ * the spans under it, or to carry in headers). Typed `unknown`, as
+ * {@linkcode TraceParent.context} is: cast them to the api's `Span` and
+ * `Context`.
+ */
+export interface StartedSpan {
+  /** The span: an `@opentelemetry/api` `Span`, to end. */
+  readonly span: unknown;
+  /** The parent's context with this span set in it. */
+  readonly context: unknown;
+}
+
+const SPAN_KINDS: Readonly<Record<TraceSpanKind, SpanKind>> = {
+  internal: SpanKind.INTERNAL,
+  client: SpanKind.CLIENT,
+  server: SpanKind.SERVER,
+};
+
+/**
+ * Open a span with `tracer` (what {@linkcode activeTracer} gave: check it
+ * first, so that without a tracer provider nothing is built), under
+ * `start.parent`, else `start.scope`'s {@linkcode TraceParent}, else the
+ * api's active context: the one way every seam package starts its spans
+ * (runs, tool calls, model calls, prompts served), so a provider's own
+ * spans can start the same way.
+ *
+ * @example Only with a tracer provider registered
+ * ```ts
+ * import { activeTracer, startSpan } from "@seam/host";
+ * import assert from "node:assert/strict";
+ *
+ * const tracer = activeTracer("my-provider", "1.0.0");
+ * const started = tracer === undefined ? undefined : startSpan(tracer, {
+ *   name: "invoke_agent my-agent",
+ *   kind: "internal",
+ *   attributes: { "gen_ai.operation.name": "invoke_agent" },
+ * });
+ * assert.equal(started, undefined); // no tracer provider in this example
+ * ```
+ */
+export function startSpan(tracer: unknown, start: SpanStart): StartedSpan {
+  const parent = (start.parent ?? start.scope?.inject(traceParentKey)?.context ??
+    context.active()) as Context;
+  const span = (tracer as Tracer).startSpan(start.name, {
+    kind: SPAN_KINDS[start.kind],
+    attributes: start.attributes as Attributes,
+  }, parent);
+  return { span, context: trace.setSpan(parent, span) };
+}
+
+/**
+ * Mark `span` (an `@opentelemetry/api` `Span`) failed: its `error.type` and
+ * an error status with `message`. It is not ended.
+ */
+export function failSpan(span: unknown, type: string, message: string | undefined): void {
+  const failed = span as Span;
+  failed.setAttribute("error.type", type);
+  failed.setStatus({ code: SpanStatusCode.ERROR, message });
+}
+
+/**
+ * The W3C trace headers (`traceparent`, `tracestate`) for `traceContext`
+ * (an `@opentelemetry/api` `Context`), through the application's
+ * propagator: what a request to another process carries. `undefined` when
+ * there is nothing to carry (no context, or no propagator registered).
+ *
+ * @example No propagator registered: nothing to carry
+ * ```ts
+ * import { traceCarrier } from "@seam/host";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(traceCarrier(undefined), undefined);
+ * ```
+ */
+export function traceCarrier(traceContext: unknown): Record<string, string> | undefined {
+  if (traceContext === undefined) return undefined;
+  const carrier: Record<string, string> = {};
+  propagation.inject(traceContext as Context, carrier);
+  return Object.keys(carrier).length > 0 ? carrier : undefined;
 }

@@ -4,9 +4,9 @@ import {
   frozenJsonCopy,
   InactiveScopeError,
   isRecord,
-  parseContent,
   type Scope,
 } from "@seam/host";
+import { acceptContent } from "./_content.ts";
 import { SubagentError } from "./errors.ts";
 import { cannot } from "./_invalid.ts";
 import { SUBAGENT_START_FIELDS, unsupportedStartFields } from "./start_fields.ts";
@@ -66,19 +66,6 @@ function unsupportedBy(
 
 function invalid(message: string): never {
   cannot("start subagent", message);
-}
-
-/** Content given to `sendMessage`/`resume`: copied, checked, frozen. */
-export function acceptContent(
-  value: unknown,
-  path: string,
-): readonly ContentBlock[] {
-  if (typeof value === "string") {
-    // The common case, built frozen: one text block.
-    if (value === "") parseContent(value, path);
-    return freeze([freeze({ type: "text" as const, text: value })]);
-  }
-  return parseContent(frozenJsonCopy(value, path), path);
 }
 
 /**

@@ -3,7 +3,7 @@ import type { SubagentInputAnswer } from "./input.ts";
 import { cancelOnAbort } from "./abort.ts";
 import { cannot } from "./_invalid.ts";
 import { subagentEnd, subagentStart } from "./events.ts";
-import { acceptContent } from "./_request.ts";
+import { acceptContent } from "./_content.ts";
 import { contractFault, normalizeResult } from "./_result.ts";
 import type { SubagentContractError } from "./errors.ts";
 import { addBelow, type RunNode, unknownUsage, type UsageBelow } from "./_usage.ts";

@@ -3,16 +3,8 @@
  * `@opentelemetry/api` only. With no tracer provider registered, a start
  * costs one global read (`activeTracer`) and nothing is recorded or copied.
  */
-import {
-  type Context,
-  context as otelContext,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Tracer,
-} from "@opentelemetry/api";
-import { activeTracer as tracerOf, type Scope, traceParentKey } from "@seam/host";
+import type { Context, Span } from "@opentelemetry/api";
+import { activeTracer, failSpan, type Scope, startSpan } from "@seam/host";
 import type { SubagentResult, SubagentRun, SubagentRunPlace } from "./types.ts";
 
 const NAME = "@seam/subagent";
@@ -38,13 +30,6 @@ export function underParent<T>(context: PendingParent, fn: () => T): T {
   }
 }
 
-/**
- * The tracer of the application's registered provider, or `undefined` when
- * there is none: the api's proxy provider then has no delegate.
- */
-/** This package's tracer, once the application registered a tracer provider. */
-const activeTracer = (): Tracer | undefined => tracerOf(NAME, VERSION) as Tracer | undefined;
-
 /** A run's span and the context its provider hands on (headers, `_meta`, a child's scope). */
 export interface RunSpan {
   readonly span: Span;
@@ -61,10 +46,8 @@ export function startRunSpan(
   parentScope: Scope,
   model: string | undefined,
 ): RunSpan | undefined {
-  const tracer = activeTracer();
-  if (!tracer) return undefined;
-  const parent = (pendingParent.context ?? parentScope.inject(traceParentKey)?.context ??
-    otelContext.active()) as Context;
+  const tracer = activeTracer(NAME, VERSION);
+  if (tracer === undefined) return undefined;
   const attributes: Record<string, string | number> = {
     "gen_ai.operation.name": "invoke_agent",
     "gen_ai.provider.name": "seam",
@@ -75,12 +58,14 @@ export function startRunSpan(
   if (place.parentRunId !== undefined) attributes["seam.run.parent_id"] = place.parentRunId;
   if (place.label !== undefined) attributes["seam.run.label"] = place.label;
   if (model !== undefined) attributes["gen_ai.request.model"] = model;
-  const span = tracer.startSpan(
-    `invoke_agent ${place.provider}`,
-    { kind: SpanKind.INTERNAL, attributes },
-    parent,
-  );
-  return { span, context: trace.setSpan(parent, span) };
+  return startSpan(tracer, {
+    name: `invoke_agent ${place.provider}`,
+    kind: "internal",
+    attributes,
+    // startRunsUnder's parent, else the parent scope's TraceParent, else the active context.
+    parent: pendingParent.context,
+    scope: parentScope,
+  }) as RunSpan;
 }
 
 /** Record the run's id now, and its end (usage, stop reason, failure) once it settles. */
@@ -107,8 +92,7 @@ function endRunSpan(span: Span, result: SubagentResult): void {
     });
   }
   if (result.stopReason === "error") {
-    span.setAttribute("error.type", result.error?.code ?? "error");
-    span.setStatus({ code: SpanStatusCode.ERROR, message: result.error?.message });
+    failSpan(span, result.error?.code ?? "error", result.error?.message);
   }
   span.end();
 }
@@ -116,10 +100,10 @@ function endRunSpan(span: Span, result: SubagentResult): void {
 /** End a run's span for a fault: the run never started, or its result rejected. */
 export function failRunSpan(span: Span, error: unknown): void {
   const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
-  span.setAttribute("error.type", typeof code === "string" ? code : "PROVIDER_FAULT");
-  span.setStatus({
-    code: SpanStatusCode.ERROR,
-    message: error instanceof Error ? error.message : String(error),
-  });
+  failSpan(
+    span,
+    typeof code === "string" ? code : "PROVIDER_FAULT",
+    error instanceof Error ? error.message : String(error),
+  );
   span.end();
 }

@@ -8,7 +8,7 @@ import {
   type SubagentBudget,
   type SubagentToolFilter,
 } from "@seam/subagent";
-import type { SubagentToolConfig } from "./install.ts";
+import type { SubagentToolConfig } from "./types.ts";
 
 /** The config as accepted: copied, checked, frozen; absent keys stay absent. */
 export interface AcceptedConfig {

@@ -17,6 +17,13 @@ import {
 } from "./_async.ts";
 import { clipped } from "./_failure.ts";
 import { answerArrived, failedStatusOf } from "./_fetch.ts";
+import {
+  type FollowFailure,
+  newTally,
+  ReconnectPolicy,
+  type StreamTally,
+  tallied,
+} from "./_reconnect.ts";
 import type { TaskNews, TaskReader } from "./_task_reader.ts";
 import type { RemoteContext, RunPlan } from "./_remote.ts";
 
@@ -34,7 +41,18 @@ function isUnreadable(error: unknown): boolean {
   }
   return error instanceof SyntaxError ||
     (error instanceof Error && error.constructor === Error && !isA2AError(error.cause) &&
+      // The SDK's own wording: its error has no code or class to tell it by.
+      // deno-lint-ignore seam/no-message-compare
       !error.message.startsWith("REST error: "));
+}
+
+/** How a request of a follow failed, for the reconnect policy. */
+function followFailure(error: unknown, status: number | undefined): FollowFailure {
+  if (error instanceof RemoteProtocolError || error instanceof RemoteHttpError) return "protocol";
+  // A 429 refuses for a limit over there (a seam gateway's streams per principal),
+  // whatever its body: an answer, not a lost connection to retry.
+  if (status === 429) return "limited";
+  return isA2AError(error) ? "refused" : "lost";
 }
 
 /** The run the requests serve: it acts on what they bring and says when reading can stop. */
@@ -58,8 +76,8 @@ export class RemoteCalls {
   failedStatus: number | undefined;
   /** Why the last stream dropped (a network error), for the error that gives up on the task. */
   lastDrop: unknown;
-  /** The `SubscribeToTask` requests this run made, held to `reconnect.maxReattaches`. */
-  #reattaches = 0;
+  /** What to do after a drop, a refusal or a failure (made at the first follow; spans the run). */
+  #policy: ReconnectPolicy | undefined;
   readonly #remote: RemoteContext;
   readonly #plan: RunPlan;
   readonly #task: TaskReader;
@@ -137,22 +155,19 @@ export class RemoteCalls {
    * Read one stream until reading can stop (`true`) or the stream drops
    * (`false`: it ended early, or the connection broke). The first event must
    * come within `timeoutMs`; after it `idleTimeoutMs` and `deadlineMs` bound
-   * the wait. An answer that is not a stream throws. `events` counts the
-   * events read, those that brought news (`changed`: the state, the output
-   * or the agent's last word) and those that brought progress (news this run
-   * had not seen before).
+   * the wait. An answer that is not a stream throws. `events` tallies the
+   * events read, those that brought news and those that brought progress.
    */
   async consume(
     open: (signal: AbortSignal) => AsyncGenerator<StreamResponse, void, undefined>,
-    events = { count: 0, news: 0, progress: 0 },
+    events: StreamTally = newTally(),
   ): Promise<boolean> {
     const deadline = this.#deadline();
     try {
       for await (const event of open(deadline.signal)) {
         if (events.count++ === 0) deadline.disarm();
         const news = this.#task.read(event);
-        if (news.changed) events.news++;
-        if (news.progress) events.progress++;
+        tallied(events, news);
         this.#run.take(news);
         if (this.#run.shouldStop()) return true;
       }
@@ -177,102 +192,89 @@ export class RemoteCalls {
     }
   }
 
+  /** The task as it is now (`GetTask`, without its history). */
+  getTask(id: string): ReturnType<RemoteContext["client"]["getTask"]> {
+    const remote = this.#remote;
+    this.call = "GetTask";
+    return this.unary((signal) =>
+      remote.client.getTask({ tenant: remote.tenant, id, historyLength: 0 }, this.options(signal))
+    );
+  }
+
   /**
    * Follow a known task to its end: re-attach its stream (`SubscribeToTask`)
-   * after a drop, or poll it (`GetTask`), with bounded retries and backoff.
-   * Only progress (what the run had not seen before) resets the retries, and
-   * a run re-attaches at most `maxReattaches` times whatever it brings: a
-   * remote that drops its stream after every event, however new, is let go.
+   * after a drop, or poll it (`GetTask`), with bounded retries and backoff,
+   * as the reconnect policy (`_reconnect.ts`) says.
    */
   async follow(streaming: boolean): Promise<void> {
-    const remote = this.#remote;
-    const { retries, delayMs, maxDelayMs, maxReattaches } = remote.reconnect;
+    const policy = this.#policy ??= new ReconnectPolicy(this.#remote.reconnect);
     const id = this.#task.taskId!;
-    let failures = streaming ? 1 : 0;
-    let last: unknown = this.lastDrop ?? (streaming ? "the stream ended early" : undefined);
+    policy.begin(streaming, this.lastDrop);
     while (!this.#run.shouldStop()) {
-      if (failures > retries) {
-        throw new ConnectionLost(
-          `lost remote task "${id}"${last === undefined ? "" : ` (${messageOf(last)})`}${
-            retries > 0 ? ` and ${retries} attempt(s) to re-attach failed` : " (reconnect is off)"
-          }`,
-          { taskId: id, retries },
-        );
+      const step = policy.next(id);
+      if (step.kind === "give-up") {
+        if (step.limit === "reattaches") this.call = "SubscribeToTask";
+        throw new ConnectionLost(step.message, step.data);
       }
-      const wait = failures === 0
-        ? remote.pollIntervalMs
-        : Math.min(maxDelayMs, delayMs * 2 ** (failures - 1));
-      if (streaming && this.#reattaches >= maxReattaches) {
-        this.call = "SubscribeToTask";
-        throw new ConnectionLost(
-          `lost remote task "${id}"${
-            last === undefined ? "" : ` (${messageOf(last)})`
-          } after ${this.#reattaches} re-attach(es) in this run: the limit of ${maxReattaches} was reached (reconnect.maxReattaches)`,
-          { taskId: id, option: "reconnect.maxReattaches", maxReattaches },
-        );
-      }
-      await delay(wait, this.io.signal);
+      await delay(step.waitMs, this.io.signal);
       try {
-        if (streaming) {
-          this.call = "SubscribeToTask";
-          this.#reattaches++;
-          const events = { count: 0, news: 0, progress: 0 };
-          const drained = await this.consume(
-            (signal) =>
-              remote.client.resubscribeTask({ tenant: remote.tenant, id }, this.options(signal)),
-            events,
-          );
-          if (drained) return;
-          // Only progress (the snapshot's included) counts as a recovered connection: a
-          // stream that drops after a repeated WORKING, or after flipping back to a state
-          // or a word seen before, time after time, is not one.
-          if (events.progress > 0) {
-            failures = 1;
-            last = this.lastDrop ?? "the stream ended before the task did";
-          } else {
-            failures++;
-            last = this.lastDrop ??
-              `the re-attached stream ended before the task did${
-                events.news > 0
-                  ? ", bringing only what this run had seen before"
-                  : events.count > 0
-                  ? ", bringing nothing new"
-                  : ""
-              }`;
-          }
+        if (step.kind === "reattach") {
+          const events = newTally();
+          if (await this.#reattach(id, events)) return;
+          policy.reattachEnded(events, this.lastDrop);
         } else {
-          this.call = "GetTask";
-          const snapshot = await this.unary((signal) =>
-            remote.client.getTask(
-              { tenant: remote.tenant, id, historyLength: 0 },
-              this.options(signal),
-            )
-          );
-          this.#run.take(this.#task.readTask(snapshot));
-          failures = 0;
+          this.#run.take(this.#task.readTask(await this.getTask(id)));
+          policy.polled();
         }
       } catch (error) {
         if (this.io.signal.aborted) return;
-        if (error instanceof RemoteProtocolError || error instanceof RemoteHttpError) throw error;
-        // A 429 refuses for a limit over there (a seam gateway's streams per principal),
-        // whatever its body: an answer, not a lost connection to retry.
-        const limited = this.failedStatus === 429;
-        if (streaming && (isA2AError(error) || limited)) {
-          // It will not stream this task (it ended, it cannot re-attach, or it holds too
-          // many streams already): read it instead.
-          this.#run.logger().debug(
-            `A2A run ${this.#run.id}: SubscribeToTask refused${
-              limited ? " for a limit (HTTP 429)" : ""
-            } (${clipped(messageOf(error))}); polling GetTask`,
-          );
-          streaming = false;
-          failures = 0;
-          continue;
-        }
-        if (isA2AError(error) || limited) throw error;
-        last = error;
-        failures++;
+        const kind = followFailure(error, this.failedStatus);
+        const after = policy.failed(kind, error);
+        if (after === "throw") throw error;
+        if (after === "poll") this.#pollingAfter(error, kind === "limited");
       }
+    }
+  }
+
+  /** Re-attach the task's stream and read it until reading can stop (`true`) or it drops. */
+  #reattach(id: string, events: StreamTally): Promise<boolean> {
+    const remote = this.#remote;
+    this.call = "SubscribeToTask";
+    return this.consume(
+      (signal) =>
+        remote.client.resubscribeTask({ tenant: remote.tenant, id }, this.options(signal)),
+      events,
+    );
+  }
+
+  #pollingAfter(refusal: unknown, limited: boolean): void {
+    this.#run.logger().debug(
+      `A2A run ${this.#run.id}: SubscribeToTask refused${
+        limited ? " for a limit (HTTP 429)" : ""
+      } (${clipped(messageOf(refusal))}); polling GetTask`,
+    );
+  }
+
+  /** Cancel task `id` (`CancelTask`), bounded by `timeoutMs`; failures are logged, never thrown. */
+  async cancelTask(id: string): Promise<void> {
+    const remote = this.#remote;
+    const deadline = new Deadline(
+      undefined,
+      remote.timeoutMs,
+      () => `the remote agent did not answer CancelTask within ${remote.timeoutMs} ms`,
+    );
+    try {
+      await remote.client.cancelTask(
+        { tenant: remote.tenant, id, metadata: undefined },
+        this.options(deadline.signal),
+      );
+    } catch (error) {
+      const why = deadline.timedOut ? deadline.signal.reason : error;
+      this.#run.logger().debug(
+        `A2A run ${this.#run.id}: CancelTask "${id}": ${clipped(messageOf(why))}`,
+      );
+    } finally {
+      deadline.release();
     }
   }
 }

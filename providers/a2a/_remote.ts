@@ -4,6 +4,7 @@ import type { AgentRef, ContentBlock, Logger } from "@seam/host";
 import type { OutputSchema, SubagentRunPlace } from "@seam/subagent";
 import type { Client } from "@a2a-js/sdk/client";
 import type { SeamMessageFields, SeamRemoteProvider } from "./_extension.ts";
+import type { ReconnectLimits } from "./_reconnect.ts";
 
 /** A live run, as the provider tracks it (disposed with the provider). */
 export interface LiveRun {
@@ -29,13 +30,8 @@ export interface RemoteContext {
   /** The most output one run holds, in characters. */
   readonly maxOutputChars: number;
   readonly pollIntervalMs: number;
-  readonly reconnect: {
-    readonly retries: number;
-    readonly delayMs: number;
-    readonly maxDelayMs: number;
-    /** The most `SubscribeToTask` requests one run makes, whatever they bring. */
-    readonly maxReattaches: number;
-  };
+  /** The bounds of following a task after its stream drops (`pollIntervalMs` among them). */
+  readonly reconnect: ReconnectLimits;
   readonly serviceParameters: Record<string, string> | undefined;
   readonly logger: Logger | undefined;
   readonly offerResume: boolean;

@@ -2,19 +2,12 @@
 // to its end over a stream (re-attached when it drops) or by polling. This
 // is the I/O half; what the remote's answers mean is `_task_reader.ts`, and
 // each request (its bounds, the re-attaching and the polling) `_calls.ts`.
-import {
-  type ContentBlock,
-  type ContentInput,
-  type JsonValue,
-  type Logger,
-  messageOf,
-} from "@seam/host";
+import { type ContentInput, type JsonValue, type Logger, messageOf } from "@seam/host";
 import {
   cancelOnAbort,
   type SubagentFailure,
   type SubagentInputAnswer,
   SubagentInputs,
-  subagentProgress,
   type SubagentResultInput,
   type SubagentResumeRequest,
   type SubagentRunHandle,
@@ -23,15 +16,27 @@ import {
   type SubagentUsageInput,
 } from "@seam/subagent";
 import type { SendMessageRequest } from "@a2a-js/sdk";
-import { Alarm, Deadline, RemoteProtocolError, TimedOut } from "./_async.ts";
+import { type Alarm, RemoteProtocolError, type TimedOut } from "./_async.ts";
 import { RemoteCalls } from "./_calls.ts";
-import { SEAM_EXTENSION_URI } from "./_extension.ts";
+import { rearmsIdle } from "./_reconnect.ts";
 import { clipped, failureOf } from "./_failure.ts";
 import { answerMessage, remoteAskOf } from "./_input_request.ts";
+import {
+  deadlineAlarm,
+  emitHop,
+  emitText,
+  firstRequest,
+  idleAlarm,
+  readerOptions,
+  resumePlan,
+  runHandle,
+  runResult,
+  taskMessage,
+  waitingForAnswer,
+} from "./_run_parts.ts";
 import { type TaskNews, TaskReader } from "./_task_reader.ts";
 import type { RemoteContext, RunPlan } from "./_remote.ts";
-import { traceHeaders } from "./_trace.ts";
-import { blocksToParts, type Piece, sendRequest, userMessage } from "./_wire.ts";
+import { type Piece, sendRequest } from "./_wire.ts";
 
 /**
  * Where a run is:
@@ -87,37 +92,15 @@ export class A2ARun {
     this.#plan = plan;
     this.#inputs = new SubagentInputs(plan.parent.scope, this.id);
     this.#path = [...subagentRunPath(plan.parent.scope), this.id];
-    this.#task = new TaskReader({
-      resourceUris: remote.seam !== undefined,
-      maxOutputChars: remote.maxOutputChars,
-      ...(plan.resumed && remote.seam !== undefined && plan.taskId === undefined
-        ? { continuing: plan.contextId }
-        : {}),
-    });
+    this.#task = new TaskReader(readerOptions(remote, plan));
     this.#calls = new RemoteCalls(remote, plan, this.#task, {
       id: this.id,
       logger: () => this.#logger,
       take: (news) => this.#take(news),
       shouldStop: () => this.#shouldStop(),
     });
-    this.#idle = new Alarm(remote.idleTimeoutMs, () =>
-      this.#expire(
-        new TimedOut(
-          `the remote agent brought nothing new for ${remote.idleTimeoutMs} ms (idleTimeoutMs)`,
-          { option: "idleTimeoutMs", ms: remote.idleTimeoutMs },
-        ),
-      ));
-    const deadlineMs = remote.deadlineMs;
-    this.#deadline = deadlineMs === undefined ? undefined : new Alarm(
-      deadlineMs,
-      () =>
-        this.#expire(
-          new TimedOut(`the run did not end within ${deadlineMs} ms (deadlineMs)`, {
-            option: "deadlineMs",
-            ms: deadlineMs,
-          }),
-        ),
-    );
+    this.#idle = idleAlarm(remote, (why) => this.#expire(why));
+    this.#deadline = deadlineAlarm(remote, (why) => this.#expire(why));
     this.started = new Promise<void>((resolve, reject) => {
       this.#resolveStarted = resolve;
       this.#rejectStarted = reject;
@@ -135,17 +118,11 @@ export class A2ARun {
       this.#logger.error(`A2A run ${this.id} failed unexpectedly`, error);
       this.#fail(error);
     });
-    const handle: { -readonly [K in keyof SubagentRunHandle]: SubagentRunHandle[K] } = {
-      id: this.id,
-      started: this.started,
-      result: this.result,
-      cancel: (reason?: string) => this.cancel(reason),
-      dispose: () => this.dispose(),
-      respond: (requestId, answer) => this.#inputs.respond(requestId, answer),
-    };
-    if (remote.offerSendMessage) handle.sendMessage = (content) => this.sendMessage(content);
-    if (remote.offerResume) handle.resume = (content, request) => this.resume(content, request);
-    this.handle = handle;
+    this.handle = runHandle(
+      this,
+      remote,
+      (requestId, answer) => this.#inputs.respond(requestId, answer),
+    );
   }
 
   get #logger(): Logger {
@@ -203,14 +180,7 @@ export class A2ARun {
         await this.#calls.follow(true);
       }
       if (remote.refreshOnEnd && task.condition === "ended" && !this.#settled) {
-        this.#calls.call = "GetTask";
-        const id = task.taskId!;
-        const snapshot = await this.#calls.unary((signal) =>
-          remote.client.getTask(
-            { tenant: remote.tenant, id, historyLength: 0 },
-            this.#calls.options(signal),
-          )
-        );
+        const snapshot = await this.#calls.getTask(task.taskId!);
         task.replaceArtifacts(snapshot?.artifacts);
         this.#finishFromRemote();
       }
@@ -284,7 +254,7 @@ export class A2ARun {
     if (this.#settled) return;
     // Progress, not any change: a remote flipping back to what it said
     // before (WORKING and SUBMITTED by turns, two words) is idle all the same.
-    if (news.progress) this.#idle.arm();
+    if (rearmsIdle(news)) this.#idle.arm();
     this.#emit(news.text);
     switch (this.#task.condition) {
       case "unknown":
@@ -304,44 +274,15 @@ export class A2ARun {
   }
 
   #request(): SendMessageRequest {
-    const plan = this.#plan;
-    const seam = plan.extension !== undefined;
-    const message = userMessage(blocksToParts(plan.prompt), {
-      contextId: plan.contextId,
-      taskId: plan.taskId,
-      // The run path lets the remote's input requests carry it on up to the root.
-      metadata: seam
-        ? { [SEAM_EXTENSION_URI]: { ...plan.extension, path: this.#path } }
-        : undefined,
-      extensions: seam ? [SEAM_EXTENSION_URI] : undefined,
-    });
-    return sendRequest(this.#remote.tenant, message, !this.#remote.streaming);
+    return firstRequest(this.#remote, this.#plan, this.#path);
   }
 
-  /** Tell the tree where the run went: the remote agent and the task it made. */
   #emitHop(): void {
-    const scope = this.#plan.parent.scope;
-    const taskId = this.#task.taskId;
-    if (taskId === undefined || !scope.hasListeners(subagentProgress)) return;
-    scope.emit(
-      subagentProgress,
-      Object.freeze({
-        ...this.#plan.place,
-        runId: this.id,
-        kind: "remote" as const,
-        remote: Object.freeze({ ...this.#remote.hop, taskId }),
-      }),
-    );
+    emitHop(this.#remote, this.#plan, this.id, this.#task.taskId);
   }
 
   #emit(text: string): void {
-    if (text === "" || this.#settled) return;
-    const scope = this.#plan.parent.scope;
-    if (!scope.hasListeners(subagentProgress)) return;
-    scope.emit(
-      subagentProgress,
-      Object.freeze({ ...this.#plan.place, runId: this.id, kind: "text" as const, text }),
-    );
+    if (!this.#settled) emitText(this.#plan, this.id, text);
   }
 
   // ---- endings ----
@@ -402,50 +343,18 @@ export class A2ARun {
     this.#unbindSignal();
     this.#idle.stop();
     this.#deadline?.stop();
-    const output: ContentBlock[] = pieces.map((piece) =>
-      piece.type === "data" ? { type: "text", text: JSON.stringify(piece.data) } : piece
-    );
     if (wasStarting) {
       this.#rejectStarted(
         new Error(error?.message ?? `the run ended "${stopReason}" before the remote task existed`),
       );
     }
-    const result: {
-      output: ContentBlock[];
-      stopReason: SubagentStopReason;
-      structured?: JsonValue;
-      error?: SubagentFailure;
-      usage?: SubagentUsageInput;
-    } = { output, stopReason };
-    if (structured !== undefined) result.structured = structured;
-    if (error !== undefined) result.error = error;
-    // A seam gateway reports its run's usage; any other agent leaves it partial.
-    if (usage !== undefined) result.usage = usage;
+    const result = runResult(stopReason, pieces, error, structured, usage);
     this.#resolveResult(result);
   }
 
   /** Cancel the remote task (`CancelTask`), once; failures are logged, never thrown. */
   #cancelRemote(): Promise<void> {
-    return this.#remoteCancel ??= (async () => {
-      const remote = this.#remote;
-      const id = this.#task.taskId!;
-      const deadline = new Deadline(
-        undefined,
-        remote.timeoutMs,
-        () => `the remote agent did not answer CancelTask within ${remote.timeoutMs} ms`,
-      );
-      try {
-        await remote.client.cancelTask(
-          { tenant: remote.tenant, id, metadata: undefined },
-          this.#calls.options(deadline.signal),
-        );
-      } catch (error) {
-        const why = deadline.timedOut ? deadline.signal.reason : error;
-        this.#logger.debug(`A2A run ${this.id}: CancelTask "${id}": ${clipped(messageOf(why))}`);
-      } finally {
-        deadline.release();
-      }
-    })();
+    return this.#remoteCancel ??= this.#calls.cancelTask(this.#task.taskId!);
   }
 
   // ---- the handle ----
@@ -497,26 +406,13 @@ export class A2ARun {
     }
     if (this.#state === "asking" || this.#task.condition === "interrupted") {
       // The remote would take any message now as the answer to what it asks.
-      const waiting = this.#inputs.pending.map((r) => `"${r.id}"`).join(", ");
-      throw new TypeError(
-        `Cannot send a message to run "${this.id}": its remote task waits for an answer${
-          waiting === "" ? "" : ` to input request ${waiting}`
-        }; answer it with respond()`,
-      );
+      throw new TypeError(waitingForAnswer(this.id, this.#inputs.pending));
     }
     const remote = this.#remote;
-    const blocks = toBlocks(content);
-    const message = userMessage(blocksToParts(blocks), {
-      taskId: this.#task.taskId,
-      contextId: this.#task.contextId,
-      extensions: remote.seam ? [SEAM_EXTENSION_URI] : undefined,
-    });
+    const request = taskMessage(remote, content, this.#task.taskId, this.#task.contextId);
     try {
       await this.#calls.unary((signal) =>
-        remote.client.sendMessage(
-          sendRequest(remote.tenant, message, true),
-          this.#calls.options(signal),
-        )
+        remote.client.sendMessage(request, this.#calls.options(signal))
       );
     } catch (error) {
       throw new Error(
@@ -544,37 +440,15 @@ export class A2ARun {
       ? task.taskId
       : undefined;
     if (continueTask !== undefined) this.#state = "handed-over";
-    const plan = this.#plan;
-    const run = new A2ARun(this.#remote, {
-      prompt: toBlocks(content),
-      parent: plan.parent,
-      depth: plan.depth,
-      ...(plan.place ? { place: plan.place } : {}),
-      // A continuation is a run of its own: the remote side hangs under its span.
-      traceHeaders: traceHeaders(request?.traceContext),
-      // A continuation keeps the first run's settings: the caller's depth travels, and
-      // so do the depth cap and the budget on a context continuation, so a seam gateway
-      // that kept no run for the context (and starts a fresh one) still applies them
-      // (one that kept it finds the same budget and lets it pass).
-      extension: this.#remote.seam
-        ? {
-          depth: plan.depth,
-          ...(continueTask === undefined && plan.extension?.maxDepth !== undefined
-            ? { maxDepth: plan.extension.maxDepth }
-            : {}),
-          ...(continueTask === undefined && plan.extension?.budget !== undefined
-            ? { budget: plan.extension.budget }
-            : {}),
-        }
-        : undefined,
-      contextId: task.contextId,
-      taskId: continueTask,
-      resumed: true,
-    });
+    const plan = resumePlan(
+      this.#remote,
+      this.#plan,
+      content,
+      request,
+      task.contextId,
+      continueTask,
+    );
+    const run = new A2ARun(this.#remote, plan);
     return run.handle;
   }
-}
-
-function toBlocks(content: ContentInput): readonly ContentBlock[] {
-  return typeof content === "string" ? [{ type: "text", text: content }] : content;
 }

@@ -3,18 +3,14 @@
 // client's shapes), keeps the task's id, state, artifacts and last word,
 // says what each event brought, and turns the task's end into an outcome.
 // No I/O, no timers: `_run.ts` does the talking.
-import type { JsonValue } from "@seam/host";
-import {
-  type OutputSchema,
-  type SubagentFailure,
-  type SubagentStopReason,
-  type SubagentUsageInput,
-  validateStructuredOutput,
-} from "@seam/subagent";
+import type { OutputSchema } from "@seam/subagent";
 import type { Artifact, Message, StreamResponse, Task, TaskStatus } from "@a2a-js/sdk";
 import { type FailureData, OutputLimitError, RemoteProtocolError } from "./_async.ts";
-import { clipped, failure } from "./_failure.ts";
+import { clipped } from "./_failure.ts";
 import { readSeamReport, type SeamTaskReport } from "./_extension.ts";
+import { type TaskOutcome, taskOutcome } from "./_task_outcome.ts";
+
+export { stopReasonOf, type TaskOutcome } from "./_task_outcome.ts";
 import { Digest, Seen } from "./_seen.ts";
 import {
   appendPieces,
@@ -50,16 +46,6 @@ export interface TaskNews {
   readonly progress: boolean;
   /** Whether this made the task (or the reply) known for the first time. */
   readonly first: boolean;
-}
-
-/** How a run ends from what the remote said: a stop reason, its output, what went wrong. */
-export interface TaskOutcome {
-  readonly stopReason: SubagentStopReason;
-  readonly pieces: Piece[];
-  readonly error?: SubagentFailure;
-  readonly structured?: JsonValue;
-  /** The remote run's usage, when a seam gateway reported it. */
-  readonly usage?: SubagentUsageInput;
 }
 
 /** What the reader needs to know about the run. */
@@ -321,137 +307,27 @@ export class TaskReader {
   }
 
   /**
-   * The outcome of a task that ended here (or stopped for input): the exact
-   * stop reason a seam gateway reports, else the state's; the output is the
-   * agent's own words (its artifacts, else its last word), what went wrong
-   * is the `error`; the structured value for an `outputSchema`. A remote end
-   * other than by this run's own cancel is never `aborted`: a task cancelled
-   * over there ends `error` (`REMOTE_CANCELED`) with the remote's reason.
-   * `refused`: why the interruption's input request was refused (the run
-   * ends at it).
+   * The outcome of a task that ended here (or stopped for input): see
+   * {@linkcode taskOutcome}. `refused`: why the interruption's input request
+   * was refused (the run ends at it).
    */
   outcome(
     schema: OutputSchema | undefined,
     offerResume: boolean,
     refused?: string,
   ): TaskOutcome {
-    const state = this.#state;
-    const report = this.#report;
-    const exact = report?.stopReason;
-    let stopReason: SubagentStopReason = exact ?? stopReasonOf(state);
-    const pieces = this.pieces();
-    // The remote's words in the error (its last word, a seam gateway's error) can be
-    // any length: they are clipped, not the error's own words around them.
-    const said = this.#statusMessage ? clipped(textOfPieces(this.#statusMessage.pieces)) : "";
-    const data: FailureData = { state: stateName(state), ...this.#ids() };
-    let error: SubagentFailure | undefined;
-    if (exact !== undefined) {
-      // A seam gateway's output is the remote run's output, exactly; its word on
-      // the end (the task's status message) is the reason.
-      const reason = said !== "" ? `: ${said}` : "";
-      if (exact === "aborted") {
-        stopReason = "error";
-        error = failure(
-          "REMOTE_CANCELED",
-          `the remote run was aborted over there, not by this run${reason}`,
-          data,
-        );
-      } else if (report?.error !== undefined && exact !== "completed") {
-        error = typeof report.error === "string"
-          ? failure("CHILD_FAILED", `the remote run broke down: ${clipped(report.error)}`, data)
-          : {
-            ...report.error,
-            message: clipped(report.error.message),
-            data: isPlainData(report.error.data) ? { ...data, ...report.error.data } : {
-              ...data,
-              ...(report.error.data === undefined ? {} : { remote: report.error.data }),
-            },
-          };
-      } else if (exact === "error") {
-        error = failure("CHILD_FAILED", `the remote run failed${reason}`, data);
-      }
-    } else {
-      // The agent's last word: the output when there is no other, else part of the reason.
-      const usedAsOutput = pieces.length === 0 && this.#statusMessage !== undefined &&
-        this.#statusMessage.pieces.length > 0;
-      if (usedAsOutput) pieces.push(...this.#statusMessage!.pieces);
-      const reason = said !== "" && !usedAsOutput ? `: ${said}` : "";
-      switch (state) {
-        case TaskStates.COMPLETED:
-        case TaskStates.REJECTED:
-          break;
-        case TaskStates.INPUT_REQUIRED:
-        case TaskStates.AUTH_REQUIRED:
-          error = failure(
-            state === TaskStates.INPUT_REQUIRED ? "INPUT_REQUIRED" : "AUTH_REQUIRED",
-            `the remote agent stopped in ${stateName(state)}${reason}: it needs ${
-              state === TaskStates.INPUT_REQUIRED ? "more input" : "authentication"
-            } to go on${
-              refused === undefined ? "" : `, and its input request was refused (${refused})`
-            }${offerResume ? "; resume() answers it on the same task" : ""}`,
-            data,
-          );
-          break;
-        case TaskStates.CANCELED:
-          stopReason = "error";
-          error = failure(
-            "REMOTE_CANCELED",
-            `the remote agent cancelled the task (${stateName(state)}), not this run${
-              said !== "" ? `: ${said}` : ""
-            }`,
-            data,
-          );
-          break;
-        default:
-          error = failure(
-            "CHILD_FAILED",
-            `the remote task ended in ${stateName(state)}${reason}`,
-            data,
-          );
-      }
-    }
-    let structured: JsonValue | undefined;
-    if (schema !== undefined && stopReason === "completed") {
-      let index = -1;
-      for (let i = pieces.length - 1; i >= 0 && index < 0; i--) {
-        if (pieces[i].type === "data") index = i;
-      }
-      if (index < 0) {
-        stopReason = "error";
-        error = failure(
-          "NO_STRUCTURED_RESULT",
-          "the remote agent completed without a structured result (no data part), although an outputSchema was requested",
-          data,
-        );
-      } else {
-        const value = (pieces[index] as { data: JsonValue }).data;
-        const issues = validateStructuredOutput(schema, value);
-        if (issues.length > 0) {
-          stopReason = "error";
-          error = failure(
-            "INVALID_STRUCTURED_RESULT",
-            `the remote agent's structured result does not match the outputSchema: ${
-              clipped(issues.map((issue) => `${issue.path} ${issue.message}`).join("; "))
-            }`,
-            data,
-          );
-        } else {
-          pieces.splice(index, 1);
-          structured = value;
-        }
-      }
-    }
-    const outcome: {
-      stopReason: SubagentStopReason;
-      pieces: Piece[];
-      error?: SubagentFailure;
-      structured?: JsonValue;
-      usage?: SubagentUsageInput;
-    } = { stopReason, pieces };
-    if (report?.usage !== undefined) outcome.usage = report.usage;
-    if (error !== undefined) outcome.error = error;
-    if (structured !== undefined) outcome.structured = structured;
-    return outcome;
+    return taskOutcome(
+      {
+        state: this.#state,
+        report: this.#report,
+        pieces: this.pieces(),
+        statusPieces: this.#statusMessage?.pieces,
+        ids: this.#ids(),
+      },
+      schema,
+      offerResume,
+      refused,
+    );
   }
 
   #ids(): FailureData {
@@ -618,23 +494,5 @@ export class TaskReader {
         { option: "maxOutputChars", maxOutputChars: max },
       );
     }
-  }
-}
-
-function isPlainData(value: unknown): value is FailureData {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-/** The stop reason of a terminal (or interrupted) A2A state, without the seam extension. */
-export function stopReasonOf(state: number): SubagentStopReason {
-  switch (state) {
-    case TaskStates.COMPLETED:
-      return "completed";
-    case TaskStates.CANCELED:
-      return "aborted";
-    case TaskStates.REJECTED:
-      return "refusal";
-    default:
-      return "error";
   }
 }

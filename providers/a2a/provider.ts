@@ -1,4 +1,4 @@
-import { hostKey, isRecord, messageOf } from "@seam/host";
+import { hostKey, isRecord } from "@seam/host";
 import {
   delegationContextKey,
   type SubagentCapabilities,
@@ -7,24 +7,12 @@ import {
   type SubagentRunHandle,
   tighterDepthCap,
 } from "@seam/subagent";
-import type { AgentCard } from "@a2a-js/sdk";
-import {
-  ClientFactory,
-  ClientFactoryOptions,
-  DefaultAgentCardResolver,
-  JsonRpcTransportFactory,
-  RestTransportFactory,
-} from "@a2a-js/sdk/client";
-import { cardUrlOf, fetchCard, screenInterfaces } from "./_card.ts";
+import { cardUrlOf, fetchCard } from "./_card.ts";
+import { addressedProvider, clientFor } from "./_connect.ts";
 import { bearerFetch, guardFetch, policyFetch } from "./_fetch.ts";
+import { resolveOptions } from "./_options.ts";
 import { traceHeaders } from "./_trace.ts";
-import {
-  readSeamCard,
-  SEAM_EXTENSION_URI,
-  type SeamCard,
-  type SeamMessageFields,
-  type SeamRemoteProvider,
-} from "./_extension.ts";
+import { SEAM_EXTENSION_URI, type SeamMessageFields } from "./_extension.ts";
 import type { RemoteContext } from "./_remote.ts";
 import { A2ARun } from "./_run.ts";
 import type { A2ABinding, A2AProvider, A2AProviderOptions, A2ARemoteInfo } from "./types.ts";
@@ -36,52 +24,6 @@ const NO_CAPABILITIES: SubagentCapabilities = Object.freeze({
   persona: false,
   budget: false,
 });
-
-const OPTION_KEYS = new Set([
-  "url",
-  "card",
-  "name",
-  "provider",
-  "binding",
-  "token",
-  "fetch",
-  "timeoutMs",
-  "idleTimeoutMs",
-  "deadlineMs",
-  "maxOutputChars",
-  "redirects",
-  "sameOriginInterfaces",
-  "reconnect",
-  "pollIntervalMs",
-  "resume",
-  "sendMessage",
-  "logger",
-]);
-
-function bad(message: string): never {
-  throw new TypeError(`Cannot create A2A provider: ${message}`);
-}
-
-/** The longest wait a timer takes (2^31 - 1 ms, about 24.8 days). */
-const MAX_WAIT_MS = 2_147_483_647;
-
-function checkInteger(
-  value: unknown,
-  name: string,
-  fallback: number,
-  min = 0,
-  max = MAX_WAIT_MS,
-): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new RangeError(
-      `Cannot create A2A provider: ${name} must be an integer from ${min} to ${max}, got ${
-        String(value)
-      }`,
-    );
-  }
-  return value;
-}
 
 /**
  * Create a provider whose children run on a remote A2A v1.0 agent: another
@@ -232,96 +174,10 @@ function checkInteger(
  * ```
  */
 export async function createA2AProvider(options: A2AProviderOptions): Promise<A2AProvider> {
-  if (options === null || typeof options !== "object" || Array.isArray(options)) {
-    bad("options must be an object");
-  }
-  for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.has(key)) {
-      bad(`unknown option "${key}" (known: ${[...OPTION_KEYS].join(", ")})`);
-    }
-  }
-  const {
-    url,
-    card,
-    name = "a2a",
-    provider: wanted,
-    binding,
-    token,
-    fetch: customFetch,
-    reconnect,
-    resume = true,
-    sendMessage,
-    logger,
-  } = options;
-  if ((url === undefined) === (card === undefined)) {
-    bad("give exactly one of options.url and options.card");
-  }
-  if (card !== undefined && !isRecord(card)) bad("options.card must be an agent card object");
-  if (typeof name !== "string" || name === "") bad("options.name must be a non-empty string");
-  if (wanted !== undefined && (typeof wanted !== "string" || wanted === "")) {
-    bad("options.provider must be a non-empty string");
-  }
-  if (binding !== undefined && binding !== "JSONRPC" && binding !== "HTTP+JSON") {
-    bad(`options.binding must be "JSONRPC" or "HTTP+JSON", got ${JSON.stringify(binding)}`);
-  }
-  if (token !== undefined && (typeof token !== "string" || token === "" || /\s/.test(token))) {
-    bad("options.token must be a non-empty string without whitespace");
-  }
-  if (customFetch !== undefined && typeof customFetch !== "function") {
-    bad("options.fetch must be a function");
-  }
-  if (typeof resume !== "boolean") bad("options.resume must be a boolean");
-  if (sendMessage !== undefined && typeof sendMessage !== "boolean") {
-    bad("options.sendMessage must be a boolean");
-  }
-  if (
-    logger !== undefined &&
-    (logger === null || typeof (logger as { warn?: unknown }).warn !== "function")
-  ) {
-    bad("options.logger must be a Logger");
-  }
-  const timeoutMs = checkInteger(options.timeoutMs, "options.timeoutMs", 30_000, 1);
-  const pollIntervalMs = checkInteger(options.pollIntervalMs, "options.pollIntervalMs", 500, 1);
-  const idleTimeoutMs = checkInteger(options.idleTimeoutMs, "options.idleTimeoutMs", 300_000, 1);
-  const deadlineMs = options.deadlineMs === undefined
-    ? undefined
-    : checkInteger(options.deadlineMs, "options.deadlineMs", 0, 1);
-  const maxOutputChars = checkInteger(
-    options.maxOutputChars,
-    "options.maxOutputChars",
-    4_000_000,
-    1,
-    Math.floor(Number.MAX_SAFE_INTEGER / 4),
-  );
-  const { redirects = "refuse", sameOriginInterfaces = false } = options;
-  if (redirects !== "refuse" && redirects !== "same-origin") {
-    bad(`options.redirects must be "refuse" or "same-origin", got ${JSON.stringify(redirects)}`);
-  }
-  if (typeof sameOriginInterfaces !== "boolean") {
-    bad("options.sameOriginInterfaces must be a boolean");
-  }
-  if (sameOriginInterfaces && url === undefined) {
-    bad("options.sameOriginInterfaces needs options.url (a card given as is has no origin)");
-  }
-  if (reconnect !== undefined && reconnect !== false && !isRecord(reconnect)) {
-    bad("options.reconnect must be a policy object or false");
-  }
-  const policy = reconnect === false ? undefined : reconnect;
-  const retries = reconnect === false
-    ? 0
-    : checkInteger(policy?.retries, "options.reconnect.retries", 3);
-  const delayMs = checkInteger(policy?.delayMs, "options.reconnect.delayMs", 200);
-  const maxDelayMs = checkInteger(policy?.maxDelayMs, "options.reconnect.maxDelayMs", 5_000);
-  const maxReattaches = checkInteger(
-    policy?.maxReattaches,
-    "options.reconnect.maxReattaches",
-    100,
-    0,
-    1_000_000,
-  );
-
-  const baseFetch: typeof fetch = customFetch
-    ? guardFetch(customFetch)
+  const resolved = resolveOptions(options);
+  const { url, card, name, token, redirects, maxOutputChars, timeoutMs } = resolved;
+  const baseFetch: typeof fetch = resolved.fetch
+    ? guardFetch(resolved.fetch)
     : (input, init) => fetch(input, init);
   const wireFetch = policyFetch(baseFetch, { redirects, maxBodyBytes: maxOutputChars * 4 });
   const fetchImpl = token ? bearerFetch(wireFetch, token) : wireFetch;
@@ -331,76 +187,9 @@ export async function createA2AProvider(options: A2AProviderOptions): Promise<A2
   const raw: Record<string, unknown> = cardUrl
     ? await fetchCard(cardUrl, fetchImpl, timeoutMs)
     : JSON.parse(JSON.stringify(card)) as Record<string, unknown>;
-
-  let seamCard: SeamCard | undefined;
-  try {
-    seamCard = readSeamCard(raw);
-  } catch (error) {
-    throw new Error(`Cannot create A2A provider: the agent card ${where}: ${messageOf(error)}`);
-  }
-  let seam: SeamRemoteProvider | undefined;
-  if (seamCard) {
-    const addressed = wanted ?? seamCard.provider;
-    const known = [...seamCard.providers.keys()].join(", ") || "none";
-    if (addressed === undefined) {
-      throw new Error(
-        `Cannot create A2A provider: the seam gateway ${where} has no provider to address (registered: ${known})`,
-      );
-    }
-    seam = seamCard.providers.get(addressed);
-    if (!seam) {
-      throw new Error(
-        `Cannot create A2A provider: the seam gateway ${where} has no provider "${addressed}" (registered: ${known})`,
-      );
-    }
-  } else if (wanted !== undefined) {
-    bad(
-      `options.provider ("${wanted}") addresses a provider of a seam gateway, but the agent ${where} declares no seam extension`,
-    );
-  }
-
-  const legacyCompat = { enabled: true };
-  const resolver = new DefaultAgentCardResolver({ fetchImpl, legacyCompat });
-  const factory = new ClientFactory(
-    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [
-        new JsonRpcTransportFactory({ fetchImpl, legacyCompat }),
-        new RestTransportFactory({ fetchImpl, legacyCompat }),
-      ],
-      ...(binding ? { preferredTransports: [binding] } : {}),
-      // The card is read, normalized and screened here: the factory takes it as it is.
-      cardResolver: {
-        resolve: () => Promise.reject(new Error("the card is read by createA2AProvider")),
-        normalizeAgentCard: (card) => card as AgentCard,
-      },
-    }),
-  );
-  const unusable: (error: unknown) => never = (error) => {
-    throw new Error(
-      `Cannot create A2A provider: the agent card ${where} is not usable (it needs a JSONRPC or HTTP+JSON interface of A2A 1.0 or 0.3): ${
-        messageOf(error)
-      }`,
-      { cause: error },
-    );
-  };
-  let normalized;
-  try {
-    normalized = resolver.normalizeAgentCard(raw as never);
-  } catch (error) {
-    unusable(error);
-  }
-  // Only http(s) interfaces (and only the card's origin, when asked) reach the SDK's choice.
-  const screened = screenInterfaces(
-    normalized!,
-    where,
-    sameOriginInterfaces ? new URL(cardUrl!).origin : undefined,
-  );
-  let client;
-  try {
-    client = await factory.createFromAgentCard(screened);
-  } catch (error) {
-    unusable(error);
-  }
+  const seam = addressedProvider(raw, resolved.wanted, where);
+  const origin = resolved.sameOriginInterfaces ? new URL(cardUrl!).origin : undefined;
+  const client = await clientFor(raw, fetchImpl, resolved.binding, where, origin);
   const capabilities = raw.capabilities;
   const streaming = isRecord(capabilities) && capabilities.streaming === true;
 
@@ -413,15 +202,15 @@ export async function createA2AProvider(options: A2AProviderOptions): Promise<A2
     seam,
     streaming,
     timeoutMs,
-    idleTimeoutMs,
-    deadlineMs,
+    idleTimeoutMs: resolved.idleTimeoutMs,
+    deadlineMs: resolved.deadlineMs,
     maxOutputChars,
-    pollIntervalMs,
-    reconnect: { retries, delayMs, maxDelayMs, maxReattaches },
+    pollIntervalMs: resolved.reconnect.pollIntervalMs,
+    reconnect: resolved.reconnect,
     serviceParameters: seam ? { "A2A-Extensions": SEAM_EXTENSION_URI } : undefined,
-    logger,
-    offerResume: resume,
-    offerSendMessage: sendMessage ?? seam !== undefined,
+    logger: resolved.logger,
+    offerResume: resolved.resume,
+    offerSendMessage: resolved.sendMessage ?? seam !== undefined,
     refreshOnEnd: client.transport.protocolName === "HTTP+JSON" &&
       client.protocolVersion.startsWith("0."),
     live: new Set(),

@@ -1,8 +1,8 @@
 // Authentication: which of the methods an agent advertises in `initialize`
 // (`authMethods`) to send `authenticate` with, and how to list them when the
 // agent answers -32000 "Authentication required".
-import { isRecord } from "@seam/host";
-import { cut, quoted } from "./_failure.ts";
+import { isRecord, type Logger } from "@seam/host";
+import { AcpError, cut, quoted } from "./_failure.ts";
 
 /** One advertised method, read defensively. */
 export interface AuthMethod {
@@ -86,4 +86,35 @@ export function describeAuthMethods(
   return `; the agent offers these authentication methods: ${
     listed.join(", ")
   } (pass the variables of an env_var method in config.env, or pick one with config.authMethod)`;
+}
+
+/**
+ * Send `authenticate` with `config.authMethod`, else with the first
+ * `env_var` method of `methods` whose variables are all set in `config.env`,
+ * else nothing (`request` sends it; `failed` words its error answer).
+ */
+export async function authenticate(
+  methods: readonly AuthMethod[],
+  config: { readonly authMethod: string | undefined; readonly env: Record<string, string> },
+  logger: Logger,
+  request: (methodId: string) => Promise<unknown>,
+  failed: (method: string, error: unknown) => Error,
+): Promise<void> {
+  const { authMethod, env } = config;
+  const method = chooseAuthMethod(methods, env, authMethod);
+  if (authMethod !== undefined && method === undefined) {
+    throw new AcpError(
+      "AUTH_REQUIRED",
+      `config.authMethod is "${authMethod}", which the ACP agent does not offer${
+        describeAuthMethods(methods, env)
+      }`,
+    );
+  }
+  if (method === undefined) return;
+  logger.debug(`Authenticating with the ACP agent's method ${quoted(method.id)}`);
+  try {
+    await request(method.id);
+  } catch (error) {
+    throw failed(`authenticate (method ${quoted(method.id)})`, error);
+  }
 }

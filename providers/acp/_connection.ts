@@ -8,12 +8,19 @@
 // @ts-types="@agentclientprotocol/sdk"
 import * as acp from "./_acp_sdk.bundle.js";
 import type { Logger } from "@seam/host";
-import { isRecord, textHead } from "@seam/host";
+import { isRecord } from "@seam/host";
 import { deferred, settledWithin } from "./_async.ts";
 import { type AgentInfo, agentInfoOf, protocolMismatch, requestError } from "./_answers.ts";
-import { chooseAuthMethod, describeAuthMethods } from "./_auth.ts";
+import { authenticate } from "./_auth.ts";
 import { AcpError, type AcpFailureCode, cut, quoted } from "./_failure.ts";
-import { EarlyUpdates } from "./_early.ts";
+import { InboundScreen } from "./_inbound.ts";
+import { PromptOrder } from "./_prompt_order.ts";
+import {
+  type PermissionOutcome,
+  type PermissionParams,
+  SessionRoutes,
+  type SessionSink,
+} from "./_session_routes.ts";
 import { LineFramer } from "./_framing.ts";
 import {
   type AgentProcess,
@@ -39,46 +46,16 @@ export interface ConnectionConfig {
   readonly authMethod: string | undefined;
 }
 
-/** A permission option as the agent offered it. */
-export interface PermissionOptionWire {
-  readonly optionId: string;
-  readonly name: string;
-  readonly kind: string;
-}
-
-/** The agent's `session/request_permission` params. */
-export interface PermissionParams {
-  readonly toolCall: Json;
-  readonly options: readonly PermissionOptionWire[];
-}
-
-/** The answer to a permission request. */
-export type PermissionOutcome =
-  | { readonly outcome: "cancelled" }
-  | { readonly outcome: "selected"; readonly optionId: string };
-
-/** Where one session's traffic goes. */
-export interface SessionSink {
-  /** One `session/update` object (untrusted JSON), in wire order. */
-  update(update: unknown): void;
-  /** Decide a permission request; `signal` aborts when the agent withdraws it. */
-  permission(params: PermissionParams, signal: AbortSignal): Promise<PermissionOutcome>;
-}
+export type {
+  PermissionOptionWire,
+  PermissionOutcome,
+  PermissionParams,
+  SessionSink,
+} from "./_session_routes.ts";
 
 const CANCELLED: PermissionOutcome = Object.freeze({ outcome: "cancelled" });
 /** How long to wait for the other half (exit or stdout EOF) when one is seen. */
 const DRAIN_MS = 250;
-/**
- * Lines that are not JSON-RPC tolerated before the agent's first message (a
- * banner, a stray debug print); more, and it is not speaking ACP at all.
- */
-const GARBAGE_BEFORE_PROTOCOL = 100;
-/** Requests remembered as unanswered at most (see `#outstanding`). */
-const OUTSTANDING_MAX = 4096;
-/** The most characters of an unplaceable answer's id or message quoted. */
-const QUOTED_CHARS = 600;
-/** Garbage lines logged one by one; the rest are only counted. */
-const GARBAGE_LOGGED = 20;
 const CLIENT_VERSION = "0.1.0";
 
 const encoder = new TextEncoder();
@@ -100,28 +77,21 @@ export class AgentConnection {
   #failure: Error | undefined;
   #failureListeners = new Set<(error: Error) => void>();
   #info: AgentInfo | undefined;
-  #sinks = new Map<string, SessionSink>();
-  #early = new EarlyUpdates();
-  #creating = 0;
-  #creatingIdle = deferred();
+  readonly #routes: SessionRoutes;
+  readonly #inbound: InboundScreen;
   #stdoutEnded = deferred();
   #gone: Promise<void> | undefined;
   #holders = 0;
   #disposal: Promise<void> | undefined;
-  /** Whether a JSON-RPC message came from the agent yet. */
-  #spoke = false;
   /** Per session, the prompt request asked of the SDK and not yet on stdin. */
-  #unsentPrompts = new Map<string, ReturnType<typeof deferred<void>>>();
-  /** Ids of the requests sent and not yet answered. */
-  #outstanding = new Set<string | number>();
-  #garbageLines = 0;
-  #firstGarbage: string | undefined;
+  readonly #prompts = new PromptOrder();
   #authenticated: Promise<void> | undefined;
 
   constructor(config: ConnectionConfig) {
     this.#config = config;
     this.#logger = config.logger;
-    this.#creatingIdle.resolve();
+    this.#routes = new SessionRoutes(config.logger);
+    this.#inbound = new InboundScreen(config.logger);
     const framer = new LineFramer(config.maxMessageBytes, {
       message: (message, bytes) => this.#onMessage(message, bytes),
       garbage: (line) => this.#onGarbage(line),
@@ -245,29 +215,15 @@ export class AgentConnection {
    * variables are all set, else nothing. Memoized (once per process).
    */
   authenticated(): Promise<void> {
-    return this.#authenticated ??= this.ready.then(async (info) => {
-      const { authMethod, env } = this.#config;
-      const method = chooseAuthMethod(info.authMethods, env, authMethod);
-      if (authMethod !== undefined && method === undefined) {
-        throw new AcpError(
-          "AUTH_REQUIRED",
-          `config.authMethod is "${authMethod}", which the ACP agent does not offer${
-            describeAuthMethods(info.authMethods, env)
-          }`,
-        );
-      }
-      if (method === undefined) return;
-      this.#logger.debug(`Authenticating with the ACP agent's method ${quoted(method.id)}`);
-      try {
-        await this.#client!.agent.request(acp.methods.agent.authenticate, { methodId: method.id });
-      } catch (error) {
-        throw this.#requestError(
-          `authenticate (method ${quoted(method.id)})`,
-          error,
-          "AUTH_REQUIRED",
-        );
-      }
-    });
+    return this.#authenticated ??= this.ready.then((info) =>
+      authenticate(
+        info.authMethods,
+        this.#config,
+        this.#logger,
+        (methodId) => this.#client!.agent.request(acp.methods.agent.authenticate, { methodId }),
+        (method, error) => this.#requestError(method, error, "AUTH_REQUIRED"),
+      )
+    );
   }
 
   /** {@linkcode requestError}, with what `initialize` told and the agent's env. */
@@ -296,7 +252,7 @@ export class AgentConnection {
     signal: AbortSignal,
     meta?: Record<string, string>,
   ): Promise<string> {
-    if (this.#creating++ === 0) this.#creatingIdle = deferred();
+    const created = this.#routes.creating();
     try {
       const response = await this.#client!.agent.request(acp.methods.agent.session.new, {
         cwd,
@@ -312,7 +268,7 @@ export class AgentConnection {
           `the ACP agent answered session/new without a session id: ${quoted(response)}`,
         );
       }
-      if (this.#sinks.has(sessionId)) {
+      if (this.#routes.has(sessionId)) {
         // Attached, it would take the traffic of the run whose session it is
         // (reuseProcess); closed, that run's session.
         throw new AcpError(
@@ -326,23 +282,16 @@ export class AgentConnection {
         this.closeSession(sessionId).catch(noop);
         throw new Error("the run ended before the session was opened");
       }
-      this.#sinks.set(sessionId, sink);
-      for (const update of this.#early.take(sessionId)) sink.update(update);
+      this.#routes.attach(sessionId, sink);
       return sessionId;
     } finally {
-      if (--this.#creating === 0) {
-        const unclaimed = this.#early.clear();
-        if (unclaimed > 0) {
-          this.#logger.debug(`Dropped ${unclaimed} updates for sessions the agent never opened`);
-        }
-        this.#creatingIdle.resolve();
-      }
+      created();
     }
   }
 
   /** Stop routing `sessionId`'s traffic. */
   detach(sessionId: string): void {
-    this.#sinks.delete(sessionId);
+    this.#routes.detach(sessionId);
   }
 
   /**
@@ -350,8 +299,7 @@ export class AgentConnection {
    * context); resolves with the agent's stop reason as sent.
    */
   async prompt(sessionId: string, prompt: Json[], meta?: Record<string, string>): Promise<unknown> {
-    const unsent = deferred();
-    this.#unsentPrompts.set(sessionId, unsent);
+    const unsent = this.#prompts.asked(sessionId);
     let response: Json;
     try {
       response = await this.#client!.agent.request(acp.methods.agent.session.prompt, {
@@ -363,16 +311,9 @@ export class AgentConnection {
       throw this.#requestError("session/prompt", error, "CHILD_FAILED");
     } finally {
       // Never written (the connection failed first): release a waiting cancel.
-      this.#promptWritten(sessionId, unsent);
+      this.#prompts.written(sessionId, unsent);
     }
     return isRecord(response) ? response.stopReason : undefined;
-  }
-
-  /** The session's prompt request reached stdin (or never will): a cancel may follow. */
-  #promptWritten(sessionId: string, unsent = this.#unsentPrompts.get(sessionId)): void {
-    if (!unsent || this.#unsentPrompts.get(sessionId) !== unsent) return;
-    this.#unsentPrompts.delete(sessionId);
-    unsent.resolve();
   }
 
   /**
@@ -384,14 +325,12 @@ export class AgentConnection {
    */
   cancel(sessionId: string): void {
     const message = { jsonrpc: "2.0", method: "session/cancel", params: { sessionId } };
-    const unsent = this.#unsentPrompts.get(sessionId);
-    if (unsent) unsent.promise.then(() => this.#writeRaw(message));
-    else this.#writeRaw(message);
+    this.#prompts.after(sessionId, () => this.#writeRaw(message));
   }
 
   /** Send `session/close` when the agent supports it; rejects on an error answer. */
   async closeSession(sessionId: string): Promise<void> {
-    this.#sinks.delete(sessionId);
+    this.#routes.detach(sessionId);
     if (!this.#info?.canCloseSessions || !this.usable) return;
     await this.#client!.agent.request(acp.methods.agent.session.close, { sessionId });
   }
@@ -419,87 +358,22 @@ export class AgentConnection {
   }
 
   #onGarbage(line: string): void {
-    const count = ++this.#garbageLines;
-    this.#firstGarbage ??= line;
-    if (count <= GARBAGE_LOGGED) {
-      this.#logger.warn(
-        `Ignored a line on the ACP agent's stdout that is not a JSON-RPC message: ${line}`,
-      );
-    } else if (count === GARBAGE_LOGGED + 1) {
-      this.#logger.warn("The ACP agent keeps printing lines that are not JSON-RPC: counting them");
-    }
-    if (!this.#spoke && count > GARBAGE_BEFORE_PROTOCOL) {
-      this.#fail(
-        new AcpError(
-          "PROTOCOL_ERROR",
-          `the command does not speak ACP: its first ${count} lines on stdout were not JSON-RPC messages (the first: ${
-            JSON.stringify(this.#firstGarbage)
-          })`,
-        ),
-      );
-    }
+    const error = this.#inbound.garbage(line);
+    if (error) this.#fail(error);
   }
 
   /** `; …` naming the garbage the agent printed before any message, or "". */
   garbageNote(): string {
-    if (this.#spoke || this.#garbageLines === 0) return "";
-    const lines = this.#garbageLines === 1 ? "1 line" : `${this.#garbageLines} lines`;
-    return `; it printed ${lines} on stdout that ${
-      this.#garbageLines === 1 ? "is" : "are"
-    } not JSON-RPC (the first: ${JSON.stringify(this.#firstGarbage)})`;
+    return this.#inbound.note();
   }
 
   #onMessage(message: Json, bytes: number): void {
-    const isResponse = !("method" in message) && "id" in message &&
-      ("result" in message || "error" in message);
-    if (!("method" in message) && !isResponse) {
-      // An object that is no JSON-RPC message (a structured log line, say).
-      this.#onGarbage(quoted(message));
-      return;
-    }
-    this.#spoke = true;
+    const verdict = this.#inbound.screen(message);
+    if (verdict === "garbage") return this.#onGarbage(quoted(message));
+    if (verdict instanceof Error) return this.#fail(verdict);
+    if (verdict === "drop") return;
     if (message.method === "session/update" && !("id" in message)) {
-      const params = message.params;
-      if (!isRecord(params) || typeof params.sessionId !== "string") {
-        this.#logger.warn("Ignored a malformed session/update from the ACP agent");
-        return;
-      }
-      const sink = this.#sinks.get(params.sessionId);
-      if (sink) {
-        sink.update(params.update);
-      } else if (this.#creating > 0) {
-        const dropped = this.#early.hold(params.sessionId, params.update, bytes);
-        if (dropped !== undefined) this.#logger.warn(dropped);
-      } else {
-        this.#logger.debug(`Dropped an update for unknown session ${cut(params.sessionId, 200)}`);
-      }
-      return;
-    }
-    if (isResponse) {
-      // Screened here, so the SDK never meets an answer it cannot place (it
-      // would print to the console and wait on).
-      const id = message.id;
-      const said = isRecord(message.error) && typeof message.error.message === "string"
-        ? message.error.message
-        : undefined;
-      // The agent's words, quoted in a failure and a log line: bounded.
-      const reason = said === undefined ? "" : `: ${cut(said, QUOTED_CHARS)}`;
-      if (id === null) {
-        // JSON-RPC's answer to what it could not read: tied to no request.
-        this.#logger.warn(`The ACP agent sent an error tied to no request${reason}`);
-        return;
-      }
-      if (!this.#outstanding.delete(id as string | number)) {
-        this.#fail(
-          new AcpError(
-            "PROTOCOL_ERROR",
-            `the ACP agent answered a request this client never sent (id ${
-              textHead(String(JSON.stringify(id)), QUOTED_CHARS)
-            })${reason}`,
-          ),
-        );
-        return;
-      }
+      return this.#routes.update(message.params, bytes);
     }
     try {
       this.#toSdk?.enqueue(message as acp.AnyMessage);
@@ -510,12 +384,8 @@ export class AgentConnection {
 
   async #permission(params: Json & PermissionParams, signal: AbortSignal) {
     const sessionId = String(params.sessionId);
-    let sink = this.#sinks.get(sessionId);
-    if (!sink && this.#creating > 0) {
-      // Asked before session/new was answered: wait for the answers.
-      await this.#creatingIdle.promise;
-      sink = this.#sinks.get(sessionId);
-    }
+    // Asked before session/new was answered: wait for the answers.
+    const sink = this.#routes.get(sessionId) ?? await this.#routes.afterOpening(sessionId);
     if (!sink) {
       this.#logger.warn(
         `Cancelled a permission request for unknown session ${cut(sessionId, 200)}`,
@@ -528,19 +398,12 @@ export class AgentConnection {
   async #write(message: acp.AnyMessage): Promise<void> {
     if (this.#failure) throw this.#failure;
     const sent = message as Json;
-    if (typeof sent.method === "string" && "id" in sent) {
-      if (this.#outstanding.size >= OUTSTANDING_MAX) {
-        // Requests the agent never answered (an abandoned session/close):
-        // forget the oldest rather than grow for the life of the process.
-        this.#outstanding.delete(this.#outstanding.values().next().value!);
-      }
-      this.#outstanding.add(sent.id as string | number);
-    }
+    this.#inbound.sent(sent);
     try {
       const written = this.#proc!.write(encoder.encode(JSON.stringify(message) + "\n"));
       // Queued on stdin: a cancel written from now on comes after it.
       if (sent.method === "session/prompt" && isRecord(sent.params)) {
-        this.#promptWritten(String(sent.params.sessionId));
+        this.#prompts.written(String(sent.params.sessionId));
       }
       await written;
     } catch (error) {

@@ -12,8 +12,23 @@ import type {
 import { cut } from "./_failure.ts";
 import { CANCELLED } from "./_permission.ts";
 import type { TeardownGraces } from "./_process.ts";
-import type { AcpRun } from "./_run.ts";
 import type { AcpPermissionPolicy } from "./types.ts";
+
+/**
+ * What a session needs of the run whose turn it routes to (`_run.ts`'s
+ * `AcpRun`): its traffic and the provider's count of live runs. An interface
+ * here, so the session does not import the run.
+ */
+export interface SessionTurn {
+  /** A `session/update` of the session while the run's turn holds it. */
+  onUpdate(update: unknown): void;
+  /** A `session/request_permission` of the session while the run's turn holds it. */
+  onPermission(params: PermissionParams, signal: AbortSignal): Promise<PermissionOutcome>;
+  /** Whether the run's result is settled. */
+  readonly settled: boolean;
+  cancel(reason?: string): void;
+  dispose(): Promise<void>;
+}
 
 /** The provider-level settings a run needs. */
 export interface RunSettings {
@@ -29,7 +44,7 @@ export interface RunSettings {
   /** The connection is shared: a misbehaving session must not keep it. */
   readonly shared: boolean;
   /** The provider's runs not yet disposed. */
-  readonly live: Set<AcpRun>;
+  readonly live: Set<SessionTurn>;
 }
 
 /** An ACP session and the runs on it. */
@@ -39,7 +54,7 @@ export class AcpSession implements SessionSink {
   readonly logger: Logger;
   sessionId: string | undefined;
   /** The run receiving the session's traffic. */
-  turn: AcpRun | undefined;
+  turn: SessionTurn | undefined;
   /** The last `session/prompt` while the agent has not answered it. */
   pendingPrompt: Promise<unknown> | undefined;
   #holds = 0;

@@ -6,31 +6,15 @@
  * `@opentelemetry/api` only; nothing without a registered tracer provider
  * (and nothing travels without a registered propagator).
  */
-import {
-  type Context,
-  propagation,
-  ROOT_CONTEXT,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Tracer,
-} from "@opentelemetry/api";
-import { activeTracer as tracerOf } from "@seam/host";
+import { type Context, propagation, ROOT_CONTEXT, type Span } from "@opentelemetry/api";
+import { activeTracer, failSpan, startSpan, traceCarrier } from "@seam/host";
 
 const NAME = "@seam/subagent-acp";
 const VERSION = "0.1.0";
 
-/** This package's tracer, once the application registered a tracer provider. */
-const activeTracer = (): Tracer | undefined => tracerOf(NAME, VERSION) as Tracer | undefined;
-
 /** The `_meta` carrying a run's trace context, or `undefined` when there is nothing to carry. */
-export function traceMeta(traceContext: unknown): Record<string, string> | undefined {
-  if (traceContext === undefined) return undefined;
-  const carrier: Record<string, string> = {};
-  propagation.inject(traceContext as Context, carrier);
-  return Object.keys(carrier).length > 0 ? carrier : undefined;
-}
+export const traceMeta: (traceContext: unknown) => Record<string, string> | undefined =
+  traceCarrier;
 
 const metaGetter = {
   get: (carrier: Record<string, unknown>, key: string) => {
@@ -56,13 +40,14 @@ export function startPromptSpan(
   sessionId: string,
   model: string,
 ): PromptSpan | undefined {
-  const tracer = activeTracer();
-  if (!tracer) return undefined;
+  const tracer = activeTracer(NAME, VERSION);
+  if (tracer === undefined) return undefined;
   const parent = meta !== null && typeof meta === "object" && !Array.isArray(meta)
     ? propagation.extract(ROOT_CONTEXT, meta as Record<string, unknown>, metaGetter)
     : ROOT_CONTEXT;
-  const span = tracer.startSpan(`invoke_agent ${agentName}`, {
-    kind: SpanKind.SERVER,
+  return startSpan(tracer, {
+    name: `invoke_agent ${agentName}`,
+    kind: "server",
     attributes: {
       "gen_ai.operation.name": "invoke_agent",
       "gen_ai.provider.name": "seam",
@@ -73,8 +58,8 @@ export function startPromptSpan(
       "rpc.system": "jsonrpc",
       "rpc.method": "session/prompt",
     },
-  }, parent);
-  return { span, context: trace.setSpan(parent, span) };
+    parent,
+  }) as PromptSpan;
 }
 
 /** End a prompt's span with the stop reason it answers, or the failure. */
@@ -87,16 +72,12 @@ export function endPromptSpan(
     traced.span.setAttribute("gen_ai.response.finish_reasons", [stopReason]);
   }
   if (error !== undefined) {
-    traced.span.setAttribute("error.type", "_OTHER");
-    traced.span.setStatus({
-      code: SpanStatusCode.ERROR,
-      message: error instanceof Error ? error.message : String(error),
-    });
+    failSpan(traced.span, "_OTHER", error instanceof Error ? error.message : String(error));
   }
   traced.span.end();
 }
 
 /** Whether a tracer provider is registered now. */
 export function isTracing(): boolean {
-  return activeTracer() !== undefined;
+  return activeTracer(NAME, VERSION) !== undefined;
 }

@@ -1,0 +1,91 @@
+import assert from "node:assert/strict";
+import { type Context, propagation, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import {
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  TracerProvider,
+} from "@opentelemetry/sdk-trace";
+import {
+  activeTracer,
+  createHost,
+  createMemoryLogger,
+  failSpan,
+  startSpan,
+  traceCarrier,
+  traceParentKey,
+} from "./mod.ts";
+
+/** Register a recording provider and the W3C propagator for `fn`, then remove them. */
+async function recording(fn: (exporter: InMemorySpanExporter) => Promise<void>): Promise<void> {
+  const exporter = new InMemorySpanExporter();
+  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+  assert.ok(trace.setGlobalTracerProvider(provider));
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  try {
+    await fn(exporter);
+  } finally {
+    await provider.forceFlush();
+    await provider.shutdown();
+    trace.disable();
+    propagation.disable();
+  }
+}
+
+Deno.test("startSpan() opens a span under the scope's TraceParent; failSpan() marks it failed", async () => {
+  await recording(async (exporter) => {
+    const host = createHost({ logger: createMemoryLogger().logger });
+    const tracer = activeTracer("test", "1.0.0");
+    assert.ok(tracer !== undefined);
+    const outer = startSpan(tracer, { name: "outer", kind: "server", attributes: {} });
+    host.scope.provide(traceParentKey, { context: outer.context });
+    const inner = startSpan(tracer, {
+      name: "inner",
+      kind: "client",
+      attributes: { "gen_ai.request.model": "m", "seam.run.depth": 2 },
+      scope: host.scope,
+    });
+    failSpan(inner.span, "model_error", "it broke");
+    (inner.span as Span).end();
+    (outer.span as Span).end();
+    const [innerDone, outerDone] = exporter.getFinishedSpans();
+    assert.equal(innerDone.name, "inner");
+    assert.equal(innerDone.parentSpanContext?.spanId, outerDone.spanContext().spanId);
+    assert.equal(innerDone.attributes["gen_ai.request.model"], "m");
+    assert.equal(innerDone.attributes["error.type"], "model_error");
+    assert.deepEqual(innerDone.status, { code: SpanStatusCode.ERROR, message: "it broke" });
+    assert.equal(trace.getSpan(inner.context as Context), inner.span);
+    await host.scope.dispose();
+  });
+});
+
+Deno.test("startSpan() takes an explicit parent over the scope's", async () => {
+  await recording(async (exporter) => {
+    const tracer = activeTracer("test", "1.0.0")!;
+    const root = startSpan(tracer, { name: "root", kind: "internal", attributes: {} });
+    const child = startSpan(tracer, {
+      name: "child",
+      kind: "internal",
+      attributes: {},
+      parent: root.context,
+    });
+    (child.span as Span).end();
+    (root.span as Span).end();
+    const [childDone, rootDone] = exporter.getFinishedSpans();
+    assert.equal(childDone.parentSpanContext?.spanId, rootDone.spanContext().spanId);
+    await Promise.resolve();
+  });
+});
+
+Deno.test("traceCarrier() writes the W3C headers of a context, nothing without one", async () => {
+  assert.equal(traceCarrier(undefined), undefined);
+  await recording(async () => {
+    const tracer = activeTracer("test", "1.0.0")!;
+    const started = startSpan(tracer, { name: "run", kind: "internal", attributes: {} });
+    const carrier = traceCarrier(started.context);
+    const id = (started.span as Span).spanContext();
+    assert.equal(carrier?.traceparent, `00-${id.traceId}-${id.spanId}-01`);
+    (started.span as Span).end();
+    await Promise.resolve();
+  });
+});
