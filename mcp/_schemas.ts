@@ -34,3 +34,9 @@ export class ProtocolError extends Error {
 
 /** JSON-RPC "invalid params". */
 export const INVALID_PARAMS = -32602;
+
+/** `elicitation/create`, as the provider's client receives it. */
+export const ElicitRequest = z.looseObject({
+  method: z.literal("elicitation/create"),
+  params: z.looseObject({}),
+});

@@ -5,7 +5,8 @@
  * question and answers the answer; `hang` runs until cancelled; `nest
  * <prompt>` runs `<prompt>` in a grandchild through the service and answers
  * its output; `image` answers an image; `structured` answers `{answer: 42}`;
- * `fail` ends `error`; `flood <n>` streams n 1000-character chunks, then hangs. `live` holds the runs not yet ended.
+ * `fail` ends `error`; `complete <words>` answers the words at once; `max-tokens`
+ * ends `max-tokens`; `flood <n>` streams n 1000-character chunks, then hangs. `live` holds the runs not yet ended.
  */
 import { textOf } from "@seam/host";
 import {
@@ -122,6 +123,10 @@ export function createTestProvider(
                 await grandchild.dispose();
               }
             }
+            case "complete":
+              return { output: rest.join(" "), stopReason: "completed" };
+            case "max-tokens":
+              return { output: "partial words", stopReason: "max-tokens" };
             case "image":
               return {
                 output: [{ type: "image", mediaType: "image/png", data: "iVBORw0KGgo=" }],

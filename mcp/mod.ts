@@ -1,6 +1,12 @@
 /**
- * Seam over MCP: a subagent service as an MCP server (every provider a
- * tool, with progress, elicitation and cancellation of the whole subtree).
+ * Seam over MCP, both ways:
+ *
+ * - {@linkcode createMcpServer}: a subagent service as an MCP server (every
+ *   provider a tool, with progress, elicitation and cancellation of the
+ *   whole subtree); serve it on stdio with `serveMcpStdio` from
+ *   `@seam/mcp/stdio`.
+ * - {@linkcode createMcpProvider}: one tool of an MCP server (a process of
+ *   its own, or a URL) as a seam child.
  *
  * @module
  */
@@ -14,3 +20,4 @@ export type {
   McpServerOptions,
   McpTransport,
 } from "./types.ts";
+export { createMcpProvider, type McpProviderOptions } from "./provider.ts";

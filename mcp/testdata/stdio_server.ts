@@ -5,6 +5,9 @@ import { createMcpServer } from "../server.ts";
 import { serveMcpStdio } from "../stdio.ts";
 import { createTestProvider } from "../_test_provider.ts";
 
+// Tests that count server processes give a directory to note this one's pid in.
+const pidDir = Deno.env.get("MCP_PID_DIR");
+if (pidDir) await Deno.writeTextFile(`${pidDir}/${Deno.pid}`, "");
 const host = createHost({ logger: createMemoryLogger().logger });
 const subagents = createSubagentService(host.scope);
 const provider = createTestProvider("test", { subagents: () => subagents });

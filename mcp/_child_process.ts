@@ -1,0 +1,90 @@
+/**
+ * An MCP server process in a process group of its own (`detached`: the
+ * leader calls setsid), with its stdio as web streams; torn down as the
+ * ACP provider does: stdin closed, then SIGTERM to the group after a grace
+ * period, then SIGKILL, until no member of the group is left.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import process from "node:process";
+import { Readable, Writable } from "node:stream";
+
+/** What to start. */
+export interface SpawnSpec {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+}
+
+/** One server process. */
+export class ServerProcess {
+  readonly pid: number;
+  readonly input: ReadableStream<Uint8Array>;
+  readonly output: WritableStream<Uint8Array>;
+  readonly exited: Promise<void>;
+  readonly #child: ChildProcess;
+  #stopping: Promise<void> | undefined;
+
+  constructor(spec: SpawnSpec) {
+    const child = this.#child = spawn(spec.command, [...spec.args], {
+      detached: true,
+      stdio: ["pipe", "pipe", "ignore"],
+      env: spec.env ? { ...process.env, ...spec.env } : process.env,
+      ...(spec.cwd ? { cwd: spec.cwd } : {}),
+    });
+    this.exited = new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) resolve();
+      else child.once("exit", () => resolve());
+      child.once("error", () => resolve());
+    });
+    if (child.pid === undefined) {
+      throw new Error(`Cannot start the MCP server: spawning "${spec.command}" failed`);
+    }
+    this.pid = child.pid;
+    this.input = Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>;
+    this.output = Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>;
+  }
+
+  /** Whether any member of the process group is still there. */
+  groupAlive(): boolean {
+    try {
+      process.kill(-this.pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Stop the process group: stdin closed, SIGTERM after `graceMs`, SIGKILL after as long again. */
+  stop(graceMs: number): Promise<void> {
+    return this.#stopping ??= (async () => {
+      try {
+        this.#child.stdin?.end();
+      } catch { /* already closed */ }
+      if (!await this.#settled(graceMs)) this.#signal("SIGTERM");
+      if (!await this.#settled(graceMs)) this.#signal("SIGKILL");
+      await this.exited;
+      // Members that outlived the leader (its own children) go too.
+      for (let i = 0; i < 50 && this.groupAlive(); i++) {
+        this.#signal(i < 10 ? "SIGTERM" : "SIGKILL");
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+  }
+
+  async #settled(ms: number): Promise<boolean> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const done = await Promise.race([
+      this.exited.then(() => true),
+      new Promise<boolean>((r) => timer = setTimeout(() => r(false), ms)),
+    ]);
+    clearTimeout(timer);
+    return done;
+  }
+
+  #signal(signal: "SIGTERM" | "SIGKILL"): void {
+    try {
+      process.kill(-this.pid, signal);
+    } catch { /* the group is gone */ }
+  }
+}
