@@ -5,6 +5,8 @@
  * tree, cancel as `notifications/cancelled`, the tool's result as the run's.
  */
 import { Client } from "@modelcontextprotocol/sdk/client";
+// The SDK's subpath export maps `*.js` to `*.js.d.ts`; its declarations are found without `.js`.
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type JsonValue, textOf } from "@seam/host";
 import {
@@ -44,6 +46,7 @@ export class McpRun implements SubagentRunHandle {
   #state: "starting" | "running" | "ended" = "starting";
   #client: Client | undefined;
   #process: ServerProcess | undefined;
+  #http: StreamableHTTPClientTransport | undefined;
   #markStarted!: (error?: unknown) => void;
   #disposing: Promise<void> | undefined;
 
@@ -78,6 +81,8 @@ export class McpRun implements SubagentRunHandle {
     return this.#disposing ??= (async () => {
       this.cancel();
       await this.result;
+      // The run's session ends with it (a cancel notification still in flight need not arrive).
+      await this.#http?.terminateSession().catch(() => {});
       await this.#client?.close().catch(() => {});
       await this.#process?.stop(this.#config.teardownGraceMs);
     })();
@@ -124,7 +129,7 @@ export class McpRun implements SubagentRunHandle {
     );
     let transport;
     if (config.url !== undefined) {
-      transport = new StreamableHTTPClientTransport(new URL(config.url), {
+      transport = this.#http = new StreamableHTTPClientTransport(new URL(config.url), {
         requestInit: { headers: { ...config.headers } },
       });
     } else {

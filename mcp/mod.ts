@@ -21,3 +21,4 @@ export type {
   McpTransport,
 } from "./types.ts";
 export { createMcpProvider, type McpProviderOptions } from "./provider.ts";
+export { createMcpHttpHandler, type McpHttpHandler, type McpHttpOptions } from "./http.ts";
