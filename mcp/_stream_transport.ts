@@ -96,8 +96,10 @@ export class StreamTransport implements McpTransport {
     if (this.#state === "closed") return Promise.resolve();
     this.#state = "closed";
     this.#line = "";
-    // Writes still waiting (a client that never read) are left to the stream.
     this.#reader?.cancel().catch(() => {});
+    // The peer sees the end once what was written is flushed; not awaited: writes
+    // still waiting for a peer that never reads are left to the stream.
+    this.#writer.close().catch(() => {});
     this.onclose?.();
     return Promise.resolve();
   }
