@@ -16,7 +16,7 @@
  * @module
  */
 import { StreamTransport } from "./_stream_transport.ts";
-import type { McpConnection, McpServer } from "./types.ts";
+import type { McpConnection, McpServer, McpTransport } from "./types.ts";
 
 /** Options of {@linkcode serveMcpStdio}. */
 export interface McpStdioOptions {
@@ -48,6 +48,25 @@ export async function serveMcpStdio(
   // The input ended: end the connection (its calls are cancelled).
   connection.closed.then(() => connection.close());
   return connection;
+}
+
+/**
+ * An MCP transport over a pair of byte streams with the stdio framing
+ * (newline-delimited JSON-RPC), for either side: what `serveMcpStdio` serves
+ * on, and what connects the official `Client` to a server process's pipes
+ * (`createStreamTransport(child.stdout, child.stdin)`). Writes are
+ * asynchronous (a peer that never reads stalls only them); a line over
+ * 10 MiB fails the connection; `close()` ends the output once flushed.
+ *
+ * @param input Where messages come from.
+ * @param output Where messages go.
+ * @returns The transport (the official SDK's `Transport` shape).
+ */
+export function createStreamTransport(
+  input: ReadableStream<Uint8Array>,
+  output: WritableStream<Uint8Array>,
+): McpTransport {
+  return new StreamTransport(input, output);
 }
 
 async function processStream(
