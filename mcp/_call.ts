@@ -9,6 +9,7 @@
 import type { AgentRef, JsonValue, Scope } from "@seam/host";
 import {
   handleSubagentInput,
+  startRunsUnder,
   type SubagentAgentOptions,
   type SubagentInputAnswer,
   type SubagentInputRequest,
@@ -47,6 +48,8 @@ export interface CallContext {
     request: SubagentInputRequest,
     signal: AbortSignal,
   ) => Promise<SubagentInputAnswer>;
+  /** The caller's trace context (from the request's `_meta`): the run continues it. */
+  readonly trace?: unknown;
   /** Called once the run exists, with how to end it. */
   readonly started?: (run: SubagentRun) => void;
 }
@@ -104,14 +107,15 @@ export async function runCall(
         elicit ? elicit(request, signal) : { outcome: "refused", reason: NO_ELICITATION },
     );
     try {
-      run = context.subagents.start(entry.provider, {
+      const request = {
         prompt: args.prompt,
         parent,
         signal: context.signal,
         label: args.description,
         ...(context.agentOptions ? { agentOptions: context.agentOptions } : {}),
         ...(args.outputSchema ? { outputSchema: args.outputSchema } : {}),
-      });
+      };
+      run = startRunsUnder(context.trace, () => context.subagents.start(entry.provider, request));
     } catch (error) {
       const code = (error as { code?: unknown })?.code;
       return refusal(

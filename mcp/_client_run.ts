@@ -24,6 +24,7 @@ import { fromMcpBlocks } from "./_content.ts";
 import { ElicitRequest } from "./_schemas.ts";
 import { StreamTransport } from "./_stream_transport.ts";
 import type { ResolvedProviderConfig } from "./_provider_config.ts";
+import { traceMetaOf } from "./_trace.ts";
 
 /** SDK error codes (`ErrorCode` in the SDK's types). */
 const CONNECTION_CLOSED = -32000;
@@ -94,8 +95,13 @@ export class McpRun implements SubagentRunHandle {
       const args = await this.#connect(signal);
       this.#state = "running";
       this.#markStarted();
+      const meta = traceMetaOf(this.#request.traceContext);
       const result = await this.#client!.callTool(
-        { name: this.#config.tool, arguments: args },
+        {
+          name: this.#config.tool,
+          arguments: args,
+          ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),
+        },
         undefined,
         {
           signal,

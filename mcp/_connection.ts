@@ -9,6 +9,7 @@ import { refusal, runCall, type ToolCallResult } from "./_call.ts";
 import { answerOf, elicitFormOf } from "./_elicit.ts";
 import type { ServerCore } from "./_core.ts";
 import { CallToolRequest, INVALID_PARAMS, ListToolsRequest, ProtocolError } from "./_schemas.ts";
+import { traceContextOf } from "./_trace.ts";
 import type { McpTransport } from "./types.ts";
 
 /** A `tools/call` request, as the handler reads it. */
@@ -19,7 +20,7 @@ interface CallRequest {
 /** What the SDK passes a request handler, as far as it is used here. */
 interface HandlerExtra {
   readonly signal: AbortSignal;
-  readonly _meta?: { readonly progressToken?: string | number };
+  readonly _meta?: { readonly progressToken?: string | number; readonly [key: string]: unknown };
   readonly requestId: string | number;
   readonly sendNotification: (notification: never) => Promise<void>;
 }
@@ -53,10 +54,7 @@ export class Connection {
       const call = this.#call(
         request.params.name,
         request.params.arguments,
-        extra.signal,
-        extra._meta?.progressToken,
-        extra.requestId,
-        extra.sendNotification as (n: unknown) => Promise<void>,
+        extra,
       );
       this.#calls.add(call);
       call.finally(() => this.#calls.delete(call)).catch(() => {});
@@ -90,14 +88,10 @@ export class Connection {
     })();
   }
 
-  async #call(
-    name: string,
-    rawArgs: unknown,
-    signal: AbortSignal,
-    progressToken: string | number | undefined,
-    requestId: string | number,
-    send: (notification: unknown) => Promise<void>,
-  ): Promise<ToolCallResult> {
+  async #call(name: string, rawArgs: unknown, extra: HandlerExtra): Promise<ToolCallResult> {
+    const { signal, requestId } = extra;
+    const progressToken = extra._meta?.progressToken;
+    const send = extra.sendNotification as (notification: unknown) => Promise<void>;
     const core = this.#core;
     const tools = core.tools();
     const entry = tools.get(name);
@@ -123,6 +117,7 @@ export class Connection {
         parentId: core.parentId,
         agentOptions: core.agentOptions,
         signal,
+        trace: traceContextOf(extra._meta),
         maxProgressChars: core.limits.maxProgressChars,
         progress: progressToken === undefined ? undefined : (progress, message) =>
           send({
