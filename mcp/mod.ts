@@ -5,6 +5,11 @@
  *   provider a tool, with progress, elicitation and cancellation of the
  *   whole subtree); serve it on stdio with `serveMcpStdio` from
  *   `@seam/mcp/stdio`.
+ * - {@linkcode createMcpHttpHandler}: the same over Streamable HTTP (sessions
+ *   bound to their principal; the gateway mounts it at `{base}/mcp`).
+ * - {@linkcode createMcpTasksHandler}: the 2026-07-28 line with the Tasks
+ *   extension (a task handle at once, `tasks/get`, `input_required` answered
+ *   with `tasks/update`, `tasks/cancel` ending the subtree).
  * - {@linkcode createMcpProvider}: one tool of an MCP server (a process of
  *   its own, or a URL) as a seam child.
  *
@@ -22,3 +27,4 @@ export type {
 } from "./types.ts";
 export { createMcpProvider, type McpProviderOptions } from "./provider.ts";
 export { createMcpHttpHandler, type McpHttpHandler, type McpHttpOptions } from "./http.ts";
+export { createMcpTasksHandler, type McpTasksHandler, type McpTasksOptions } from "./tasks.ts";

@@ -176,6 +176,14 @@ function sameTools(a: Map<string, ToolEntry>, b: Map<string, ToolEntry>): boolea
   return true;
 }
 
+/** The server's shared state, for the other endpoints of this package. */
+export function coreOf(server: McpServer): ServerCore {
+  if (!(server instanceof SubagentMcpServer)) {
+    throw new TypeError("Cannot serve it: not a server made by createMcpServer");
+  }
+  return server;
+}
+
 /**
  * Serve a subagent service over MCP (the 2025-11-25 protocol line, with the
  * official SDK): every chosen provider is a tool with the `subagent` tool's
