@@ -28,3 +28,4 @@ export type {
 export { createMcpProvider, type McpProviderOptions } from "./provider.ts";
 export { createMcpHttpHandler, type McpHttpHandler, type McpHttpOptions } from "./http.ts";
 export { createMcpTasksHandler, type McpTasksHandler, type McpTasksOptions } from "./tasks.ts";
+export { createMcpEndpoint, type McpEndpoint, type McpEndpointOptions } from "./endpoint.ts";

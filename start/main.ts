@@ -23,7 +23,7 @@ import {
   createPostgresPushOutbox,
   createPostgresTaskStore,
 } from "@seam/gateway-postgres";
-import { createMcpHttpHandler, createMcpServer } from "@seam/mcp";
+import { createMcpEndpoint, createMcpServer } from "@seam/mcp";
 import { createStartWorld } from "./app.ts";
 
 if (import.meta.main) {
@@ -40,8 +40,8 @@ if (import.meta.main) {
       schema: env("SEAM_DATABASE_SCHEMA") || undefined,
     })
     : undefined;
-  // MCP (Streamable HTTP) at /mcp beside A2A, behind the same bearer auth.
-  const mcp = createMcpHttpHandler(
+  // MCP at /mcp beside A2A (both lines, 2026-07-28 with Tasks), behind the same bearer auth.
+  const mcp = createMcpEndpoint(
     createMcpServer({ scope: world.host.scope, parent: world.parent }),
   );
   const served = serveGateway(

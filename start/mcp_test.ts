@@ -82,6 +82,49 @@ Deno.test("deno task start serves /mcp beside A2A, behind SEAM_GATEWAY_TOKEN", a
     });
     assert.deepEqual(result.content as Text[], [{ type: "text", text: "hello over /mcp" }]);
     await client.close();
+    // The 2026-07-28 line with Tasks at the same URL: a task handle, then its result.
+    let id = 0;
+    const modern = async (method: string, params: Record<string, unknown>) => {
+      const name = params.name ?? params.taskId;
+      const response = await fetch(`${base}/mcp`, {
+        method: "POST",
+        headers: {
+          authorization: "Bearer t0ken",
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": method,
+          "mcp-name": String(name),
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: ++id,
+          method,
+          params: {
+            ...params,
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+              "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+              "io.modelcontextprotocol/clientCapabilities": {
+                extensions: { "io.modelcontextprotocol/tasks": {} },
+              },
+            },
+          },
+        }),
+      });
+      return (await response.json()).result;
+    };
+    const handle = await modern("tools/call", {
+      name: "subagent_spawn",
+      arguments: { description: "Hello", prompt: "@reply hello as a task" },
+    });
+    assert.equal(handle.resultType, "task");
+    let task = handle;
+    for (let i = 0; i < 200 && task.status !== "completed"; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      task = await modern("tasks/get", { taskId: handle.taskId });
+    }
+    assert.deepEqual(task.result.content, [{ type: "text", text: "hello as a task" }]);
   } finally {
     child.kill("SIGTERM");
     const status = await child.status;
