@@ -2,9 +2,59 @@
  * An MCP server process in a process group of its own (`detached`: the
  * leader calls setsid), with its stdio as web streams; torn down as the
  * ACP provider does: stdin closed, then SIGTERM to the group after a grace
- * period, then SIGKILL, until no member of the group is left.
+ * period, then SIGKILL, until no member of the group is left; descendants
+ * that left the group (`codex` runs its shell snapshot in a group of its
+ * own) are found with `ps` before the teardown and ended with it.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+
+interface Row {
+  readonly pid: number;
+  readonly ppid: number;
+  readonly pgid: number;
+  readonly zombie: boolean;
+}
+
+/** Every process, by `ps` (undefined where `ps` cannot run). */
+function processTable(): Promise<Row[] | undefined> {
+  return new Promise((resolve) => {
+    try {
+      execFile("ps", ["-A", "-o", "pid=,ppid=,pgid=,stat="], { maxBuffer: 16 << 20 }, (e, out) => {
+        if (e) return resolve(undefined);
+        resolve(
+          String(out).split("\n").filter((l) => l.trim() !== "").map((line) => {
+            const [pid, ppid, pgid, stat] = line.trim().split(/\s+/);
+            return {
+              pid: Number(pid),
+              ppid: Number(ppid),
+              pgid: Number(pgid),
+              zombie: stat?.startsWith("Z") ?? false,
+            };
+          }),
+        );
+      });
+    } catch {
+      resolve(undefined);
+    }
+  });
+}
+
+/** The live descendants of `root` outside process group `pgid`. */
+async function escapees(root: number, pgid: number): Promise<number[]> {
+  const rows = await processTable();
+  if (!rows) return [];
+  const children = new Map<number, Row[]>();
+  for (const row of rows) children.set(row.ppid, [...(children.get(row.ppid) ?? []), row]);
+  const found: number[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    for (const row of children.get(queue.shift()!) ?? []) {
+      queue.push(row.pid);
+      if (row.pgid !== pgid && !row.zombie) found.push(row.pid);
+    }
+  }
+  return found;
+}
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import process from "node:process";
 import { Readable, Writable } from "node:stream";
 
@@ -58,6 +108,8 @@ export class ServerProcess {
   /** Stop the process group: stdin closed, SIGTERM after `graceMs`, SIGKILL after as long again. */
   stop(graceMs: number): Promise<void> {
     return this.#stopping ??= (async () => {
+      // Found while the leader lives: once it is gone, its children are no longer its.
+      const escaped = await escapees(this.pid, this.pid);
       try {
         this.#child.stdin?.end();
       } catch { /* already closed */ }
@@ -67,6 +119,10 @@ export class ServerProcess {
       // Members that outlived the leader (its own children) go too.
       for (let i = 0; i < 50 && this.groupAlive(); i++) {
         this.#signal(i < 10 ? "SIGTERM" : "SIGKILL");
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      for (let i = 0; i < 50 && escaped.some(alive); i++) {
+        for (const pid of escaped) kill(pid, i < 10 ? "SIGTERM" : "SIGKILL");
         await new Promise((r) => setTimeout(r, 20));
       }
     })();
@@ -83,8 +139,21 @@ export class ServerProcess {
   }
 
   #signal(signal: "SIGTERM" | "SIGKILL"): void {
-    try {
-      process.kill(-this.pid, signal);
-    } catch { /* the group is gone */ }
+    kill(-this.pid, signal);
+  }
+}
+
+function kill(target: number, signal: "SIGTERM" | "SIGKILL"): void {
+  try {
+    process.kill(target, signal);
+  } catch { /* gone */ }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -191,7 +191,6 @@ export class McpRun implements SubagentRunHandle {
 interface ToolResult {
   readonly content?: unknown;
   readonly isError?: boolean;
-  readonly structuredContent?: JsonValue;
   readonly _meta?: Record<string, unknown>;
 }
 
@@ -221,8 +220,9 @@ function resultOf(result: ToolResult): SubagentResultInput {
       error: { code, message: clip(message, 4000) },
     };
   }
-  const structured = result.structuredContent;
-  return { ...base, output, stopReason: "completed", ...(structured ? { structured } : {}) };
+  // No output schema can be asked of an MCP tool (the provider declares no such capability):
+  // a tool's own structuredContent (codex's {threadId, content}) is not a requested result.
+  return { ...base, output, stopReason: "completed" };
 }
 
 function usageOf(value: unknown): SubagentUsageInput | undefined {
