@@ -22,6 +22,7 @@ import { askOf, elicitAnswerOf, type ElicitParams } from "./_ask.ts";
 import { ServerProcess } from "./_child_process.ts";
 import { fromMcpBlocks } from "./_content.ts";
 import { ElicitRequest } from "./_schemas.ts";
+import { MODERN, TasksConnection } from "./_tasks_client.ts";
 import { StreamTransport } from "./_stream_transport.ts";
 import type { ResolvedProviderConfig } from "./_provider_config.ts";
 import { traceMetaOf } from "./_trace.ts";
@@ -48,6 +49,7 @@ export class McpRun implements SubagentRunHandle {
   #client: Client | undefined;
   #process: ServerProcess | undefined;
   #http: StreamableHTTPClientTransport | undefined;
+  #modern: TasksConnection | undefined;
   #markStarted!: (error?: unknown) => void;
   #disposing: Promise<void> | undefined;
 
@@ -85,6 +87,7 @@ export class McpRun implements SubagentRunHandle {
       // The run's session ends with it (a cancel notification still in flight need not arrive).
       await this.#http?.terminateSession().catch(() => {});
       await this.#client?.close().catch(() => {});
+      await this.#modern?.close();
       await this.#process?.stop(this.#config.teardownGraceMs);
     })();
   }
@@ -93,8 +96,14 @@ export class McpRun implements SubagentRunHandle {
     const signal = this.#controller.signal;
     try {
       const args = await this.#connect(signal);
+      if (signal.aborted) throw new StartFailure("cancelled before it started");
       this.#state = "running";
       this.#markStarted();
+      if (this.#modern) {
+        const result = await this.#modern.call(this.#config.tool, args);
+        if (result === undefined) return { output: "", stopReason: "aborted" };
+        return resultOf(result as ToolResult);
+      }
       const meta = traceMetaOf(this.#request.traceContext);
       const result = await this.#client!.callTool(
         {
@@ -125,6 +134,27 @@ export class McpRun implements SubagentRunHandle {
   async #connect(signal: AbortSignal): Promise<Record<string, JsonValue>> {
     const config = this.#config;
     if (signal.aborted) throw new StartFailure("cancelled before it started");
+    if (config.protocol === MODERN) {
+      const modern = this.#modern = new TasksConnection({
+        url: config.url!,
+        headers: config.headers,
+        signal,
+        elicit: async (params) =>
+          elicitAnswerOf(
+            params as ElicitParams,
+            await this.#inputs.ask(askOf(params as ElicitParams, config.tool)),
+          ),
+      });
+      let tools;
+      try {
+        tools = await modern.connect();
+      } catch (error) {
+        throw new StartFailure(
+          `Cannot start the MCP server: ${(error as Error)?.message ?? String(error)}`,
+        );
+      }
+      return this.#argumentsFor(tools);
+    }
     const client = this.#client = new Client(
       { name: "seam", version: "0.1.0" },
       { capabilities: { elicitation: { form: {}, url: {} } } },
@@ -150,12 +180,19 @@ export class McpRun implements SubagentRunHandle {
       );
     }
     const { tools } = await client.listTools(undefined, { signal, timeout: config.startTimeoutMs });
-    const tool = (tools as { name: string; inputSchema?: { properties?: object } }[])
-      .find((t) => t.name === config.tool);
+    return this.#argumentsFor(tools as { name: string; inputSchema?: { properties?: object } }[]);
+  }
+
+  /** The call's arguments, once the server's tools are known. */
+  #argumentsFor(
+    tools: { name: string; inputSchema?: { properties?: object } }[],
+  ): Record<string, JsonValue> {
+    const config = this.#config;
+    const tool = tools.find((t) => t.name === config.tool);
     if (!tool) {
       throw new StartFailure(
         `Cannot start the MCP tool: the server has no tool "${config.tool}" (it has: ${
-          tools.map((t: { name: string }) => t.name).join(", ") || "none"
+          tools.map((t) => t.name).join(", ") || "none"
         })`,
       );
     }

@@ -10,6 +10,8 @@ export interface ResolvedProviderConfig {
   readonly tool: string;
   readonly spawn?: SpawnSpec;
   readonly url?: string;
+  /** The protocol line spoken to `url`. */
+  readonly protocol: "2025-11-25" | "2026-07-28";
   readonly headers: Readonly<Record<string, string>>;
   readonly arguments?: (prompt: string, request: SubagentRequest) => Record<string, JsonValue>;
   readonly inheritsParentContext: boolean;
@@ -27,6 +29,7 @@ const KNOWN = [
   "cwd",
   "url",
   "headers",
+  "protocol",
   "arguments",
   "inheritsParentContext",
   "startTimeoutMs",
@@ -75,6 +78,13 @@ export function resolveProviderConfig(options: McpProviderOptions): ResolvedProv
       refuse(`url must be http(s), got ${parsed.protocol}`);
     }
   }
+  const protocol = options.protocol ?? "2025-11-25";
+  if (protocol !== "2025-11-25" && protocol !== "2026-07-28") {
+    refuse(`protocol must be "2025-11-25" or "2026-07-28", got ${JSON.stringify(protocol)}`);
+  }
+  if (protocol === "2026-07-28" && url === undefined) {
+    refuse(`protocol "2026-07-28" needs url (its servers are reached over HTTP)`);
+  }
   if (options.arguments !== undefined && typeof options.arguments !== "function") {
     refuse("arguments must be a function of the prompt");
   }
@@ -93,6 +103,7 @@ export function resolveProviderConfig(options: McpProviderOptions): ResolvedProv
         },
       }
       : { url }),
+    protocol,
     headers: options.headers ?? {},
     ...(options.arguments ? { arguments: options.arguments } : {}),
     inheritsParentContext: options.inheritsParentContext ?? false,

@@ -20,6 +20,13 @@ export interface McpProviderOptions {
   readonly cwd?: string;
   /** A remote server's Streamable HTTP endpoint. */
   readonly url?: string;
+  /**
+   * The protocol line spoken to `url`: `"2025-11-25"` (default; sessions,
+   * progress, elicitation, `notifications/cancelled`) or `"2026-07-28"` (the
+   * Tasks extension: the call is a task polled to its end, its
+   * `input_required` answered with `tasks/update`, cancel is `tasks/cancel`).
+   */
+  readonly protocol?: "2025-11-25" | "2026-07-28";
   /** Headers for every request to `url` (an `Authorization`, say). */
   readonly headers?: Readonly<Record<string, string>>;
   /**

@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
 import { resultFromTaskOutcome } from "@modelcontextprotocol/ext-tasks/client";
+import { createHost, createMemoryLogger } from "@seam/host";
+import { createSubagentService, handleSubagentInput } from "@seam/subagent";
+import { testSubagentProvider } from "@seam/subagent/testing";
+import { createMcpProvider } from "./provider.ts";
 import { tasksWorld } from "./_test_tasks.ts";
 
 type Text = { type: string; text: string };
@@ -138,4 +142,58 @@ Deno.test("a client without Tasks gets the result inline", async () => {
   });
   assert.equal(answer.result?.resultType, "complete");
   assert.deepEqual(answer.result?.content, [{ type: "text", text: "inline" }]);
+});
+
+Deno.test("createMcpProvider({protocol: '2026-07-28'}) passes the conformance suite over Tasks", async (t) => {
+  await using remote = tasksWorld();
+  await testSubagentProvider(t, {
+    createProvider: () =>
+      createMcpProvider({
+        url: remote.url,
+        protocol: "2026-07-28",
+        tool: "subagent_test",
+        headers: { "x-principal": "caller" },
+      }),
+    prompts: {
+      complete: "complete hello from the child",
+      hang: "hang",
+      fail: "fail",
+      maxTokens: "max-tokens",
+    },
+    expectedOutput: "hello from the child",
+    liveChildren: async () => {
+      // A cancelled task's run ends just after tasks/cancel answered.
+      for (let i = 0; i < 100 && remote.world.provider.live.size > 0; i++) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      return remote.world.provider.live.size;
+    },
+    timeoutMs: 20_000,
+  });
+});
+
+Deno.test("createMcpProvider({protocol: '2026-07-28'}) asks input_required up the tree", async () => {
+  await using remote = tasksWorld();
+  const host = createHost({ logger: createMemoryLogger().logger });
+  const subagents = createSubagentService(host.scope);
+  subagents.registerProvider(
+    createMcpProvider({ url: remote.url, protocol: "2026-07-28", tool: "subagent_test" }),
+  );
+  const asked: string[] = [];
+  handleSubagentInput(host.scope, (request) => {
+    asked.push(request.message);
+    return { outcome: "answered", text: "main" };
+  });
+  try {
+    const run = subagents.start("mcp", {
+      prompt: "nest question",
+      parent: { id: "p", scope: host.scope },
+    });
+    const result = await run.result;
+    await run.dispose();
+    assert.deepEqual(result.output, [{ type: "text", text: "answered main" }]);
+    assert.match(asked[0], /Which branch\?/);
+  } finally {
+    await host.scope.dispose();
+  }
 });
