@@ -11,6 +11,7 @@ interface Row {
   readonly pid: number;
   readonly ppid: number;
   readonly pgid: number;
+  readonly sid: number;
   readonly zombie: boolean;
 }
 
@@ -18,15 +19,17 @@ interface Row {
 function processTable(): Promise<Row[] | undefined> {
   return new Promise((resolve) => {
     try {
-      execFile("ps", ["-A", "-o", "pid=,ppid=,pgid=,stat="], { maxBuffer: 16 << 20 }, (e, out) => {
+      const format = "pid=,ppid=,pgid=,sid=,stat=";
+      execFile("ps", ["-A", "-o", format], { maxBuffer: 16 << 20 }, (e, out) => {
         if (e) return resolve(undefined);
         resolve(
           String(out).split("\n").filter((l) => l.trim() !== "").map((line) => {
-            const [pid, ppid, pgid, stat] = line.trim().split(/\s+/);
+            const [pid, ppid, pgid, sid, stat] = line.trim().split(/\s+/);
             return {
               pid: Number(pid),
               ppid: Number(ppid),
               pgid: Number(pgid),
+              sid: Number(sid),
               zombie: stat?.startsWith("Z") ?? false,
             };
           }),
@@ -38,10 +41,15 @@ function processTable(): Promise<Row[] | undefined> {
   });
 }
 
-/** The live descendants of `root` outside process group `pgid`. */
+/**
+ * The live processes of `root`'s session (it called setsid: its group and
+ * session ids are its pid) and its descendants, outside its process group:
+ * what left the group (`setpgid`) stays in the session even once reparented.
+ */
 async function escapees(root: number, pgid: number): Promise<number[]> {
   const rows = await processTable();
   if (!rows) return [];
+  const inSession = rows.filter((row) => row.sid === root && row.pgid !== pgid && !row.zombie);
   const children = new Map<number, Row[]>();
   for (const row of rows) children.set(row.ppid, [...(children.get(row.ppid) ?? []), row]);
   const found: number[] = [];
@@ -52,7 +60,7 @@ async function escapees(root: number, pgid: number): Promise<number[]> {
       if (row.pgid !== pgid && !row.zombie) found.push(row.pid);
     }
   }
-  return found;
+  return [...new Set([...found, ...inSession.map((row) => row.pid)])];
 }
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import process from "node:process";
@@ -121,9 +129,13 @@ export class ServerProcess {
         this.#signal(i < 10 ? "SIGTERM" : "SIGKILL");
         await new Promise((r) => setTimeout(r, 20));
       }
-      for (let i = 0; i < 50 && escaped.some(alive); i++) {
-        for (const pid of escaped) kill(pid, i < 10 ? "SIGTERM" : "SIGKILL");
+      // Those found before, and what the session still holds (started meanwhile).
+      let left = [...new Set([...escaped, ...await escapees(this.pid, this.pid)])];
+      for (let i = 0; i < 50 && left.length > 0; i++) {
+        for (const pid of left) kill(pid, i < 10 ? "SIGTERM" : "SIGKILL");
         await new Promise((r) => setTimeout(r, 20));
+        left = left.filter(alive);
+        if (i % 10 === 9) left = [...new Set([...left, ...await escapees(this.pid, this.pid)])];
       }
     })();
   }

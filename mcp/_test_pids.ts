@@ -1,9 +1,15 @@
 /** Server processes the tests started, noted by pid in a directory (`MCP_PID_DIR`). */
 import process from "node:process";
 
+const OUT = new URL("../tests/.out/", import.meta.url).pathname;
+
 /** A directory the test servers note their pids in. */
 export class PidDir implements AsyncDisposable {
-  readonly path = Deno.makeTempDirSync({ prefix: "seam-mcp-" });
+  // Under tests/.out: the only place `deno task test` may write.
+  readonly path = Deno.makeTempDirSync({
+    dir: (Deno.mkdirSync(OUT, { recursive: true }), OUT),
+    prefix: "seam-mcp-",
+  });
 
   /** Pids noted so far. */
   pids(): number[] {
