@@ -42,13 +42,13 @@ const available = await ensureCodex();
 /** Processes whose environment names `home` (the run's own CODEX_HOME), by `ps`: pid, group, state, name. */
 async function processesWith(home: string): Promise<string[]> {
   const { stdout } = await new Deno.Command("ps", {
-    args: ["-e", "e", "-ww", "-o", "pid=,pgid=,stat=,comm=,args="],
+    args: ["-e", "e", "-ww", "-o", "pid=,ppid=,pgid=,sid=,stat=,comm=,args="],
     stdout: "piped",
     stderr: "null",
   }).output();
   return new TextDecoder().decode(stdout).split("\n")
     .filter((line) => line.includes(`CODEX_HOME=${home}`) && !line.includes(" ps "))
-    .map((line) => line.trim().split(/\s+/).slice(0, 4).join(" ")); // pid pgid stat command
+    .map((line) => line.trim().split(/\s+/).slice(0, 9).join(" ")); // pid ppid pgid sid stat command args
 }
 
 Deno.test({
@@ -69,7 +69,9 @@ Deno.test({
       name: "codex",
       command: BIN,
       args: ["mcp-server"],
-      env: { CODEX_HOME: home, RUST_LOG: "error" },
+      // HOME too: codex snapshots a login shell, and a profile's background jobs (pyenv's
+      // rehash here) start sessions of their own that nothing can tie to the run.
+      env: { CODEX_HOME: home, HOME: home, RUST_LOG: "error" },
       tool: "codex",
       teardownGraceMs: 1_000,
     }),
