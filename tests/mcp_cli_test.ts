@@ -13,7 +13,8 @@ const SEAM_MCP = [
 
 async function inspector(...args: string[]): Promise<Record<string, unknown>> {
   const { success, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", INSPECTOR_CLI, Deno.execPath(), ...SEAM_MCP, ...args],
+    // --no-lock: the CLI is a tool of the test, not a dependency in the workspace lock file.
+    args: ["run", "--allow-all", "--no-lock", INSPECTOR_CLI, Deno.execPath(), ...SEAM_MCP, ...args],
     env: { DEEPSEEK_API_KEY: "", OPENAI_API_KEY: "", NO_COLOR: "1" },
     stdout: "piped",
     stderr: "piped",
