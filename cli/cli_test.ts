@@ -1,6 +1,6 @@
 // `seam` as a real process against real gateways on loopback: the help, bad
 // usage, send (streaming, input at the terminal, Ctrl-C, failures within
-// their timeout), tasks, serve and acp.
+// their timeout), tasks, serve, mcp and acp.
 import assert from "node:assert/strict";
 import { createHost, createMemoryLogger, textOf } from "@seam/host";
 import { createSubagentService } from "@seam/subagent";
@@ -26,7 +26,7 @@ Deno.test("seam --help lists every command of the table; each --help prints usag
 
 Deno.test("seam refuses an unknown command, option, action or bad value, naming it, exit 2", async () => {
   const cases: [string[], RegExp][] = [
-    [["sned"], /seam: unknown command "sned" \(known: serve, acp, send, tasks\)/],
+    [["sned"], /seam: unknown command "sned" \(known: serve, mcp, acp, send, tasks\)/],
     [["--verbose"], /seam: unknown option "--verbose"/],
     [
       ["send", "--tiemout", "5", "http://x", "hi"],

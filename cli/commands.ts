@@ -1,11 +1,12 @@
 /**
  * The `seam` commands, one entry each: `seam <name>` runs the entry's
- * `run`. A new command (`seam mcp`) is one more entry.
+ * `run`. A new command is one more entry.
  *
  * @module
  */
 import type { CliCommand } from "./command.ts";
 import { serveCommand } from "./serve.ts";
+import { mcpCommand } from "./mcp.ts";
 import { acpCommand } from "./acp.ts";
 import { sendCommand } from "./send.ts";
 import { tasksCommand } from "./tasks.ts";
@@ -13,6 +14,7 @@ import { tasksCommand } from "./tasks.ts";
 /** Every `seam` command, in the order `seam --help` lists them. */
 export const COMMANDS: readonly CliCommand[] = [
   serveCommand,
+  mcpCommand,
   acpCommand,
   sendCommand,
   tasksCommand,

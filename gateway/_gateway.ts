@@ -28,7 +28,7 @@ import type { PushService } from "./_push.ts";
 import { handleRest } from "./_rest.ts";
 import { routeOf } from "./_routes.ts";
 import { traceRequest } from "./_trace.ts";
-import type { Gateway, GatewayOptions } from "./options.ts";
+import type { Gateway, GatewayMount, GatewayOptions } from "./options.ts";
 import { isTaskStorage } from "./task_storage.ts";
 
 /** The optional parts of a gateway, each behind its option. */
@@ -164,8 +164,11 @@ export function buildGateway(options: GatewayOptions, features: GatewayFeatures)
       closed: () => closing !== undefined,
     })
     : undefined;
+  const mountOf = mountsOf(options.mounts, basePath);
   const dispatch = (request: Request, ctx: unknown): Promise<Response> | Response => {
     if (inspect?.owns(request.url)) return inspect.handle(request);
+    const mount = mountOf?.(request.url);
+    if (mount) return serveMount(mount, request, auth);
     const route = routeOf(request.method, request.url, basePath, settings.a2a03);
     if (route.kind === "card") return cards.respond(request, route.provider);
     if (route.kind === "jsonRpc") return handleJsonRpc(context, request, ctx, route.provider);
@@ -220,4 +223,41 @@ function isPath(url: string, path: string): boolean {
   const next = url.charCodeAt(slash + path.length);
   // End of string, `?` or `#` right after the path.
   return Number.isNaN(next) || next === 63 || next === 35;
+}
+
+/**
+ * The mounted endpoint a URL's path falls under (see `GatewayOptions.mounts`),
+ * or `undefined` when nothing is mounted.
+ */
+function mountsOf(
+  mounts: GatewayOptions["mounts"],
+  basePath: string,
+): ((url: string) => GatewayMount | undefined) | undefined {
+  if (mounts === undefined) return undefined;
+  if (mounts === null || typeof mounts !== "object") refuse("mounts must be an object");
+  const entries: [string, GatewayMount][] = [];
+  for (const [path, handler] of Object.entries(mounts)) {
+    if (!/^\/[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/.test(path)) {
+      refuse(`mounts: "${path}" must be a path like "/mcp"`);
+    }
+    if (typeof handler !== "function") refuse(`mounts["${path}"] must be a function`);
+    entries.push([basePath + path, handler]);
+  }
+  return (url) => {
+    const path = new URL(url).pathname;
+    for (const [prefix, handler] of entries) {
+      if (path === prefix || path.startsWith(`${prefix}/`)) return handler;
+    }
+    return undefined;
+  };
+}
+
+/** Answer a mounted endpoint's request, after the gateway's bearer auth when it has one. */
+async function serveMount(
+  mount: GatewayMount,
+  request: Request,
+  auth: BearerAuth | undefined,
+): Promise<Response> {
+  const principal = auth ? await auth.principalOf(request) : undefined;
+  return await mount(request, principal);
 }

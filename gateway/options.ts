@@ -269,7 +269,23 @@ export interface GatewayOptions {
    * nothing is recorded.
    */
   readonly inspector?: boolean | GatewayInspectorOptions;
+  /**
+   * Other endpoints served under `basePath`, behind the gateway's own bearer
+   * auth: a path (`"/mcp"`) to the handler answering it and every path below
+   * it (`{basePath}/mcp`, `{basePath}/mcp/…`). The handler gets the request
+   * and the principal it authenticated as (`undefined` without `auth`); a
+   * request without a valid token is answered 401 before it is called.
+   * This is how `@seam/mcp`'s Streamable HTTP endpoint is mounted (the
+   * gateway does not import it).
+   */
+  readonly mounts?: Readonly<Record<string, GatewayMount>>;
 }
+
+/** An endpoint mounted in the gateway (see {@linkcode GatewayOptions.mounts}). */
+export type GatewayMount = (
+  request: Request,
+  principal: string | undefined,
+) => Response | Promise<Response>;
 
 /**
  * What the run inspector keeps, bounded per principal and overall: the

@@ -9,7 +9,8 @@
  * the same database that any instance delivers.
  * `SEAM_GATEWAY_TOKEN` turns bearer auth on; serving
  * on a non-loopback `HOST` without it prints a warning. `SEAM_INSPECTOR=1`
- * serves the run inspector page at `/_inspect`. Prints the card URL
+ * serves the run inspector page at `/_inspect`. MCP clients reach the same
+ * providers at `/mcp` (Streamable HTTP, same auth). Prints the card URL
  * and a request to paste. Ctrl-C stops it (live tasks are cancelled, every
  * child disposed).
  *
@@ -22,6 +23,7 @@ import {
   createPostgresPushOutbox,
   createPostgresTaskStore,
 } from "@seam/gateway-postgres";
+import { createMcpEndpoint, createMcpServer } from "@seam/mcp";
 import { createStartWorld } from "./app.ts";
 
 /**
@@ -43,10 +45,15 @@ export async function serveStart(env: (name: string) => string | undefined): Pro
       schema: env("SEAM_DATABASE_SCHEMA") || undefined,
     })
     : undefined;
+  // MCP at /mcp beside A2A (both lines, 2026-07-28 with Tasks), behind the same bearer auth.
+  const mcp = createMcpEndpoint(
+    createMcpServer({ scope: world.host.scope, parent: world.parent }),
+  );
   const served = serveGateway(
     {
       scope: world.host.scope,
       parent: world.parent,
+      mounts: { "/mcp": (request, principal) => mcp.fetch(request, principal) },
       ...(token ? { auth: { tokens: { operator: token } } } : {}),
       ...(taskStore
         ? {
@@ -73,6 +80,7 @@ export async function serveStart(env: (name: string) => string | undefined): Pro
     }`,
   );
   console.log(`model: ${world.modelLabel}; providers: ${world.subagents.list().join(", ")}`);
+  console.log("MCP (Streamable HTTP): /mcp on the address above");
   if (inspector) {
     console.log(
       `inspector: /_inspect on the address above${token ? " (add #token=<token> to its URL)" : ""}`,
@@ -82,6 +90,7 @@ export async function serveStart(env: (name: string) => string | undefined): Pro
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
   await served.finished;
+  await mcp.close();
   await taskStore?.close();
   Deno.removeSignalListener("SIGINT", stop);
   Deno.removeSignalListener("SIGTERM", stop);

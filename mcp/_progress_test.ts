@@ -1,0 +1,27 @@
+import assert from "node:assert/strict";
+import { ProgressStream } from "./_progress.ts";
+
+Deno.test("ProgressStream keeps one send in flight and bounds what a non-reader holds", async () => {
+  const sends: { progress: number; message: string; done: PromiseWithResolvers<void> }[] = [];
+  const stream = new ProgressStream((progress, message) => {
+    const done = Promise.withResolvers<void>();
+    sends.push({ progress, message, done });
+    return done.promise;
+  }, 10);
+  stream.push("first ");
+  // The client does not read: everything else waits, and only the last 10 characters are kept.
+  for (let i = 0; i < 1_000; i++) stream.push("abcdefghij");
+  stream.push("0123456789");
+  assert.equal(sends.length, 1);
+  sends[0].done.resolve();
+  await Promise.resolve();
+  await Promise.resolve();
+  assert.equal(sends.length, 2);
+  assert.equal(sends[1].progress, 2);
+  assert.equal(sends[1].message, "[10000 characters not delivered]0123456789");
+  sends[1].done.resolve();
+  stream.close();
+  stream.push("late");
+  await Promise.resolve();
+  assert.equal(sends.length, 2);
+});

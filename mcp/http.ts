@@ -1,0 +1,200 @@
+/**
+ * {@linkcode createMcpHttpHandler}: an {@linkcode McpServer} over MCP's
+ * Streamable HTTP, as a fetch handler (the SDK's web-standard transport, one
+ * per session). Runtime-neutral: Request in, Response out.
+ */
+// The SDK's subpath export maps `*.js` to `*.js.d.ts`; its declarations are found without `.js`.
+// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { McpConnection, McpServer, McpTransport } from "./types.ts";
+
+/** Options of {@linkcode createMcpHttpHandler}. */
+export interface McpHttpOptions {
+  /** Sessions open at once, over all principals (default 1,000). */
+  readonly maxSessions?: number;
+  /** Sessions one principal may hold open (default 16). */
+  readonly maxSessionsPerPrincipal?: number;
+  /** A session without a request and without a running call for this long is closed, in ms (30 min). */
+  readonly idleTimeoutMs?: number;
+  /** The largest request body, in bytes (4 MiB). */
+  readonly maxRequestBytes?: number;
+}
+
+/** An MCP endpoint: answer requests for `principal` (who the caller authenticated as). */
+export interface McpHttpHandler {
+  /**
+   * Answer one request to the endpoint (`POST`, `GET` for the event stream,
+   * `DELETE` to end a session). A session belongs to the principal that
+   * opened it: another principal naming it gets 404, as for a session that
+   * does not exist, so it can neither see, answer nor cancel its runs.
+   */
+  fetch(request: Request, principal?: string): Promise<Response>;
+  /** Sessions open now. */
+  readonly sessions: number;
+  /** Close every session (their runs cancelled). */
+  close(): Promise<void>;
+}
+
+interface Session {
+  readonly id: string;
+  readonly principal: string;
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+  connection?: McpConnection;
+  lastSeen: number;
+  busy: number;
+}
+
+const KNOWN = ["maxSessions", "maxSessionsPerPrincipal", "idleTimeoutMs", "maxRequestBytes"];
+const ANONYMOUS = "anonymous";
+
+function positive(options: McpHttpOptions, key: keyof McpHttpOptions, fallback: number): number {
+  const value = options[key];
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new TypeError(
+      `Cannot create the MCP HTTP handler: ${key} must be a positive integer, got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
+}
+
+class HttpEndpoint implements McpHttpHandler {
+  readonly #server: McpServer;
+  readonly #sessions = new Map<string, Session>();
+  readonly #maxSessions: number;
+  readonly #maxPerPrincipal: number;
+  readonly #idleMs: number;
+  readonly #maxBytes: number;
+  #state: "open" | "closed" = "open";
+
+  constructor(server: McpServer, options: McpHttpOptions) {
+    for (const key of Object.keys(options)) {
+      if (!KNOWN.includes(key)) {
+        throw new TypeError(
+          `Cannot create the MCP HTTP handler: unknown option ${key} (known: ${KNOWN.join(", ")})`,
+        );
+      }
+    }
+    this.#server = server;
+    this.#maxSessions = positive(options, "maxSessions", 1_000);
+    this.#maxPerPrincipal = positive(options, "maxSessionsPerPrincipal", 16);
+    this.#idleMs = positive(options, "idleTimeoutMs", 30 * 60_000);
+    this.#maxBytes = positive(options, "maxRequestBytes", 4 * 1024 * 1024);
+  }
+
+  get sessions(): number {
+    return this.#sessions.size;
+  }
+
+  async fetch(request: Request, principal: string = ANONYMOUS): Promise<Response> {
+    if (this.#state !== "open") return jsonRpcError(503, -32000, "The MCP endpoint is closed");
+    const id = request.headers.get("mcp-session-id");
+    if (id === null) {
+      if (request.method !== "POST") {
+        return jsonRpcError(400, -32000, "Bad Request: no Mcp-Session-Id (initialize first)");
+      }
+      return await this.#open(request, principal);
+    }
+    const session = this.#sessions.get(id);
+    // Another principal's session is answered as one that does not exist.
+    if (!session || session.principal !== principal) {
+      return jsonRpcError(404, -32001, "Session not found");
+    }
+    session.lastSeen = Date.now();
+    session.busy++;
+    try {
+      return await session.transport.handleRequest(request);
+    } finally {
+      session.busy--;
+      session.lastSeen = Date.now();
+    }
+  }
+
+  async #open(request: Request, principal: string): Promise<Response> {
+    this.#sweep();
+    let mine = 0;
+    for (const s of this.#sessions.values()) if (s.principal === principal) mine++;
+    if (mine >= this.#maxPerPrincipal || this.#sessions.size >= this.#maxSessions) {
+      return jsonRpcError(
+        429,
+        -32000,
+        mine >= this.#maxPerPrincipal
+          ? `Cannot open an MCP session: this principal already has ${mine} open (the most is ${this.#maxPerPrincipal}; end one with DELETE)`
+          : `Cannot open an MCP session: ${this.#sessions.size} are open (the most is ${this.#maxSessions})`,
+      );
+    }
+    let session: Session | undefined;
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      maxRequestBodySize: this.#maxBytes,
+      onsessioninitialized: (id) => {
+        session = { id, principal, transport, lastSeen: Date.now(), busy: 1 };
+        this.#sessions.set(id, session);
+      },
+    });
+    const connection = await this.#server.connect(transport as unknown as McpTransport, {
+      principal,
+    });
+    connection.closed.then(() => {
+      if (session) this.#sessions.delete(session.id);
+    });
+    const response = await transport.handleRequest(request);
+    if (session) {
+      session.connection = connection;
+      session.busy--;
+    } else {
+      // Not an initialize request (or a bad one): nothing was opened.
+      await connection.close();
+    }
+    return response;
+  }
+
+  /** Close sessions idle for longer than the timeout. */
+  #sweep(): void {
+    const now = Date.now();
+    for (const session of this.#sessions.values()) {
+      if (session.busy === 0 && now - session.lastSeen > this.#idleMs) {
+        this.#sessions.delete(session.id);
+        session.connection?.close().catch(() => {});
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#state === "closed") return;
+    this.#state = "closed";
+    const sessions = [...this.#sessions.values()];
+    this.#sessions.clear();
+    await Promise.all(sessions.map((s) => s.connection?.close() ?? s.transport.close()));
+  }
+}
+
+/**
+ * Serve `server` over Streamable HTTP: a fetch handler for one endpoint
+ * path, with sessions (the `Mcp-Session-Id` header), progress and
+ * elicitation on the request's event stream, and cancellation by
+ * `notifications/cancelled`. The caller authenticates: pass who the request
+ * comes from as `principal` (the gateway's mount does this behind its bearer
+ * auth); a session is bound to the principal that opened it.
+ *
+ * @example Beside your own routes
+ * ```ts ignore
+ * const mcp = createMcpHttpHandler(createMcpServer({ scope }));
+ * Deno.serve((request) =>
+ *   new URL(request.url).pathname === "/mcp" ? mcp.fetch(request, "local") : notFound());
+ * ```
+ *
+ * @param server The server to serve.
+ * @param options Bounds.
+ * @returns The handler.
+ */
+export function createMcpHttpHandler(
+  server: McpServer,
+  options: McpHttpOptions = {},
+): McpHttpHandler {
+  return new HttpEndpoint(server, options);
+}

@@ -1,0 +1,176 @@
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { createMcpHttpHandler } from "./http.ts";
+import { createMcpProvider } from "./provider.ts";
+import { world } from "./_test_support.ts";
+
+/** The handler on loopback, each request's principal read from `x-principal` (the test's own auth). */
+function serve(handler: ReturnType<typeof createMcpHttpHandler>) {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (request) => handler.fetch(request, request.headers.get("x-principal") ?? undefined),
+  );
+  const url = `http://127.0.0.1:${server.addr.port}/mcp`;
+  return { url, server };
+}
+
+async function connect(url: string, principal: string, elicitation = false) {
+  const client = new Client(
+    { name: principal, version: "1" },
+    { capabilities: elicitation ? { elicitation: { form: {} } } : {} },
+  );
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { "x-principal": principal } },
+  });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+type Text = { text: string };
+
+Deno.test("createMcpHttpHandler() serves tools, progress, elicitation and cancel over HTTP", async (t) => {
+  await using w = world();
+  const handler = createMcpHttpHandler(w.server);
+  const { url, server } = serve(handler);
+  try {
+    const { client } = await connect(url, "alice", true);
+    client.setRequestHandler(ElicitRequestSchema, () => ({
+      action: "accept",
+      content: { decision: "allow" },
+    }));
+    await t.step("a call with progress", async () => {
+      const messages: string[] = [];
+      const result = await client.callTool(
+        { name: "subagent_test", arguments: { description: "Echo", prompt: "echo x y" } },
+        undefined,
+        { onprogress: (p: { message?: string }) => messages.push(p.message ?? "") },
+      );
+      assert.equal((result.content as Text[])[0].text, "x y");
+      assert.equal(messages.join(""), "x y ");
+    });
+    await t.step("an input request from a grandchild, answered by elicitation", async () => {
+      const result = await client.callTool({
+        name: "subagent_test",
+        arguments: { description: "Ask", prompt: "nest ask" },
+      });
+      assert.equal((result.content as Text[])[0].text, "selected allow");
+    });
+    await t.step("cancel ends the run and its subtree", async () => {
+      const controller = new AbortController();
+      const call = client.callTool(
+        { name: "subagent_test", arguments: { description: "Hang", prompt: "nest hang" } },
+        undefined,
+        { signal: controller.signal },
+      );
+      while (w.provider.live.size < 2) await new Promise((r) => setTimeout(r, 5));
+      controller.abort();
+      await assert.rejects(call);
+      while (w.provider.live.size > 0) await new Promise((r) => setTimeout(r, 5));
+    });
+    assert.equal(handler.sessions, 1);
+    await client.close();
+  } finally {
+    await handler.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("createMcpHttpHandler() keeps principals apart", async () => {
+  await using w = world();
+  const handler = createMcpHttpHandler(w.server, { maxSessionsPerPrincipal: 1 });
+  const { url, server } = serve(handler);
+  try {
+    const alice = await connect(url, "alice");
+    const sessionId = alice.transport.sessionId!;
+    const controller = new AbortController();
+    const call = alice.client.callTool(
+      { name: "subagent_test", arguments: { description: "Hang", prompt: "hang" } },
+      undefined,
+      { signal: controller.signal },
+    );
+    while (w.provider.live.size < 1) await new Promise((r) => setTimeout(r, 5));
+    const [runId] = [...w.provider.live];
+    const requestId = 1; // the client's second request (initialize was 0)
+    // Bob names alice's session: it does not exist for him, so he can neither list nor cancel.
+    const as = (principal: string, body: unknown) =>
+      fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-session-id": sessionId,
+          "mcp-protocol-version": "2025-11-25",
+          "x-principal": principal,
+        },
+        body: JSON.stringify(body),
+      });
+    const list = await as("bob", { jsonrpc: "2.0", id: 9, method: "tools/list" });
+    assert.equal(list.status, 404);
+    await list.body?.cancel();
+    const cancel = await as("bob", {
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId },
+    });
+    assert.equal(cancel.status, 404);
+    await cancel.body?.cancel();
+    await new Promise((r) => setTimeout(r, 50));
+    assert.ok(w.provider.live.has(runId), "alice's run is untouched");
+    // A second session for alice is past her cap; bob may still open his own.
+    await assert.rejects(connect(url, "alice"), /429|most is 1/);
+    const bob = await connect(url, "bob");
+    const mine = await bob.client.callTool({
+      name: "subagent_test",
+      arguments: { description: "Echo", prompt: "echo bob" },
+    });
+    assert.equal((mine.content as Text[])[0].text, "bob");
+    controller.abort();
+    await assert.rejects(call);
+    await alice.client.close();
+    await bob.client.close();
+  } finally {
+    await handler.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("createMcpProvider() reaches a server by URL over Streamable HTTP", async () => {
+  // The server side: a seam MCP endpoint over the test provider.
+  await using remote = world();
+  const handler = createMcpHttpHandler(remote.server);
+  const { url, server } = serve(handler);
+  await using local = world();
+  try {
+    local.subagents.registerProvider(
+      createMcpProvider({
+        name: "remote",
+        url,
+        tool: "subagent_test",
+        headers: { "x-principal": "caller" },
+      }),
+    );
+    const parent = { id: "p", scope: local.host.scope };
+    const run = local.subagents.start("remote", { prompt: "echo over http", parent });
+    const result = await run.result;
+    await run.dispose();
+    assert.equal(result.stopReason, "completed");
+    assert.deepEqual(result.output, [{ type: "text", text: "over http" }]);
+    // The remote seam server's usage came back in _meta.
+    assert.equal(result.usage?.self.outputTokens, 2);
+    const hang = local.subagents.start("remote", { prompt: "hang", parent });
+    await hang.started;
+    while (remote.provider.live.size < 1) await new Promise((r) => setTimeout(r, 5));
+    hang.cancel();
+    assert.equal((await hang.result).stopReason, "aborted");
+    await hang.dispose();
+    // Disposing ended the run's session (DELETE): the remote run is gone with it.
+    while (remote.provider.live.size > 0) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(handler.sessions, 0, "each run's session was ended");
+  } finally {
+    await handler.close();
+    await server.shutdown();
+  }
+});

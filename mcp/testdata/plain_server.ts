@@ -1,0 +1,78 @@
+/**
+ * A plain MCP server on the official SDK's high-level `McpServer` (no seam
+ * inside), for the provider tests: `slow` streams progress, `confirm` asks a
+ * yes/no elicitation, `ask_name` a one-field form, `wait` runs until
+ * cancelled (noting its start in `$MCP_PID_DIR/waiting`, the cancellation in `$MCP_PID_DIR/cancelled`), `boom`
+ * throws.
+ */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { z } from "zod";
+
+const pidDir = Deno.env.get("MCP_PID_DIR");
+if (pidDir) await Deno.writeTextFile(`${pidDir}/${Deno.pid}`, "");
+
+const server = new McpServer({ name: "plain", version: "1.0.0" });
+const input = { prompt: z.string() };
+type Args = { prompt: string };
+type Extra = {
+  _meta?: { progressToken?: string | number };
+  sendNotification: (notification: unknown) => Promise<void>;
+  signal: AbortSignal;
+};
+
+server.registerTool("slow", { inputSchema: input }, async ({ prompt }: Args, extra: Extra) => {
+  const token = extra._meta?.progressToken;
+  for (let i = 1; i <= 3; i++) {
+    if (token !== undefined) {
+      await extra.sendNotification({
+        method: "notifications/progress",
+        params: { progressToken: token, progress: i, total: 3, message: `step ${i}` },
+      });
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return { content: [{ type: "text", text: `done: ${prompt}` }] };
+});
+
+server.registerTool("confirm", { inputSchema: input }, async ({ prompt }: Args) => {
+  const answer = await server.server.elicitInput({
+    mode: "form",
+    message: `Run ${prompt}?`,
+    requestedSchema: { type: "object", properties: {} },
+  });
+  return { content: [{ type: "text", text: `confirm: ${answer.action}` }] };
+});
+
+server.registerTool("ask_name", { inputSchema: input }, async () => {
+  const answer = await server.server.elicitInput({
+    mode: "form",
+    message: "Your name?",
+    requestedSchema: {
+      type: "object",
+      properties: { name: { type: "string" } },
+      required: ["name"],
+    },
+  });
+  return {
+    content: [{
+      type: "text",
+      text: `hello ${answer.action === "accept" ? answer.content?.name : "nobody"}`,
+    }],
+  };
+});
+
+server.registerTool("wait", { inputSchema: input }, async (_args: Args, extra: Extra) => {
+  if (pidDir) await Deno.writeTextFile(`${pidDir}/waiting`, String(Deno.pid));
+  await new Promise<void>((resolve) =>
+    extra.signal.addEventListener("abort", () => resolve(), { once: true })
+  );
+  if (pidDir) await Deno.writeTextFile(`${pidDir}/cancelled`, String(Deno.pid));
+  return { content: [{ type: "text", text: "cancelled" }] };
+});
+
+server.registerTool("boom", { inputSchema: input }, () => {
+  throw new Error("the tool blew up");
+});
+
+await server.connect(new StdioServerTransport());
