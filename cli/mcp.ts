@@ -14,7 +14,7 @@ const FLAGS: readonly FlagSpec[] = [];
 
 /** The usage `seam mcp --help` prints. */
 export const MCP_USAGE: string = usageOf(
-  "seam mcp",
+  "seam mcp [options]",
   `Serve the spawn and fork providers over MCP on stdio, one tool each (subagent_spawn,
 subagent_fork), until the client closes stdin; its runs are then cancelled. The model is the
 scripted one, or a real one when DEEPSEEK_API_KEY or OPENAI_API_KEY (with OPENAI_BASE_URL,
