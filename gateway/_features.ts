@@ -13,7 +13,8 @@ import type { Logger } from "@seam/host";
 import type { PushBindings, V03Bindings } from "./http/_binding.ts";
 import type { InspectorLimits, PushOptionsResolved } from "./http/_options.ts";
 import type { GatewayOptions } from "./options.ts";
-import type { Cluster, ClusterOptions } from "./cluster/_cluster.ts";
+import type { Engine, EngineOptions } from "./core/_engine.ts";
+import type { TaskHome } from "./core/_home.ts";
 import type { PreparedPush, PushService } from "./push/_push.ts";
 import type { AllowWebhook } from "./push/_push_policy.ts";
 import type { InspectorRecord } from "./inspector/_inspector_record.ts";
@@ -23,8 +24,6 @@ import type { addV03ToCard, V03CardShape } from "./a2a03/_v03_card.ts";
 export type {
   addV03ToCard,
   AllowWebhook,
-  Cluster,
-  ClusterOptions,
   InspectorRecord,
   InspectorRoutes,
   PreparedPush,
@@ -44,7 +43,7 @@ export interface GatewayFeatures {
     readonly bindings: PushBindings;
   };
   /** One instance of many, on a shared task store (`TaskStorage` with `shared: true`). */
-  readonly cluster?: (options: ClusterOptions) => Cluster;
+  readonly cluster?: (engine: Engine, options: EngineOptions) => TaskHome | undefined;
   /** The run inspector (`inspector`): its option resolved, its memory and its routes. */
   readonly inspector?: {
     readonly resolve: (inspector: GatewayOptions["inspector"]) => InspectorLimits | undefined;

@@ -1,4 +1,4 @@
-import { Cluster } from "./cluster/_cluster.ts";
+import { createSharedHome } from "./cluster/_shared_home.ts";
 import type { GatewayFeatures } from "./_features.ts";
 import { buildGateway } from "./http/_gateway.ts";
 import { InspectorRecord } from "./inspector/_inspector_record.ts";
@@ -26,7 +26,7 @@ const EVERY_FEATURE: GatewayFeatures = {
     },
     bindings: PUSH_BINDINGS,
   },
-  cluster: (options) => new Cluster(options),
+  cluster: createSharedHome,
   inspector: { resolve: resolveInspector, Record: InspectorRecord, Routes: InspectorRoutes },
 };
 

@@ -11,48 +11,39 @@
  * whose run another instance keeps in _continue_elsewhere.ts.
  */
 import { jsonCopy, type Logger } from "@seam/host";
-import { invalidParams, shuttingDown, tooMany } from "../core/_errors.ts";
-import { continueElsewhere } from "./_continue_elsewhere.ts";
-import type { Sent } from "../core/_engine.ts";
-import { answer, forward, NotKept, untilSettledOrInterrupted } from "./_forward.ts";
+import { shuttingDown, tooMany } from "../core/_errors.ts";
+import type { Engine } from "../core/_engine.ts";
+import { answer } from "./_forward.ts";
 import { Journal } from "./_journal.ts";
 import { storeLateSteering } from "./_late_steering.ts";
 import { ShortLivedMap } from "../core/_short_lived_map.ts";
 import type { PushService } from "../push/_push.ts";
 import { endUnconfirmed, reap, type ReapContext } from "./_reaper.ts";
-import { storeFailure, unavailable } from "../core/_store_errors.ts";
+import { unavailable } from "../core/_store_errors.ts";
 import { isFinalEvent, LogStream } from "./_log_stream.ts";
 import type { LiveTask } from "../core/_live_task.ts";
 import { type StreamFraming, TaskSubscriber } from "../http/_sse.ts";
 import { isTaskStorageError, type JsonObject, type TaskStorage } from "../task_storage.ts";
-import { isTerminalState, type StoredTask } from "../task_store.ts";
-import { type A2ATask, SEAM_EXTENSION_URI } from "../types.ts";
-import type { SendParams } from "../http/_validate.ts";
+import type { StoredTask } from "../task_store.ts";
 
 /**
- * What the cluster needs of the engine: its view of a record, and the
- * operations a forwarded command runs (`forwarded`: never forwarded again).
+ * What the cluster needs of the engine: its view of a record, and the steps
+ * a forwarded command is run through here (_forward.ts: `cancelHere`,
+ * `steerHereFor`, `continueKept`), each of which acts here, never forwards.
  */
-export interface ClusterEngine {
-  view(record: StoredTask, historyLength?: number): A2ATask;
-  find(
-    id: string,
-    principal: string | undefined,
-    tenant: string | undefined,
-  ): Promise<{ readonly record: StoredTask }>;
-  cancel(
-    id: string,
-    principal: string | undefined,
-    tenant: string | undefined,
-    forwarded: boolean,
-  ): Promise<A2ATask>;
-  send(
-    params: SendParams,
-    principal: string | undefined,
-    onLive: ((live: LiveTask) => void) | undefined,
-    forwarded: boolean,
-  ): Promise<{ readonly taskId: string }>;
-}
+export type ClusterEngine = Pick<
+  Engine,
+  | "view"
+  | "find"
+  | "cancelFound"
+  | "accept"
+  | "admit"
+  | "home"
+  | "providerOf"
+  | "kept"
+  | "start"
+  | "steerHost"
+>;
 
 /** What the cluster needs from the gateway. */
 export interface ClusterOptions {
@@ -160,44 +151,8 @@ export class Cluster {
     this.assertReachable();
   }
 
-  /**
-   * A new task on a shared storage: journaled from its creation, and
-   * announced (streams attached, the request answered) only once that is
-   * committed. If it cannot be, the run is stopped and the request answers
-   * 503: nothing else knows of the task.
-   */
-  async sendShared(
-    live: LiveTask,
-    engine: ClusterEngine,
-    onLive: ((live: LiveTask) => void) | undefined,
-    extension: boolean,
-  ): Promise<{ live: LiveTask; taskId: string; extension: boolean }> {
-    const record = live.record;
-    const taskId = record.task.id;
-    const created = this.track(
-      taskId,
-      () => ({ ...record, task: engine.view(record) }),
-      () =>
-        live.forceEnd(
-          "Failed: another gateway instance ended this task (this one's lease had lapsed).",
-        ),
-    );
-    live.observe();
-    try {
-      await created;
-    } catch (error) {
-      this.abandon(taskId);
-      this.#unconfirm(taskId);
-      live.endEarly("client", "the task store could not record the task");
-      live.forceEnd("Failed: the task store could not record this task.");
-      throw storeFailure(error, this.#options.logger, `Recording task "${taskId}"`);
-    }
-    onLive?.(live);
-    return { live, taskId, extension };
-  }
-
   /** Remember `taskId`, whose creation failed, to end it should it be stored all the same. */
-  #unconfirm(taskId: string): void {
+  unconfirm(taskId: string): void {
     if (this.#unconfirmed.size < MAX_UNCONFIRMED) {
       this.#unconfirmed.set(taskId, Date.now());
       return;
@@ -205,154 +160,6 @@ export class Cluster {
     this.#options.logger.error(
       `Task "${taskId}" could not be recorded, and ${MAX_UNCONFIRMED} others wait to be checked: if it was stored all the same, it stays live until this instance stops`,
     );
-  }
-
-  /**
-   * The task a steering message went to (another instance runs it): once it
-   * settled or is interrupted, unless `returnImmediately`.
-   *
-   * @throws {GatewayError} 503 (`STORE_UNAVAILABLE`) when the storage is out
-   * of reach as it waits.
-   */
-  async steered(
-    engine: ClusterEngine,
-    sent: { readonly taskId: string; readonly since?: number },
-    params: SendParams,
-    principal: string | undefined,
-  ): Promise<A2ATask> {
-    if (!params.configuration?.returnImmediately) {
-      try {
-        await untilSettledOrInterrupted(this.#options.storage, sent.taskId, sent.since ?? 0);
-      } catch (error) {
-        // The storage's own failure: 503 while out of reach, never its message.
-        throw storeFailure(error, this.#options.logger, `Waiting for task "${sent.taskId}"`);
-      }
-    }
-    const found = await engine.find(sent.taskId, principal, params.tenant);
-    return engine.view(found.record, params.configuration?.historyLength);
-  }
-
-  /**
-   * `SubscribeToTask` on a shared storage: the task's log after `cursor`
-   * (from its start without one), then its updates, on any instance; an
-   * ended task without a cursor is not read from the log (undefined).
-   *
-   * @throws {GatewayError} `invalidParams` for a cursor beyond the task's
-   * newest event, which no stream sent (it would wait for ever, past the end).
-   */
-  async subscribe(
-    record: StoredTask,
-    framing: StreamFraming,
-    cursor: number | undefined,
-  ): Promise<TaskSubscriber | undefined> {
-    if (this.#journals.has(record.task.id)) {
-      // Run here: the live record runs ahead of its log (its end may not be
-      // committed yet) and has no generation; the stored one is what the log
-      // replays.
-      try {
-        record = (await this.#options.storage.get(record.task.id)) ?? record;
-      } catch (error) {
-        throw storeFailure(error, this.#options.logger, `Reading task "${record.task.id}"`);
-      }
-    }
-    const state = record.task.status.state;
-    if (cursor === undefined && isTerminalState(state)) return undefined;
-    if (isTerminalState(state) && cursor! >= (record.generation ?? 0)) {
-      // Resumed after the last event: nothing more will come. Past it: an id no stream sent.
-      assertSent(record.task.id, cursor!, record.generation ?? 0);
-      const done = new TaskSubscriber(framing, 1024);
-      done.end();
-      return done;
-    }
-    if (cursor !== undefined && cursor > (record.generation ?? 0)) {
-      // A live record does not carry its generation: the storage has the newest.
-      await this.#assertSent(record.task.id, cursor);
-    }
-    return this.stream(record.task.id, framing, cursor ?? 0);
-  }
-
-  async #assertSent(taskId: string, cursor: number): Promise<void> {
-    let newest: number;
-    try {
-      newest = (await this.#options.storage.get(taskId))?.generation ?? 0;
-    } catch (error) {
-      throw storeFailure(error, this.#options.logger, `Reading task "${taskId}"`);
-    }
-    assertSent(taskId, cursor, newest);
-  }
-
-  /** Cancel a task another instance runs: the cancel goes there. */
-  async forwardCancel(
-    record: StoredTask,
-    taskId: string,
-    principal: string | undefined,
-  ): Promise<A2ATask> {
-    const reply = await this.#forward(record, {
-      kind: "cancel",
-      taskId,
-      principal: principal ?? null,
-    });
-    return reply.task as A2ATask;
-  }
-
-  /**
-   * A message to a task another instance runs: it goes there. Answers the
-   * generation the task had reached (committed or not) when its run took
-   * the message, if the owner said: what the message led to comes after it.
-   */
-  async forwardMessage(
-    record: StoredTask,
-    params: SendParams,
-    principal: string | undefined,
-  ): Promise<number | undefined> {
-    const reply = await this.#forward(record, {
-      kind: "message",
-      params: params as unknown as JsonObject,
-      principal: principal ?? null,
-    });
-    return typeof reply.since === "number" ? reply.since : undefined;
-  }
-
-  /**
-   * The run of `record`, which just ended, is kept here: its stored end says
-   * so (`keptOn`, its seam metadata), for a follow-up that reaches another
-   * instance (_continue_elsewhere.ts). Set before the end is written (the
-   * journal writes the snapshot as it is then), not in its status event.
-   */
-  kept(record: StoredTask): void {
-    (record.task.metadata as Record<string, Record<string, unknown>>)[SEAM_EXTENSION_URI].keptOn =
-      this.instance;
-  }
-
-  /**
-   * A follow-up in a context whose run this instance does not keep: sent to
-   * the instance that does, which resumes it and makes the task
-   * (_continue_elsewhere.ts); undefined for a fresh run here.
-   *
-   * @throws {NotKept} when `forwarded`: another instance sent it here (a
-   * `continue` command), and this one keeps no run for it that answers with
-   * a task (_forward.ts answers the sender so, for a fresh run there).
-   */
-  async continueElsewhere(
-    params: SendParams,
-    principal: string | undefined,
-    provider: string,
-    extension: boolean,
-    forwarded: boolean,
-  ): Promise<Sent | undefined> {
-    if (forwarded) throw new NotKept();
-    const taskId = await continueElsewhere(
-      {
-        storage: this.#options.storage,
-        logger: this.#options.logger,
-        instance: this.instance,
-        commandTimeoutMs: this.#options.commandTimeoutMs,
-      },
-      params,
-      principal,
-      provider,
-    );
-    return taskId === undefined ? undefined : { live: undefined, taskId, since: 0, extension };
   }
 
   /**
@@ -372,6 +179,11 @@ export class Cluster {
     // The task as it is now: the live record goes on changing until the batch is written.
     journal.emit({ task: jsonCopy(snapshot().task) as JsonObject });
     return journal.created;
+  }
+
+  /** Whether this instance runs task `taskId` (journals it). */
+  runs(taskId: string): boolean {
+    return this.#journals.has(taskId);
   }
 
   /** Stop writing a task that could not be created: nothing else knows of it. */
@@ -476,17 +288,6 @@ export class Cluster {
     this.#logStreams.add(stream);
     stream.start();
     return subscriber;
-  }
-
-  /** Send `command` to the instance that runs the task (_forward.ts). */
-  #forward(record: StoredTask, command: JsonObject): Promise<JsonObject> {
-    return forward(
-      this.#options.storage,
-      this.#options.logger,
-      this.#options.commandTimeoutMs,
-      record,
-      command,
-    );
   }
 
   /**
@@ -594,12 +395,3 @@ const MAX_UNCONFIRMED = 10_000;
 
 /** Whether the event is a task's last. */
 export { isFinalEvent };
-
-/** @throws {GatewayError} `invalidParams` for a cursor past the task's newest event. */
-function assertSent(taskId: string, cursor: number, newest: number): void {
-  if (cursor > newest) {
-    throw invalidParams(
-      `Last-Event-ID ${cursor} is beyond the newest event of task "${taskId}" (${newest}); resume with the id of an event received, or 0 to replay from the start`,
-    );
-  }
-}

@@ -2,15 +2,15 @@
  * A follow-up in a context (a `contextId`, no `taskId`) whose finished run
  * another instance keeps, on a shared {@linkcode TaskStorage}: a kept run
  * lives in its instance's memory, so the message goes there (a `continue`
- * command, answered in _forward.ts), which resumes the run and makes the new
+ * command, _protocol.ts; answered in _forward.ts), which resumes the run and makes the new
  * task; the sender answers from the store as for any task another instance
  * runs. Needs only the storage: the cluster calls it (its module doc).
  */
 import type { Logger } from "@seam/host";
-import { refusalOf } from "./_forward.ts";
+import { type ClusterReply, decodeReply, encodeCommand, unreadable } from "./_protocol.ts";
 import { storeFailure } from "../core/_store_errors.ts";
 import type { SendParams } from "../http/_validate.ts";
-import type { JsonObject, TaskStorage } from "../task_storage.ts";
+import type { TaskStorage } from "../task_storage.ts";
 import { isTerminalState, type StoredTask } from "../task_store.ts";
 import { SEAM_EXTENSION_URI } from "../types.ts";
 
@@ -65,30 +65,31 @@ export async function continueElsewhere(
     );
     return undefined;
   };
-  let reply: JsonObject;
+  let reply: ClusterReply;
   try {
     // Gone (its lease lapsed): not waited for, as a command's timeout would be (7 s by default).
     if (storage.leased && !(await storage.leased(holder))) {
       return fresh("did not take a follow-up in it (its lease lapsed)");
     }
-    reply = await storage.send(
-      holder,
-      { kind: "continue", params: params as unknown as JsonObject, principal: principal ?? null },
-      context.commandTimeoutMs,
-    );
+    const command = encodeCommand({ kind: "continue", params, principal });
+    reply = decodeReply(await storage.send(holder, command, context.commandTimeoutMs));
   } catch (error) {
     return fresh("did not take a follow-up in it", error); // gone, or too slow to answer
   }
-  if (reply.notKept === true) {
-    // It keeps no run for this context that answers with a task, or it is shutting down
-    // (its kept runs cleared): a fresh run here, as for any run no longer kept (_forward.ts).
-    return fresh(
-      "no longer keeps it (pushed out, or it is shutting down) or answers it with a message",
-    );
+  switch (reply.kind) {
+    case "created":
+      return reply.taskId;
+    case "notKept":
+      // It keeps no run for this context that answers with a task, or it is shutting down
+      // (its kept runs cleared): a fresh run here, as for any run no longer kept (_forward.ts).
+      return fresh(
+        "no longer keeps it (pushed out, or it is shutting down) or answers it with a message",
+      );
+    case "refused":
+      throw reply.error;
+    default:
+      throw unreadable();
   }
-  const refusal = refusalOf(reply);
-  if (refusal) throw refusal;
-  return String(reply.taskId);
 }
 
 /** The instance that kept `record`'s run when it ended, if its seam metadata says. */

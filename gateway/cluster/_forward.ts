@@ -8,15 +8,21 @@
  */
 import type { Logger } from "@seam/host";
 import type { ClusterEngine } from "./_cluster.ts";
-import {
-  GatewayError,
-  internalError,
-  invalidRequest,
-  shuttingDown,
-  toGatewayError,
-} from "../core/_errors.ts";
-import type { LiveTask } from "../core/_live_task.ts";
+import { ShuttingDownError, toGatewayError } from "../core/_errors.ts";
+import { assertFollows, steer } from "../core/_steer.ts";
 import type { SendParams } from "../http/_validate.ts";
+import type { A2ATask } from "../types.ts";
+import type { LiveTask } from "../core/_live_task.ts";
+import {
+  type ClusterCommand,
+  type ClusterReply,
+  decodeCommand,
+  decodeReply,
+  encodeCommand,
+  encodeReply,
+  isReply,
+  unreadable,
+} from "./_protocol.ts";
 import { unavailable } from "../core/_store_errors.ts";
 import type { JsonObject, TaskStorage } from "../task_storage.ts";
 import { isTerminalState, type StoredTask } from "../task_store.ts";
@@ -25,22 +31,24 @@ import { isTerminalState, type StoredTask } from "../task_store.ts";
  * Send `command` to the instance that runs the task and answer its reply,
  * waiting at most `commandTimeoutMs`.
  *
- * @throws {GatewayError} the owner's refusal, or 503 when it does not answer.
+ * @throws {GatewayError} the owner's refusal; 503 when it does not answer,
+ * or answers other than `expected`.
  */
-export async function forward(
+export async function forward<K extends ClusterReply["kind"]>(
   storage: TaskStorage,
   logger: Logger,
   commandTimeoutMs: number,
   record: StoredTask,
-  command: JsonObject,
-): Promise<JsonObject> {
+  command: ClusterCommand,
+  expected: K,
+): Promise<Extract<ClusterReply, { kind: K }>> {
   const owner = record.instance;
   if (owner === undefined) {
     throw unavailable(`task "${record.task.id}" has no instance running it right now`);
   }
-  let reply: JsonObject;
+  let reply: ClusterReply;
   try {
-    reply = await storage.send(owner, command, commandTimeoutMs);
+    reply = decodeReply(await storage.send(owner, encodeCommand(command), commandTimeoutMs));
   } catch (error) {
     // The store's message is for the log: a driver's names the database's
     // host and port, its user.
@@ -52,40 +60,9 @@ export async function forward(
       `the instance running task "${record.task.id}" did not answer within ${commandTimeoutMs} ms, or the command could not be sent; if it is gone, the task ends FAILED once its lease lapses (${storage.leaseTtlMs} ms)`,
     );
   }
-  const refusal = refusalOf(reply);
-  if (refusal) throw refusal;
+  if (reply.kind === "refused") throw reply.error;
+  if (!isReply(reply, expected)) throw unreadable();
   return reply;
-}
-
-/** The owner's refusal in a command's reply, as the error it answered; undefined for none. */
-export function refusalOf(reply: JsonObject): GatewayError | undefined {
-  const refusal = reply.error as Record<string, unknown> | undefined;
-  if (!refusal) return undefined;
-  return new GatewayError(
-    (refusal.kind as GatewayError["kind"]) ?? "internal",
-    String(refusal.message ?? "The instance running the task refused"),
-    {
-      httpStatus: refusal.httpStatus as number | undefined,
-      metadata: refusal.metadata as Record<string, string> | undefined,
-    },
-  );
-}
-
-/**
- * A `continue` command this instance refuses: it keeps no run for the
- * context that answers with a task (Cluster.continueElsewhere). Its reply
- * says `notKept`, for a fresh run on the sender.
- */
-export class NotKept extends Error {
-  constructor() {
-    super("No run is kept here for this follow-up's context");
-    this.name = "NotKept";
-  }
-}
-
-/** Whether `error` is the refusal of an instance shutting down (its kept runs gone). */
-function isShuttingDown(error: unknown): boolean {
-  return error instanceof GatewayError && error.message === shuttingDown().message;
 }
 
 /**
@@ -134,68 +111,97 @@ export function untilSettledOrInterrupted(
 
 /**
  * Answer a command another instance forwarded to a task `engine` runs (or,
- * `continue`, a follow-up in a context whose run `engine` keeps). A
- * message's reply says the generation the task had reached when its run
- * took it (`emitted`: the task's journal), so that its sender waits for what
- * the message led to, not for an input request it answered that was not
- * stored yet when the sender looked.
+ * `continue`, a follow-up in a context whose run `engine` keeps), through
+ * the engine's own steps: `cancelHere`, `steerHereFor`, `continueKept`,
+ * which act here and never forward again. A message's reply says the
+ * generation the task had reached when its run took it (`emitted`: the
+ * task's journal), so that its sender waits for what the message led to,
+ * not for an input request it answered that was not stored yet when the
+ * sender looked.
  */
 export async function answer(
   engine: ClusterEngine,
   logger: Logger,
-  command: JsonObject,
+  json: JsonObject,
   emitted: (taskId: string) => number | undefined,
 ): Promise<JsonObject> {
-  const principal = typeof command.principal === "string" ? command.principal : undefined;
   try {
-    if (command.kind === "cancel") {
-      return { task: await engine.cancel(String(command.taskId), principal, undefined, true) };
-    }
-    if (command.kind === "message") {
-      let since: number | undefined;
-      const taken = (live: LiveTask) => since = emitted(live.record.task.id);
-      await engine.send(command.params as unknown as SendParams, principal, taken, true);
-      return since === undefined ? { ok: true } : { ok: true, since };
-    }
-    if (command.kind === "continue") {
-      // A follow-up in a context whose run this instance keeps (Cluster.continueElsewhere):
-      // sent as here, the run taken by the same key (principal, provider, contextId). The
-      // task's creation is committed when send answers: the sender reads it from the store.
-      // Not kept here (NotKept), or shutting down: see the catch.
-      const sent = await engine.send(
-        command.params as unknown as SendParams,
-        principal,
-        undefined,
-        true,
-      );
-      return { taskId: sent.taskId };
-    }
-    throw invalidRequest("an unknown forwarded command");
+    return encodeReply(await run(engine, decodeCommand(json), emitted));
   } catch (error) {
-    // A follow-up this instance cannot continue: it keeps no run for it (pushed out by
-    // maxResumableRuns, or its kept runs cleared as it shuts down), or keeps one that
-    // answers with a direct message, which makes no task the sender could read. Its
-    // sender starts a fresh run itself, as for any run no longer kept; a 503 would
-    // only have its client retry into the same wait.
-    if (command.kind === "continue" && (error instanceof NotKept || isShuttingDown(error))) {
-      // With a 503 for a sender that predates `notKept` (a rolling deploy), which would
-      // otherwise read a task id from the reply that names none.
-      return {
-        notKept: true,
-        ...refusal(
-          internalError("The instance that kept this context's run no longer keeps it; try again", {
-            httpStatus: 503,
-          }),
-        ),
-      };
-    }
-    return refusal(toGatewayError(error, logger));
+    return encodeReply({ kind: "refused", error: toGatewayError(error, logger) });
   }
 }
 
-/** A command's reply refusing it with `e` (read back by {@linkcode refusalOf}). */
-function refusal(e: GatewayError): JsonObject {
-  return {
-    error: { kind: e.kind, message: e.message, httpStatus: e.httpStatus, metadata: e.metadata },
-  } as JsonObject;
+async function run(
+  engine: ClusterEngine,
+  command: ClusterCommand,
+  emitted: (taskId: string) => number | undefined,
+): Promise<ClusterReply> {
+  switch (command.kind) {
+    case "cancel":
+      return { kind: "task", task: await cancelHere(engine, command.taskId, command.principal) };
+    case "message": {
+      let since: number | undefined;
+      const taken = (live: LiveTask) => since = emitted(live.record.task.id);
+      await steerHereFor(engine, command.params, command.principal, taken);
+      return { kind: "accepted", since };
+    }
+    case "continue": {
+      const taskId = await continueKept(engine, command.params, command.principal);
+      return taskId === undefined ? { kind: "notKept" } : { kind: "created", taskId };
+    }
+  }
+}
+
+/** A `cancel` command: the task's run is canceled here, never forwarded again. */
+async function cancelHere(
+  engine: ClusterEngine,
+  taskId: string,
+  principal: string | undefined,
+): Promise<A2ATask> {
+  return engine.cancelFound(await engine.find(taskId, principal, undefined));
+}
+
+/** A `message` command: the task's run is steered here, never forwarded again. */
+async function steerHereFor(
+  engine: ClusterEngine,
+  params: SendParams,
+  principal: string | undefined,
+  onLive: (live: LiveTask) => void,
+): Promise<void> {
+  const { ext, push } = await engine.accept(params);
+  const found = await engine.find(params.message.taskId!, principal, params.tenant);
+  assertFollows(found, params);
+  await steer(engine.steerHost, found, params, ext, onLive, push);
+}
+
+/**
+ * A `continue` command: the follow-up resumes the context's run kept here,
+ * sent as here (the run taken by the same key: principal, provider,
+ * contextId). Its task's creation is committed when this answers: the
+ * sender reads it from the store. Answers the task's id; undefined (not
+ * kept) when this instance cannot continue it: it keeps no run for it
+ * (pushed out by maxResumableRuns, or its kept runs cleared as it shuts
+ * down), or keeps one that answers with a direct message, which makes no
+ * task the sender could read. The sender then starts a fresh run itself, as
+ * for any run no longer kept; a 503 would only have its client retry into
+ * the same wait.
+ */
+async function continueKept(
+  engine: ClusterEngine,
+  params: SendParams,
+  principal: string | undefined,
+): Promise<string | undefined> {
+  try {
+    const { ext, push } = await engine.accept(params);
+    engine.admit(principal);
+    await engine.home.admit?.();
+    const provider = engine.providerOf(params.tenant);
+    const kept = engine.kept.get(principal, provider, params.message.contextId!);
+    if (kept?.chain.context.reply !== "task") return undefined;
+    return (await engine.start(params, principal, provider, ext, push, undefined)).taskId;
+  } catch (error) {
+    if (error instanceof ShuttingDownError) return undefined;
+    throw error;
+  }
 }

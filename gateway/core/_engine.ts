@@ -10,8 +10,8 @@ import type { SubagentResult, SubagentService } from "@seam/subagent";
 import { acceptsOutput, partsToPrompt } from "./_convert.ts";
 import { pushNotSupported } from "../http/_binding.ts";
 import { storeFailure } from "./_store_errors.ts";
-import { StoreWriter } from "./_store_writer.ts";
-import { steer, type SteerHost } from "./_steer.ts";
+import { type Found, LocalHome, type Sent, type TaskHome } from "./_home.ts";
+import { assertFollows, steer, type SteerHost } from "./_steer.ts";
 import {
   assertStorableText,
   GatewayError,
@@ -19,19 +19,18 @@ import {
   shuttingDown,
   tooMany,
 } from "./_errors.ts";
-import { readExtension } from "./_extension.ts";
+import { type AcceptedExtension, readExtension } from "./_extension.ts";
 import { sendTraceOf } from "../http/_trace.ts";
 import { Disposals, KeptRuns } from "./_kept_runs.ts";
 import { ShortLivedMap } from "./_short_lived_map.ts";
 import { LiveTask, type LiveTaskHooks, type LiveTaskLimits } from "./_live_task.ts";
-import type {
-  Cluster,
-  ClusterOptions,
-  InspectorRecord,
-  PreparedPush,
-  PushService,
-} from "../_features.ts";
-import { type ProgressSource, TaskStarter } from "./_task_start.ts";
+import type { InspectorRecord, PreparedPush, PushService } from "../_features.ts";
+import {
+  type ProgressSource,
+  type StartedRun,
+  type StartPlan,
+  TaskStarter,
+} from "./_task_start.ts";
 import type { GatewayParentFactory } from "../options.ts";
 import {
   decodePageToken,
@@ -43,12 +42,13 @@ import {
   userMessage,
 } from "./_task_view.ts";
 import type { ListParams, SendParams } from "../http/_validate.ts";
-import { isTerminalState, type StoredTask, type TaskStore } from "../task_store.ts";
-import { isTaskStorage, type JsonObject } from "../task_storage.ts";
+import type { StoredTask, TaskStore } from "../task_store.ts";
 import type { A2AMetadata, A2ATask } from "../types.ts";
 import { SEAM_EXTENSION_URI } from "../types.ts";
 import type { AgentRef, Scope } from "@seam/host";
 import type { SubagentAgentOptions } from "@seam/subagent";
+
+export type { Found, Sent };
 
 /** The engine's configuration. */
 export interface EngineOptions {
@@ -70,29 +70,36 @@ export interface EngineOptions {
   readonly push?: PushService;
   /** The run inspector's memory, when it is on. */
   readonly inspector?: InspectorRecord;
-  /** Makes this instance one of many, for a shared store (`TaskStorage` with `shared`). */
-  readonly cluster?: (options: ClusterOptions) => Cluster;
-}
-
-/** The result of sending a message. */
-export interface Sent {
   /**
-   * The task, when it runs here; undefined when another instance runs it (a
-   * steered task, or a follow-up in a context whose run another keeps).
+   * The home of this engine's tasks when it is not a {@linkcode LocalHome}
+   * (one instance of many, for a shared store: `TaskStorage` with `shared`);
+   * undefined for a local one.
    */
-  readonly live: LiveTask | undefined;
-  /** The task's id. */
-  readonly taskId: string;
-  /** For a task another instance runs: its generation when the message was sent. */
-  readonly since?: number;
-  /** Whether the message carried the seam extension. */
-  readonly extension: boolean;
+  readonly home?: (engine: Engine, options: EngineOptions) => TaskHome | undefined;
 }
 
-/** A task as a principal may see it: its record, and the live task while it runs. */
-export interface Found {
-  readonly record: StoredTask;
-  readonly live: LiveTask | undefined;
+/** What {@linkcode Engine.accept} answers: the seam extension, and the push config prepared. */
+export interface Accepted {
+  readonly ext: AcceptedExtension;
+  readonly push: PreparedPush | undefined;
+}
+
+/** The checks of {@linkcode Engine.accept} past the push config. */
+function checked(
+  params: SendParams,
+  ext: AcceptedExtension,
+  push: PreparedPush | undefined,
+): Accepted {
+  if (!acceptsOutput(params.configuration?.acceptedOutputModes)) {
+    throw new GatewayError(
+      "contentType",
+      `Content type not supported: configuration.acceptedOutputModes (${
+        params.configuration!.acceptedOutputModes!.join(", ").slice(0, 200)
+      }) admits none of what this gateway answers with (text/plain, application/json)`,
+    );
+  }
+  assertStorableText(params.message.contextId, "message.contextId");
+  return { ext, push };
 }
 
 /** Where the engine is. */
@@ -103,46 +110,29 @@ export class Engine {
   readonly #live = new ShortLivedMap<string, LiveTask>();
   readonly #livePerPrincipal = new Map<string | undefined, number>();
   readonly #disposals: Disposals;
-  readonly #kept: KeptRuns;
+  /** The runs kept for a follow-up in their context. */
+  readonly kept: KeptRuns;
   readonly #starter: TaskStarter;
   readonly #hooks: LiveTaskHooks;
-  readonly #writer: StoreWriter;
   /** What a follow-up needs of the engine (_steer.ts). */
-  readonly #steerHost: SteerHost;
+  readonly steerHost: SteerHost;
   #state: EngineState = "open";
   #shutdown: Promise<void> | undefined;
   readonly #options: EngineOptions;
   readonly #store: TaskStore;
   readonly #logger: Logger;
-  /** Set on a shared storage: this instance among the others. */
-  readonly cluster: Cluster | undefined;
+  /** Where the tasks live: here alone, or among other instances (chosen once, here). */
+  readonly home: TaskHome;
 
   constructor(options: EngineOptions) {
     this.#options = options;
     this.#store = options.store;
     this.#logger = options.logger;
-    const store = options.store;
-    this.cluster = isTaskStorage(store) && store.shared && options.cluster
-      ? options.cluster({
-        storage: store,
-        logger: options.logger,
-        maxSubscribers: options.task.maxSubscribers,
-        maxBufferedBytes: options.task.maxBufferedBytes,
-        commandTimeoutMs: options.task.cancelGraceMs + 2_000,
-        engine: this,
-        push: options.push,
-      })
-      : undefined;
-    const cluster = this.cluster;
-    this.#writer = new StoreWriter(options.store, options.logger);
-    this.#steerHost = {
-      find: (id, principal, tenant) => this.find(id, principal, tenant),
-      cluster,
-      push: options.push,
-      persist: (record) => this.#persist(record),
-    };
+    const home: TaskHome = this.home = options.home?.(this, options) ??
+      new LocalHome(options.store, options.logger);
+    this.steerHost = { home, push: options.push };
     this.#disposals = new Disposals(options.logger);
-    this.#kept = new KeptRuns(options.maxResumableRuns, this.#disposals);
+    this.kept = new KeptRuns(options.maxResumableRuns, this.#disposals);
     this.#starter = new TaskStarter({
       subagents: options.subagents,
       logger: options.logger,
@@ -151,7 +141,7 @@ export class Engine {
       parentId: options.parentId,
       progress: options.progress,
       agentOptions: options.agentOptions,
-      kept: this.#kept,
+      kept: this.kept,
       disposals: this.#disposals,
       assertOpen: () => this.#assertOpen(),
       watch: options.inspector
@@ -160,12 +150,10 @@ export class Engine {
     });
     this.#hooks = {
       logger: options.logger,
-      persist: (record) => this.#persist(record),
+      persist: (record) => home.persist(record),
       settled: (task, result) => this.#settled(task, result),
       stored: (task) => this.#forget(task),
-      publish: cluster
-        ? (task, event) => cluster.publish(task.record.task.id, event as JsonObject)
-        : undefined,
+      publish: home.publish,
       event: options.push
         ? (record, event, terminal) => options.push!.event(record, event, terminal)
         : undefined,
@@ -183,45 +171,67 @@ export class Engine {
     params: SendParams,
     principal: string | undefined,
     onLive?: (live: LiveTask) => void,
-    forwarded = false,
   ): Promise<Sent> {
-    this.#assertOpen();
+    // Each step awaited only when it is a promise: a fresh start is synchronous.
+    const accepted = this.accept(params);
+    const { ext, push } = accepted instanceof Promise ? await accepted : accepted;
     const message = params.message;
+    if (message.taskId !== undefined) {
+      const found = await this.find(message.taskId, principal, params.tenant);
+      assertFollows(found, params);
+      // Another instance runs it: the message goes there.
+      const there = found.live ? undefined : this.home.locate?.(found.record);
+      if (there) return there.message(params, principal, ext.used);
+      return steer(this.steerHost, found, params, ext, onLive, push);
+    }
+    this.admit(principal);
+    const admitted = this.home.admit?.();
+    if (admitted) await admitted;
+    const provider = this.providerOf(params.tenant);
+    const contextId = message.contextId;
+    if (contextId !== undefined && !this.kept.get(principal, provider, contextId)) {
+      // A follow-up whose run another instance keeps goes there.
+      const going = this.home.continueElsewhere?.(params, principal, provider, ext.used);
+      const elsewhere = going && await going;
+      if (elsewhere) return elsewhere;
+    }
+    const sent = this.start(params, principal, provider, ext, push, onLive);
+    return sent instanceof Promise ? await sent : sent;
+  }
+
+  /**
+   * What every message is checked for first, in this order: the engine is
+   * open, its seam extension, its push config, its output modes, its
+   * context id. A promise only with a push config.
+   */
+  accept(params: SendParams): Accepted | Promise<Accepted> {
+    this.#assertOpen();
     const ext = readExtension(
-      message.metadata as A2AMetadata | undefined,
+      params.message.metadata as A2AMetadata | undefined,
       params.metadata as A2AMetadata | undefined,
     );
     const pushConfig = params.configuration?.taskPushNotificationConfig;
-    let push: PreparedPush | undefined;
-    if (pushConfig !== undefined && pushConfig !== null) {
-      if (!this.#options.push) throw pushNotSupported();
-      push = await this.#options.push.prepare(pushConfig, message.taskId);
-    }
-    if (!acceptsOutput(params.configuration?.acceptedOutputModes)) {
-      throw new GatewayError(
-        "contentType",
-        `Content type not supported: configuration.acceptedOutputModes (${
-          params.configuration!.acceptedOutputModes!.join(", ").slice(0, 200)
-        }) admits none of what this gateway answers with (text/plain, application/json)`,
-      );
-    }
-    assertStorableText(message.contextId, "message.contextId");
-    if (message.taskId !== undefined) {
-      return steer(this.#steerHost, params, principal, ext, onLive, forwarded, push);
-    }
-    this.#admit(principal);
-    if (this.cluster) await this.cluster.admit();
+    if (pushConfig === undefined || pushConfig === null) return checked(params, ext, undefined);
+    if (!this.#options.push) throw pushNotSupported();
+    return this.#options.push.prepare(pushConfig, params.message.taskId).then((push) =>
+      checked(params, ext, push)
+    );
+  }
 
-    const provider = this.#resolveProvider(params.tenant);
-    if (this.cluster && message.contextId !== undefined) {
-      // How the run kept here for this context answers, if one is kept.
-      const kept = this.#kept.get(principal, provider, message.contextId)?.chain.context.reply;
-      // A follow-up whose run another instance keeps goes there (_continue_elsewhere.ts); one
-      // sent here is refused unless a run kept here answers it with a task (Cluster.continueElsewhere).
-      const elsewhere = (forwarded ? kept !== "task" : !kept) &&
-        await this.cluster.continueElsewhere(params, principal, provider, ext.used, forwarded);
-      if (elsewhere) return elsewhere;
-    }
+  /**
+   * Start the task of a message that names none (resuming its context's
+   * kept run, if any): synchronous unless it attaches a push config or its
+   * parent comes from a factory.
+   */
+  start(
+    params: SendParams,
+    principal: string | undefined,
+    provider: string,
+    ext: AcceptedExtension,
+    push: PreparedPush | undefined,
+    onLive: ((live: LiveTask) => void) | undefined,
+  ): Sent | Promise<Sent> {
+    const message = params.message;
     // Flat copies (toLowerCase, ~0.03 µs): randomUUID answers a slice of a
     // batch, for which V8's JSON.stringify takes its slow path, and the stored
     // task names both twice (bench/README.md, gateway, session 6: −0.6 µs a SendMessage).
@@ -230,41 +240,70 @@ export class Engine {
     // Counted from here: a factory may take a while, and others must see the slot taken.
     this.#count(principal, +1);
     const accepted = userMessage(params, taskId, contextId);
+    const plan: StartPlan = {
+      provider,
+      prompt: partsToPrompt(message.parts),
+      ext,
+      principal,
+      taskId,
+      contextId,
+      continuing: message.contextId !== undefined,
+      message: accepted,
+      trace: sendTraceOf(params),
+    };
+    let starting;
+    if (!push) {
+      try {
+        starting = this.#starter.start(plan);
+      } catch (error) {
+        this.#count(principal, -1);
+        throw error;
+      }
+      if (!(starting instanceof Promise)) return this.#made(plan, starting, onLive);
+    }
+    return this.#startLater(plan, push, starting, onLive);
+  }
+
+  /** {@linkcode start} past a push config to attach, or a parent factory to wait for. */
+  async #startLater(
+    plan: StartPlan,
+    push: PreparedPush | undefined,
+    starting: Promise<StartedRun> | undefined,
+    onLive: ((live: LiveTask) => void) | undefined,
+  ): Promise<Sent> {
     let started;
     let pushId: string | undefined;
     try {
       // Kept before the run starts, so the webhook hears every change.
-      if (push) pushId = await this.#options.push!.attach(push, taskId);
-      // Awaited only when it is a promise (a parent factory): a fresh start is synchronous.
-      const starting = this.#starter.start({
-        provider,
-        prompt: partsToPrompt(message.parts),
-        ext,
-        principal,
-        taskId,
-        contextId,
-        continuing: message.contextId !== undefined,
-        message: accepted,
-        trace: sendTraceOf(params),
-      });
-      started = starting instanceof Promise ? await starting : starting;
+      if (push) pushId = await this.#options.push!.attach(push, plan.taskId);
+      started = await (starting ?? this.#starter.start(plan));
     } catch (error) {
-      this.#count(principal, -1);
-      if (pushId !== undefined) this.#options.push!.detach(taskId, pushId);
+      this.#count(plan.principal, -1);
+      if (pushId !== undefined) this.#options.push!.detach(plan.taskId, pushId);
       throw error;
     }
+    return this.#made(plan, started, onLive);
+  }
+
+  /** The task of a run just started: live here, stored (or journaled), announced. */
+  #made(
+    plan: StartPlan,
+    started: StartedRun,
+    onLive: ((live: LiveTask) => void) | undefined,
+  ): Sent | Promise<Sent> {
     const { run } = started;
+    const { provider, taskId, ext } = plan;
     const now = Date.now();
     const meta: Record<string, unknown> = { provider, runId: run.id };
     if (started.resumedFrom) meta.resumedFrom = started.resumedFrom;
     const task: A2ATask = {
       id: taskId,
-      contextId,
+      contextId: plan.contextId,
       status: { state: "TASK_STATE_SUBMITTED", timestamp: isoNow(now) },
-      history: [accepted],
+      history: [plan.message],
       metadata: { [SEAM_EXTENSION_URI]: meta } as A2AMetadata,
     };
-    const record: TaskRecord = { task, owner: principal, provider, updatedAt: now };
+    const record: TaskRecord = { task, owner: plan.principal, provider, updatedAt: now };
     const live = new LiveTask(record, started, this.#hooks, this.#options.task);
     started.chain.current = live;
     this.#live.set(taskId, live);
@@ -274,10 +313,11 @@ export class Engine {
     // each task's objects into V8's old generation (bench/promoted.ts).
     started.route.task = live;
     if (live.reply === "task") this.#options.inspector?.taskChanged(live, ext.budget);
-    if (live.reply === "message") {
-      // A direct reply: no task exists for anyone else to see.
-    } else if (this.cluster) return this.cluster.sendShared(live, this, onLive, ext.used);
-    else this.#persist(record);
+    if (live.reply === "task") {
+      // A direct reply (a message) makes no task for anyone else to see.
+      const stored = this.home.created(live, onLive, ext.used);
+      if (stored) return stored;
+    }
     live.observe();
     onLive?.(live);
     return { live, taskId, extension: ext.used };
@@ -312,16 +352,18 @@ export class Engine {
     id: string,
     principal: string | undefined,
     tenant: string | undefined,
-    forwarded = false,
   ): Promise<A2ATask> {
     const found = await this.find(id, principal, tenant);
+    // Another instance runs it: the cancel goes there.
+    const there = found.live ? undefined : this.home.locate?.(found.record);
+    return there ? there.cancel(principal) : this.cancelFound(found);
+  }
+
+  /** Cancel the run of `found` if it runs here; refused if it runs nowhere. */
+  async cancelFound(found: Found): Promise<A2ATask> {
     const task = found.live;
     if (!task) {
       const t = found.record.task;
-      if (this.cluster && !forwarded && !isTerminalState(t.status.state)) {
-        // Another instance runs it: the cancel goes there.
-        return this.cluster.forwardCancel(found.record, id, principal);
-      }
       throw new GatewayError(
         "taskNotCancelable",
         `Task not cancelable: task "${t.id}" is already ${stateWord(t)}`,
@@ -382,9 +424,9 @@ export class Engine {
       for (const task of [...this.#live.values()]) {
         task.endEarly("shutdown", "the gateway is shutting down");
       }
-      this.#kept.clear();
+      this.kept.clear();
       await this.#disposals.drained();
-      await this.cluster?.close();
+      await this.home.close?.();
     })();
   }
 
@@ -394,8 +436,8 @@ export class Engine {
     }
   }
 
-  /** Refuse a new task beyond the caps on live tasks. */
-  #admit(principal: string | undefined): void {
+  /** Refuse a new task beyond the caps on live tasks (of all, and of `principal`). */
+  admit(principal: string | undefined): void {
     const { maxLiveTasks, maxLiveTasksPerPrincipal } = this.#options;
     if (this.#live.size >= maxLiveTasks) {
       throw tooMany(
@@ -420,7 +462,7 @@ export class Engine {
     else this.#livePerPrincipal.set(principal, next);
   }
 
-  #resolveProvider(tenant: string | undefined): string {
+  providerOf(tenant: string | undefined): string {
     const { subagents } = this.#options;
     const none = (problem: string) =>
       invalidParams(problem, { metadata: { seamCode: "NO_PROVIDER" } });
@@ -442,8 +484,8 @@ export class Engine {
   /** The run ended: keep it for a follow-up in its context, or dispose its chain. */
   #settled(task: LiveTask, result: SubagentResult | undefined): void {
     const run = task.run;
-    if (result && run.resume && this.#kept.enabled && this.#state === "open") {
-      this.#kept.keep({
+    if (result && run.resume && this.kept.enabled && this.#state === "open") {
+      this.kept.keep({
         owner: task.record.owner,
         provider: task.record.provider,
         contextId: task.record.task.contextId,
@@ -452,23 +494,17 @@ export class Engine {
         parent: task.parent,
         chain: task.chain,
       });
-      this.cluster?.kept(task.record);
+      this.home.kept?.(task.record);
     } else {
       this.#disposals.disposeChain(task.chain);
     }
   }
 
   #forget(task: LiveTask): void {
-    this.cluster?.untrack(task.record.task.id);
+    this.home.stored?.(task.record.task.id);
     if (this.#live.get(task.record.task.id) === task) {
       this.#live.delete(task.record.task.id);
       this.#count(task.record.owner, -1);
     }
-  }
-
-  /** Store a record: journaled on a shared storage, else written (_store_writer.ts). */
-  #persist(record: TaskRecord): Promise<void> | undefined {
-    if (this.cluster) return this.cluster.persist(record.task.id);
-    return this.#writer.put(record);
   }
 }

@@ -31,6 +31,11 @@ const KINDS = {
 /** The name of an error kind the gateway answers with. */
 export type ErrorKind = keyof typeof KINDS;
 
+/** Whether `kind` names an error kind (read back from another instance's reply). */
+export function isErrorKind(kind: unknown): kind is ErrorKind {
+  return typeof kind === "string" && Object.hasOwn(KINDS, kind);
+}
+
 /** What a {@linkcode GatewayError} may carry besides its kind and message. */
 type GatewayErrorOptions = { metadata?: Record<string, string>; httpStatus?: number };
 
@@ -113,9 +118,12 @@ export function unsupportedOperation(message: string): GatewayError {
   return new GatewayError("unsupportedOperation", `Unsupported operation: ${message}`);
 }
 
+/** The refusal of a gateway shutting down: its own class, told apart without reading its message. */
+export class ShuttingDownError extends GatewayError {}
+
 /** HTTP 503: the gateway is shutting down (or its scope is), so it takes no new work. */
 export function shuttingDown(): GatewayError {
-  return internalError("The gateway is shutting down", { httpStatus: 503 });
+  return new ShuttingDownError("internal", "The gateway is shutting down", { httpStatus: 503 });
 }
 
 const ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo";

@@ -6,41 +6,26 @@
  * may see it, the cluster, push, and the write of a record.
  */
 import { partsToBlocks } from "./_convert.ts";
-import type { Found, Sent } from "./_engine.ts";
+import type { Found, Sent, TaskHome } from "./_home.ts";
 import { invalidParams, unsupportedOperation } from "./_errors.ts";
 import { type AcceptedExtension, hasStartFields } from "./_extension.ts";
 import { answerFromMessage, requestAnswered } from "./_input_answer.ts";
 import type { LiveTask } from "./_live_task.ts";
-import type { Cluster, PreparedPush, PushService } from "../_features.ts";
-import { stateWord, type TaskRecord, userMessage } from "./_task_view.ts";
+import type { PreparedPush, PushService } from "../_features.ts";
+import { stateWord, userMessage } from "./_task_view.ts";
 import type { SendParams } from "../http/_validate.ts";
-import { isTerminalState } from "../task_store.ts";
 import { stringify } from "./_builtins.ts";
 
 /** What a follow-up needs of the engine. */
 export interface SteerHost {
-  /** The task as its sender may see it (`Engine.find`). */
-  find(id: string, principal: string | undefined, tenant: string | undefined): Promise<Found>;
-  /** Set on a shared storage: this instance among the others. */
-  readonly cluster: Cluster | undefined;
+  /** Where the engine's tasks live. */
+  readonly home: TaskHome;
   /** Push notifications, when configured. */
   readonly push: PushService | undefined;
-  /** Store a record (`Engine#persist`). */
-  persist(record: TaskRecord): Promise<void> | undefined;
 }
 
-/** A follow-up on a live task: steer its run. */
-export async function steer(
-  host: SteerHost,
-  params: SendParams,
-  principal: string | undefined,
-  ext: AcceptedExtension,
-  onLive: ((live: LiveTask) => void) | undefined,
-  forwarded: boolean,
-  push: PreparedPush | undefined,
-): Promise<Sent> {
-  const taskId = params.message.taskId!;
-  const found = await host.find(taskId, principal, params.tenant);
+/** Refuse a follow-up whose context is not its task's (`found`, as its sender may see it). */
+export function assertFollows(found: Found, params: SendParams): void {
   const t = found.record.task;
   if (params.message.contextId !== undefined && params.message.contextId !== t.contextId) {
     throw invalidParams(
@@ -49,19 +34,23 @@ export async function steer(
       }" does not match task "${t.id}" (its contextId is "${t.contextId}")`,
     );
   }
+}
+
+/**
+ * A follow-up on the task `found` (from `find`, checked by {@linkcode assertFollows}): steer its run,
+ * which runs here if it runs at all (one another instance runs is the
+ * caller's to send there).
+ */
+export async function steer(
+  host: SteerHost,
+  found: Found,
+  params: SendParams,
+  ext: AcceptedExtension,
+  onLive: ((live: LiveTask) => void) | undefined,
+  push: PreparedPush | undefined,
+): Promise<Sent> {
+  const t = found.record.task;
   const task = found.live;
-  if (!task && host.cluster && !forwarded && !isTerminalState(t.status.state)) {
-    // Another instance runs it: the message goes there.
-    // Waited on from where the owner's run took it (it may have asked for
-    // input since this read: the message answered that request).
-    const since = await host.cluster.forwardMessage(found.record, params, principal);
-    return {
-      live: undefined,
-      taskId: t.id,
-      since: Math.max(since ?? 0, found.record.generation ?? 0),
-      extension: ext.used,
-    };
-  }
   if (!task) {
     throw unsupportedOperation(
       `task "${t.id}" is ${
@@ -107,7 +96,7 @@ export async function steer(
   // The run may have ended while the message was on its way: the store may
   // hold the final state already, so it must hear of the message (on a
   // shared storage, in one more append once that state is committed).
-  if (task.phase === "ended") await (host.cluster?.amend(task) ?? host.persist(task.record));
+  if (task.phase === "ended") await host.home.amend(task);
   return { live: task, taskId: t.id, extension: ext.used };
 }
 

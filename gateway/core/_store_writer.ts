@@ -22,7 +22,7 @@ export class StoreWriter {
   }
 
   /** Store a record; a promise when the store answers later (never rejects). */
-  put(record: TaskRecord): Promise<void> | undefined {
+  persist(record: TaskRecord): Promise<void> | undefined {
     return put(this.#store, record, this.#putFailed);
   }
 

@@ -68,7 +68,7 @@ export function buildGateway(options: GatewayOptions, features: GatewayFeatures)
     maxLiveTasksPerPrincipal: settings.maxLiveTasksPerPrincipal,
     task: settings.task,
     push,
-    cluster: features.cluster,
+    home: features.cluster,
   });
   if (push) push.find = (id, principal, tenant) => engine.find(id, principal, tenant);
   const cards = new CardCache({

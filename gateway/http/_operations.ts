@@ -55,12 +55,7 @@ export class Operations {
     const live = sent.live;
     if (!live) {
       // A steering message to a task another instance runs, or a follow-up it continued.
-      return {
-        result: {
-          task: await this.#engine.cluster!.steered(this.#engine, sent, params, principal),
-        },
-        headers: headersOf(sent),
-      };
+      return { result: { task: await sent.answer(params, principal) }, headers: headersOf(sent) };
     }
     this.#waitUntil(ctx, live);
     if (live.reply === "message") {
@@ -72,8 +67,9 @@ export class Operations {
     }
     // A blocking send answers at the end, or where the task stops to ask.
     if (!params.configuration?.returnImmediately) await live.untilSettledOrInterrupted();
-    // On a shared storage, answered once committed: any instance finds it as answered.
-    if (this.#engine.cluster) await this.#engine.cluster.persist(sent.taskId);
+    // Answered once stored where any instance finds it as answered.
+    const committed = this.#engine.home.committed?.(sent.taskId);
+    if (committed) await committed;
     return {
       result: { task: this.#engine.view(live.record, params.configuration?.historyLength) },
       headers: headersOf(sent),
@@ -91,24 +87,27 @@ export class Operations {
     const release = this.#slot(principal);
     let subscriber: TaskSubscriber | undefined;
     try {
-      const cluster = this.#engine.cluster;
+      const home = this.#engine.home;
       let reply: ReadableStream<Uint8Array> | undefined;
       const sent = await this.#engine.send(params, principal, (live) => {
         if (live.reply === "message") {
           reply = replyStream(live, framing, release);
           return;
         }
-        // On a shared storage every stream reads the task's log from its start.
-        subscriber = cluster ? cluster.stream(live.record.task.id, framing, 0) : live.subscribe(
+        subscriber = home.stream(
+          live,
           framing,
-          { task: this.#engine.view(live.record, params.configuration?.historyLength) },
+          () => this.#engine.view(live.record, params.configuration?.historyLength),
         );
       });
       if (sent.live) this.#waitUntil(ctx, sent.live);
       if (reply) return { body: reply, headers: headersOf(sent) };
-      subscriber ??= cluster!.stream(sent.taskId, framing, 0);
-      subscriber.onClose = release;
-      return { body: subscriber.body, headers: headersOf(sent) };
+      // Another instance runs it (a steered task, or a follow-up it continued).
+      // Another instance runs it (a steered task, or a follow-up it continued); one that
+      // runs here had its subscriber opened by onLive.
+      if (!sent.live) subscriber = sent.stream(framing);
+      subscriber!.onClose = release;
+      return { body: subscriber!.body, headers: headersOf(sent) };
     } catch (error) {
       // A steered run that refused the message: its subscriber is no one's.
       subscriber?.end();
@@ -147,9 +146,12 @@ export class Operations {
     const release = this.#slot(principal);
     try {
       const found = await this.#engine.find(params.id, principal, params.tenant);
-      const live = found.live;
-      const subscriber = await this.#engine.cluster?.subscribe(found.record, framing, cursor) ??
-        live?.subscribe(framing, { task: this.#engine.view(live.record) });
+      const subscriber = await this.#engine.home.subscribe(
+        found,
+        framing,
+        cursor,
+        (live) => this.#engine.view(live.record),
+      );
       if (!subscriber) {
         const t = found.record.task;
         throw unsupportedOperation(
