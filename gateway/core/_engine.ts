@@ -199,11 +199,7 @@ export class Engine {
     return sent instanceof Promise ? await sent : sent;
   }
 
-  /**
-   * What every message is checked for first, in this order: the engine is
-   * open, its seam extension, its push config, its output modes, its
-   * context id. A promise only with a push config.
-   */
+  /** Checks of every message, in order: open, extension, push config (a promise), output modes. */
   accept(params: SendParams): Accepted | Promise<Accepted> {
     this.#assertOpen();
     const ext = readExtension(
@@ -218,11 +214,7 @@ export class Engine {
     );
   }
 
-  /**
-   * Start the task of a message that names none (resuming its context's
-   * kept run, if any): synchronous unless it attaches a push config or its
-   * parent comes from a factory.
-   */
+  /** Start a message's new task (or resume its context's): sync but for push or a factory. */
   start(
     params: SendParams,
     principal: string | undefined,
@@ -462,6 +454,7 @@ export class Engine {
     else this.#livePerPrincipal.set(principal, next);
   }
 
+  /** The provider a task of `tenant` runs on: the one named, else the default (or the first). */
   providerOf(tenant: string | undefined): string {
     const { subagents } = this.#options;
     const none = (problem: string) =>

@@ -364,23 +364,10 @@ export class InspectorRecord {
   #makeRoom(runs: number, text: number, growing: TaskEntry): void {
     const { maxRuns, maxText } = this.#limits;
     while (this.#ended > 0 && (this.#runs + runs > maxRuns || this.#text + text > maxText)) {
-      const victim = this.#oldestEnded(growing);
+      const victim = oldestEnded(this.#principals, growing);
       if (!victim) return;
       this.#drop(victim[0], victim[1]);
     }
-  }
-
-  /** The owner and id of the first task {@linkcode InspectorRecord.#makeRoom} may drop. */
-  #oldestEnded(growing: TaskEntry): [string | undefined, string] | undefined {
-    for (const paged of [false, true]) {
-      for (const [owner, principal] of this.#principals) {
-        if (principal.ended === 0 || (principal.streams.size > 0) !== paged) continue;
-        for (const [id, entry] of principal.tasks) {
-          if (entry.ended && entry !== growing) return [owner, id];
-        }
-      }
-    }
-    return undefined;
   }
 
   /**
@@ -503,6 +490,22 @@ export class InspectorRecord {
       this.#batches.put(owner, `r:${run.runId}`, () => ({ type: "run", run: withoutText(run) }));
     }
   }
+}
+
+/** The owner and id of the first task `InspectorRecord#makeRoom` may drop. */
+function oldestEnded(
+  principals: ReadonlyMap<string | undefined, PrincipalEntry>,
+  growing: TaskEntry,
+): [string | undefined, string] | undefined {
+  for (const paged of [false, true]) {
+    for (const [owner, principal] of principals) {
+      if (principal.ended === 0 || (principal.streams.size > 0) !== paged) continue;
+      for (const [id, entry] of principal.tasks) {
+        if (entry.ended && entry !== growing) return [owner, id];
+      }
+    }
+  }
+  return undefined;
 }
 
 function isEnded(state: string): boolean {
