@@ -12,8 +12,7 @@
  */
 import { jsonCopy, type Logger } from "@seam/host";
 import { shuttingDown, tooMany } from "../core/_errors.ts";
-import type { Engine } from "../core/_engine.ts";
-import { answer } from "./_forward.ts";
+import { answer, type ClusterEngine } from "./_forward.ts";
 import { Journal } from "./_journal.ts";
 import { storeLateSteering } from "./_late_steering.ts";
 import { ShortLivedMap } from "../core/_short_lived_map.ts";
@@ -25,25 +24,6 @@ import type { LiveTask } from "../core/_live_task.ts";
 import { type StreamFraming, TaskSubscriber } from "../http/_sse.ts";
 import { isTaskStorageError, type JsonObject, type TaskStorage } from "../task_storage.ts";
 import type { StoredTask } from "../task_store.ts";
-
-/**
- * What the cluster needs of the engine: its view of a record, and the steps
- * a forwarded command is run through here (_forward.ts: `cancelHere`,
- * `steerHereFor`, `continueKept`), each of which acts here, never forwards.
- */
-export type ClusterEngine = Pick<
-  Engine,
-  | "view"
-  | "find"
-  | "cancelFound"
-  | "accept"
-  | "admit"
-  | "home"
-  | "providerOf"
-  | "kept"
-  | "start"
-  | "steerHost"
->;
 
 /** What the cluster needs from the gateway. */
 export interface ClusterOptions {

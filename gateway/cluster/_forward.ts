@@ -7,7 +7,7 @@
  * this instance's state: these need only the storage, or the engine.
  */
 import type { Logger } from "@seam/host";
-import type { ClusterEngine } from "./_cluster.ts";
+import type { Engine } from "../core/_engine.ts";
 import { ShuttingDownError, toGatewayError } from "../core/_errors.ts";
 import { assertFollows, steer } from "../core/_steer.ts";
 import type { SendParams } from "../http/_validate.ts";
@@ -26,6 +26,25 @@ import {
 import { unavailable } from "../core/_store_errors.ts";
 import type { JsonObject, TaskStorage } from "../task_storage.ts";
 import { isTerminalState, type StoredTask } from "../task_store.ts";
+
+/**
+ * What the cluster needs of the engine: its view of a record, and the steps
+ * a forwarded command is run through here (_forward.ts: `cancelHere`,
+ * `steerHereFor`, `continueKept`), each of which acts here, never forwards.
+ */
+export type ClusterEngine = Pick<
+  Engine,
+  | "view"
+  | "find"
+  | "cancelFound"
+  | "accept"
+  | "admit"
+  | "home"
+  | "providerOf"
+  | "kept"
+  | "start"
+  | "steerHost"
+>;
 
 /**
  * Send `command` to the instance that runs the task and answer its reply,

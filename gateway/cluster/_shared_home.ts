@@ -21,9 +21,9 @@ import type { SendParams } from "../http/_validate.ts";
 import { isTaskStorage, type JsonObject } from "../task_storage.ts";
 import { isTerminalState, type StoredTask } from "../task_store.ts";
 import { type A2ATask, SEAM_EXTENSION_URI } from "../types.ts";
-import { Cluster, type ClusterEngine, type ClusterOptions } from "./_cluster.ts";
+import { Cluster, type ClusterOptions } from "./_cluster.ts";
 import { continueElsewhere } from "./_continue_elsewhere.ts";
-import { forward, untilSettledOrInterrupted } from "./_forward.ts";
+import { type ClusterEngine, forward, untilSettledOrInterrupted } from "./_forward.ts";
 import type { ClusterCommand, ClusterReply } from "./_protocol.ts";
 
 /**

@@ -8,7 +8,6 @@
 import type { Logger } from "@seam/host";
 import type { SubagentResult, SubagentService } from "@seam/subagent";
 import { acceptsOutput, partsToPrompt } from "./_convert.ts";
-import { pushNotSupported } from "../http/_binding.ts";
 import { storeFailure } from "./_store_errors.ts";
 import { type Found, LocalHome, type Sent, type TaskHome } from "./_home.ts";
 import { assertFollows, steer, type SteerHost } from "./_steer.ts";
@@ -16,6 +15,7 @@ import {
   assertStorableText,
   GatewayError,
   invalidParams,
+  pushNotSupported,
   shuttingDown,
   tooMany,
 } from "./_errors.ts";

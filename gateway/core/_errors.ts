@@ -118,6 +118,14 @@ export function unsupportedOperation(message: string): GatewayError {
   return new GatewayError("unsupportedOperation", `Unsupported operation: ${message}`);
 }
 
+/** The error for a push request to a gateway without push (the bindings' and the engine's). */
+export function pushNotSupported(): GatewayError {
+  return new GatewayError(
+    "pushNotSupported",
+    "Push notifications are not supported by this gateway (capabilities.pushNotifications is false); stream or poll instead",
+  );
+}
+
 /** The refusal of a gateway shutting down: its own class, told apart without reading its message. */
 export class ShuttingDownError extends GatewayError {}
 

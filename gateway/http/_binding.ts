@@ -2,7 +2,7 @@
 import type { Logger } from "@seam/host";
 import type { BearerAuth } from "./_auth.ts";
 import type { BodyLimits } from "./_body.ts";
-import { GatewayError, internalError } from "../core/_errors.ts";
+import { GatewayError, internalError, pushNotSupported } from "../core/_errors.ts";
 import type { Operations } from "./_operations.ts";
 import type { PushService, V03CardShape } from "../_features.ts";
 import { linkSendTrace } from "./_trace.ts";
@@ -109,14 +109,6 @@ export function principalOf(
 export function pushOf(context: BindingContext): PushService {
   if (context.push) return context.push;
   throw pushNotSupported();
-}
-
-/** The error for a push request to a gateway without push (the bindings' and the engine's). */
-export function pushNotSupported(): GatewayError {
-  return new GatewayError(
-    "pushNotSupported",
-    "Push notifications are not supported by this gateway (capabilities.pushNotifications is false); stream or poll instead",
-  );
 }
 
 /**
