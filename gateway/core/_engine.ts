@@ -113,21 +113,19 @@ export class Engine {
   /** The runs kept for a follow-up in their context. */
   readonly kept: KeptRuns;
   readonly #starter: TaskStarter;
+  /** The hooks of a task the client sees; a direct reply's hear none of the task's changes. */
   readonly #hooks: LiveTaskHooks;
+  readonly #replyHooks: LiveTaskHooks;
   /** What a follow-up needs of the engine (_steer.ts). */
   readonly steerHost: SteerHost;
   #state: EngineState = "open";
   #shutdown: Promise<void> | undefined;
   readonly #options: EngineOptions;
-  readonly #store: TaskStore;
-  readonly #logger: Logger;
   /** Where the tasks live: here alone, or among other instances (chosen once, here). */
   readonly home: TaskHome;
 
   constructor(options: EngineOptions) {
     this.#options = options;
-    this.#store = options.store;
-    this.#logger = options.logger;
     const home: TaskHome = this.home = options.home?.(this, options) ??
       new LocalHome(options.store, options.logger);
     this.steerHost = { home, push: options.push };
@@ -148,17 +146,21 @@ export class Engine {
         ? (scope, context, path) => options.inspector!.watch(scope, context, path)
         : undefined,
     });
-    this.#hooks = {
+    const ended = {
       logger: options.logger,
+      settled: (task: LiveTask, result: SubagentResult | undefined) => this.#settled(task, result),
+      stored: (task: LiveTask) => this.#forget(task),
+    };
+    this.#hooks = {
+      ...ended,
       persist: (record) => home.persist(record),
-      settled: (task, result) => this.#settled(task, result),
-      stored: (task) => this.#forget(task),
       publish: home.publish,
       event: options.push
         ? (record, event, terminal) => options.push!.event(record, event, terminal)
         : undefined,
       changed: options.inspector ? (task) => options.inspector!.taskChanged(task) : undefined,
     };
+    this.#replyHooks = { ...ended, persist: () => undefined };
   }
 
   /** How many tasks are live. */
@@ -296,7 +298,9 @@ export class Engine {
       metadata: { [SEAM_EXTENSION_URI]: meta } as A2AMetadata,
     };
     const record: TaskRecord = { task, owner: plan.principal, provider, updatedAt: now };
-    const live = new LiveTask(record, started, this.#hooks, this.#options.task);
+    // What hears the task's changes is settled here, once: a direct reply's hear none.
+    const hooks = started.chain.context.reply === "task" ? this.#hooks : this.#replyHooks;
+    const live = new LiveTask(record, started, hooks, this.#options.task);
     started.chain.current = live;
     this.#live.set(taskId, live);
     live.stopProgress = started.stopProgress;
@@ -304,9 +308,9 @@ export class Engine {
     // whole context for as long as the route is reachable, which dragged
     // each task's objects into V8's old generation (bench/promoted.ts).
     started.route.task = live;
-    if (live.reply === "task") this.#options.inspector?.taskChanged(live, ext.budget);
     if (live.reply === "task") {
       // A direct reply (a message) makes no task for anyone else to see.
+      this.#options.inspector?.taskChanged(live, ext.budget);
       const stored = this.home.created(live, onLive, ext.used);
       if (stored) return stored;
     }
@@ -326,9 +330,9 @@ export class Engine {
     // No task id holds a NUL (the gateway makes them), and PostgreSQL refuses one in text.
     if (!record && !id.includes("\0")) {
       try {
-        record = await this.#store.get(id);
+        record = await this.#options.store.get(id);
       } catch (error) {
-        throw storeFailure(error, this.#logger, `Reading task "${id.slice(0, 100)}"`);
+        throw storeFailure(error, this.#options.logger, `Reading task "${id.slice(0, 100)}"`);
       }
     }
     if (!record || record.owner !== principal || (tenant && tenant !== record.provider)) {
@@ -374,7 +378,7 @@ export class Engine {
     const after = params.pageToken ? decodePageToken(params.pageToken) : undefined;
     let page;
     try {
-      page = await this.#store.list({
+      page = await this.#options.store.list({
         owner: principal,
         provider: params.tenant || undefined,
         contextId: params.contextId,
@@ -384,7 +388,7 @@ export class Engine {
         limit: params.pageSize + 1,
       });
     } catch (error) {
-      throw storeFailure(error, this.#logger, "Listing tasks");
+      throw storeFailure(error, this.#options.logger, "Listing tasks");
     }
     const more = page.tasks.length > params.pageSize;
     const records = more ? page.tasks.slice(0, params.pageSize) : page.tasks;

@@ -371,10 +371,10 @@ export class LiveTask {
       const artifact: A2AArtifact = { artifactId: OUTPUT_ARTIFACT, name: OUTPUT_ARTIFACT, parts };
       t.artifacts = [artifact];
       this.#streamed = undefined;
-      if (this.#subscribers || this.#hooks.publish || this.#pushTap()) {
+      if (this.#subscribers || this.#hooks.publish || this.#hooks.event) {
         const event = artifactUpdate(t, artifact, false, true);
         this.#broadcast(event, false);
-        this.#pushTap()?.(this.record, event, false);
+        this.#hooks.event?.(this.record, event, false);
       }
     } else this.#keepStreamed();
     this.#end(
@@ -433,20 +433,15 @@ export class LiveTask {
     if (message) status.message = message;
     record.task.status = status;
     record.updatedAt = now;
-    const stored = this.reply === "task" ? this.#hooks.persist(record) : undefined;
-    const tap = this.#pushTap();
+    const stored = this.#hooks.persist(record);
+    const tap = this.#hooks.event;
     if (this.#subscribers || this.#hooks.publish || tap) {
       const event = statusUpdate(record.task, status);
       this.#broadcast(event, endsStreams);
       tap?.(record, event, isTerminalState(state));
     }
-    if (this.reply === "task") this.#hooks.changed?.(this);
+    this.#hooks.changed?.(this);
     return stored;
-  }
-
-  /** The event tap, for a task the client sees (a message reply has no task to hear of). */
-  #pushTap(): LiveTaskHooks["event"] {
-    return this.reply === "task" ? this.#hooks.event : undefined;
   }
 
   /**
@@ -458,7 +453,11 @@ export class LiveTask {
     const artifact = streamedArtifact(this.#streamed);
     this.record.task.artifacts = [artifact];
     this.#streamed = undefined;
-    this.#pushTap()?.(this.record, artifactUpdate(this.record.task, artifact, false, true), false);
+    this.#hooks.event?.(
+      this.record,
+      artifactUpdate(this.record.task, artifact, false, true),
+      false,
+    );
   }
 
   #broadcast(event: StreamEvent, final: boolean): void {
