@@ -1,6 +1,5 @@
 import { createSharedHome } from "./cluster/_shared_home.ts";
-import type { GatewayFeatures } from "./_features.ts";
-import { buildGateway } from "./http/_gateway.ts";
+import { buildGateway, type GatewayFeatures } from "./http/_gateway.ts";
 import { InspectorRecord } from "./inspector/_inspector_record.ts";
 import { InspectorRoutes } from "./inspector/_inspector_routes.ts";
 import { resolveInspector, resolvePush } from "./http/_options.ts";

@@ -9,6 +9,9 @@
  */
 
 import { isArray } from "../core/_builtins.ts";
+import type { V03CardShape } from "../http/_card.ts";
+
+export type { V03CardShape };
 
 /** The version 0.3 cards declare. */
 const PROTOCOL_VERSION = "0.3";
@@ -18,7 +21,6 @@ const PROTOCOL_VERSION = "0.3";
  * read (0.3 JSON), or the same in 0.3 proto JSON (the HTTP+JSON binding's
  * `GET /v1/card`: security schemes and requirements in their proto form).
  */
-export type V03CardShape = "1.0" | "0.3" | "0.3-proto";
 
 /**
  * Add 0.3 to a built 1.0 `card` (changed in place): its 0.3 interfaces, and

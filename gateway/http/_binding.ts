@@ -4,7 +4,8 @@ import type { BearerAuth } from "./_auth.ts";
 import type { BodyLimits } from "./_body.ts";
 import { GatewayError, internalError, pushNotSupported } from "../core/_errors.ts";
 import type { Operations } from "./_operations.ts";
-import type { PushService, V03CardShape } from "../_features.ts";
+import type { PushService } from "../_features.ts";
+import type { V03CardShape } from "./_card.ts";
 import { linkSendTrace } from "./_trace.ts";
 import { parseSendParams, type SendParams } from "./_validate.ts";
 

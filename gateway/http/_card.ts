@@ -10,13 +10,23 @@ import { GatewayError, refusedWith } from "../core/_errors.ts";
 import { restErrorResponse } from "./_http.ts";
 import type { GatewayExtendedCardOptions, GatewayRequiredExtension } from "../options.ts";
 import { isV03CardRequest } from "./_v03_version.ts";
-import type { addV03ToCard, V03CardShape } from "../_features.ts";
 import {
   SEAM_EXTENSION_URI,
   type SeamCardExtensionParams,
   type SeamProviderDescriptor,
 } from "../types.ts";
 import { stringify } from "../core/_builtins.ts";
+
+/** Which card a request asks for: 1.0, or 0.3 (JSON, or the proto names). */
+export type V03CardShape = "1.0" | "0.3" | "0.3-proto";
+
+/** What adds A2A 0.3 to a built 1.0 card (the `a2a03` feature: a2a03/_v03_card.ts). */
+export type AddV03ToCard = (
+  card: Record<string, unknown>,
+  base: string,
+  provider: string | undefined,
+  shape: V03CardShape,
+) => void;
 
 /** What the card says about the gateway itself. */
 export interface CardInfo {
@@ -77,7 +87,7 @@ export function buildCard(options: {
   /** With A2A 0.3 served: the card for 1.0 clients, or for 0.3 clients. */
   readonly v03?: V03CardShape;
   /** What adds the 0.3 parts (given with `v03`). */
-  readonly addV03?: typeof addV03ToCard;
+  readonly addV03?: AddV03ToCard;
   /** Whether push notifications are configured. */
   readonly push?: boolean;
   /** What the configuration adds: an extended card, required extensions. */
@@ -202,7 +212,7 @@ export interface CardCacheOptions {
   readonly auth: boolean;
   readonly defaultProvider: string | undefined;
   /** With A2A 0.3 served, what adds it to a card (a 0.3 card request gets the 0.3 card). */
-  readonly v03?: typeof addV03ToCard;
+  readonly v03?: AddV03ToCard;
   readonly push?: boolean;
   /** What the configuration adds. */
   readonly extras?: CardExtras;

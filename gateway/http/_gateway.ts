@@ -8,7 +8,13 @@ import { BearerAuth } from "./_auth.ts";
 import type { BindingContext } from "./_binding.ts";
 import { CardCache } from "./_card.ts";
 import { Cors } from "./_cors.ts";
-import type { GatewayFeatures } from "../_features.ts";
+import type { Logger } from "@seam/host";
+import type { InspectorRecord, InspectorRoutes, PushService } from "../_features.ts";
+import type { AddV03ToCard } from "./_card.ts";
+import type { PushBindings, V03Bindings } from "./_binding.ts";
+import type { InspectorLimits, PushOptionsResolved } from "./_options.ts";
+import type { EngineOptions } from "../core/_engine.ts";
+import type { TaskHome } from "../core/_home.ts";
 import { Engine } from "../core/_engine.ts";
 import { restErrorResponse } from "./_http.ts";
 import { toGatewayError } from "../core/_errors.ts";
@@ -20,6 +26,27 @@ import { routeOf } from "./_routes.ts";
 import { traceRequest } from "./_trace.ts";
 import type { Gateway, GatewayOptions } from "../options.ts";
 import { isTaskStorage } from "../task_storage.ts";
+
+/** The optional parts of a gateway, each behind its option. */
+export interface GatewayFeatures {
+  /** A2A 0.3 (`a2a03`): its bindings, and what adds it to the cards. */
+  readonly v03?: { readonly bindings: V03Bindings; readonly card: AddV03ToCard };
+  /** Push notifications (`push`): its option resolved, and the service for it. */
+  readonly push?: {
+    readonly resolve: (push: GatewayOptions["push"]) => PushOptionsResolved | undefined;
+    readonly service: (options: PushOptionsResolved, logger: Logger) => PushService;
+    /** The push config methods of the 1.0 bindings. */
+    readonly bindings: PushBindings;
+  };
+  /** One instance of many, on a shared task store (`TaskStorage` with `shared: true`). */
+  readonly cluster?: (engine: Engine, options: EngineOptions) => TaskHome | undefined;
+  /** The run inspector (`inspector`): its option resolved, its memory and its routes. */
+  readonly inspector?: {
+    readonly resolve: (inspector: GatewayOptions["inspector"]) => InspectorLimits | undefined;
+    readonly Record: typeof InspectorRecord;
+    readonly Routes: typeof InspectorRoutes;
+  };
+}
 
 function missing(option: string, what: string): never {
   refuse(

@@ -11,10 +11,10 @@ import type {
   GatewayLimits,
   GatewayOptions,
   GatewayProgress,
+  GatewayPushOptions,
   GatewayRequiredExtension,
 } from "../options.ts";
 import { BodyDeadlines, type BodyLimits } from "./_body.ts";
-import type { AllowWebhook } from "../_features.ts";
 import type { PushOutbox } from "../push_outbox.ts";
 import type { PushConfigStore } from "../push_store.ts";
 import { isArray, stringify } from "../core/_builtins.ts";
@@ -24,7 +24,7 @@ import { isArray, stringify } from "../core/_builtins.ts";
  * service when not given (so a gateway without push bundles neither).
  */
 export interface PushOptionsResolved {
-  readonly allowWebhook: AllowWebhook | undefined;
+  readonly allowWebhook: GatewayPushOptions["allowWebhook"];
   readonly store: PushConfigStore | undefined;
   readonly outbox: PushOutbox | undefined;
   readonly maxConfigsPerTask: number;

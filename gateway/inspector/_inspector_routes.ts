@@ -8,7 +8,7 @@ import { isRecord } from "@seam/host";
 import type { Logger } from "@seam/host";
 import type { BearerAuth } from "../http/_auth.ts";
 import { type BodyLimits, isJsonContentType, readJsonBody } from "../http/_body.ts";
-import type { Engine } from "../core/_engine.ts";
+import type { Found, Sent } from "../core/_home.ts";
 import { GatewayError, internalError, invalidParams, toGatewayError } from "../core/_errors.ts";
 import { json, restErrorResponse } from "../http/_http.ts";
 import { INSPECTOR_MODULE } from "./_inspector_module.ts";
@@ -17,13 +17,22 @@ import { INSPECTOR_VIEW } from "./_inspector_view.ts";
 import type { InspectorRecord } from "./_inspector_record.ts";
 import { sseResponse } from "../http/_sse.ts";
 import { stateWord } from "../core/_task_view.ts";
-import { parseSendParams } from "../http/_validate.ts";
-import { SEAM_EXTENSION_URI } from "../types.ts";
+import { parseSendParams, type SendParams } from "../http/_validate.ts";
+import { type A2ATask, SEAM_EXTENSION_URI } from "../types.ts";
+import type { StoredTask } from "../task_store.ts";
+
+/** What the inspector's routes use of the engine (`core/_engine.ts:Engine`). */
+export interface InspectedEngine {
+  find(id: string, principal: string | undefined, tenant: string | undefined): Promise<Found>;
+  cancel(id: string, principal: string | undefined, tenant: string | undefined): Promise<A2ATask>;
+  view(record: StoredTask): A2ATask;
+  send(params: SendParams, principal: string | undefined): Promise<Sent>;
+}
 
 /** What the inspector's routes answer from. */
 export interface InspectorRoutesOptions {
   readonly record: InspectorRecord;
-  readonly engine: Engine;
+  readonly engine: InspectedEngine;
   readonly auth: BearerAuth | undefined;
   readonly body: BodyLimits;
   readonly logger: Logger;
