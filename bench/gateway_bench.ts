@@ -5,9 +5,9 @@ import { Hono } from "hono";
 import { createLogger, createRootScope } from "@seam/host";
 import { createSubagentService } from "@seam/subagent";
 import { createGateway } from "../gateway/mod.ts";
-import { isoNow } from "../gateway/_task_view.ts";
-import { V03_BINDINGS } from "../gateway/_v03.ts";
-import { parseSendParams, parseSendParamsWithSchema } from "../gateway/_validate.ts";
+import { isoNow } from "../gateway/core/_task_view.ts";
+import { V03_BINDINGS } from "../gateway/a2a03/_v03.ts";
+import { parseSendParams, parseSendParamsWithSchema } from "../gateway/http/_validate.ts";
 import { echo } from "./_echo_provider.ts";
 
 const BODY = JSON.stringify({

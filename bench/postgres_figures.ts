@@ -15,7 +15,7 @@
 // with `--only=gateway,gateway-pg`. Timings are printed, never asserted.
 import postgres from "postgres";
 import { createLogger } from "@seam/host";
-import { Journal } from "../gateway/_journal.ts";
+import { Journal } from "../gateway/cluster/_journal.ts";
 import type { StoredTask } from "../gateway/mod.ts";
 import { createPostgresTaskStore, type PostgresTaskStore } from "../gateway_postgres/mod.ts";
 import { openStream, rpc, startInstance, textOf } from "../gateway_postgres/_test_support.ts";

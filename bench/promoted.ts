@@ -49,7 +49,7 @@ async function runChild(kind: string): Promise<void> {
     };
   } else {
     // Imported here, so `--only=gateway` also runs in a checkout without it (a before/after pair).
-    const { ShortLivedMap } = await import("../gateway/_short_lived_map.ts");
+    const { ShortLivedMap } = await import("../gateway/core/_short_lived_map.ts");
     const map = kind === "map" ? new Map<string, object>() : new ShortLivedMap<string, object>();
     let key = 0;
     op = async () => {

@@ -10,7 +10,7 @@ import {
   type SubagentProvider,
   type SubagentResultInput,
 } from "@seam/subagent";
-import { faulty, rpc } from "./_cluster_test_support.ts";
+import { faulty, rpc } from "./cluster/_cluster_test_support.ts";
 import { message } from "./_test_support.ts";
 import { createGateway, createMemoryTaskStore, type Gateway, type TaskStorage } from "./mod.ts";
 

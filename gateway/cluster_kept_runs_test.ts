@@ -16,7 +16,7 @@ import {
   type SubagentProvider,
   type SubagentRunHandle,
 } from "@seam/subagent";
-import { Frames, rpcRequest, within } from "./_cluster_test_support.ts";
+import { Frames, rpcRequest, within } from "./cluster/_cluster_test_support.ts";
 import { message, type Wire } from "./_test_support.ts";
 import {
   createGateway,

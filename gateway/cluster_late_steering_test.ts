@@ -14,7 +14,7 @@ import {
   startTask,
   withCluster,
   within,
-} from "./_cluster_test_support.ts";
+} from "./cluster/_cluster_test_support.ts";
 import { type Gateway, type MemoryTaskStore, type TaskAppend, TaskStorageError } from "./mod.ts";
 
 /** Until task `id` is stored in `state`. */

@@ -14,7 +14,7 @@ import {
   rpcRequest,
   startTask,
   withCluster,
-} from "./_cluster_test_support.ts";
+} from "./cluster/_cluster_test_support.ts";
 import {
   createGateway,
   createMemoryTaskStore,

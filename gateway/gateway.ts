@@ -1,12 +1,12 @@
-import { Cluster } from "./_cluster.ts";
-import { buildGateway, type GatewayFeatures } from "./_gateway.ts";
-import { InspectorRecord } from "./_inspector_record.ts";
-import { InspectorRoutes } from "./_inspector_routes.ts";
-import { resolveInspector, resolvePush } from "./_options.ts";
-import { PushService } from "./_push.ts";
-import { PUSH_BINDINGS } from "./_push_bindings.ts";
-import { V03_BINDINGS } from "./_v03.ts";
-import { addV03ToCard } from "./_v03_card.ts";
+import { createSharedHome } from "./cluster/_shared_home.ts";
+import { buildGateway, type GatewayFeatures } from "./http/_gateway.ts";
+import { InspectorRecord } from "./inspector/_inspector_record.ts";
+import { InspectorRoutes } from "./inspector/_inspector_routes.ts";
+import { resolveInspector, resolvePush } from "./http/_options.ts";
+import { PushService } from "./push/_push.ts";
+import { PUSH_BINDINGS } from "./push/_push_bindings.ts";
+import { V03_BINDINGS } from "./a2a03/_v03.ts";
+import { addV03ToCard } from "./a2a03/_v03_card.ts";
 import { createMemoryPushOutbox } from "./push_memory_outbox.ts";
 import { createMemoryPushConfigStore } from "./push_store.ts";
 import type { Gateway, GatewayOptions } from "./options.ts";
@@ -25,7 +25,7 @@ const EVERY_FEATURE: GatewayFeatures = {
     },
     bindings: PUSH_BINDINGS,
   },
-  cluster: (options) => new Cluster(options),
+  cluster: createSharedHome,
   inspector: { resolve: resolveInspector, Record: InspectorRecord, Routes: InspectorRoutes },
 };
 

@@ -23,7 +23,7 @@ import {
   withSetup,
 } from "./_test_support.ts";
 import { createRootScope } from "@seam/host";
-import { FLUSH_MS } from "./_inspector_batch.ts";
+import { FLUSH_MS } from "./inspector/_inspector_batch.ts";
 import { createGateway, type GatewayOptions, SEAM_EXTENSION_URI } from "./mod.ts";
 
 const AUTH = { tokens: { alice: "alice-token", bob: "bob-token" } };

@@ -31,7 +31,7 @@
  *
  * @module
  */
-import { buildGateway } from "./_gateway.ts";
+import { buildGateway } from "./http/_gateway.ts";
 import type { Gateway, GatewayOptions } from "./options.ts";
 
 /**

@@ -3,7 +3,7 @@ import { createRootScope } from "@seam/host";
 import { createSubagentService } from "@seam/subagent";
 import { createGateway } from "./lite.ts";
 import { controlledProvider, message, rpc } from "./_test_support.ts";
-import { createMemoryTaskStore } from "./task_store.ts";
+import { createMemoryTaskStore } from "./memory/memory_task_store.ts";
 
 Deno.test("createGateway() from lite serves A2A 1.0: a message in, a completed task out", async () => {
   const root = createRootScope();

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { createMemoryLogger, createRootScope, type Scope } from "@seam/host";
 import { createSubagentService } from "@seam/subagent";
 import { controlledProvider } from "./_test_support.ts";
-import { faulty, Frames, rpcRequest, startTask } from "./_cluster_test_support.ts";
+import { faulty, Frames, rpcRequest, startTask } from "./cluster/_cluster_test_support.ts";
 import {
   createGateway,
   createMemoryTaskStore,

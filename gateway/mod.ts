@@ -103,5 +103,6 @@ export * from "./push_outbox.ts";
 export * from "./push_store.ts";
 export * from "./task_context.ts";
 export * from "./task_store.ts";
+export * from "./memory/memory_task_store.ts";
 export * from "./task_storage.ts";
 export * from "./types.ts";

@@ -14,7 +14,7 @@ import {
   sendPushNotification,
 } from "./push_outbox.ts";
 import type { A2APushNotificationConfig, PushConfigStore } from "./push_store.ts";
-import { isArray } from "./_builtins.ts";
+import { isArray } from "./core/_builtins.ts";
 
 /** Options of {@linkcode createMemoryPushOutbox}. */
 export interface MemoryPushOutboxOptions extends PushRetryOptions {

@@ -6,7 +6,7 @@
  */
 
 import type { TaskStorage } from "./task_storage.ts";
-import { stringify } from "./_builtins.ts";
+import { stringify } from "./core/_builtins.ts";
 
 /** How the gateway authenticates to a webhook (A2A `AuthenticationInfo`): `Authorization: {scheme} {credentials}`. */
 export interface A2APushAuthentication {

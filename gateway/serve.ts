@@ -23,7 +23,7 @@
  */
 import { createGateway } from "./gateway.ts";
 import type { Gateway, GatewayOptions } from "./options.ts";
-import { stringify } from "./_builtins.ts";
+import { stringify } from "./core/_builtins.ts";
 
 /** Where and how {@linkcode serveGateway} listens. */
 export interface ServeOptions {

@@ -26,13 +26,13 @@
 import { isTaskStorageError, type JsonObject, type TaskStorage } from "./task_storage.ts";
 import type { StoredTask } from "./task_store.ts";
 import type { A2ATaskState } from "./types.ts";
-import { stringify } from "./_builtins.ts";
+import { stringify } from "./core/_builtins.ts";
 
 export {
   type PushOutboxBackend,
   type PushOutboxTestSettings,
   testPushOutbox,
-} from "./_outbox_conformance.ts";
+} from "./push/_outbox_conformance.ts";
 
 /** The part of a test context the suite needs: `Deno.TestContext` fits, so does an adapter. */
 export interface StorageTestContext {

@@ -187,6 +187,9 @@ export const MIGRATIONS: readonly Migration[] = [
 /** The SQL a terminal-state test uses (shared with the store's queries). */
 export const TERMINAL_STATES: string = TERMINAL;
 
+/** The error {@linkcode migrate} throws: its class tells it apart (an `Error` all the same). */
+class MigrationError extends Error {}
+
 /**
  * Bring `schema` up to the newest migration.
  *
@@ -199,9 +202,12 @@ export async function migrate(
   migrations: readonly Migration[] = MIGRATIONS,
 ): Promise<number> {
   const fail = (why: string, cause?: unknown): never => {
-    throw new Error(`Cannot start the PostgreSQL task store (schema "${schema}"): ${why}`, {
-      cause,
-    });
+    throw new MigrationError(
+      `Cannot start the PostgreSQL task store (schema "${schema}"): ${why}`,
+      {
+        cause,
+      },
+    );
   };
   let applied = 0;
   try {
@@ -247,7 +253,7 @@ export async function migrate(
       }
     });
   } catch (error) {
-    if (error instanceof Error && error.message.startsWith("Cannot start")) throw error;
+    if (error instanceof MigrationError) throw error; // fail()'s own, already worded
     fail(`cannot migrate: ${error instanceof Error ? error.message : String(error)}`, error);
   }
   return applied;

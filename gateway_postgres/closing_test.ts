@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import type { Gateway, TaskStorage } from "@seam/gateway";
 import type { PostgresTaskStore } from "./mod.ts";
 import { rpcRequest } from "../gateway/_test_support.ts";
-import { within } from "../gateway/_cluster_test_support.ts";
+import { within } from "../gateway/cluster/_cluster_test_support.ts";
 import { Frames, SKIP, startTask, stateOf, withGateways } from "./_test_support.ts";
 
 const V1 = { "a2a-version": "1.0" };

@@ -18,6 +18,7 @@ import { storageError } from "./_errors.ts";
 import { migrate, TERMINAL_STATES } from "./_migrations.ts";
 import { GroupCommit } from "./_group_commit.ts";
 import { Commands } from "./_commands.ts";
+import { Watchers } from "./_watchers.ts";
 
 /** Options of {@linkcode createPostgresTaskStore}. */
 export interface PostgresTaskStoreOptions {
@@ -106,16 +107,6 @@ function toRecord(row: TaskRow): StoredTaskAt {
   return out;
 }
 
-/** The listeners of one task, the newest generation they heard, and their next wake or retry (`#watch`). */
-interface Listeners {
-  readonly set: Set<(generation: number) => void>;
-  last: number;
-  rewake?: ReturnType<typeof setTimeout>;
-}
-
-/** The waits between the wakes of a task's listeners after its watchers row is written (`#watch`). */
-const REWAKE_MS = [1_000, 1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 64_000] as const;
-
 type StoreState = "open" | "closed";
 
 /** What the push config store and the push outbox of this package use of a task store. */
@@ -156,17 +147,9 @@ export class PostgresStore implements PostgresTaskStore {
   #state: StoreState = "open";
   readonly #sql: postgres.Sql;
   readonly #names: ChannelNames;
-  readonly #listeners = new Map<string, Listeners>();
   #unlisten: (() => Promise<void>) | undefined;
-  /** This store's name in the watchers table. */
-  readonly #watcher: string = crypto.randomUUID();
-  /**
-   * Per task, the last write of its watchers row, settled: each waits for the
-   * one before, so a subscribe's INSERT never lands before the DELETE of the
-   * listener that left just before it (on another pool connection), which
-   * would leave the task unwatched and its appends unannounced here.
-   */
-  readonly #watcherWrites = new Map<string, Promise<void>>();
+  /** The tasks this store listens to, and its rows in the watchers table. */
+  readonly #watchers: Watchers;
   readonly #timers = new Set<ReturnType<typeof setTimeout>>();
   readonly #pushed = new Set<() => void>();
   readonly #group: GroupCommit;
@@ -247,6 +230,11 @@ export class PostgresStore implements PostgresTaskStore {
         `Cannot create the PostgreSQL task store: appendsInFlight must be a positive integer, got ${inFlight}`,
       );
     }
+    this.#watchers = new Watchers({
+      sql: this.#sql,
+      isOpen: () => this.#state === "open",
+      timers: this.#timers,
+    });
     this.#group = new GroupCommit({
       sql: this.#sql,
       channel: this.#names.events,
@@ -255,7 +243,7 @@ export class PostgresStore implements PostgresTaskStore {
       assertOpen: () => this.#assertOpen(),
       committed: (written, pushed) => {
         // Committed: wake this instance's listeners now, not after NOTIFY's round trip.
-        for (const w of written) this.#wake(w.id, w.generation);
+        for (const w of written) this.#watchers.wake(w.id, w.generation);
         if (pushed) {
           for (const listener of [...this.#pushed]) {
             try {
@@ -289,7 +277,7 @@ export class PostgresStore implements PostgresTaskStore {
     try {
       this.migrationsApplied = await migrate(this.#sql, this.schema);
       this.#unlisten = await listenAll(this.#sql, this.#names, {
-        event: (id, generation) => this.#wake(id, generation),
+        event: (id, generation) => this.#watchers.wake(id, generation),
         command: (target, id) => this.#commands.take(target, id),
         reply: (id) => this.#commands.collect(id),
         reconnected: () => this.#catchUp(),
@@ -389,93 +377,7 @@ export class PostgresStore implements PostgresTaskStore {
   }
 
   subscribe(id: string, listener: (generation: number) => void): () => void {
-    let entry = this.#listeners.get(id);
-    if (!entry) {
-      this.#listeners.set(id, entry = { set: new Set(), last: 0 });
-      this.#watch(id, entry);
-    }
-    const own = entry;
-    const wrapped = (generation: number) => listener(generation);
-    own.set.add(wrapped);
-    return () => {
-      own.set.delete(wrapped);
-      if (own.set.size === 0 && this.#listeners.get(id) === own) {
-        this.#listeners.delete(id);
-        if (own.rewake !== undefined) {
-          clearTimeout(own.rewake);
-          this.#timers.delete(own.rewake);
-        }
-        this.#watcherWrite(
-          id,
-          () =>
-            this.#sql`DELETE FROM watchers WHERE task_id = ${id} AND watcher = ${this.#watcher}`,
-        )
-          .catch(() => {});
-      }
-    };
-  }
-
-  /**
-   * Say in the database that this store listens to task `id`, so appends
-   * notify it; then wake its listeners, for what was appended before, and
-   * again 1, 2, 4, … 128 s later (`REWAKE_MS`): an append whose statement
-   * began before the row was committed read the watchers without it, so it
-   * commits unannounced, however long it then takes (a lock wait, a
-   * database under load). After about four minutes no such statement is
-   * still running; the wakes stop (each costs a listener one read).
-   * A write that failed (its connection lost, the database away) is tried
-   * again a second later, for as long as the task is listened to: without
-   * its row, the task's appends elsewhere are never announced here.
-   */
-  #watch(id: string, entry: Listeners): void {
-    const wake = () => {
-      if (this.#listeners.get(id) !== entry) return;
-      for (const listener of [...entry.set]) {
-        try {
-          listener(0);
-        } catch {
-          // A listener's fault is its own.
-        }
-      }
-    };
-    this.#watcherWrite(id, () =>
-      this.#sql`
-      INSERT INTO watchers (task_id, watcher) VALUES (${id}, ${this.#watcher})
-      ON CONFLICT DO NOTHING`)
-      .then(() => {
-        wake();
-        const rewake = (n: number) => {
-          if (n === REWAKE_MS.length || this.#listeners.get(id) !== entry) return;
-          const timer = entry.rewake = setTimeout(() => {
-            this.#timers.delete(timer);
-            wake();
-            rewake(n + 1);
-          }, REWAKE_MS[n]);
-          this.#timers.add(timer);
-        };
-        rewake(0);
-      }, () => {
-        wake();
-        // A closed store writes no more; the last listener's leaving clears the retry.
-        if (this.#state !== "open" || this.#listeners.get(id) !== entry) return;
-        const timer = entry.rewake = setTimeout(() => {
-          this.#timers.delete(timer);
-          if (this.#state === "open" && this.#listeners.get(id) === entry) this.#watch(id, entry);
-        }, 1_000);
-        this.#timers.add(timer);
-      });
-  }
-
-  /** Run `write` of task `id`'s watchers row once the one before it settled. */
-  #watcherWrite<T>(id: string, write: () => Promise<T>): Promise<T> {
-    const before = this.#watcherWrites.get(id);
-    const result = before ? before.then(write) : write();
-    const settled = result.then(() => {}, () => {});
-    this.#watcherWrites.set(id, settled);
-    settled.then(() => {
-      if (this.#watcherWrites.get(id) === settled) this.#watcherWrites.delete(id);
-    });
-    return result;
+    return this.#watchers.subscribe(id, listener);
   }
 
   async leased(instance: string): Promise<boolean> {
@@ -505,9 +407,9 @@ export class PostgresStore implements PostgresTaskStore {
         sql`
           WITH a AS (DELETE FROM instances WHERE expires_at < now() - interval '1 day'),
             r AS (UPDATE watchers SET created_at = now()
-              WHERE watcher = ${this.#watcher} AND created_at < now() - interval '1 hour'),
+              WHERE watcher = ${this.#watchers.id} AND created_at < now() - interval '1 hour'),
             w AS (DELETE FROM watchers
-              WHERE created_at < now() - interval '1 day' AND watcher <> ${this.#watcher})
+              WHERE created_at < now() - interval '1 day' AND watcher <> ${this.#watchers.id})
           DELETE FROM commands WHERE created_at < now() - interval '10 minutes'`)
         .catch(() => {});
     }
@@ -543,10 +445,10 @@ export class PostgresStore implements PostgresTaskStore {
     return this.#closing ??= (async () => {
       this.#state = "closed";
       this.#commands.close();
-      this.#listeners.clear();
+      this.#watchers.clear();
       for (const timer of this.#timers) clearTimeout(timer);
       this.#timers.clear();
-      await this.#sql`DELETE FROM watchers WHERE watcher = ${this.#watcher}`.catch(() => {});
+      await this.#sql`DELETE FROM watchers WHERE watcher = ${this.#watchers.id}`.catch(() => {});
       await this.#unlisten?.().catch(() => {});
       await this.#sql.end({ timeout: this.#closeGraceMs / 1_000 });
     })();
@@ -570,23 +472,8 @@ export class PostgresStore implements PostgresTaskStore {
     }
   }
 
-  #wake(id: string, generation: number): void {
-    const entry = this.#listeners.get(id);
-    if (!entry) return;
-    // A local commit and its own notice both arrive: wake once per generation.
-    if (generation !== 0 && generation <= entry.last) return;
-    if (generation !== 0) entry.last = generation;
-    for (const listener of [...entry.set]) {
-      try {
-        listener(generation);
-      } catch {
-        // A listener's fault is its own.
-      }
-    }
-  }
-
   #catchUp(): void {
-    for (const id of [...this.#listeners.keys()]) this.#wake(id, 0);
+    this.#watchers.catchUp();
     this.#commands.catchUp();
   }
 
