@@ -36,6 +36,7 @@ export const FEATURE_FOLDERS: readonly string[] = [
   "gateway/push/",
   "gateway/inspector/",
   "gateway/a2a03/",
+  "gateway/mounts/",
 ];
 /** The one file through which core/ and http/ may name a feature's types. */
 export const SEAM = "gateway/_features.ts";

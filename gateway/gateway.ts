@@ -2,6 +2,7 @@ import { createSharedHome } from "./cluster/_shared_home.ts";
 import { buildGateway, type GatewayFeatures } from "./http/_gateway.ts";
 import { InspectorRecord } from "./inspector/_inspector_record.ts";
 import { InspectorRoutes } from "./inspector/_inspector_routes.ts";
+import { MountRoutes } from "./mounts/_mounts.ts";
 import { resolveInspector, resolvePush } from "./http/_options.ts";
 import { PushService } from "./push/_push.ts";
 import { PUSH_BINDINGS } from "./push/_push_bindings.ts";
@@ -27,6 +28,7 @@ const EVERY_FEATURE: GatewayFeatures = {
   },
   cluster: createSharedHome,
   inspector: { resolve: resolveInspector, Record: InspectorRecord, Routes: InspectorRoutes },
+  mounts: MountRoutes,
 };
 
 /**

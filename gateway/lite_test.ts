@@ -31,7 +31,7 @@ Deno.test("createGateway() from lite serves A2A 1.0: a message in, a completed t
   }
 });
 
-Deno.test("createGateway() from lite refuses a2a03, push, inspector and a shared store, naming each", async () => {
+Deno.test("createGateway() from lite refuses a2a03, push, inspector, mounts and a shared store, naming each", async () => {
   const root = createRootScope();
   createSubagentService(root);
   try {
@@ -40,6 +40,10 @@ Deno.test("createGateway() from lite refuses a2a03, push, inspector and a shared
         [{ a2a03: true }, /a2a03 needs createGateway from @seam\/gateway .*A2A 0\.3/],
         [{ push: {} }, /push needs createGateway from @seam\/gateway .*push notifications/],
         [{ inspector: true }, /inspector needs createGateway from @seam\/gateway .*run inspector/],
+        [
+          { mounts: { "/mcp": () => new Response() } },
+          /mounts needs createGateway from @seam\/gateway .*mounted endpoints/,
+        ],
         [
           { taskStore: createMemoryTaskStore({ shared: true }) },
           /a shared taskStore needs createGateway from @seam\/gateway/,

@@ -9,7 +9,7 @@ import type { BindingContext } from "./_binding.ts";
 import { CardCache } from "./_card.ts";
 import { Cors } from "./_cors.ts";
 import type { Logger } from "@seam/host";
-import type { InspectorRecord, InspectorRoutes, PushService } from "../_features.ts";
+import type { InspectorRecord, InspectorRoutes, MountRoutes, PushService } from "../_features.ts";
 import type { AddV03ToCard } from "./_card.ts";
 import type { PushBindings, V03Bindings } from "./_binding.ts";
 import type { InspectorLimits, PushOptionsResolved } from "./_options.ts";
@@ -24,7 +24,7 @@ import { refuse, resolveOptions } from "./_options.ts";
 import { handleRest } from "./_rest.ts";
 import { routeOf } from "./_routes.ts";
 import { traceRequest } from "./_trace.ts";
-import type { Gateway, GatewayMount, GatewayOptions } from "../options.ts";
+import type { Gateway, GatewayOptions } from "../options.ts";
 import { isTaskStorage } from "../task_storage.ts";
 
 /** The optional parts of a gateway, each behind its option. */
@@ -46,6 +46,8 @@ export interface GatewayFeatures {
     readonly Record: typeof InspectorRecord;
     readonly Routes: typeof InspectorRoutes;
   };
+  /** Other endpoints under `basePath`, behind the bearer auth (`mounts`). */
+  readonly mounts?: typeof MountRoutes;
 }
 
 function missing(option: string, what: string): never {
@@ -63,6 +65,7 @@ export function buildGateway(options: GatewayOptions, features: GatewayFeatures)
   if (options.inspector !== undefined && options.inspector !== false && !features.inspector) {
     missing("inspector", "the run inspector");
   }
+  if (options.mounts !== undefined && !features.mounts) missing("mounts", "mounted endpoints");
   const pushOptions = features.push?.resolve(options.push);
   const inspectorLimits = features.inspector?.resolve(options.inspector);
   const settings = resolveOptions(options);
@@ -160,11 +163,13 @@ export function buildGateway(options: GatewayOptions, features: GatewayFeatures)
       closed: () => closing !== undefined,
     })
     : undefined;
-  const mountOf = mountsOf(options.mounts, basePath);
+  const mounted = options.mounts === undefined
+    ? undefined
+    : new features.mounts!(options.mounts, basePath, auth);
   const dispatch = (request: Request, ctx: unknown): Promise<Response> | Response => {
     if (inspect?.owns(request.url)) return inspect.handle(request);
-    const mount = mountOf?.(request.url);
-    if (mount) return serveMount(mount, request, auth);
+    const mount = mounted?.owner(request.url);
+    if (mount) return mounted!.handle(mount, request);
     const route = routeOf(request.method, request.url, basePath, settings.a2a03);
     if (route.kind === "card") return cards.respond(request, route.provider);
     if (route.kind === "jsonRpc") return handleJsonRpc(context, request, ctx, route.provider);
@@ -219,41 +224,4 @@ function isPath(url: string, path: string): boolean {
   const next = url.charCodeAt(slash + path.length);
   // End of string, `?` or `#` right after the path.
   return Number.isNaN(next) || next === 63 || next === 35;
-}
-
-/**
- * The mounted endpoint a URL's path falls under (see `GatewayOptions.mounts`),
- * or `undefined` when nothing is mounted.
- */
-function mountsOf(
-  mounts: GatewayOptions["mounts"],
-  basePath: string,
-): ((url: string) => GatewayMount | undefined) | undefined {
-  if (mounts === undefined) return undefined;
-  if (mounts === null || typeof mounts !== "object") refuse("mounts must be an object");
-  const entries: [string, GatewayMount][] = [];
-  for (const [path, handler] of Object.entries(mounts)) {
-    if (!/^\/[A-Za-z0-9._~-]+(\/[A-Za-z0-9._~-]+)*$/.test(path)) {
-      refuse(`mounts: "${path}" must be a path like "/mcp"`);
-    }
-    if (typeof handler !== "function") refuse(`mounts["${path}"] must be a function`);
-    entries.push([basePath + path, handler]);
-  }
-  return (url) => {
-    const path = new URL(url).pathname;
-    for (const [prefix, handler] of entries) {
-      if (path === prefix || path.startsWith(`${prefix}/`)) return handler;
-    }
-    return undefined;
-  };
-}
-
-/** Answer a mounted endpoint's request, after the gateway's bearer auth when it has one. */
-async function serveMount(
-  mount: GatewayMount,
-  request: Request,
-  auth: BearerAuth | undefined,
-): Promise<Response> {
-  const principal = auth ? await auth.principalOf(request) : undefined;
-  return await mount(request, principal);
 }
