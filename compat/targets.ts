@@ -103,6 +103,8 @@ export const NODE_PACKAGES: readonly string[] = [
   "@seam/tool-subagent",
   "@seam/gateway",
   "@seam/subagent-a2a",
+  "@seam/adapter-kit",
+  "@seam/openai-agents",
 ];
 
 /** Folders (searched for `*_test.ts`) and test files the Node run bundles and runs. */
@@ -124,6 +126,7 @@ export const NODE_TEST_ROOTS: readonly string[] = [
   "tests/acp_conformance_test.ts",
   "tests/acp_misbehaviour_test.ts",
   "tests/acp_provider_test.ts",
+  "adapters/openai_agents",
 ];
 
 /**

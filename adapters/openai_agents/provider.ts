@@ -1,5 +1,5 @@
 import {
-  Agent,
+  type Agent,
   type AgentInputItem,
   extractAllTextOutput,
   MaxTurnsExceededError,
@@ -106,16 +106,25 @@ export function createOpenAIAgentsProvider(options: OpenAIAgentsProviderOptions)
   if (typeof name !== "string" || name === "") {
     fail(`options.name must be a non-empty string, got ${describe(name)}`);
   }
-  if (!(agent instanceof Agent)) {
+  // By shape, not instanceof: the application's copy of the framework may not be ours.
+  if (
+    !isRecord(agent) || typeof agent.name !== "string" || typeof agent.clone !== "function" ||
+    !Array.isArray(agent.tools)
+  ) {
     fail(`options.agent must be an Agent of @openai/agents, got ${describe(agent)}`);
   }
-  if (!(runner instanceof Runner)) {
+  if (!isRecord(runner) || typeof runner.run !== "function" || !isRecord(runner.config)) {
     fail(`options.runner must be a Runner of @openai/agents, got ${describe(runner)}`);
   }
   if (maxTurns !== undefined && !(Number.isSafeInteger(maxTurns) && maxTurns > 0)) {
     fail(`options.maxTurns must be a positive integer, got ${describe(maxTurns)}`);
   }
-  const setup = { agent: agent as AnyAgent, runner: runner as Runner, maxTurns, context };
+  const setup = {
+    agent: agent as unknown as AnyAgent,
+    runner: runner as unknown as Runner,
+    maxTurns,
+    context,
+  };
   return {
     name,
     capabilities: {
