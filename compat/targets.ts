@@ -105,6 +105,7 @@ export const NODE_PACKAGES: readonly string[] = [
   "@seam/subagent-a2a",
   "@seam/adapter-kit",
   "@seam/openai-agents",
+  "@seam/langgraph",
 ];
 
 /** Folders (searched for `*_test.ts`) and test files the Node run bundles and runs. */
@@ -127,6 +128,7 @@ export const NODE_TEST_ROOTS: readonly string[] = [
   "tests/acp_misbehaviour_test.ts",
   "tests/acp_provider_test.ts",
   "adapters/openai_agents",
+  "adapters/langgraph",
 ];
 
 /**

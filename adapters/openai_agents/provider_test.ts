@@ -50,6 +50,13 @@ function setUp(): { root: Scope; start: (prompt: string) => ReturnType<typeof st
     subagents.start("openai-agents", { prompt, parent: { id: "main", scope: root } });
   return { root, start: startRun };
 }
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let waited = 0; !condition(); waited += 5) {
+    if (waited > 5_000) throw new Error("gave up waiting after 5 s");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 /** A handler that leaves every request waiting, for the caller to answer with run.respond. */
 function waitForRespond(root: Scope): void {
   handleSubagentInput(
@@ -96,7 +103,7 @@ Deno.test("createOpenAIAgentsProvider() turns needsApproval into a seam request 
     root.on(subagentInputRequired, (r) => void asked.push(r));
     waitForRespond(root);
     const run = start('call danger {"target":"build"}');
-    while (asked.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await waitFor(() => asked.length > 0);
     const request = asked[0];
     assert.equal(request.kind, "permission");
     assert.equal(request.toolCall?.name, "danger");
@@ -137,7 +144,7 @@ Deno.test("createOpenAIAgentsProvider() turns needsApproval into a seam request 
     root.on(subagentInputRequired, (r) => void asked.push(r));
     waitForRespond(root);
     const run = start('call danger {"target":"x"}');
-    while (asked.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await waitFor(() => asked.length > 0);
     assert.throws(
       () => run.respond!(asked[0].id, { outcome: "selected", optionId: "yes please" }),
       /option "yes please" was not offered/,
@@ -155,7 +162,7 @@ Deno.test("createOpenAIAgentsProvider() turns needsApproval into a seam request 
     root.on(subagentInputRequired, (r) => void asked.push(r));
     waitForRespond(root);
     const run = start('call danger {"target":"x"}');
-    while (asked.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await waitFor(() => asked.length > 0);
     run.cancel("no time");
     assert.equal((await run.result).stopReason, "aborted");
     assert.throws(() => run.respond!(asked[0].id, { outcome: "selected", optionId: "approve" }));
