@@ -106,6 +106,7 @@ export const NODE_PACKAGES: readonly string[] = [
   "@seam/adapter-kit",
   "@seam/openai-agents",
   "@seam/langgraph",
+  "@seam/mastra",
 ];
 
 /** Folders (searched for `*_test.ts`) and test files the Node run bundles and runs. */
@@ -129,6 +130,7 @@ export const NODE_TEST_ROOTS: readonly string[] = [
   "tests/acp_provider_test.ts",
   "adapters/openai_agents",
   "adapters/langgraph",
+  "adapters/mastra",
 ];
 
 /**
