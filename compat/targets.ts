@@ -128,6 +128,7 @@ export const NODE_TEST_ROOTS: readonly string[] = [
   "tests/acp_conformance_test.ts",
   "tests/acp_misbehaviour_test.ts",
   "tests/acp_provider_test.ts",
+  "adapters/kit",
   "adapters/openai_agents",
   "adapters/langgraph",
   "adapters/mastra",
