@@ -3,13 +3,12 @@ import { createRootScope, type Scope } from "@seam/host";
 import {
   createSubagentService,
   handleSubagentInput,
-  type SubagentInputRequest,
-  subagentInputRequired,
   subagentProgress,
   type SubagentProgressInfo,
   type SubagentRun,
 } from "@seam/subagent";
 import { testSubagentProvider } from "@seam/subagent/testing";
+import { holdInputRequests } from "@seam/adapter-kit/testing";
 import { createLangGraphProvider } from "./mod.ts";
 import { promptGraph } from "./_test_fixtures.ts";
 
@@ -38,26 +37,6 @@ function setUp(): { root: Scope; start: (prompt: string) => SubagentRun } {
   };
 }
 
-/** A handler that leaves every request waiting, for the caller to answer with run.respond. */
-function waitForRespond(root: Scope): SubagentInputRequest[] {
-  const asked: SubagentInputRequest[] = [];
-  root.on(subagentInputRequired, (r) => void asked.push(r));
-  handleSubagentInput(
-    root,
-    (_request, { signal }) =>
-      new Promise((resolve) => signal.addEventListener("abort", () => resolve(undefined))),
-  );
-  return asked;
-}
-
-async function firstOf(asked: SubagentInputRequest[]): Promise<SubagentInputRequest> {
-  for (let waited = 0; asked.length === 0; waited += 5) {
-    if (waited > 5_000) throw new Error("no input request within 5 s");
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return asked[0];
-}
-
 Deno.test("createLangGraphProvider() streams tokens as progress and maps usage", async () => {
   const { root, start } = setUp();
   const progress: SubagentProgressInfo[] = [];
@@ -84,9 +63,9 @@ Deno.test("createLangGraphProvider() streams tokens as progress and maps usage",
 Deno.test("createLangGraphProvider() turns interrupt() into seam requests and resumes with Command", async (t) => {
   await t.step("a question: the answer's text is the resume value", async () => {
     const { root, start } = setUp();
-    const asked = waitForRespond(root);
+    const held = holdInputRequests(root);
     const run = start("ask Which colour?");
-    const request = await firstOf(asked);
+    const request = await held.first();
     assert.equal(request.kind, "question");
     assert.equal(request.message, "Which colour?");
     run.respond!(request.id, { outcome: "answered", text: "blue" });
@@ -115,9 +94,9 @@ Deno.test("createLangGraphProvider() turns interrupt() into seam requests and re
     "a prebuilt HumanInterrupt: a permission request, resumed with a HumanResponse",
     async () => {
       const { root, start } = setUp();
-      const asked = waitForRespond(root);
+      const held = holdInputRequests(root);
       const run = start('review deploy {"env":"prod"}');
-      const request = await firstOf(asked);
+      const request = await held.first();
       assert.equal(request.kind, "permission");
       assert.equal(request.message, "Run deploy?");
       assert.deepEqual(request.toolCall?.rawInput, { env: "prod" });
@@ -144,9 +123,9 @@ Deno.test("createLangGraphProvider() turns interrupt() into seam requests and re
 
   await t.step("cancelled while it waits: ends aborted, nothing left waiting", async () => {
     const { root, start } = setUp();
-    const asked = waitForRespond(root);
+    const held = holdInputRequests(root);
     const run = start("ask Which colour?");
-    const request = await firstOf(asked);
+    const request = await held.first();
     run.cancel("no time");
     assert.equal((await run.result).stopReason, "aborted");
     assert.throws(() => run.respond!(request.id, { outcome: "answered", text: "blue" }));

@@ -4,13 +4,12 @@ import { createRootScope, type Scope } from "@seam/host";
 import {
   createSubagentService,
   handleSubagentInput,
-  type SubagentInputRequest,
-  subagentInputRequired,
   subagentProgress,
   type SubagentProgressInfo,
   type SubagentRun,
 } from "@seam/subagent";
 import { testSubagentProvider } from "@seam/subagent/testing";
+import { holdInputRequests } from "@seam/adapter-kit/testing";
 import { createMastraProvider } from "./mod.ts";
 import { promptAgent } from "./_test_fixtures.ts";
 
@@ -65,25 +64,6 @@ function setUp(): { root: Scope; start: (prompt: string) => SubagentRun } {
   };
 }
 
-function waitForRespond(root: Scope): SubagentInputRequest[] {
-  const asked: SubagentInputRequest[] = [];
-  root.on(subagentInputRequired, (r) => void asked.push(r));
-  handleSubagentInput(
-    root,
-    (_request, { signal }) =>
-      new Promise((resolve) => signal.addEventListener("abort", () => resolve(undefined))),
-  );
-  return asked;
-}
-
-async function firstOf(asked: SubagentInputRequest[]): Promise<SubagentInputRequest> {
-  for (let waited = 0; asked.length === 0; waited += 5) {
-    if (waited > 5_000) throw new Error("no input request within 5 s");
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  return asked[0];
-}
-
 Deno.test("createMastraProvider() streams text and tool calls as progress, and maps usage", async () => {
   const { root, start } = setUp();
   const progress: SubagentProgressInfo[] = [];
@@ -116,9 +96,9 @@ Deno.test("createMastraProvider() streams text and tool calls as progress, and m
 Deno.test("createMastraProvider() turns tool approval and suspend into seam requests and resumes in place", async (t) => {
   await t.step("approval answered by run.respond; a second answer is refused", async () => {
     const { root, start } = setUp();
-    const asked = waitForRespond(root);
+    const held = holdInputRequests(root);
     const run = start('call danger {"target":"build"}');
-    const request = await firstOf(asked);
+    const request = await held.first();
     assert.equal(request.kind, "permission");
     assert.deepEqual(request.toolCall?.rawInput, { target: "build" });
     run.respond!(request.id, { outcome: "selected", optionId: "approve" });
@@ -146,9 +126,9 @@ Deno.test("createMastraProvider() turns tool approval and suspend into seam requ
 
   await t.step("a suspended tool asks a question; the answer resumes it", async () => {
     const { root, start } = setUp();
-    const asked = waitForRespond(root);
+    const held = holdInputRequests(root);
     const run = start('call ask {"target":"x"}');
-    const request = await firstOf(asked);
+    const request = await held.first();
     assert.equal(request.kind, "question");
     assert.equal(request.message, "Which colour?");
     run.respond!(request.id, { outcome: "answered", text: '{"colour":"green"}' });
@@ -161,9 +141,9 @@ Deno.test("createMastraProvider() turns tool approval and suspend into seam requ
 
   await t.step("cancelled while it waits: ends aborted", async () => {
     const { root, start } = setUp();
-    const asked = waitForRespond(root);
+    const held = holdInputRequests(root);
     const run = start('call danger {"target":"x"}');
-    const request = await firstOf(asked);
+    const request = await held.first();
     run.cancel("no time");
     assert.equal((await run.result).stopReason, "aborted");
     assert.throws(() => run.respond!(request.id, { outcome: "selected", optionId: "approve" }));

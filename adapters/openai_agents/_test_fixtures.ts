@@ -7,7 +7,7 @@
  * its instructions; `call <tool> <json>` calls the tool, then replies with
  * what the tool returned.
  */
-import { Agent, type AgentInputItem, type Tool } from "@openai/agents";
+import { Agent, type AgentInputItem, type Tool, tool } from "@openai/agents";
 import {
   assistantMessage,
   functionCall,
@@ -104,4 +104,21 @@ export function promptModel(calls = 200): ScriptedModel {
 /** An agent on {@linkcode promptModel}. */
 export function promptAgent(tools: Tool[] = [], instructions = "Be brief."): Agent {
   return new Agent({ name: "child", instructions, model: promptModel(), tools });
+}
+
+/** A tool that needs approval: `danger({target})` answers `deleted <target>`. */
+export function approvalTool(name = "danger"): Tool {
+  return tool({
+    name,
+    description: "Does something that needs approval.",
+    parameters: {
+      type: "object",
+      properties: { target: { type: "string" } },
+      required: ["target"],
+      additionalProperties: false,
+    },
+    strict: true,
+    needsApproval: true,
+    execute: (args: unknown) => `deleted ${(args as { target: string }).target}`,
+  });
 }

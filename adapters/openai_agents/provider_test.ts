@@ -1,17 +1,16 @@
 import assert from "node:assert/strict";
-import { tool } from "@openai/agents";
 import { createRootScope, type Scope } from "@seam/host";
 import {
   createSubagentService,
   handleSubagentInput,
-  type SubagentInputRequest,
-  subagentInputRequired,
   subagentProgress,
   type SubagentProgressInfo,
+  type SubagentRun,
 } from "@seam/subagent";
 import { testSubagentProvider } from "@seam/subagent/testing";
+import { holdInputRequests } from "@seam/adapter-kit/testing";
 import { createOpenAIAgentsProvider } from "./mod.ts";
-import { promptAgent } from "./_test_fixtures.ts";
+import { approvalTool, promptAgent } from "./_test_fixtures.ts";
 
 Deno.test("createOpenAIAgentsProvider() passes the conformance suite", (t) =>
   testSubagentProvider(t, {
@@ -28,21 +27,9 @@ Deno.test("createOpenAIAgentsProvider() passes the conformance suite", (t) =>
     timeoutMs: 5_000,
   }));
 
-const danger = tool({
-  name: "danger",
-  description: "Does something that needs approval.",
-  parameters: {
-    type: "object",
-    properties: { target: { type: "string" } },
-    required: ["target"],
-    additionalProperties: false,
-  },
-  strict: true,
-  needsApproval: true,
-  execute: (args: unknown) => `deleted ${(args as { target: string }).target}`,
-});
+const danger = approvalTool();
 
-function setUp(): { root: Scope; start: (prompt: string) => ReturnType<typeof startRun> } {
+function setUp(): { root: Scope; start: (prompt: string) => SubagentRun } {
   const root = createRootScope();
   const subagents = createSubagentService(root);
   subagents.registerProvider(createOpenAIAgentsProvider({ agent: promptAgent([danger]) }));
@@ -50,22 +37,6 @@ function setUp(): { root: Scope; start: (prompt: string) => ReturnType<typeof st
     subagents.start("openai-agents", { prompt, parent: { id: "main", scope: root } });
   return { root, start: startRun };
 }
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let waited = 0; !condition(); waited += 5) {
-    if (waited > 5_000) throw new Error("gave up waiting after 5 s");
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
-/** A handler that leaves every request waiting, for the caller to answer with run.respond. */
-function waitForRespond(root: Scope): void {
-  handleSubagentInput(
-    root,
-    (_request, { signal }) =>
-      new Promise((resolve) => signal.addEventListener("abort", () => resolve(undefined))),
-  );
-}
-declare function startRun(prompt: string): import("@seam/subagent").SubagentRun;
 
 Deno.test("createOpenAIAgentsProvider() streams text and tool calls as progress, and maps usage", async () => {
   const { root, start } = setUp();
@@ -99,12 +70,9 @@ Deno.test("createOpenAIAgentsProvider() streams text and tool calls as progress,
 Deno.test("createOpenAIAgentsProvider() turns needsApproval into a seam request and resumes in place", async (t) => {
   await t.step("approved: the tool runs and the run goes on", async () => {
     const { root, start } = setUp();
-    const asked: SubagentInputRequest[] = [];
-    root.on(subagentInputRequired, (r) => void asked.push(r));
-    waitForRespond(root);
+    const held = holdInputRequests(root);
     const run = start('call danger {"target":"build"}');
-    await waitFor(() => asked.length > 0);
-    const request = asked[0];
+    const request = await held.first();
     assert.equal(request.kind, "permission");
     assert.equal(request.toolCall?.name, "danger");
     assert.deepEqual(request.toolCall?.rawInput, { target: "build" });
@@ -140,16 +108,14 @@ Deno.test("createOpenAIAgentsProvider() turns needsApproval into a seam request 
 
   await t.step("an option not offered is refused and the request keeps waiting", async () => {
     const { root, start } = setUp();
-    const asked: SubagentInputRequest[] = [];
-    root.on(subagentInputRequired, (r) => void asked.push(r));
-    waitForRespond(root);
+    const asked = holdInputRequests(root);
     const run = start('call danger {"target":"x"}');
-    await waitFor(() => asked.length > 0);
+    await asked.first();
     assert.throws(
-      () => run.respond!(asked[0].id, { outcome: "selected", optionId: "yes please" }),
+      () => run.respond!(asked.asked[0].id, { outcome: "selected", optionId: "yes please" }),
       /option "yes please" was not offered/,
     );
-    run.respond!(asked[0].id, { outcome: "selected", optionId: "reject" });
+    run.respond!(asked.asked[0].id, { outcome: "selected", optionId: "reject" });
     const result = await run.result;
     assert.equal(result.stopReason, "completed");
     await run.dispose();
@@ -158,14 +124,14 @@ Deno.test("createOpenAIAgentsProvider() turns needsApproval into a seam request 
 
   await t.step("cancelled while it waits: ends aborted, the request is refused", async () => {
     const { root, start } = setUp();
-    const asked: SubagentInputRequest[] = [];
-    root.on(subagentInputRequired, (r) => void asked.push(r));
-    waitForRespond(root);
+    const asked = holdInputRequests(root);
     const run = start('call danger {"target":"x"}');
-    await waitFor(() => asked.length > 0);
+    await asked.first();
     run.cancel("no time");
     assert.equal((await run.result).stopReason, "aborted");
-    assert.throws(() => run.respond!(asked[0].id, { outcome: "selected", optionId: "approve" }));
+    assert.throws(() =>
+      run.respond!(asked.asked[0].id, { outcome: "selected", optionId: "approve" })
+    );
     await run.dispose();
     await root.dispose();
   });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Agent, Runner, tool } from "@openai/agents";
+import { Agent, Runner } from "@openai/agents";
 import { createRootScope } from "@seam/host";
 import {
   createSubagentService,
@@ -10,21 +10,9 @@ import {
 } from "@seam/subagent";
 import { subagentToolWording } from "@seam/tool-subagent";
 import { createOpenAIAgentsProvider, subagentTool } from "./mod.ts";
-import { promptAgent, promptModel } from "./_test_fixtures.ts";
+import { approvalTool, promptAgent, promptModel } from "./_test_fixtures.ts";
 
-const danger = tool({
-  name: "danger",
-  description: "Needs approval.",
-  parameters: {
-    type: "object",
-    properties: { target: { type: "string" } },
-    required: ["target"],
-    additionalProperties: false,
-  },
-  strict: true,
-  needsApproval: true,
-  execute: (args: unknown) => `deleted ${(args as { target: string }).target}`,
-});
+const danger = approvalTool();
 
 const delegateCall = (prompt: string) =>
   `call subagent ${JSON.stringify({ description: "Clean up", prompt })}`;
