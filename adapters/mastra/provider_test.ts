@@ -183,3 +183,21 @@ Deno.test("createMastraProvider() ends a model that throws error CHILD_FAILED, a
   await hung.dispose();
   await root.dispose();
 });
+
+Deno.test("createMastraProvider() gives the model only the tools the filter allows", async () => {
+  const root = createRootScope();
+  const subagents = createSubagentService(root);
+  const agent = promptAgent({ danger, ask });
+  subagents.registerProvider(createMastraProvider({ agent }));
+  const run = subagents.start("mastra", {
+    prompt: "complete ok",
+    parent: { id: "m", scope: root },
+    toolFilter: { deny: ["danger"] },
+  });
+  assert.equal((await run.result).stopReason, "completed");
+  await run.dispose();
+  // deno-lint-ignore no-explicit-any
+  const model = (agent as any).model as { doStreamCalls: { tools?: { name: string }[] }[] };
+  assert.deepEqual(model.doStreamCalls.at(-1)!.tools?.map((t) => t.name), ["ask"]);
+  await root.dispose();
+});

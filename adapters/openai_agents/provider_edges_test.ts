@@ -102,3 +102,30 @@ Deno.test("createOpenAIAgentsProvider() ends error when the final output does no
   await run.dispose();
   await root.dispose();
 });
+
+Deno.test("createOpenAIAgentsProvider() gives the model only the tools the filter allows", async () => {
+  const root = createRootScope();
+  const subagents = createSubagentService(root);
+  const model = promptModel();
+  const { approvalTool } = await import("./_test_fixtures.ts");
+  const agent = new Agent({
+    name: "tools",
+    instructions: "",
+    model,
+    tools: [approvalTool("danger"), approvalTool("safe")],
+  });
+  subagents.registerProvider(createOpenAIAgentsProvider({ agent }));
+  for (const toolFilter of [{ deny: ["danger"] }, { allow: [] }]) {
+    const run = subagents.start("openai-agents", {
+      prompt: "complete ok",
+      parent: { id: "m", scope: root },
+      toolFilter,
+    });
+    assert.equal((await run.result).stopReason, "completed");
+    await run.dispose();
+  }
+  const names = model.calls.map((c) => c.request.tools.map((t) => t.name));
+  assert.deepEqual(names, [["safe"], []]);
+  assert.equal(agent.tools.length, 2, "the application's agent keeps its tools");
+  await root.dispose();
+});
