@@ -104,6 +104,10 @@ export const NODE_PACKAGES: readonly string[] = [
   "@seam/gateway",
   "@seam/subagent-a2a",
   "@seam/ai-sdk",
+  "@seam/adapter-kit",
+  "@seam/openai-agents",
+  "@seam/langgraph",
+  "@seam/mastra",
 ];
 
 /** Folders (searched for `*_test.ts`) and test files the Node run bundles and runs. */
@@ -127,6 +131,10 @@ export const NODE_TEST_ROOTS: readonly string[] = [
   "tests/acp_provider_test.ts",
   "adapters/ai_sdk",
   "tests/ai_sdk_conformance_test.ts",
+  "adapters/kit",
+  "adapters/openai_agents",
+  "adapters/langgraph",
+  "adapters/mastra",
 ];
 
 /**

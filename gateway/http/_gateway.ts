@@ -59,12 +59,9 @@ function missing(option: string, what: string): never {
 /** {@linkcode createGateway} with the given features. */
 export function buildGateway(options: GatewayOptions, features: GatewayFeatures): Gateway {
   // Checked first, as resolveOptions checks every option before it looks up the service.
-  if (options.push !== undefined && !features.push) {
-    missing("push", "push notifications");
-  }
-  if (options.inspector !== undefined && options.inspector !== false && !features.inspector) {
-    missing("inspector", "the run inspector");
-  }
+  if (options.push !== undefined && !features.push) missing("push", "push notifications");
+  const inspectorAsked = options.inspector !== undefined && options.inspector !== false;
+  if (inspectorAsked && !features.inspector) missing("inspector", "the run inspector");
   if (options.mounts !== undefined && !features.mounts) missing("mounts", "mounted endpoints");
   const pushOptions = features.push?.resolve(options.push);
   const inspectorLimits = features.inspector?.resolve(options.inspector);
