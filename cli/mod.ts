@@ -1,6 +1,7 @@
 /**
  * `@seam/cli`: the `seam` command. One executable for what seam serves and
- * sends: `seam serve` (the A2A gateway `deno task start` runs), `seam acp`
+ * sends: `seam serve` (the A2A gateway `deno task start` runs), `seam mcp`
+ * (the same providers to an MCP client on stdio), `seam acp`
  * (a seam agent over ACP on stdio), `seam send <url> <prompt>` (an A2A
  * client that streams the answer, asks you when the remote needs input and
  * cancels on Ctrl-C) and `seam tasks <url>` (list, get, cancel).
@@ -19,7 +20,13 @@
  * import { COMMANDS, usage } from "@seam/cli";
  * import assert from "node:assert/strict";
  *
- * assert.deepEqual(COMMANDS.map((command) => command.name), ["serve", "acp", "send", "tasks"]);
+ * assert.deepEqual(COMMANDS.map((command) => command.name), [
+ *   "serve",
+ *   "mcp",
+ *   "acp",
+ *   "send",
+ *   "tasks",
+ * ]);
  * assert.match(usage(), /send +send a task to an A2A agent/);
  * ```
  *
