@@ -8,7 +8,9 @@
 import assert from "node:assert/strict";
 // The unstable schema: the stable one rejects `subagent_update`.
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { TEST_AGENT } from "./acp_support.ts";
+import { createAcpProvider } from "@seam/subagent-acp";
+import { AgentWatch, TEST_AGENT, testAgentConfig } from "./acp_support.ts";
+import { startSpawnGateway } from "./a2a_support.ts";
 
 const SERVER = new URL("./testdata/acp_tree_server.ts", import.meta.url).pathname;
 const CONFIG = new URL("../deno.json", import.meta.url).pathname;
@@ -23,6 +25,7 @@ interface Seen {
 async function connect(
   subagents: boolean,
   onPermission?: (params: Record<string, unknown>) => void,
+  extraArgs: readonly string[] = [],
 ) {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
@@ -33,8 +36,10 @@ async function connect(
       "--allow-env",
       "--allow-run",
       "--allow-read",
+      "--allow-net=127.0.0.1",
       SERVER,
       TEST_AGENT,
+      ...extraArgs,
     ],
     stdin: "piped",
     stdout: "piped",
@@ -236,4 +241,108 @@ Deno.test("serveAcpAgent() tells a client without the capability its descendants
   } finally {
     await close();
   }
+});
+
+/** A gateway serving the test agent as provider `acp`; its agent card's URL. */
+function acpGateway(watch: AgentWatch) {
+  const gateway = startSpawnGateway("loopback", {
+    setup: (_host, subagents) =>
+      void subagents.registerProvider(
+        createAcpProvider(testAgentConfig([], { logger: watch.logger })),
+      ),
+  });
+  return { gateway, card: `${gateway.url}/acp/.well-known/agent-card.json` };
+}
+
+/** `@call subagent` (in-process "helper") whose child calls `remote_agent` with `prompt`. */
+function throughGateway(prompt: string): string {
+  const inner = `@call remote_agent ${
+    JSON.stringify({ description: "far", prompt })
+  }\n@reply {{results}}`;
+  return `@call subagent ${
+    JSON.stringify({ description: "helper", prompt: inner })
+  }\n@reply top: {{results}}`;
+}
+
+Deno.test("ACP client → seam ACP server → A2A gateway → ACP agent: the client sees the tree", async () => {
+  const watch = new AgentWatch();
+  const { gateway, card } = acpGateway(watch);
+  const { client, seen, sessionId, close } = await connect(true, undefined, [`--a2a=${card}`]);
+  try {
+    const answer = await client.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: throughGateway("complete from behind the gateway") }],
+    });
+    assert.equal(answer.stopReason, "end_turn");
+    const tree = parents(seen);
+    const ids = [...tree.keys()];
+    const helper = ids.find((id) => tree.get(id) === sessionId)!;
+    const far = ids.find((id) => tree.get(id) === helper)!;
+    assert.ok(helper && far, JSON.stringify([...tree]));
+    // The A2A run: where it went (the gateway's task), and the ACP agent's words.
+    const thoughts = seen.filter((s) =>
+      s.sessionId === far && s.update.sessionUpdate === "agent_thought_chunk"
+    ).map((s) => (s.update.content as { text: string }).text).join("");
+    assert.match(thoughts, /^on .+, task \S+/);
+    assert.equal(textUnder(seen, far), "from behind the gateway");
+    assert.match(textUnder(seen, sessionId), /top: from behind the gateway/);
+    const stop = (id: string) =>
+      (seen.filter((s) => s.update.sessionUpdate === "subagent_update" && s.update.sessionId === id)
+        .at(-1)!.update._meta as { seam: { stopReason: string } }).seam.stopReason;
+    assert.equal(stop(far), "completed");
+    assert.equal(stop(helper), "completed");
+    assert.ok(watch.pids.size > 0, "the ACP agent behind the gateway never started");
+  } finally {
+    await close();
+    await gateway.close();
+  }
+  assert.deepEqual(await watch.live(), [], "processes were left behind");
+});
+
+Deno.test("a per-child cancel ends that child's subtree through the A2A gateway", async () => {
+  const watch = new AgentWatch();
+  const { gateway, card } = acpGateway(watch);
+  const { client, seen, sessionId, close } = await connect(true, undefined, [`--a2a=${card}`]);
+  try {
+    const prompt = client.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: throughGateway("hang") }],
+    });
+    const titled = (title: string) => {
+      const id = seen.find((s) =>
+        s.update.sessionUpdate === "subagent_update" && s.update.title === title
+      )?.update.sessionId;
+      return seen.find((s) =>
+        s.update.sessionUpdate === "subagent_update" && s.update.sessionId === id
+      )
+        ?.update;
+    };
+    const deadline = Date.now() + 15_000;
+    while ((!titled("far") || watch.pids.size === 0) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.ok(titled("far"), "the A2A run was not announced");
+    await client.agent.notify(acp.methods.agent.session.cancel, {
+      sessionId: titled("helper")!.sessionId as string,
+    });
+    const answer = await prompt;
+    assert.equal(answer.stopReason, "end_turn");
+    const stop = (title: string) =>
+      (seen.filter((s) =>
+        s.update.sessionUpdate === "subagent_update" &&
+        s.update.sessionId === titled(title)!.sessionId
+      ).at(-1)!.update._meta as { seam: { stopReason: string } }).seam.stopReason;
+    assert.equal(stop("helper"), "aborted");
+    assert.equal(stop("far"), "aborted");
+    // The remote task ended with it (the gateway's live tasks drop to none).
+    const gone = Date.now() + 10_000;
+    while (gateway.gateway.liveTasks > 0 && Date.now() < gone) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.equal(gateway.gateway.liveTasks, 0, "the gateway's task still runs");
+  } finally {
+    await close();
+    await gateway.close();
+  }
+  assert.deepEqual(await watch.live(), [], "processes were left behind");
 });

@@ -2,9 +2,12 @@
 // in-process child (spawn; it may delegate again) and `acp_agent` to the ACP
 // test agent (`permission: "ask"`, so its permission requests travel up),
 // all on the scripted model. For tests/acp_server_tree_test.ts.
-// Usage: deno run --allow-env --allow-run --allow-read acp_tree_server.ts <test agent path>
+// With `--a2a=<agent card url>`, also `remote_agent`: an A2A agent there
+// (a seam gateway), for the three-level tree.
+// Usage: deno run --allow-env --allow-run --allow-read --allow-net acp_tree_server.ts <test agent path> [--a2a=<url>]
 import { createHost, createLogger, createScriptedModel } from "@seam/host";
 import { createSubagentService } from "@seam/subagent";
+import { createA2AProvider } from "@seam/subagent-a2a";
 import { createAcpProvider, serveAcpAgent } from "@seam/subagent-acp";
 import { createSpawnProvider } from "@seam/subagent-spawn";
 import { installSubagentTool } from "@seam/tool-subagent";
@@ -29,6 +32,11 @@ subagents.registerProvider(createAcpProvider({
 }));
 installSubagentTool(host.scope, { provider: "spawn", toolName: "subagent" });
 installSubagentTool(host.scope, { provider: "acp", toolName: "acp_agent" });
+const a2a = Deno.args.find((a) => a.startsWith("--a2a="))?.slice("--a2a=".length);
+if (a2a) {
+  subagents.registerProvider(await createA2AProvider({ url: a2a, name: "remote" }));
+  installSubagentTool(host.scope, { provider: "remote", toolName: "remote_agent" });
+}
 const server = serveAcpAgent({
   host,
   model: "scripted",

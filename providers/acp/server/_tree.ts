@@ -69,11 +69,16 @@ export class SessionTree {
   wire(): void {
     const scope = this.#agent.scope;
     scope.on(subagentStart, (info) => {
-      const told = this.#ensure(info.runId, info.parentRunId, {
+      const fields = {
         title: info.label ?? info.provider,
         description: cut(textOf(info.prompt), 200),
-      });
-      if (told) this.#plain(`started ${info.runId} (${info.provider})`);
+      };
+      const known = this.#told.get(info.runId);
+      // Its progress came first (a provider may emit before the service's start): patch it.
+      if (known) return this.#patch(known, fields);
+      if (this.#ensure(info.runId, info.parentRunId, fields)) {
+        this.#plain(`started ${info.runId} (${info.provider})`);
+      }
     });
     scope.on(subagentProgress, (info) => this.#progress(info));
     scope.on(subagentEnd, (info) => {
@@ -163,6 +168,15 @@ export class SessionTree {
       } as unknown as acp.SessionUpdate);
     }
     return told;
+  }
+
+  #patch(told: Told, fields: Record<string, unknown>): void {
+    if (!this.#context.subagents() || told.ended) return;
+    this.#context.notify(told.parentSessionId, {
+      sessionUpdate: "subagent_update",
+      sessionId: told.sessionId,
+      ...fields,
+    } as unknown as acp.SessionUpdate);
   }
 
   #state(told: Told, state: string, seam?: Record<string, unknown>): void {
