@@ -346,3 +346,37 @@ Deno.test("a per-child cancel ends that child's subtree through the A2A gateway"
   }
   assert.deepEqual(await watch.live(), [], "processes were left behind");
 });
+
+Deno.test("a per-child cancel of an ACP agent's own child session reaches that agent", async () => {
+  const { client, seen, sessionId, close } = await connect(true);
+  try {
+    const prompt = client.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{
+        type: "text",
+        text: `@call acp_agent ${
+          JSON.stringify({ description: "parent", prompt: "children-hang" })
+        }\n@reply {{results}}`,
+      }],
+    });
+    const child = () =>
+      seen.find((s) =>
+        s.update.sessionUpdate === "subagent_update" && s.update.title === "helper child-1"
+      )?.update;
+    const deadline = Date.now() + 15_000;
+    while (!child() && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.ok(child(), "the ACP agent's child was not announced");
+    assert.deepEqual(child()!.capabilities, { cancel: {} });
+    const id = child()!.sessionId as string;
+    await client.agent.notify(acp.methods.agent.session.cancel, { sessionId: id });
+    const answer = await prompt;
+    assert.equal(answer.stopReason, "end_turn");
+    // The agent got the cancel for its child, not for its own turn, and went on.
+    assert.equal(textUnder(seen, id), "child 1 workingchild 1 cancelled");
+    assert.match(textUnder(seen, sessionId), /after the child's cancel/);
+  } finally {
+    await close();
+  }
+});

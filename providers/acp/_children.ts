@@ -17,6 +17,20 @@ import { toProgress } from "./_progress.ts";
 import { MAX_CHILD_SESSIONS } from "./_session_routes.ts";
 import { acpChild, type AcpChildInfo, type AcpChildState } from "./events.ts";
 
+/** How to cancel each cancellable child followed (by nested run id), while its run lives. */
+const cancellers = new Map<string, () => void>();
+
+/**
+ * Cancel the ACP child session behind nested run `runId` (`session/cancel`
+ * naming it), when an agent said it may be cancelled; `false` when no live
+ * run follows such a child. For the ACP server's per-child cancel.
+ */
+export function cancelAcpChildRun(runId: string): boolean {
+  const cancel = cancellers.get(runId);
+  cancel?.();
+  return cancel !== undefined;
+}
+
 /** ACP's state words, in ours. */
 const STATES: Readonly<Record<string, AcpChildState>> = {
   running: "running",
@@ -45,6 +59,7 @@ interface Child {
 export interface ChildTreeSession {
   readonly settings: { readonly provider: string };
   readonly logger: Logger;
+  readonly connection: { cancel(sessionId: string): void };
 }
 
 /** What a {@linkcode ChildTree} needs of its run's request. */
@@ -61,6 +76,7 @@ interface ChildTreeOptions {
   readonly place: SubagentRunPlace | undefined;
   readonly logger: Logger;
   readonly budgetMeter: SubagentBudgetMeter | undefined;
+  readonly cancel: (sessionId: string) => void;
 }
 
 /** The rolled-up usage of every child followed. */
@@ -86,6 +102,7 @@ export class ChildTree {
       place: request.place,
       logger: session.logger,
       budgetMeter: request.budgetMeter,
+      cancel: (sessionId) => session.connection.cancel(sessionId),
     };
   }
 
@@ -166,7 +183,10 @@ export class ChildTree {
   end(): void {
     if (this.#state !== "open") return;
     this.#state = "ended";
-    for (const child of this.#children.values()) this.#tell(child);
+    for (const child of this.#children.values()) {
+      cancellers.delete(child.runId);
+      this.#tell(child);
+    }
   }
 
   #announced(from: string, raw: Record<string, unknown>): void {
@@ -197,6 +217,9 @@ export class ChildTree {
     else if (raw.title === null) child.title = undefined;
     if (raw.capabilities === null) child.cancellable = false;
     else if (isRecord(raw.capabilities)) child.cancellable = isRecord(raw.capabilities.cancel);
+    if (child.cancellable) {
+      cancellers.set(child.runId, () => this.#options.cancel(sessionId));
+    } else cancellers.delete(child.runId);
     if (raw.state === null) child.state = undefined;
     else if (isRecord(raw.state) && typeof raw.state.state === "string") {
       child.state = STATES[raw.state.state] ?? cut(raw.state.state, 64);

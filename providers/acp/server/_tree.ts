@@ -19,6 +19,7 @@ import {
   type SubagentProgressInfo,
   subagentStart,
 } from "@seam/subagent";
+import { cancelAcpChildRun } from "../_children.ts";
 import { cut } from "../_failure.ts";
 import { acpChild } from "../events.ts";
 
@@ -91,7 +92,7 @@ export class SessionTree {
     scope.on(acpChild, (info) => {
       const told = this.#ensure(info.runId, info.parentRunId, {
         ...(info.title === undefined ? {} : { title: info.title }),
-      });
+      }, info.cancellable);
       if (!told || told.ended) return;
       const state = info.ended
         ? "idle"
@@ -120,7 +121,7 @@ export class SessionTree {
     if (runId === undefined) return false;
     const agent = this.#context.agents.get(runId);
     if (agent) agent.cancel("the ACP client cancelled this child");
-    else {
+    else if (!cancelAcpChildRun(runId)) {
       this.#context.logger.warn(
         `Cannot cancel child session ${
           cut(childSessionId, 200)
@@ -135,6 +136,7 @@ export class SessionTree {
     runId: string,
     parentRunId: string | undefined,
     fields: { title?: string; description?: string } = {},
+    cancellable: boolean = this.#context.agents.get(runId) !== undefined,
   ): Told | undefined {
     let told = this.#told.get(runId);
     if (told) return told;
@@ -158,7 +160,6 @@ export class SessionTree {
     this.#told.set(runId, told);
     this.#bySession.set(told.sessionId, runId);
     if (this.#context.subagents()) {
-      const cancellable = this.#context.agents.get(runId) !== undefined;
       this.#context.notify(told.parentSessionId, {
         sessionUpdate: "subagent_update",
         sessionId: told.sessionId,

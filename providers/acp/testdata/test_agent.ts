@@ -89,7 +89,9 @@
  * `children done`. `children-hostile <n>` announces `<n>` children, sends an
  * update for a session it never announced (`ghost`), a negative
  * `usage_update` and a grandchild announced by an unknown session, then
- * replies `hostile done`.
+ * replies `hostile done`. `children-hang` announces a cancellable `child-1`
+ * and waits for a `session/cancel` naming it; then `child-1` says `child 1
+ * cancelled` and goes idle, and the agent replies `after the child's cancel`.
  *
  * More verbs: `fail-data [bytes]` (a -32603 "Internal error" whose reason is
  * in `error.data.message`, as codex-acp sends, padded by `bytes`),
@@ -140,6 +142,8 @@ interface Session {
 const sessions = new Map<string, Session>();
 /** Whether the client advertised `clientCapabilities.subagents`. */
 let subagentsAdvertised = false;
+/** Child sessions waiting for their `session/cancel` (`children-hang`). */
+const childCancels = new Map<string, () => void>();
 let sessionCounter = 0;
 let requestCounter = 0;
 const pendingClientRequests = new Map<number, (message: Json) => void>();
@@ -349,6 +353,29 @@ async function prompt(id: unknown, params: Json): Promise<void> {
       });
       chunks(sid, rest || "done");
       return stop("end_turn");
+    case "children-hang": {
+      if (!subagentsAdvertised) {
+        chunk(sid, "no subagents capability");
+        return stop("end_turn");
+      }
+      update(sid, {
+        sessionUpdate: "subagent_update",
+        sessionId: "child-1",
+        title: "helper child-1",
+        capabilities: { cancel: {} },
+        state: { state: "running" },
+      });
+      chunk("child-1", "child 1 working");
+      await new Promise<void>((resolve) => childCancels.set("child-1", resolve));
+      chunk("child-1", "child 1 cancelled");
+      update(sid, {
+        sessionUpdate: "subagent_update",
+        sessionId: "child-1",
+        state: { state: "idle" },
+      });
+      chunk(sid, "after the child's cancel");
+      return stop("end_turn");
+    }
     case "hang": {
       chunk(sid, "working");
       await cancelled(session);
@@ -708,6 +735,8 @@ function handle(message: Json): void {
     case "session/cancel": {
       log(`session/cancel ${params.sessionId}`);
       if (flag("ignore-cancel")) return;
+      childCancels.get(String(params.sessionId))?.();
+      childCancels.delete(String(params.sessionId));
       sessions.get(String(params.sessionId))?.onCancel?.();
       return;
     }
