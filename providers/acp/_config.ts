@@ -1,6 +1,7 @@
 import { describe, type Logger } from "@seam/host";
 import { isAbsolute, resolve } from "node:path";
 import process from "node:process";
+import type { PoolSettings } from "./_pool.ts";
 import type { AcpLauncher, AcpPermissionPolicy, AcpProviderConfig } from "./types.ts";
 
 /** The validated, defaulted snapshot of an {@linkcode AcpProviderConfig}. */
@@ -21,6 +22,41 @@ export interface ResolvedConfig {
   readonly reuseProcess: boolean;
   readonly logger: Logger | undefined;
   readonly launcher: AcpLauncher;
+  readonly pool: PoolSettings | undefined;
+}
+
+const POOL_OPTIONS = ["size", "maxIdleMs"] as const;
+const MAX_POOL_SIZE = 64;
+
+/** Check `config.pool` and fill in its defaults. */
+function resolvePool(pool: unknown, reuseProcess: unknown): PoolSettings | undefined {
+  if (pool === undefined) return undefined;
+  if (pool === null || typeof pool !== "object" || Array.isArray(pool)) {
+    fail("pool", "an object", pool);
+  }
+  for (const key of Object.keys(pool)) {
+    if (!(POOL_OPTIONS as readonly string[]).includes(key)) {
+      throw new TypeError(
+        `Cannot create the ACP provider: unknown option pool.${key} (known: ${
+          POOL_OPTIONS.join(", ")
+        })`,
+      );
+    }
+  }
+  if (reuseProcess === true) {
+    fail("pool", "absent with reuseProcess (one shared process needs no pool)", pool);
+  }
+  const { size, maxIdleMs } = pool as { size?: unknown; maxIdleMs?: unknown };
+  if (size !== undefined) {
+    if (typeof size !== "number") fail("pool.size", `an integer from 1 to ${MAX_POOL_SIZE}`, size);
+    if (!Number.isInteger(size) || size < 1 || size > MAX_POOL_SIZE) {
+      fail("pool.size", `an integer from 1 to ${MAX_POOL_SIZE}`, size, RangeError);
+    }
+  }
+  return Object.freeze({
+    size: (size as number | undefined) ?? 1,
+    maxIdleMs: positive("pool.maxIdleMs", maxIdleMs, 300_000),
+  });
 }
 
 const LAUNCHERS: readonly AcpLauncher[] = ["auto", "setsid", "perl", "direct"];
@@ -65,6 +101,7 @@ export function resolveConfig(config: AcpProviderConfig): ResolvedConfig {
     reuseProcess,
     logger,
     launcher,
+    pool,
   } = config;
   if (typeof command !== "string" || command === "") {
     fail("command", "a non-empty string", command);
@@ -160,5 +197,6 @@ export function resolveConfig(config: AcpProviderConfig): ResolvedConfig {
     reuseProcess: reuseProcess ?? false,
     logger,
     launcher: launcher ?? "auto",
+    pool: resolvePool(pool, reuseProcess),
   });
 }

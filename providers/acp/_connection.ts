@@ -194,7 +194,12 @@ export class AgentConnection {
     try {
       response = await this.#client!.agent.request(acp.methods.agent.initialize, {
         protocolVersion: acp.PROTOCOL_VERSION,
-        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+        clientCapabilities: {
+          fs: { readTextFile: false, writeTextFile: false },
+          terminal: false,
+          // ACP's unstable `SubagentCapabilities`: the agent may tell its child sessions.
+          subagents: {},
+        } as acp.ClientCapabilities,
         clientInfo: { name: "seam", version: CLIENT_VERSION },
       }) as unknown as Json;
     } catch (error) {

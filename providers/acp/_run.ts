@@ -19,6 +19,7 @@ import {
   type SubagentStopReason,
 } from "@seam/subagent";
 import { Aborted, race, settledWithin, TimedOut } from "./_async.ts";
+import { ChildTree } from "./_children.ts";
 import { fromAcpUpdate, toAcpPrompt } from "./_content.ts";
 import { AcpError, type AcpFailure, type AcpFailureCode, quoted, resultOf } from "./_failure.ts";
 import { toProgress } from "./_progress.ts";
@@ -100,6 +101,8 @@ export class AcpRun implements SubagentRunHandle {
   #unbindSignal = noop;
   #clock: TurnClock | undefined;
   readonly #permissions: RunPermissions;
+  /** The child sessions the agent tells of during this turn. */
+  readonly #children: ChildTree;
 
   constructor(
     session: AcpSession,
@@ -117,6 +120,7 @@ export class AcpRun implements SubagentRunHandle {
       signal: this.#abort.signal,
       clock: () => this.#clock,
     });
+    this.#children = new ChildTree(this.id, session, request);
     const respond = this.#permissions.respondFunction();
     if (respond) this.respond = respond;
     this.started = new Promise<void>((resolve, reject) => {
@@ -319,13 +323,10 @@ export class AcpRun implements SubagentRunHandle {
         ),
       );
     }
-    // ACP reports the context's size, not each call's tokens: a lower bound, partial.
+    this.#children.end();
     this.#resolveResult({
       ...resultOf(this.#output.blocks, stopReason, failure),
-      usage: {
-        self: { inputTokens: this.#usage.contextTokens, toolCalls: this.#usage.toolCalls },
-        partial: true,
-      },
+      usage: this.#children.rollUp(this.#usage),
     });
   }
 
@@ -456,6 +457,11 @@ export class AcpRun implements SubagentRunHandle {
         update,
       }),
     );
+  }
+
+  /** A `session/update` of a child session the agent announced. */
+  onChildUpdate(from: string, update: unknown): void {
+    if (!this.#settled) this.#children.update(from, update);
   }
 
   /** A `session/request_permission` for this run's session. */

@@ -22,6 +22,8 @@ import type { AcpPermissionPolicy } from "./types.ts";
 export interface SessionTurn {
   /** A `session/update` of the session while the run's turn holds it. */
   onUpdate(update: unknown): void;
+  /** A `session/update` of a child session the agent announced (see `SessionSink.child`). */
+  onChildUpdate(from: string, update: unknown): void;
   /** A `session/request_permission` of the session while the run's turn holds it. */
   onPermission(params: PermissionParams, signal: AbortSignal): Promise<PermissionOutcome>;
   /** Whether the run's result is settled. */
@@ -74,6 +76,10 @@ export class AcpSession implements SessionSink {
 
   update(update: unknown): void {
     this.turn?.onUpdate(update);
+  }
+
+  child(from: string, update: unknown): void {
+    this.turn?.onChildUpdate(from, update);
   }
 
   permission(params: PermissionParams, signal: AbortSignal): Promise<PermissionOutcome> {

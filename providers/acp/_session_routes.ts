@@ -24,10 +24,20 @@ export type PermissionOutcome =
   | { readonly outcome: "cancelled" }
   | { readonly outcome: "selected"; readonly optionId: string };
 
+/** The most child sessions (ACP `subagent_update`) followed per open session. */
+export const MAX_CHILD_SESSIONS = 256;
+
 /** Where one session's traffic goes. */
 export interface SessionSink {
   /** One `session/update` object (untrusted JSON), in wire order. */
   update(update: unknown): void;
+  /**
+   * A `session/update` of a child session the agent announced (at any depth)
+   * under this one: `from` is the session it came on, this one's id or a
+   * child's. A `subagent_update` comes here too, from the session that
+   * announces the child.
+   */
+  child(from: string, update: unknown): void;
   /** Decide a permission request; `signal` aborts when the agent withdraws it. */
   permission(params: PermissionParams, signal: AbortSignal): Promise<PermissionOutcome>;
 }
@@ -36,6 +46,10 @@ export interface SessionSink {
 export class SessionRoutes {
   readonly #logger: Logger;
   #sinks = new Map<string, SessionSink>();
+  /** Each announced child session's open (root) session. */
+  #children = new Map<string, string>();
+  /** Per open session, how many children it has; the ones that hit the bound were logged. */
+  #childCounts = new Map<string, number>();
   #early = new EarlyUpdates();
   /** `session/new` requests under way. */
   #creating = 0;
@@ -73,6 +87,10 @@ export class SessionRoutes {
   /** Stop routing `sessionId`'s traffic. */
   detach(sessionId: string): void {
     this.#sinks.delete(sessionId);
+    if (!this.#childCounts.delete(sessionId)) return;
+    for (const [child, root] of this.#children) {
+      if (root === sessionId) this.#children.delete(child);
+    }
   }
 
   /** A `session/update`'s params (untrusted), from a line of `bytes` bytes. */
@@ -82,6 +100,17 @@ export class SessionRoutes {
       return;
     }
     const sink = this.#sinks.get(params.sessionId);
+    const root = sink ? params.sessionId : this.#children.get(params.sessionId);
+    if (root !== undefined && isRecord(params.update)) {
+      const rootSink = this.#sinks.get(root)!;
+      if (params.update.sessionUpdate === "subagent_update") {
+        if (this.#announce(root, params.update.sessionId)) {
+          rootSink.child(params.sessionId, params.update);
+        }
+        return;
+      }
+      if (!sink) return rootSink.child(params.sessionId, params.update);
+    }
     if (sink) {
       sink.update(params.update);
     } else if (this.#creating > 0) {
@@ -92,9 +121,44 @@ export class SessionRoutes {
     }
   }
 
-  /** The sink of `sessionId`, if it is open. */
+  /**
+   * Follow child session `child` (untrusted) under open session `root`,
+   * within the bound; whether it is followed.
+   */
+  #announce(root: string, child: unknown): boolean {
+    if (typeof child !== "string" || child === "") {
+      this.#logger.warn("Ignored a subagent_update without a session id");
+      return false;
+    }
+    const known = this.#children.get(child);
+    if (known !== undefined) return known === root;
+    if (this.#sinks.has(child)) {
+      this.#logger.warn(
+        `Ignored a subagent_update naming open session ${cut(child, 200)} as a child`,
+      );
+      return false;
+    }
+    const count = this.#childCounts.get(root) ?? 0;
+    if (count >= MAX_CHILD_SESSIONS) {
+      if (count === MAX_CHILD_SESSIONS) {
+        this.#childCounts.set(root, count + 1);
+        this.#logger.warn(
+          `ACP session ${
+            cut(root, 200)
+          } announced more than ${MAX_CHILD_SESSIONS} child sessions: ignoring the rest`,
+        );
+      }
+      return false;
+    }
+    this.#childCounts.set(root, count + 1);
+    this.#children.set(child, root);
+    return true;
+  }
+
+  /** The sink of `sessionId`, if it is open (a child session's: its open session's). */
   get(sessionId: string): SessionSink | undefined {
-    return this.#sinks.get(sessionId);
+    const root = this.#children.get(sessionId);
+    return this.#sinks.get(root ?? sessionId);
   }
 
   /** The sink of `sessionId` once the sessions being opened are (asked before its answer). */

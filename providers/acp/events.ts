@@ -149,3 +149,60 @@ export interface AcpPlanInfo {
  * ```
  */
 export const acpPlan: EventKey<AcpPlanInfo> = defineEvent<AcpPlanInfo>("acp/plan");
+
+/**
+ * What an ACP agent said of one of its child sessions (ACP's unstable
+ * `subagent_update`): `"running"`, `"idle"`, `"needs-action"` (its
+ * `requires_action`: blocked on a user), `"unknown"`, or the agent's own
+ * word (cut to 64 characters); `undefined` when unset or cleared.
+ */
+export type AcpChildState = string;
+
+/** Payload of {@linkcode acpChild}. Deeply frozen. */
+export interface AcpChildInfo {
+  /** The nested run's id: `<run id>.<n>`, numbered as the agent announces its children. */
+  readonly runId: string;
+  /** The run (or nested run) whose session announced it. */
+  readonly parentRunId: string;
+  /** The run the caller holds, at the top of the tree. */
+  readonly rootRunId: string;
+  /** The provider's name. */
+  readonly provider: string;
+  /** The child's depth: one below its parent's (a top-level run is at depth 1). */
+  readonly depth: number;
+  /** The child's ACP session id (cut to 200 characters). */
+  readonly sessionId: string;
+  /** The agent's title for the child, when given. */
+  readonly title?: string;
+  /** The child's state, as the agent last said. */
+  readonly state?: AcpChildState;
+  /** Whether the agent lets its client cancel the child's work (`capabilities.cancel`). */
+  readonly cancellable: boolean;
+  /** What the child used, as its own updates say: context tokens (`usage_update`) and tool calls. */
+  readonly usage: { readonly contextTokens: number; readonly toolCalls: number };
+  /** The run at the top ended: nothing more is told of this child. */
+  readonly ended: boolean;
+}
+
+/**
+ * `acp/child`: emitted on the delegating parent's scope when the child agent
+ * announces one of its own child sessions (ACP's unstable `subagent_update`;
+ * the provider advertises the `subagents` client capability), when that
+ * child's state, title or usage changes, and once more with `ended: true`
+ * when the run at the top ends. The child's text, thoughts, tool calls and
+ * plans are `subagent/progress` of the nested run (`runId`, `parentRunId`,
+ * `depth`), so an inspector shows it under its parent. At most 256 children
+ * per session are followed.
+ *
+ * @example
+ * ```ts
+ * import { createRootScope } from "@seam/host";
+ * import { acpChild } from "@seam/subagent-acp";
+ * const root = createRootScope();
+ * root.on(acpChild, ({ runId, parentRunId, state, usage }) => {
+ *   console.log(runId, "under", parentRunId, state, usage.contextTokens);
+ * });
+ * await root.dispose();
+ * ```
+ */
+export const acpChild: EventKey<AcpChildInfo> = defineEvent<AcpChildInfo>("acp/child");

@@ -1,8 +1,9 @@
-import type { Logger } from "@seam/host";
+import { createLogger, type Logger } from "@seam/host";
 import type { SubagentCapabilities, SubagentRequest, SubagentRunHandle } from "@seam/subagent";
 import { resolveConfig } from "./_config.ts";
 import { AgentConnection } from "./_connection.ts";
 import { childEnv } from "./_env.ts";
+import { WarmPool } from "./_pool.ts";
 import { AcpRun } from "./_run.ts";
 import { AcpSession, type RunSettings } from "./_session.ts";
 import type { AcpProvider, AcpProviderConfig } from "./types.ts";
@@ -154,6 +155,13 @@ export function createAcpProvider(config: AcpProviderConfig): AcpProvider {
     return connection;
   };
 
+  // Warm agents outlive any one run: they log to `logger`, else a console logger of their own.
+  const pool = resolved.pool &&
+    (() => {
+      const logger = resolved.logger ?? createLogger({ name: `seam:${resolved.name}` });
+      return new WarmPool(resolved.pool, () => connect(logger), logger, resolved.startupTimeoutMs);
+    })();
+
   const provider: AcpProvider = {
     name: resolved.name,
     capabilities: CAPABILITIES,
@@ -163,8 +171,10 @@ export function createAcpProvider(config: AcpProviderConfig): AcpProvider {
         throw new TypeError(`Cannot start an ACP run: provider "${resolved.name}" was disposed`);
       }
       const logger = resolved.logger ?? request.parent.scope.logger.child(resolved.name);
-      const connection = resolved.reuseProcess ? warm(logger) : connect(logger);
-      connection.hold();
+      // A pooled connection comes with the pool's hold.
+      const pooled = pool?.take();
+      const connection = pooled ?? (resolved.reuseProcess ? warm(logger) : connect(logger));
+      if (!pooled) connection.hold();
       const session = new AcpSession(connection, settings, logger, () => connection.release());
       return new AcpRun(session, {
         prompt: request.prompt,
@@ -183,9 +193,13 @@ export function createAcpProvider(config: AcpProviderConfig): AcpProvider {
         shared = undefined;
         await Promise.all([
           warmConnection?.dispose("the ACP provider was disposed"),
+          pool?.dispose(),
           ...runs.map((run) => run.dispose()),
         ]);
       })();
+    },
+    whenWarm(): Promise<number> {
+      return pool?.whenWarm() ?? Promise.resolve(0);
     },
     [Symbol.asyncDispose](): Promise<void> {
       return provider.dispose();

@@ -170,6 +170,28 @@ export interface AcpProviderConfig {
   readonly logger?: Logger;
   /** How the agent gets its own process group. Default `"auto"`. */
   readonly launcher?: AcpLauncher;
+  /**
+   * Keep warm agent processes: started, `initialize`d and (where a method
+   * applies, see `authMethod`) authenticated before any run asks. A run
+   * takes one (its start then costs a `session/new`) and the pool refills in
+   * the background; with none idle, a run starts its own process as without
+   * a pool. Not with `reuseProcess`. Default: no pool.
+   */
+  readonly pool?: AcpPoolOptions;
+}
+
+/** {@linkcode AcpProviderConfig.pool}: how many warm agents, and for how long. */
+export interface AcpPoolOptions {
+  /**
+   * How many idle, ready agent processes to keep. An integer from 1 to 64.
+   * Default 1.
+   */
+  readonly size?: number;
+  /**
+   * How long an idle agent is kept before it is ended (the pool refills
+   * when a run next starts). Positive, finite. Default 300,000 ms.
+   */
+  readonly maxIdleMs?: number;
 }
 
 /** The ACP provider: a {@linkcode SubagentProvider} that also owns processes. */
@@ -180,6 +202,13 @@ export interface AcpProvider extends SubagentProvider {
    * `start` calls throw.
    */
   dispose(): Promise<void>;
+  /**
+   * Resolves with the number of idle warm agents once the pool is full, or
+   * has stopped filling (its agents failed to start several times in a row;
+   * the provider was disposed); at once with `0` without a pool. Handy
+   * before the first run that must start fast.
+   */
+  whenWarm(): Promise<number>;
   /** Same as {@linkcode AcpProvider.dispose}, for `await using`. */
   [Symbol.asyncDispose](): Promise<void>;
 }

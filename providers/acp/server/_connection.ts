@@ -4,7 +4,7 @@
 // read from) and the end (every session agent disposed, the output closed).
 // @ts-types="@agentclientprotocol/sdk"
 import * as acp from "../_acp_sdk.bundle.js";
-import { type Agent, type Host, type Logger, messageOf, type Scope } from "@seam/host";
+import { type Agent, type Host, isRecord, type Logger, messageOf, type Scope } from "@seam/host";
 import { cut, quoted } from "../_failure.ts";
 import { pace, type Pacing, UnreadOutputError } from "../_pacing.ts";
 import { ServerSession, type SessionContext } from "./_session.ts";
@@ -61,6 +61,8 @@ export class AcpServerConnection {
   /** The client's input, read only while its answers are being taken. */
   readonly #paced: Pacing;
   readonly #connection: acp.AgentConnection;
+  /** The client advertised `clientCapabilities.subagents` (ACP's unstable child sessions). */
+  #subagents = false;
 
   constructor(options: AcpServerOptions) {
     this.#options = options;
@@ -68,13 +70,26 @@ export class AcpServerConnection {
     const logger = this.#logger = options.logger ?? options.host.logger.child("acp-server");
     this.#scope = (options.parentScope ?? options.host.scope).child("acp-server");
     this.#slots = new SessionSlots(options.maxSessions ?? MAX_SESSIONS);
+    const notify = (sessionId: string, update: acp.SessionUpdate) =>
+      void this.#connection.client.notify(acp.methods.client.session.update, { sessionId, update })
+        .catch(noop); // the connection closed: nobody is listening any more
     this.#context = {
       logger,
       agentName: options.name ?? "seam",
       model: options.model,
-      notify: (sessionId, update) =>
-        this.#connection.client.notify(acp.methods.client.session.update, { sessionId, update })
-          .catch(noop), // the connection closed: nobody is listening any more
+      notify,
+      tree: {
+        logger,
+        agents: options.host.agents,
+        subagents: () => this.#subagents,
+        notify,
+        requestPermission: (params, signal) =>
+          this.#connection.client.request(
+            acp.methods.client.session.requestPermission,
+            params,
+            { cancellationSignal: signal, stopWaitingOnCancel: true },
+          ),
+      },
     };
     this.#out = options.streams.writable.getWriter();
     this.#out.closed.catch(noop);
@@ -114,22 +129,43 @@ export class AcpServerConnection {
     return this.#state === "draining" || this.#state === "stopping";
   }
 
-  /** The framed messages from the client, its answers (to no request: the server sends none) dropped. */
+  /** The framed messages from the client; its answers to no request of ours dropped. */
   #requests(): acp.Stream {
     const framed = acp.ndJsonStream(this.#paced.writable, this.#paced.readable);
     const logger = this.#logger;
+    // The client's capabilities as sent (the SDK's stable schema does not keep `subagents`).
+    const initializing = (params: unknown) => {
+      const capabilities = isRecord(params) ? params.clientCapabilities : undefined;
+      this.#subagents = isRecord(capabilities) && isRecord(capabilities.subagents);
+    };
     // Dropped here with the id cut (the SDK would print it whole).
     const readable = framed.readable.pipeThrough(
       new TransformStream<acp.AnyMessage, acp.AnyMessage>({
         transform(message, controller) {
-          if ("method" in message) return controller.enqueue(message);
+          if ("method" in message) {
+            if (message.method === "initialize") initializing(message.params);
+            return controller.enqueue(message);
+          }
+          // An answer to a request of ours (`session/request_permission`) goes on.
+          if (message.id !== null && asked.delete(message.id)) return controller.enqueue(message);
           logger.debug(
             `Ignored an ACP client's answer to no request: id ${quoted(message.id, ID_CHARS)}`,
           );
         },
       }),
     );
-    return { readable, writable: framed.writable };
+    // The ids of the requests the server sends, until answered.
+    const asked = new Set<acp.JsonRpcId>();
+    const out = framed.writable.getWriter();
+    const writable = new WritableStream<acp.AnyMessage>({
+      write(message) {
+        if ("method" in message && "id" in message && message.id !== null) asked.add(message.id);
+        return out.write(message);
+      },
+      close: () => out.close(),
+      abort: (reason) => out.abort(reason),
+    });
+    return { readable, writable };
   }
 
   #app() {
@@ -161,6 +197,10 @@ export class AcpServerConnection {
       })
       .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
         if (this.#sessions.get(params.sessionId)?.cancel()) return;
+        // A child session of one of them (ACP's unstable `subagent_update`): that child only.
+        for (const session of this.#sessions.values()) {
+          if (session.cancelChild(params.sessionId)) return;
+        }
         this.#logger.debug(
           `Ignored session/cancel for ${quoted(params.sessionId, ID_CHARS)}: no prompt is running`,
         );

@@ -15,6 +15,7 @@ import {
 import { endPromptSpan, isTracing, type PromptSpan, startPromptSpan } from "../_trace.ts";
 import { fromAcpPrompt, toAcpBlock } from "../_content.ts";
 import { acpPlan } from "../events.ts";
+import { SessionTree, type TreeContext } from "./_tree.ts";
 
 const PRIORITIES: readonly string[] = ["high", "medium", "low"];
 const STATUSES: readonly string[] = ["pending", "in_progress", "completed"];
@@ -33,6 +34,8 @@ export interface SessionContext {
   readonly model: string;
   /** Send one `session/update` to the client (dropped once the connection closed). */
   notify(sessionId: string, update: acp.SessionUpdate): void;
+  /** What a session's tree of descendants needs. */
+  readonly tree: TreeContext;
 }
 
 /** How a turn's end is answered: a stop reason, or a JSON-RPC error for a failure. */
@@ -65,12 +68,15 @@ export class ServerSession {
   #turn: Turn | undefined;
   /** The running prompt's span, when tracing: the agent's spans hang under it. */
   #trace: PromptSpan | undefined;
+  /** The agent's descendants, told to the client. */
+  readonly #tree: SessionTree;
 
   /** A session of `agent` (being created: `setup` has not run yet). */
   constructor(id: string, agent: Agent, context: SessionContext) {
     this.id = id;
     this.agent = agent;
     this.#context = context;
+    this.#tree = new SessionTree(id, agent, context.tree);
     // The agent's model and tool calls hang under the running prompt's span.
     if (isTracing()) {
       const running = () => this.#trace?.context;
@@ -98,9 +104,13 @@ export class ServerSession {
     this.#context.notify(this.id, value);
   }
 
-  /** Forward what the session's own agent does (not its children's) as updates. */
+  /**
+   * Forward what the session's own agent does as updates, and its
+   * descendants' (see `SessionTree`).
+   */
   wire(): void {
     const { agent } = this;
+    this.#tree.wire();
     agent.scope.on(agentTextDelta, ({ agentId, text }) => {
       if (agentId !== agent.id || text === "") return;
       this.#update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
@@ -201,6 +211,11 @@ export class ServerSession {
     this.#turn.cancelled = true;
     this.agent.cancel("the ACP client cancelled the prompt");
     return true;
+  }
+
+  /** The client's `session/cancel` for one of its child sessions; `false` when none. */
+  cancelChild(childSessionId: string): boolean {
+    return this.#tree.cancelChild(childSessionId);
   }
 
   /** The session closes (or the server stops): a running prompt is answered `cancelled`. */

@@ -79,6 +79,20 @@
  * method `login`, its name `--auth-name=<n>` `w`s when given; `session/new` answers -32000 "Authentication required"
  * until `authenticate` with `test-key` succeeded, which needs `<NAME>` set).
  *
+ * Child sessions (ACP's unstable `subagent_update`), only to a client that
+ * advertised `clientCapabilities.subagents` (else it replies `no subagents
+ * capability` and sends none): `children <n>` announces `<n>` child sessions
+ * (`child-<i>`, running, cancellable), sends under each a message chunk, a
+ * tool call and a `usage_update` of `used: 100 * i`; `child-1` announces
+ * `child-1-1`, which says `grandchild` and reports `used: 7`; then each is
+ * `idle`, the agent's own `usage_update` says `used: 50`, and it replies
+ * `children done`. `children-hostile <n>` announces `<n>` children, sends an
+ * update for a session it never announced (`ghost`), a negative
+ * `usage_update` and a grandchild announced by an unknown session, then
+ * replies `hostile done`. `children-hang` announces a cancellable `child-1`
+ * and waits for a `session/cancel` naming it; then `child-1` says `child 1
+ * cancelled` and goes idle, and the agent replies `after the child's cancel`.
+ *
  * More verbs: `fail-data [bytes]` (a -32603 "Internal error" whose reason is
  * in `error.data.message`, as codex-acp sends, padded by `bytes`),
  * `retry-forever` (a thought every 50 ms until cancelled, as an agent with a
@@ -126,6 +140,10 @@ interface Session {
 }
 
 const sessions = new Map<string, Session>();
+/** Whether the client advertised `clientCapabilities.subagents`. */
+let subagentsAdvertised = false;
+/** Child sessions waiting for their `session/cancel` (`children-hang`). */
+const childCancels = new Map<string, () => void>();
 let sessionCounter = 0;
 let requestCounter = 0;
 const pendingClientRequests = new Map<number, (message: Json) => void>();
@@ -234,6 +252,50 @@ function cancelled(session: Session): Promise<void> {
   });
 }
 
+/** The `children` verbs: child session traffic (see the module doc); the reply. */
+function childSessions(sid: string, verb: string, n: number): string {
+  if (!subagentsAdvertised) return "no subagents capability";
+  const announce = (from: string, child: string, state: string) =>
+    update(from, {
+      sessionUpdate: "subagent_update",
+      sessionId: child,
+      title: `helper ${child}`,
+      capabilities: { cancel: {} },
+      state: { state },
+    });
+  if (verb === "children-hostile") {
+    for (let i = 1; i <= n; i++) announce(sid, `child-${i}`, "running");
+    update("ghost", {
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: "boo" },
+    });
+    update("child-1", { sessionUpdate: "usage_update", used: -500, size: 1000 });
+    update("child-1", { sessionUpdate: "usage_update", used: 1e300, size: 1000 });
+    announce("nobody", "orphan", "running");
+    return "hostile done";
+  }
+  for (let i = 1; i <= n; i++) {
+    const child = `child-${i}`;
+    announce(sid, child, "running");
+    chunk(child, `child ${i} says hi`);
+    update(child, { sessionUpdate: "tool_call", toolCallId: `t${i}`, title: `look ${i}` });
+    update(child, { sessionUpdate: "usage_update", used: 100 * i, size: 1000 });
+    if (i === 1) {
+      announce(child, "child-1-1", "requires_action");
+      chunk("child-1-1", "grandchild");
+      update("child-1-1", { sessionUpdate: "usage_update", used: 7, size: 1000 });
+      update(child, {
+        sessionUpdate: "subagent_update",
+        sessionId: "child-1-1",
+        state: { state: "idle" },
+      });
+    }
+    update(sid, { sessionUpdate: "subagent_update", sessionId: child, state: { state: "idle" } });
+  }
+  update(sid, { sessionUpdate: "usage_update", used: 50, size: 1000 });
+  return "children done";
+}
+
 function textOfPrompt(prompt: unknown): string {
   if (!Array.isArray(prompt)) return "";
   return prompt.map((b) => (b && typeof b === "object" && b.type === "text") ? b.text : "").join(
@@ -291,6 +353,29 @@ async function prompt(id: unknown, params: Json): Promise<void> {
       });
       chunks(sid, rest || "done");
       return stop("end_turn");
+    case "children-hang": {
+      if (!subagentsAdvertised) {
+        chunk(sid, "no subagents capability");
+        return stop("end_turn");
+      }
+      update(sid, {
+        sessionUpdate: "subagent_update",
+        sessionId: "child-1",
+        title: "helper child-1",
+        capabilities: { cancel: {} },
+        state: { state: "running" },
+      });
+      chunk("child-1", "child 1 working");
+      await new Promise<void>((resolve) => childCancels.set("child-1", resolve));
+      chunk("child-1", "child 1 cancelled");
+      update(sid, {
+        sessionUpdate: "subagent_update",
+        sessionId: "child-1",
+        state: { state: "idle" },
+      });
+      chunk(sid, "after the child's cancel");
+      return stop("end_turn");
+    }
     case "hang": {
       chunk(sid, "working");
       await cancelled(session);
@@ -514,6 +599,10 @@ async function prompt(id: unknown, params: Json): Promise<void> {
     case "pid":
       chunk(sid, `pid ${io.pid} sessions ${sessionCounter}`);
       return stop("end_turn");
+    case "children":
+    case "children-hostile":
+      chunk(sid, childSessions(sid, verb, Number(restWords[0] ?? 1)));
+      return stop("end_turn");
     default:
       chunk(sid, `unknown verb ${JSON.stringify(verb)}`);
       return stop("end_turn");
@@ -534,6 +623,12 @@ function handle(message: Json): void {
   switch (method) {
     case "initialize":
       if (flag("no-initialize")) return log("not answering initialize");
+      {
+        const capabilities = params.clientCapabilities as Json | undefined;
+        const subagents = capabilities?.subagents;
+        subagentsAdvertised = subagents !== null && typeof subagents === "object";
+        log(`client capabilities ${JSON.stringify(capabilities ?? null)}`);
+      }
       if (flag("bad-initialize")) return send({ id, result: "ready, I guess" });
       if (flag("stray-response")) send({ id: 4242, result: {} });
       if (flag("null-id-error")) {
@@ -640,6 +735,8 @@ function handle(message: Json): void {
     case "session/cancel": {
       log(`session/cancel ${params.sessionId}`);
       if (flag("ignore-cancel")) return;
+      childCancels.get(String(params.sessionId))?.();
+      childCancels.delete(String(params.sessionId));
       sessions.get(String(params.sessionId))?.onCancel?.();
       return;
     }

@@ -1,0 +1,291 @@
+// Every descendant of a session's agent (in-process, ACP and A2A children,
+// at any depth) told to the ACP client: as a child session of its own
+// (ACP's unstable `subagent_update`, then its traffic under that session id)
+// when the client advertised `clientCapabilities.subagents`, else as one
+// thought line per start, end and input request. A descendant's input request
+// is "needs action" and goes to the client as `session/request_permission`;
+// the client's `session/cancel` for a child session cancels that child (an
+// in-process agent) and so its subtree, nothing above or beside it.
+// @ts-types="@agentclientprotocol/sdk"
+import type * as acp from "../_acp_sdk.bundle.js";
+import { type Agent, type AgentRegistry, deepFreeze, type Logger, textOf } from "@seam/host";
+import {
+  handleSubagentInput,
+  subagentEnd,
+  type SubagentInputAnswer,
+  type SubagentInputRequest,
+  subagentInputRequired,
+  subagentProgress,
+  type SubagentProgressInfo,
+  subagentStart,
+} from "@seam/subagent";
+import { cancelAcpChildRun } from "../_children.ts";
+import { cut } from "../_failure.ts";
+import { acpChild } from "../events.ts";
+
+/** The most descendants told per session; the rest are not (logged once). */
+export const MAX_TOLD_DESCENDANTS = 1024;
+
+/** What a tree needs of its connection. */
+export interface TreeContext {
+  readonly logger: Logger;
+  readonly agents: AgentRegistry;
+  /** Whether the client advertised `clientCapabilities.subagents`. */
+  subagents(): boolean;
+  notify(sessionId: string, update: acp.SessionUpdate): void;
+  /** Ask the client `session/request_permission`. */
+  requestPermission(
+    params: acp.RequestPermissionRequest,
+    signal: AbortSignal,
+  ): Promise<acp.RequestPermissionResponse>;
+}
+
+interface Told {
+  readonly runId: string;
+  /** Its child session id. */
+  readonly sessionId: string;
+  /** The session it was announced on (the session's own, or its parent's child session). */
+  readonly parentSessionId: string;
+  ended: boolean;
+}
+
+/** The descendants of one session's agent, told to the client. */
+export class SessionTree {
+  readonly #sessionId: string;
+  readonly #agent: Agent;
+  readonly #context: TreeContext;
+  /** By run id. */
+  readonly #told = new Map<string, Told>();
+  /** Child session id → run id. */
+  readonly #bySession = new Map<string, string>();
+  #full = false;
+
+  constructor(sessionId: string, agent: Agent, context: TreeContext) {
+    this.#sessionId = sessionId;
+    this.#agent = agent;
+    this.#context = context;
+  }
+
+  /** Listen in the agent's scope (descendants' events travel up to it). */
+  wire(): void {
+    const scope = this.#agent.scope;
+    scope.on(subagentStart, (info) => {
+      const fields = {
+        title: info.label ?? info.provider,
+        description: cut(textOf(info.prompt), 200),
+      };
+      const known = this.#told.get(info.runId);
+      // Its progress came first (a provider may emit before the service's start): patch it.
+      if (known) return this.#patch(known, fields);
+      if (this.#ensure(info.runId, info.parentRunId, fields)) {
+        this.#plain(`started ${info.runId} (${info.provider})`);
+      }
+    });
+    scope.on(subagentProgress, (info) => this.#progress(info));
+    scope.on(subagentEnd, (info) => {
+      const told = this.#ensure(info.runId, info.parentRunId);
+      if (!told || told.ended) return;
+      this.#state(told, "idle", { stopReason: info.stopReason, usage: info.usage.total });
+      told.ended = true;
+      this.#plain(`${info.runId} ended ${info.stopReason}`);
+    });
+    scope.on(acpChild, (info) => {
+      const told = this.#ensure(info.runId, info.parentRunId, {
+        ...(info.title === undefined ? {} : { title: info.title }),
+      }, info.cancellable);
+      if (!told || told.ended) return;
+      const state = info.ended
+        ? "idle"
+        : info.state === "needs-action"
+        ? "requires_action"
+        : info.state === "running" || info.state === "idle"
+        ? info.state
+        : undefined;
+      if (state) this.#state(told, state, { usage: info.usage });
+      if (info.ended) told.ended = true;
+    });
+    scope.on(subagentInputRequired, (request) => {
+      const told = this.#ensure(request.runId, request.path.at(-2));
+      if (told && !told.ended) this.#state(told, "requires_action");
+      this.#plain(`${request.runId} needs action: ${cut(request.message, 200)}`);
+    });
+    handleSubagentInput(scope, (request, { signal }) => this.#ask(request, signal));
+  }
+
+  /**
+   * The client's `session/cancel` for `childSessionId`: cancel that child
+   * (and so its subtree); `false` when it is none of this session's.
+   */
+  cancelChild(childSessionId: string): boolean {
+    const runId = this.#bySession.get(childSessionId);
+    if (runId === undefined) return false;
+    const agent = this.#context.agents.get(runId);
+    if (agent) agent.cancel("the ACP client cancelled this child");
+    else if (!cancelAcpChildRun(runId)) {
+      this.#context.logger.warn(
+        `Cannot cancel child session ${
+          cut(childSessionId, 200)
+        }: run ${runId} is no in-process agent`,
+      );
+    }
+    return true;
+  }
+
+  /** The told descendant `runId`, announced to the client when new; `undefined` past the bound. */
+  #ensure(
+    runId: string,
+    parentRunId: string | undefined,
+    fields: { title?: string; description?: string } = {},
+    cancellable: boolean = this.#context.agents.get(runId) !== undefined,
+  ): Told | undefined {
+    let told = this.#told.get(runId);
+    if (told) return told;
+    if (runId === this.#agent.id) return undefined;
+    if (this.#told.size >= MAX_TOLD_DESCENDANTS) {
+      if (!this.#full) {
+        this.#full = true;
+        this.#context.logger.warn(
+          `ACP session ${this.#sessionId}: more than ${MAX_TOLD_DESCENDANTS} descendants; not telling the rest`,
+        );
+      }
+      return undefined;
+    }
+    const above = parentRunId === undefined ? undefined : this.#told.get(parentRunId);
+    told = {
+      runId,
+      sessionId: `${this.#sessionId}/${runId}`,
+      parentSessionId: above?.sessionId ?? this.#sessionId,
+      ended: false,
+    };
+    this.#told.set(runId, told);
+    this.#bySession.set(told.sessionId, runId);
+    if (this.#context.subagents()) {
+      this.#context.notify(told.parentSessionId, {
+        sessionUpdate: "subagent_update",
+        sessionId: told.sessionId,
+        ...fields,
+        capabilities: cancellable ? { cancel: {} } : null,
+        state: { state: "running" },
+      } as unknown as acp.SessionUpdate);
+    }
+    return told;
+  }
+
+  #patch(told: Told, fields: Record<string, unknown>): void {
+    if (!this.#context.subagents() || told.ended) return;
+    this.#context.notify(told.parentSessionId, {
+      sessionUpdate: "subagent_update",
+      sessionId: told.sessionId,
+      ...fields,
+    } as unknown as acp.SessionUpdate);
+  }
+
+  #state(told: Told, state: string, seam?: Record<string, unknown>): void {
+    if (!this.#context.subagents()) return;
+    this.#context.notify(told.parentSessionId, {
+      sessionUpdate: "subagent_update",
+      sessionId: told.sessionId,
+      state: { state },
+      ...(seam ? { _meta: { seam: deepFreeze(structuredClone(seam)) } } : {}),
+    } as unknown as acp.SessionUpdate);
+  }
+
+  /** A descendant's progress, under its child session (told only with the capability). */
+  #progress(info: SubagentProgressInfo): void {
+    const told = this.#ensure(info.runId, info.parentRunId);
+    if (!told || told.ended || !this.#context.subagents()) return;
+    const update = progressUpdate(info);
+    if (update) this.#context.notify(told.sessionId, update);
+  }
+
+  /** Without the capability: one thought line on the session. */
+  #plain(text: string): void {
+    if (this.#context.subagents()) return;
+    this.#context.notify(this.#sessionId, {
+      sessionUpdate: "agent_thought_chunk",
+      content: { type: "text", text: `[subagent] ${text}\n` },
+    });
+  }
+
+  /** A descendant's permission request, asked of the client; others pass up. */
+  async #ask(
+    request: SubagentInputRequest,
+    signal: AbortSignal,
+  ): Promise<SubagentInputAnswer | undefined> {
+    if (request.kind !== "permission" || !request.options?.length) return undefined;
+    const told = this.#told.get(request.runId);
+    const sessionId = told && this.#context.subagents() ? told.sessionId : this.#sessionId;
+    const toolCall = request.toolCall;
+    let answer: acp.RequestPermissionResponse;
+    try {
+      answer = await this.#context.requestPermission({
+        sessionId,
+        toolCall: {
+          toolCallId: request.id.startsWith(request.runId)
+            ? request.id
+            : `${request.runId}/${request.id}`,
+          title: toolCall?.title ?? toolCall?.name ?? cut(request.message, 200),
+          ...(toolCall?.rawInput === undefined ? {} : { rawInput: toolCall.rawInput }),
+        },
+        options: request.options.map((option) => ({
+          optionId: option.id,
+          name: option.label,
+          kind: option.kind,
+        })),
+      }, signal);
+    } catch (error) {
+      this.#context.logger.warn(
+        `Asking the ACP client for ${request.runId}'s permission failed`,
+        error,
+      );
+      return { outcome: "refused", reason: "the ACP client did not answer the permission request" };
+    }
+    if (told && !told.ended) this.#state(told, "running");
+    const outcome = answer.outcome;
+    if (outcome.outcome === "selected") return { outcome: "selected", optionId: outcome.optionId };
+    return { outcome: "refused", reason: "the ACP client cancelled the permission request" };
+  }
+}
+
+/** A descendant's progress as an ACP update of its child session. */
+function progressUpdate(info: SubagentProgressInfo): acp.SessionUpdate | undefined {
+  switch (info.kind) {
+    case "text":
+      return info.text
+        ? { sessionUpdate: "agent_message_chunk", content: { type: "text", text: info.text } }
+        : undefined;
+    case "thought":
+    case "plan":
+      return info.text
+        ? { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: info.text } }
+        : undefined;
+    case "tool-call":
+      return {
+        sessionUpdate: "tool_call",
+        toolCallId: info.callId ?? "call",
+        title: info.name ?? "tool call",
+        status: "in_progress",
+      };
+    case "tool-result":
+      return {
+        sessionUpdate: "tool_call_update",
+        toolCallId: info.callId ?? "call",
+        status: "completed",
+        ...(info.text
+          ? { content: [{ type: "content", content: { type: "text", text: info.text } }] }
+          : {}),
+      };
+    case "remote":
+      return info.remote
+        ? {
+          sessionUpdate: "agent_thought_chunk",
+          content: {
+            type: "text",
+            text: `on ${info.remote.agentName}, task ${info.remote.taskId}\n`,
+          },
+        }
+        : undefined;
+    default:
+      return undefined;
+  }
+}

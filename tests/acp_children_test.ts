@@ -1,0 +1,86 @@
+// An ACP agent's child sessions (ACP's unstable `subagent_update`) as nested
+// runs: their own ids, states and usage (`acp/child`), their progress
+// (`subagent/progress` with `parentRunId` and `depth`), usage rolled up once;
+// and what a hostile agent sends of them bounded, logged, never breaking the
+// run. The agent is the test agent, a real process speaking the wire format.
+import assert from "node:assert/strict";
+import { textOf } from "@seam/host";
+import { subagentProgress, type SubagentProgressInfo } from "@seam/subagent";
+import { acpChild, type AcpChildInfo } from "@seam/subagent-acp";
+import { withAcpAgent } from "./acp_support.ts";
+
+Deno.test("createAcpProvider() reports an agent's child sessions as nested runs", async () => {
+  await withAcpAgent([], {}, async ({ parent, start, watch }) => {
+    const told: AcpChildInfo[] = [];
+    const progress: SubagentProgressInfo[] = [];
+    parent.scope.on(acpChild, (info) => told.push(info));
+    parent.scope.on(subagentProgress, (info) => progress.push(info));
+    const run = start("children 2");
+    const result = await run.result;
+    assert.equal(result.stopReason, "completed");
+    assert.equal(textOf(result.output), "children done");
+    // The agent advertised nothing of the kind unless asked: it was asked.
+    assert.ok(watch.agentLines().some((l) => l.includes('"subagents":{}')));
+
+    const last = new Map(told.map((info) => [info.runId, info]));
+    const root = told[0].rootRunId;
+    assert.equal(root, run.id);
+    const [one, grand, two] = [`${root}.1`, `${root}.2`, `${root}.3`].map((id) => last.get(id)!);
+    assert.deepEqual(
+      [one, grand, two].map((c) => [c.sessionId, c.parentRunId, c.depth]),
+      [["child-1", root, 2], ["child-1-1", one.runId, 3], ["child-2", root, 2]],
+    );
+    assert.equal(last.size, 3);
+    // States as the agent said them, then ended with the run.
+    assert.deepEqual(
+      told.filter((c) => c.runId === grand.runId && !c.ended).map((c) => c.state),
+      ["needs-action", "needs-action", "idle"],
+    );
+    assert.ok([one, grand, two].every((c) => c.ended && c.state === "idle" && c.cancellable));
+    assert.equal(one.title, "helper child-1");
+    assert.deepEqual(one.usage, { contextTokens: 100, toolCalls: 1 });
+    assert.deepEqual(grand.usage, { contextTokens: 7, toolCalls: 0 });
+    assert.deepEqual(two.usage, { contextTokens: 200, toolCalls: 1 });
+    // Their progress is the nested runs', placed under their parents.
+    const said = progress.filter((p) => p.kind === "text" && p.runId !== root);
+    assert.deepEqual(
+      said.map((p) => [p.runId, p.parentRunId, p.depth, p.text]),
+      [
+        [one.runId, root, 2, "child 1 says hi"],
+        [grand.runId, one.runId, 3, "grandchild"],
+        [two.runId, root, 2, "child 2 says hi"],
+      ],
+    );
+    assert.deepEqual(
+      progress.filter((p) => p.runId === root && p.kind === "text").map((p) => p.text).join(""),
+      "children done",
+    );
+    // Usage: the agent's own 50 tokens, and each child's latest figure added once.
+    assert.equal(result.usage!.self.inputTokens, 50);
+    assert.equal(result.usage!.self.toolCalls, 0);
+    assert.equal(result.usage!.total.inputTokens, 50 + 100 + 7 + 200);
+    assert.equal(result.usage!.total.toolCalls, 2);
+    assert.equal(result.usage!.partial, true);
+  });
+});
+
+Deno.test("createAcpProvider() bounds and logs an agent's bad child sessions", async () => {
+  await withAcpAgent([], {}, async ({ parent, start, watch }) => {
+    const told = new Map<string, AcpChildInfo>();
+    parent.scope.on(acpChild, (info) => told.set(info.runId, info));
+    const result = await start("children-hostile 300").result;
+    assert.equal(result.stopReason, "completed");
+    assert.equal(textOf(result.output), "hostile done");
+    // A flood: 256 children followed, the rest ignored with one warning.
+    assert.equal(told.size, 256);
+    const warnings = watch.messages("warn");
+    assert.equal(warnings.filter((m) => m.includes("more than 256 child sessions")).length, 1);
+    // Negative and absurd usage: ignored, logged once for the child.
+    const child1 = [...told.values()].find((c) => c.sessionId === "child-1")!;
+    assert.deepEqual(child1.usage, { contextTokens: 0, toolCalls: 0 });
+    assert.equal(warnings.filter((m) => m.includes("no count of tokens")).length, 1);
+    // A session never announced (`ghost`), a child announced by one (`orphan`): not followed.
+    assert.ok(![...told.values()].some((c) => c.sessionId === "ghost" || c.sessionId === "orphan"));
+    assert.equal(result.usage!.total.inputTokens, 0);
+  });
+});

@@ -1,0 +1,184 @@
+// createAcpProvider({ pool }): warm agents taken by runs, refilled, ended
+// when idle, replaced when they die, bounded when they cannot start, and
+// never outliving the host.
+import assert from "node:assert/strict";
+import { textOf } from "@seam/host";
+import { createAcpProvider } from "@seam/subagent-acp";
+import { processTable, TEST_AGENT, testAgentConfig, until, withAcpAgent } from "./acp_support.ts";
+
+const FIXTURE = new URL("./acp_host_fixture.ts", import.meta.url).pathname;
+const CONFIG = new URL("../deno.json", import.meta.url).pathname;
+
+/** The pid the test agent answers `pid` with. */
+function pidOf(text: string): number {
+  const match = /^pid (\d+) sessions (\d+)$/.exec(text);
+  assert.ok(match, `not a pid answer: ${text}`);
+  return Number(match[1]);
+}
+
+Deno.test("createAcpProvider() with a pool runs on a warm agent and refills", async () => {
+  await withAcpAgent([], { pool: { size: 1 } }, async ({ watch, provider, start }) => {
+    assert.equal(await provider.whenWarm(), 1);
+    await until(() => watch.pids.size === 1, "the warm agent's first stderr line");
+    const [warmPid] = watch.pids;
+    const run = start("pid");
+    const result = await run.result;
+    assert.equal(result.stopReason, "completed");
+    assert.equal(pidOf(textOf(result.output)), warmPid, "the run did not take the warm agent");
+    // The pool refilled in the background with a new process.
+    assert.equal(await provider.whenWarm(), 1);
+    await until(() => watch.pids.size === 2, "the replacement agent");
+    const second = await start("pid").result;
+    const secondPid = pidOf(textOf(second.output));
+    assert.notEqual(secondPid, warmPid);
+    assert.ok(watch.pids.has(secondPid));
+  });
+});
+
+Deno.test("createAcpProvider() with a pool ends idle agents after maxIdleMs", async () => {
+  await withAcpAgent([], { pool: { size: 2, maxIdleMs: 200 } }, async ({ watch, provider }) => {
+    assert.equal(await provider.whenWarm(), 2);
+    await until(() => watch.pids.size === 2, "two warm agents");
+    await until(
+      () => watch.messages("debug").filter((m) => m.includes("pool.maxIdleMs")).length === 2,
+      "both idle agents ended",
+    );
+    const deadline = performance.now() + 10_000;
+    while ((await watch.live()).length > 0 && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.deepEqual(await watch.live(), [], "idle agents still running");
+    // Not refilled until a run asks.
+    assert.equal(watch.pids.size, 2);
+  });
+});
+
+Deno.test("createAcpProvider() with a pool replaces an agent that dies while idle", async () => {
+  await withAcpAgent([], { pool: { size: 1 } }, async ({ watch, provider, start }) => {
+    await provider.whenWarm();
+    await until(() => watch.pids.size === 1, "the warm agent");
+    const [doomed] = watch.pids;
+    Deno.kill(doomed, "SIGKILL"); // a process this test's provider started
+    await until(
+      () => watch.messages("warn").some((m) => m.includes("died while idle")),
+      "the death logged",
+    );
+    await until(() => watch.pids.size === 2, "a replacement");
+    assert.equal(await provider.whenWarm(), 1);
+    const result = await start("pid").result;
+    assert.equal(result.stopReason, "completed");
+    const pid = pidOf(textOf(result.output));
+    assert.notEqual(pid, doomed);
+  });
+});
+
+Deno.test("createAcpProvider() with a pool stops refilling an agent that cannot start", async () => {
+  await withAcpAgent(
+    ["--exit-at-start"],
+    { pool: { size: 1 } },
+    async ({ watch, provider, start }) => {
+      assert.equal(await provider.whenWarm(), 0);
+      const failed = () => watch.messages("warn").filter((m) => m.includes("failed to start"));
+      assert.equal(failed().length, 3, failed().join("\n"));
+      assert.ok(failed()[2].includes("3 failures in a row"));
+      // A run is not broken by the pool: it starts its own process and fails on its own terms.
+      const result = await start("complete hi").result;
+      assert.equal(result.stopReason, "error");
+      // The run let the pool try once more, and no more.
+      assert.equal(await provider.whenWarm(), 0);
+      assert.equal(failed().length, 4);
+    },
+  );
+});
+
+Deno.test("createAcpProvider() with a pool keeps one run's failure from another's", async () => {
+  await withAcpAgent([], { pool: { size: 2 } }, async ({ provider, start }) => {
+    assert.equal(await provider.whenWarm(), 2);
+    const crashing = start("crash");
+    const fine = start("complete still here");
+    const [crashed, completed] = await Promise.all([crashing.result, fine.result]);
+    assert.equal(crashed.stopReason, "error");
+    assert.equal(completed.stopReason, "completed");
+    assert.equal(textOf(completed.output), "still here");
+  });
+});
+
+Deno.test("createAcpProvider() refuses a bad pool option, naming it", () => {
+  const config = testAgentConfig();
+  const cases: Array<[unknown, RegExp, ErrorConstructor]> = [
+    [{ size: 1, maxIdle: 5 }, /unknown option pool\.maxIdle \(known: size, maxIdleMs\)/, TypeError],
+    [{ size: 0 }, /config\.pool\.size must be an integer from 1 to 64, got 0/, RangeError],
+    [{ size: 1.5 }, /config\.pool\.size/, RangeError],
+    [{ size: 65 }, /config\.pool\.size/, RangeError],
+    [{ size: "2" }, /config\.pool\.size/, TypeError],
+    [{ maxIdleMs: -1 }, /config\.pool\.maxIdleMs/, RangeError],
+    [{ maxIdleMs: Infinity }, /config\.pool\.maxIdleMs/, RangeError],
+    [[], /config\.pool must be an object/, TypeError],
+    [null, /config\.pool must be an object/, TypeError],
+  ];
+  for (const [pool, message, kind] of cases) {
+    assert.throws(
+      // deno-lint-ignore no-explicit-any
+      () => createAcpProvider({ ...config, pool: pool as any }),
+      (error: Error) => error instanceof kind && message.test(error.message),
+      `pool ${JSON.stringify(pool)}`,
+    );
+  }
+  assert.throws(
+    () => createAcpProvider({ ...config, reuseProcess: true, pool: { size: 1 } }),
+    /config\.pool must be absent with reuseProcess/,
+  );
+});
+
+Deno.test("createAcpProvider() with a pool leaves no warm agent behind when the host is killed", async () => {
+  const host = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      "--config",
+      CONFIG,
+      "--allow-env",
+      "--allow-read",
+      "--allow-run",
+      FIXTURE,
+      "--seam-pool=2",
+    ],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = host.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  const running = async (pids: number[]) =>
+    (await processTable()).filter((p) =>
+      !p.stat.startsWith("Z") && (pids.includes(p.pid) || pids.includes(p.pgid)) &&
+      p.args.includes(TEST_AGENT)
+    ).map((p) => p.pid);
+  let pids: number[] = [];
+  try {
+    while (!text.includes("ready\n")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    pids = [...text.matchAll(/^agent (\d+)$/gm)].map((m) => Number(m[1]));
+    assert.equal(pids.length, 3, `one running agent and two warm ones; the host printed: ${text}`);
+    assert.equal((await running(pids)).length, 3);
+    host.kill("SIGKILL");
+    await host.status;
+    const deadline = performance.now() + 10_000;
+    while ((await running(pids)).length > 0 && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.deepEqual(await running(pids), [], "agents outlived their host");
+  } finally {
+    for (const pid of await running(pids)) Deno.kill(pid, "SIGKILL");
+    await reader.cancel();
+    try {
+      host.kill("SIGKILL");
+    } catch {
+      // already gone
+    }
+    await host.status;
+  }
+});
