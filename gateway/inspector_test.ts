@@ -336,6 +336,31 @@ Deno.test("an answer from the inspector reaches the waiting request; a stale one
   });
 });
 
+Deno.test("a run's waits for input are kept for the timeline: open while it asks, closed once answered", async () => {
+  await withSetup([askingProvider()], { inspector: true }, async (s) => {
+    const events = new Events(await get(s, "/_inspect/events"));
+    const task = await send(s, "go");
+    const waiting = await events.until((e) => e.type === "task" && e.task.inputs.length === 1);
+    const asking = waiting.task.inputs[0].runId;
+    const open = await (await get(s, `/_inspect/tasks/${task.id}`)).json();
+    const run = open.runs.find((r: Wire) => r.runId === asking);
+    assert.equal(run.waits.length, 1);
+    assert.equal(run.waits[0].until, undefined, "it waits now");
+    assert.ok(run.waits[0].from >= run.startedAt);
+    const answered = await post(s, `/_inspect/tasks/${task.id}/answer`, {
+      requestId: waiting.task.inputs[0].id,
+      text: "main",
+    });
+    await answered.body?.cancel();
+    await untilEnded(s.gateway, task.id);
+    const closed = await (await get(s, `/_inspect/tasks/${task.id}`)).json();
+    const [wait] = closed.runs.find((r: Wire) => r.runId === asking).waits;
+    assert.equal(typeof wait.until, "number", "closed once the request was answered");
+    assert.ok(wait.until >= wait.from);
+    await events.cancel();
+  });
+});
+
 Deno.test("the inspector keeps at most its bounds: tasks per principal, text per run, runs per task", async () => {
   const provider = controlledProvider();
   await withSetup([provider], {

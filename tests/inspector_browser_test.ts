@@ -16,7 +16,12 @@ import {
 import { createA2AProvider } from "@seam/subagent-a2a";
 import { createSpawnProvider } from "@seam/subagent-spawn";
 import { installSubagentTool } from "@seam/tool-subagent";
-import { createGateway, SEAM_EXTENSION_URI } from "../gateway/mod.ts";
+import {
+  createGateway,
+  createMemoryTaskStore,
+  SEAM_EXTENSION_URI,
+  type TaskStore,
+} from "../gateway/mod.ts";
 import { Browser, CHROMIUM, hasChromium } from "./browser_support.ts";
 
 const inCi = Deno.env.get("CI") === "true";
@@ -42,6 +47,7 @@ interface Inspected {
 async function inspectedGateway(
   tokens: Record<string, string>,
   more?: (subagents: SubagentService) => Promise<void> | void,
+  taskStore?: TaskStore,
 ): Promise<Inspected> {
   const host = createHost({ logger: createMemoryLogger().logger });
   host.models.register(host.scope, "scripted", createScriptedModel());
@@ -71,6 +77,7 @@ async function inspectedGateway(
     agentOptions: { model: "scripted" },
     auth: { tokens },
     inspector: true,
+    taskStore,
   });
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },
@@ -297,6 +304,61 @@ Deno.test({
           await browser.waitFor(`${task(id)} li[data-status="aborted"]`);
           await browser.screenshot("tests/.out/inspector-cancel.png");
         });
+
+        await t.step("a task's timeline draws its runs as a waterfall by depth", async () => {
+          const id = await send(
+            '@delay 200\n@call subagent {"description": "count", "prompt": "@delay 300\\n@reply one two"}\n@delay 200\n@reply done: {{results}}',
+          );
+          await browser.waitFor(`${task(id)}[data-state="completed"]`);
+          await browser.click(`${task(id)} .task-head .id`);
+          const rows = `#detail .timeline[data-task-id="${id}"] .tl-row`;
+          await browser.waitFor(`${rows}[data-depth="1"]`);
+          assert.equal(await browser.count(rows), 2, "the task's run and its child");
+          assert.equal(await browser.count(`${rows}[data-depth="0"] .tl-bar`), 1);
+          assert.match(
+            await browser.text(`${rows}[data-depth="0"] .tl-info`),
+            /^\d+(\.\d)? m?s · completed · tokens \d+ in \/ \d+ out$/,
+          );
+          assert.match(await browser.text(`${rows}[data-depth="1"] .tl-name`), /^spawn · count$/);
+          assert.match(
+            await browser.text(`${rows}[data-depth="1"] .tl-info`),
+            /completed · tokens/,
+          );
+          // The child's bar starts after its parent's and ends before it (in % of the task's span).
+          const place = (depth: number) =>
+            browser.evaluate(
+              `(() => { const b = document.querySelector(${
+                JSON.stringify(`${rows}[data-depth="${depth}"] .tl-bar`)
+              }); return [parseFloat(b.style.left), parseFloat(b.style.width)]; })()`,
+            ) as Promise<[number, number]>;
+          const [[l0, w0], [l1, w1]] = [await place(0), await place(1)];
+          assert.ok(l1 > l0 && l1 + w1 < l0 + w0, JSON.stringify([l0, w0, l1, w1]));
+          assert.ok(w1 > 10 && w1 < 90, `the child's bar is a part of the task's: ${w1}%`);
+          // The title: the first words of its first prompt.
+          assert.match(
+            await browser.text(`${task(id)} .task-head .title`),
+            /^@delay 200 @call subagent/,
+          );
+
+          // A run that waits for an approval: the wait is marked on its bar while it waits.
+          const asks = await send(
+            '@call run_command {"command": "echo timeline"}\n@reply {{results}}',
+          );
+          await browser.waitFor(`${task(asks)}[data-state="input_required"] .input button`);
+          await browser.click(`${task(asks)} .task-head .id`);
+          const wait = `#detail .timeline[data-task-id="${asks}"] .tl-row[data-depth="0"] .tl-wait`;
+          await browser.waitFor(wait);
+          await browser.click(`${task(asks)} button[data-option-id="allow_once"]`);
+          await browser.waitFor(`${task(asks)}[data-state="completed"]`);
+          await browser.waitFor(
+            `#detail .timeline[data-task-id="${asks}"] .tl-info:has-text("for input")`,
+          );
+          assert.match(
+            await browser.text(`#detail .timeline[data-task-id="${asks}"] .tl-info`),
+            /completed · waited \d+(\.\d)? m?s for input · tokens \d+ in/,
+          );
+          await browser.screenshot("tests/.out/inspector-timeline.png");
+        });
         const logs = await browser.logs();
         assert.deepEqual(logs.filter((l) => l.startsWith("pageerror")), []);
       } finally {
@@ -359,6 +421,55 @@ Deno.test({
     } finally {
       await a?.close();
       await b.close();
+    }
+  }),
+});
+
+Deno.test({
+  name:
+    "behind a load balancer, each instance's page lists the principal's tasks another instance runs",
+  ...inBrowser(async () => {
+    const store = createMemoryTaskStore({ shared: true, leaseTtlMs: 10_000 });
+    const tokens = { alice: ALICE, bob: "bob-token" };
+    const a = await inspectedGateway(tokens, undefined, store);
+    let b: Inspected | undefined;
+    try {
+      b = await inspectedGateway(tokens, undefined, store);
+      const browser = await Browser.launch();
+      try {
+        const id = await a.send("@hang\nReview the billing module for rounding errors please");
+        await browser.goto(`${b.url}/_inspect#token=${ALICE}`);
+        await browser.waitFor('#conn[data-state="live"]');
+        const card = `#others ${task(id)}[data-where="elsewhere"]`;
+        await browser.waitFor(card);
+        assert.equal(await browser.count("#empty"), 0, "never 'No tasks yet' while A runs one");
+        assert.equal(await browser.text(`${card} .badge`), "working");
+        assert.match(await browser.text(`${card} .title`), /^@hang Review the billing module/);
+        assert.match(await browser.text(`${card} .where`), /runs on another instance/);
+        assert.match(await browser.text("#summary"), /1 on other instances/);
+        // Its history comes from the store; its runs are on A's page.
+        await browser.click(`${card} .task-head .id`);
+        await browser.waitFor(`#detail h2:has-text("${id}")`);
+        assert.match(await browser.text("#detail .timeline"), /another instance runs it/);
+        await browser.screenshot("tests/.out/inspector-elsewhere.png");
+        // A's own page shows it live.
+        await browser.goto(`${a.url}/_inspect#token=${ALICE}`);
+        await browser.waitFor(`${task(id)}[data-state="working"] li[data-status="running"]`);
+        assert.equal(await browser.count("#others"), 0);
+        // Bob, on either instance, sees none of it.
+        await browser.evaluate("sessionStorage.clear()");
+        await browser.goto(`${b.url}/_inspect#token=bob-token`);
+        await browser.waitFor('#conn[data-state="live"]');
+        await browser.waitFor("#empty");
+        assert.equal(await browser.count(task(id)), 0);
+        const logs = await browser.logs();
+        assert.deepEqual(logs.filter((l) => l.startsWith("pageerror")), []);
+      } finally {
+        await browser.close();
+      }
+    } finally {
+      await b?.close();
+      await a.close();
     }
   }),
 });

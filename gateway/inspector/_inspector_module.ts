@@ -15,13 +15,15 @@ import {
   notice,
   now,
   partText,
+  refreshTimeline,
   renderAll,
   renderTask,
   state,
   stateWord,
   tickClocks,
+  timeline,
   usageText,
-} from "../view.js";
+} from "./view.js";
 
 const base = document.documentElement.dataset.base;
 const TOKEN_KEY = "seam-inspector-token:" + base;
@@ -134,6 +136,7 @@ function apply(event) {
       for (const task of event.tasks) state.tasks.set(task.id, task);
       for (const run of event.runs) state.runs.set(run.runId, run);
       renderAll();
+      refreshList();
       break;
     case "task":
       state.tasks.set(event.task.id, event.task);
@@ -144,6 +147,7 @@ function apply(event) {
       const old = state.runs.get(event.run.runId);
       state.runs.set(event.run.runId, Object.assign({ text: old ? old.text : "" }, event.run));
       renderTask(event.run.taskId);
+      if (state.selected === event.run.taskId) refreshTimeline();
       break;
     }
     case "text": {
@@ -168,6 +172,27 @@ function apply(event) {
     case "error":
       setConn("down", event.message);
       break;
+  }
+}
+
+// Every task of the principal, as the store lists them (on a shared store,
+// every instance's): those this page has no live detail of are listed below
+// its own. Read after each snapshot and every few seconds.
+let listing = false;
+async function refreshList() {
+  if (listing) return;
+  listing = true;
+  try {
+    const response = await fetch(base + "/tasks", { headers: headers() });
+    if (!response.ok) return;
+    const body = await response.json();
+    state.listed.clear();
+    for (const task of body.tasks) state.listed.set(task.id, task);
+    renderAll();
+  } catch {
+    // The stream's own reconnect says what is wrong; the list comes back with it.
+  } finally {
+    listing = false;
   }
 }
 
@@ -238,12 +263,14 @@ async function showDetail(taskId) {
   }
   if (state.selected !== taskId) return;
   const task = body.task;
+  state.detailRuns = body.runs || [];
   const seam = Object.values(task.metadata || {})[0] || {};
   const out = [
     el("h2", { text: "Task " + task.id }),
     el("p", { class: "muted", text: stateWord(task.status.state) + " · " + (seam.provider || "") + " · context " + task.contextId }),
   ];
   if (seam.usage) out.push(el("p", { class: "muted", text: usageText(seam.usage) }));
+  out.push(el("h2", { text: "Timeline" }), timeline(taskId));
   out.push(el("h2", { text: "History" }));
   for (const message of task.history || []) {
     out.push(el(
@@ -264,7 +291,11 @@ async function showDetail(taskId) {
   detail.replaceChildren(...out);
 }
 
-setInterval(tickClocks, 1000);
+setInterval(() => {
+  tickClocks();
+  refreshTimeline();
+}, 1000);
+setInterval(refreshList, 5000);
 
 connect();
 `;

@@ -52,6 +52,24 @@ ul.runs ul.runs { padding-left: 1.2rem; border-left: 1px dashed var(--line); }
 #detail h2 { font-size: .95rem; margin: 0 0 .4rem; }
 #detail .msg { border-bottom: 1px solid var(--line); padding: .3rem 0; }
 #detail .role { font-size: .75rem; color: var(--muted); }
+.task-head .title { font-weight: 600; max-width: 40ch; overflow: hidden; text-overflow: ellipsis;
+  white-space: nowrap; }
+.task.listed { border-style: dashed; }
+#others h2 { font-size: .9rem; margin: 1rem 0 .4rem; color: var(--muted); }
+.timeline { display: grid; grid-template-columns: minmax(6rem, 12rem) minmax(8rem, 1fr);
+  gap: .2rem .5rem; font-size: .8rem; margin-bottom: .6rem; }
+.tl-row { display: contents; }
+.tl-name { grid-column: 1; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.tl-track { grid-column: 2; position: relative; height: .9rem; background: #8881; border-radius: 3px; }
+.tl-bar { position: absolute; top: 0; bottom: 0; border-radius: 3px; background: var(--accent); opacity: .75; }
+.tl-bar[data-status="completed"] { background: var(--ok); }
+.tl-bar[data-status="error"], .tl-bar[data-status="aborted"],
+.tl-bar[data-status="budget-exhausted"] { background: var(--bad); }
+.tl-wait { position: absolute; top: 0; bottom: 0; background: var(--warn);
+  background-image: repeating-linear-gradient(45deg, #fff6 0 3px, transparent 3px 6px); }
+.tl-info { grid-column: 2; margin-bottom: .2rem; }
+.tl-axis { grid-column: 2; text-align: right; }
+.timeline > p { grid-column: 1 / -1; margin: 0; }
 #detail pre { white-space: pre-wrap; word-break: break-word; margin: .2rem 0; font-size: .8rem; }
 `;
 

@@ -23,6 +23,7 @@ import type { InspectorLimits } from "../http/_options.ts";
 import { type StreamEvent, type StreamFraming, TaskSubscriber } from "../http/_sse.ts";
 import type { TaskContextRecord } from "../core/_task_start.ts";
 import { stringify } from "../core/_builtins.ts";
+import { taskTitle } from "./_inspector_list.ts";
 
 /** One run as the page shows it. */
 export interface InspectedRun {
@@ -47,7 +48,12 @@ export interface InspectedRun {
   usage: JsonValue | undefined;
   budget: JsonValue | undefined;
   error: { code: string; message: string } | undefined;
+  /** When it waited for an answer (`until` undefined: it waits now), the first `MAX_WAITS`. */
+  waits: { from: number; until: number | undefined }[];
 }
+
+/** How many waits for input of one run are kept (the timeline shows these). */
+export const MAX_WAITS = 20;
 
 /** A pending input request, as the page shows it. */
 export interface InspectedInput {
@@ -76,6 +82,8 @@ export interface InspectedTask {
   runsDropped: number;
   /** The budget the task's run started under (the seam extension's), if any. */
   budget: JsonValue | undefined;
+  /** The first words of its first prompt (`taskTitle`), once the task is made. */
+  title?: string;
 }
 
 interface TaskEntry {
@@ -209,6 +217,8 @@ export class InspectorRecord {
     const status = t.status.message?.parts.find((p) => typeof p.text === "string")?.text;
     task.statusText = status === undefined ? undefined : ownText(status, 1_000, true);
     task.inputs = live.phase === "interrupted" ? live.waitingInputs.map(inputView) : [];
+    task.title ??= taskTitle(t);
+    for (const run of markWaits(entry.runs, task.inputs)) this.#changedRun(record.owner, run);
     if (this.#listening(record.owner)) {
       this.#batches.put(record.owner, `t:${task.id}`, () => ({ type: "task", task }));
     }
@@ -406,7 +416,6 @@ export class InspectorRecord {
     return entry;
   }
 
-  /** The run `runId` of a task, made on first sight; undefined past the cap. */
   /**
    * The run `runId` of a task, made by its first event (a run's text may
    * come before its start is heard). One turned away at a cap is counted in
@@ -449,6 +458,7 @@ export class InspectorRecord {
         usage: undefined,
         budget: undefined,
         error: undefined,
+        waits: [],
       };
       entry.runs.set(runId, run);
       this.#runs++;
@@ -532,4 +542,29 @@ function inputView(request: SubagentInputRequest): InspectedInput {
     tool: request.toolCall ? (request.toolCall.title ?? request.toolCall.name) : undefined,
     options: request.options?.map((o) => ({ id: o.id, label: o.label, kind: o.kind })),
   };
+}
+
+/**
+ * Open a wait on each run that asks now, close it on each that no longer
+ * does; the runs whose waits changed.
+ */
+function markWaits(
+  runs: ReadonlyMap<string, InspectedRun>,
+  inputs: InspectedInput[],
+): InspectedRun[] {
+  const asking = new Set(inputs.map((input) => input.runId));
+  const now = Date.now();
+  const changed: InspectedRun[] = [];
+  for (const run of runs.values()) {
+    const last = run.waits.at(-1);
+    const open = last !== undefined && last.until === undefined;
+    if (asking.has(run.runId) && !open && run.waits.length < MAX_WAITS) {
+      run.waits.push({ from: now, until: undefined });
+      changed.push(run);
+    } else if (!asking.has(run.runId) && open) {
+      last.until = now;
+      changed.push(run);
+    }
+  }
+  return changed;
 }

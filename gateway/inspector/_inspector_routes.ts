@@ -17,9 +17,10 @@ import { INSPECTOR_VIEW } from "./_inspector_view.ts";
 import type { InspectorRecord } from "./_inspector_record.ts";
 import { sseResponse } from "../http/_sse.ts";
 import { stateWord } from "../core/_task_view.ts";
-import { parseSendParams, type SendParams } from "../http/_validate.ts";
+import { type ListParams, parseSendParams, type SendParams } from "../http/_validate.ts";
 import { type A2ATask, SEAM_EXTENSION_URI } from "../types.ts";
 import type { StoredTask } from "../task_store.ts";
+import { listTasks } from "./_inspector_list.ts";
 
 /** What the inspector's routes use of the engine (`core/_engine.ts:Engine`). */
 export interface InspectedEngine {
@@ -27,6 +28,8 @@ export interface InspectedEngine {
   cancel(id: string, principal: string | undefined, tenant: string | undefined): Promise<A2ATask>;
   view(record: StoredTask): A2ATask;
   send(params: SendParams, principal: string | undefined): Promise<Sent>;
+  /** A page of tasks, as `ListTasks` reads them (all instances' on a shared store). */
+  list(params: ListParams, principal: string | undefined): Promise<Record<string, unknown>>;
 }
 
 /** What the inspector's routes answer from. */
@@ -106,6 +109,14 @@ export class InspectorRoutes {
       allow(method, "GET");
       const principal = await this.#options.auth?.principalOf(request);
       return sseResponse(this.#options.record.subscribe(principal).body);
+    }
+    if (path === "/tasks") {
+      allow(method, "GET");
+      const principal = await this.#options.auth?.principalOf(request);
+      const record = this.#options.record;
+      const here = (id: string) => record.runsOf(principal, id) !== undefined;
+      const engine = this.#options.engine;
+      return json(await listTasks((p, who) => engine.list(p, who), principal, here));
     }
     const match = TASK_ROUTE.exec(path);
     if (!match) {

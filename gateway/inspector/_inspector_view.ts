@@ -11,10 +11,14 @@ export const INSPECTOR_VIEW: string = String.raw`
 export const state = {
   tasks: new Map(),
   runs: new Map(),
+  // The principal's tasks as the store lists them (every instance's): id -> listed task.
+  listed: new Map(),
   limits: { maxTextPerRun: 4096 },
   notices: new Map(),
   drafts: new Map(),
   selected: undefined,
+  // The runs the selected task's detail answer gave (the page may not have heard of them).
+  detailRuns: [],
   skew: 0,
 };
 
@@ -92,9 +96,44 @@ export function renderAll() {
   const list = $("#tasks");
   list.replaceChildren();
   const tasks = [...state.tasks.values()].sort((a, b) => b.createdAt - a.createdAt);
-  if (tasks.length === 0) list.append(el("p", { id: "empty", text: "No tasks yet." }));
+  const others = elsewhere();
+  if (tasks.length === 0 && others.length === 0) {
+    list.append(el("p", { id: "empty", text: "No tasks yet." }));
+  }
   for (const task of tasks) list.append(taskCard(task));
+  if (others.length) {
+    const box = el("section", { id: "others", "aria-label": "tasks this instance does not run" });
+    box.append(el("h2", { text: "Not run by this instance" }));
+    for (const task of others) box.append(listedCard(task));
+    list.append(box);
+  }
   summary();
+}
+
+/** The listed tasks this page has no live detail of (another instance runs them, or they ended). */
+function elsewhere() {
+  return [...state.listed.values()].filter((t) => !state.tasks.has(t.id));
+}
+
+function listedCard(task) {
+  const word = stateWord(task.state);
+  const note = task.where === "elsewhere"
+    ? "runs on another instance: its live runs are on that instance's page; click for its history"
+    : "ended, from the store; click for its history";
+  const head = el(
+    "div",
+    { class: "task-head", "data-action": "select", title: "show this task's history" },
+    el("span", { class: "badge", "data-kind": word, text: word }),
+    el("span", { class: "id", text: short(task.id) }),
+    task.provider ? el("span", { text: task.provider }) : undefined,
+    task.title ? el("span", { class: "title", text: task.title }) : undefined,
+  );
+  return el(
+    "article",
+    { class: "task listed", "data-task-id": task.id, "data-state": word, "data-where": task.where },
+    head,
+    el("p", { class: "muted where", text: note }),
+  );
 }
 
 export function renderTask(taskId) {
@@ -113,7 +152,10 @@ export function renderTask(taskId) {
 function summary() {
   const tasks = [...state.tasks.values()];
   const running = tasks.filter((t) => !ENDED.has(stateWord(t.state))).length;
-  $("#summary").textContent = tasks.length + " tasks · " + running + " not ended";
+  const others = elsewhere();
+  const away = others.filter((t) => t.where === "elsewhere").length;
+  $("#summary").textContent = tasks.length + others.length + " tasks · " + (running + away) +
+    " not ended" + (away ? " (" + away + " on other instances)" : "");
 }
 
 function taskCard(task) {
@@ -125,6 +167,7 @@ function taskCard(task) {
     el("span", { class: "badge", "data-kind": word, text: word }),
     el("span", { class: "id", text: short(task.id) }),
     el("span", { text: task.provider }),
+    titleOf(task) ? el("span", { class: "title", text: titleOf(task) }) : undefined,
     clock(task.createdAt, ended ? task.updatedAt : undefined),
     task.from
       ? el("span", {
@@ -151,6 +194,12 @@ function taskCard(task) {
     card.append(el("p", { class: "muted", text: task.runsDropped + " more runs not kept" }));
   }
   return card;
+}
+
+/** A task's label (its root run's) or the first words of its first prompt. */
+function titleOf(task) {
+  const root = state.runs.get(task.rootRunId);
+  return (root && root.label) || task.title || (state.listed.get(task.id) || {}).title || "";
 }
 
 function inputBox(input) {
@@ -258,5 +307,99 @@ export function tickClocks() {
     if (node.dataset.until) continue;
     node.textContent = elapsed(Number(node.dataset.since));
   }
+}
+
+/**
+ * A task's runs as a waterfall: a row per run in tree order, indented by its
+ * depth, a bar from its start to its end (or now) on the task's time axis,
+ * its waits for input marked on the bar, then its duration, state and tokens.
+ */
+export function timeline(taskId) {
+  const byId = new Map();
+  for (const run of state.detailRuns || []) byId.set(run.runId, run);
+  for (const run of state.runs.values()) if (run.taskId === taskId) byId.set(run.runId, run);
+  const runs = [...byId.values()].filter((r) => r.taskId === taskId);
+  const box = el("div", { class: "timeline", "data-task-id": taskId, "aria-label": "timeline" });
+  if (runs.length === 0) {
+    box.append(el("p", {
+      class: "muted",
+      text: "No runs of this task here: another instance runs it, or they are no longer kept.",
+    }));
+    return box;
+  }
+  const rows = treeOrder(runs);
+  const start = Math.min(...runs.map((r) => r.startedAt));
+  const end = Math.max(...runs.map((r) => r.endedAt || now()));
+  const span = Math.max(1, end - start);
+  const at = (t) => (Math.min(end, Math.max(start, t)) - start) / span * 100;
+  // A bar from..to in % of the task's span: at least 0.5% wide, never past the end.
+  const place = (node, from, to) => {
+    const width = Math.max(0.5, at(to) - at(from));
+    node.style.left = Math.min(at(from), 100 - width).toFixed(2) + "%";
+    node.style.width = width.toFixed(2) + "%";
+  };
+  for (const [run, level] of rows) {
+    const until = run.endedAt || now();
+    const track = el("div", { class: "tl-track" });
+    const bar = el("div", { class: "tl-bar", "data-status": run.status });
+    place(bar, run.startedAt, until);
+    track.append(bar);
+    let waited = 0;
+    for (const wait of run.waits || []) {
+      const to = wait.until || run.endedAt || now();
+      waited += Math.max(0, to - wait.from);
+      const mark = el("div", { class: "tl-wait", title: "waited for input " + elapsed(wait.from, to) });
+      place(mark, wait.from, to);
+      track.append(mark);
+    }
+    const total = run.usage && run.usage.total;
+    const info = [
+      elapsed(run.startedAt, until),
+      run.status,
+      waited ? "waited " + elapsed(0, waited) + " for input" : "",
+      total ? "tokens " + total.inputTokens + " in / " + total.outputTokens + " out" : "",
+    ].filter(Boolean).join(" · ");
+    const name = el("div", {
+      class: "tl-name",
+      text: (run.provider || "?") + (run.label ? " · " + run.label : ""),
+      title: "depth " + (run.depth === undefined ? level : run.depth) + " · run " + run.runId,
+    });
+    name.style.paddingLeft = level * 0.9 + "rem";
+    box.append(el(
+      "div",
+      { class: "tl-row", "data-run-id": run.runId, "data-depth": level, "data-status": run.status },
+      name,
+      track,
+      el("div", { class: "tl-info muted", text: info }),
+    ));
+  }
+  box.append(el("div", { class: "tl-axis muted", text: "0 … " + elapsed(start, end) }));
+  return box;
+}
+
+/** Runs in tree order (each after its parent, siblings by start), with their level below the top. */
+function treeOrder(runs) {
+  const ids = new Set(runs.map((r) => r.runId));
+  const children = new Map();
+  for (const run of runs) {
+    const parent = run.parentRunId && ids.has(run.parentRunId) ? run.parentRunId : "";
+    if (!children.has(parent)) children.set(parent, []);
+    children.get(parent).push(run);
+  }
+  const rows = [];
+  const walk = (parent, level) => {
+    for (const run of (children.get(parent) || []).sort((a, b) => a.startedAt - b.startedAt)) {
+      rows.push([run, level]);
+      walk(run.runId, level + 1);
+    }
+  };
+  walk("", 0);
+  return rows;
+}
+
+/** Draw the selected task's timeline again (its runs changed, or time went on). */
+export function refreshTimeline() {
+  const old = $("#detail .timeline");
+  if (old && old.dataset.taskId === state.selected) old.replaceWith(timeline(state.selected));
 }
 `;
