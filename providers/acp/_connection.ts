@@ -372,6 +372,20 @@ export class AgentConnection {
     return this.#inbound.note();
   }
 
+  /**
+   * When the agent never sent a JSON-RPC message of its own: what was
+   * started and what it printed on stdout, to say it did not answer
+   * `initialize` as an ACP agent. `undefined` once it spoke, or when no
+   * process was started.
+   */
+  notAnAgent(): { command: string; stdout: readonly string[] } | undefined {
+    if (this.#inbound.spoke || !this.#proc) return undefined;
+    const words = [this.#config.command, ...this.#config.args].map((word) =>
+      /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`
+    );
+    return { command: cut(words.join(" "), 200), stdout: this.#inbound.firstLines() };
+  }
+
   #onMessage(message: Json, bytes: number): void {
     const verdict = this.#inbound.screen(message);
     if (verdict === "garbage") return this.#onGarbage(quoted(message));

@@ -33,6 +33,22 @@ import { traceMeta } from "./_trace.ts";
 const noop = () => {};
 let runCounter = 0;
 
+/** What a failed `initialize` says of a command that never spoke JSON-RPC. */
+function notAnAgentNote(
+  { command, stdout }: { command: string; stdout: readonly string[] },
+): string {
+  const printed = stdout.length === 0
+    ? "it printed nothing on stdout"
+    : `its first lines on stdout: ${stdout.map((line) => JSON.stringify(line)).join(", ")}`;
+  return `\`${command}\` did not answer initialize as an ACP agent (${printed}): `;
+}
+
+/** What to check, after the failure of a command that never spoke JSON-RPC. */
+const NOT_AN_AGENT_CHECK = ". Check that the command starts an ACP agent speaking JSON-RPC " +
+  "on its stdin and stdout (many need a flag or an adapter, e.g. `gemini --experimental-acp`, " +
+  "`npx @zed-industries/codex-acp`), and that, run by hand, it waits for input instead of " +
+  "exiting or printing text";
+
 /** The phases before the prompt: a failure there is the start's, and quotes stderr. */
 const STARTUP_PHASES: ReadonlySet<string> = new Set(["initialize", "authenticate", "session/new"]);
 
@@ -289,8 +305,14 @@ export class AcpRun implements SubagentRunHandle {
     const tail = this.#session.connection.stderrTail();
     // A lost connection's message already ends with the agent's stderr.
     const quoteTail = startup && tail !== "" && code !== "CONNECTION_LOST";
-    const message = `The ACP run failed during ${phase}: ${messageOf(error)}${
-      quoteTail ? `; its last stderr lines:\n${tail}` : ""
+    // Never a word of JSON-RPC: most likely not an ACP agent (`cat`, a wrong flag).
+    const stranger = phase === "initialize" && code !== "START_FAILED"
+      ? this.#session.connection.notAnAgent()
+      : undefined;
+    const message = `The ACP run failed during ${phase}: ${
+      stranger ? notAnAgentNote(stranger) : ""
+    }${messageOf(error)}${quoteTail ? `; its last stderr lines:\n${tail}` : ""}${
+      stranger ? NOT_AN_AGENT_CHECK : ""
     }`;
     this.#session.logger.warn(`ACP run ${this.id}: ${message}`);
     this.#finish("error", {
@@ -299,6 +321,9 @@ export class AcpRun implements SubagentRunHandle {
       data: {
         phase,
         ...(error instanceof AcpError ? error.data : {}),
+        ...(stranger
+          ? { notAnAcpAgent: { command: stranger.command, stdout: [...stranger.stdout] } }
+          : {}),
         ...(tail === "" ? {} : { stderr: tail }),
         ...(this.#permissions.refusals.length === 0
           ? {}

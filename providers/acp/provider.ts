@@ -33,7 +33,12 @@ const CAPABILITIES: SubagentCapabilities = Object.freeze({
  * `subagent/progress` (text, thought, tool call, tool result, plan), the
  * event the gateway and the demo stream from. The agent's stdout may carry
  * the odd non-JSON line (logged and skipped); a command whose first 100
- * lines are all non-JSON is not an ACP agent, and the run ends `error`. Stop reasons map `end_turn` → `completed`, `max_tokens` →
+ * lines are all non-JSON is not an ACP agent, and the run ends `error`. A
+ * command that fails `initialize` without a word of JSON-RPC (it exits,
+ * prints only text, echoes the request back as `cat` does, or stays silent)
+ * is named in the error as no ACP agent: the command line, its first stdout
+ * lines (3, each cut to 200 characters; also `error.data.notAnAcpAgent`) and
+ * what to check. Stop reasons map `end_turn` → `completed`, `max_tokens` →
  * `max-tokens`, `refusal` → `refusal`, `cancelled` → `aborted`, anything else
  * → `error`. A failure (the binary cannot be spawned, the agent dies, never
  * answers, answers an error, breaks the protocol, a turn outlives
