@@ -78,7 +78,8 @@ export class AgentConnection {
   #failureListeners = new Set<(error: Error) => void>();
   #info: AgentInfo | undefined;
   readonly #routes: SessionRoutes;
-  readonly #inbound: InboundScreen;
+  /** The screen of what the agent writes on stdout (what it printed before speaking, if it never did). */
+  readonly inbound: InboundScreen;
   #stdoutEnded = deferred();
   #gone: Promise<void> | undefined;
   #holders = 0;
@@ -91,7 +92,7 @@ export class AgentConnection {
     this.#config = config;
     this.#logger = config.logger;
     this.#routes = new SessionRoutes(config.logger);
-    this.#inbound = new InboundScreen(config.logger);
+    this.inbound = new InboundScreen(config.logger, [config.command, ...config.args]);
     const framer = new LineFramer(config.maxMessageBytes, {
       message: (message, bytes) => this.#onMessage(message, bytes),
       garbage: (line) => this.#onGarbage(line),
@@ -363,31 +364,12 @@ export class AgentConnection {
   }
 
   #onGarbage(line: string): void {
-    const error = this.#inbound.garbage(line);
+    const error = this.inbound.garbage(line);
     if (error) this.#fail(error);
   }
 
-  /** `; …` naming the garbage the agent printed before any message, or "". */
-  garbageNote(): string {
-    return this.#inbound.note();
-  }
-
-  /**
-   * When the agent never sent a JSON-RPC message of its own: what was
-   * started and what it printed on stdout, to say it did not answer
-   * `initialize` as an ACP agent. `undefined` once it spoke, or when no
-   * process was started.
-   */
-  notAnAgent(): { command: string; stdout: readonly string[] } | undefined {
-    if (this.#inbound.spoke || !this.#proc) return undefined;
-    const words = [this.#config.command, ...this.#config.args].map((word) =>
-      /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`
-    );
-    return { command: cut(words.join(" "), 200), stdout: this.#inbound.firstLines() };
-  }
-
   #onMessage(message: Json, bytes: number): void {
-    const verdict = this.#inbound.screen(message);
+    const verdict = this.inbound.screen(message);
     if (verdict === "garbage") return this.#onGarbage(quoted(message));
     if (verdict instanceof Error) return this.#fail(verdict);
     if (verdict === "drop") return;
@@ -417,7 +399,7 @@ export class AgentConnection {
   async #write(message: acp.AnyMessage): Promise<void> {
     if (this.#failure) throw this.#failure;
     const sent = message as Json;
-    this.#inbound.sent(sent);
+    this.inbound.sent(sent);
     try {
       const written = this.#proc!.write(encoder.encode(JSON.stringify(message) + "\n"));
       // Queued on stdin: a cancel written from now on comes after it.
@@ -448,7 +430,7 @@ export class AgentConnection {
         ? `the ACP agent process ${describeExit(status)}`
         : "the ACP agent closed its stdout";
       const tail = proc.stderrTail();
-      const told = what + this.garbageNote();
+      const told = what + this.inbound.note();
       this.#fail(
         new AcpError("CONNECTION_LOST", tail ? `${told}; its last stderr lines:\n${tail}` : told),
       );

@@ -45,8 +45,12 @@ export class InboundScreen {
   /** Ids of the requests sent and not yet answered. */
   #outstanding = new Set<string | number>();
 
-  constructor(logger: Logger) {
+  /** The command line that was started (command, then its arguments). */
+  readonly commandLine: readonly string[];
+
+  constructor(logger: Logger, commandLine: readonly string[] = []) {
     this.#logger = logger;
+    this.commandLine = commandLine;
   }
 
   /**

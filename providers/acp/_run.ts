@@ -29,25 +29,10 @@ import { type Refusal, RunPermissions } from "./_run_permissions.ts";
 import type { AcpSession } from "./_session.ts";
 import { type AcpUpdate, acpUpdate } from "./events.ts";
 import { traceMeta } from "./_trace.ts";
+import { describeFailure } from "./_not_agent.ts";
 
 const noop = () => {};
 let runCounter = 0;
-
-/** What a failed `initialize` says of a command that never spoke JSON-RPC. */
-function notAnAgentNote(
-  { command, stdout }: { command: string; stdout: readonly string[] },
-): string {
-  const printed = stdout.length === 0
-    ? "it printed nothing on stdout"
-    : `its first lines on stdout: ${stdout.map((line) => JSON.stringify(line)).join(", ")}`;
-  return `\`${command}\` did not answer initialize as an ACP agent (${printed}): `;
-}
-
-/** What to check, after the failure of a command that never spoke JSON-RPC. */
-const NOT_AN_AGENT_CHECK = ". Check that the command starts an ACP agent speaking JSON-RPC " +
-  "on its stdin and stdout (many need a flag or an adapter, e.g. `gemini --experimental-acp`, " +
-  "`npx @zed-industries/codex-acp`), and that, run by hand, it waits for input instead of " +
-  "exiting or printing text";
 
 /** The phases before the prompt: a failure there is the start's, and quotes stderr. */
 const STARTUP_PHASES: ReadonlySet<string> = new Set(["initialize", "authenticate", "session/new"]);
@@ -177,7 +162,7 @@ export class AcpRun implements SubagentRunHandle {
           // Read when the time is up: by then the agent may have printed garbage.
           get message() {
             return `the ACP agent did not answer ${what} within ${startupTimeoutMs} ms (startupTimeoutMs)` +
-              connection.garbageNote();
+              connection.inbound.note();
           },
         });
         await race(connection.ready, signal, late("initialize"));
@@ -303,17 +288,10 @@ export class AcpRun implements SubagentRunHandle {
       ? "START_FAILED"
       : "CHILD_FAILED";
     const tail = this.#session.connection.stderrTail();
-    // A lost connection's message already ends with the agent's stderr.
-    const quoteTail = startup && tail !== "" && code !== "CONNECTION_LOST";
-    // Never a word of JSON-RPC: most likely not an ACP agent (`cat`, a wrong flag).
-    const stranger = phase === "initialize" && code !== "START_FAILED"
-      ? this.#session.connection.notAnAgent()
-      : undefined;
-    const message = `The ACP run failed during ${phase}: ${
-      stranger ? notAnAgentNote(stranger) : ""
-    }${messageOf(error)}${quoteTail ? `; its last stderr lines:\n${tail}` : ""}${
-      stranger ? NOT_AN_AGENT_CHECK : ""
-    }`;
+    const { message, notAnAcpAgent } = describeFailure(phase, code, messageOf(error), tail, {
+      startup,
+      inbound: this.#session.connection.inbound,
+    });
     this.#session.logger.warn(`ACP run ${this.id}: ${message}`);
     this.#finish("error", {
       code,
@@ -321,9 +299,7 @@ export class AcpRun implements SubagentRunHandle {
       data: {
         phase,
         ...(error instanceof AcpError ? error.data : {}),
-        ...(stranger
-          ? { notAnAcpAgent: { command: stranger.command, stdout: [...stranger.stdout] } }
-          : {}),
+        ...(notAnAcpAgent ? { notAnAcpAgent } : {}),
         ...(tail === "" ? {} : { stderr: tail }),
         ...(this.#permissions.refusals.length === 0
           ? {}
