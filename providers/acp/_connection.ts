@@ -370,6 +370,7 @@ export class AgentConnection {
 
   #onMessage(message: Json, bytes: number): void {
     const verdict = this.inbound.screen(message);
+    this.#holdLoop();
     if (verdict === "garbage") return this.#onGarbage(quoted(message));
     if (verdict instanceof Error) return this.#fail(verdict);
     if (verdict === "drop") return;
@@ -400,6 +401,7 @@ export class AgentConnection {
     if (this.#failure) throw this.#failure;
     const sent = message as Json;
     this.inbound.sent(sent);
+    this.#holdLoop();
     try {
       const written = this.#proc!.write(encoder.encode(JSON.stringify(message) + "\n"));
       // Queued on stdin: a cancel written from now on comes after it.
@@ -412,6 +414,11 @@ export class AgentConnection {
       await settledWithin(this.#whenGone(), DRAIN_MS * 2);
       throw this.#failure ?? new Error(`writing to the ACP agent's stdin failed: ${error}`);
     }
+  }
+
+  /** Keep the program running while a request waits for the agent's answer, and only then. */
+  #holdLoop(): void {
+    this.#proc?.holdLoop(this.inbound.outstanding > 0);
   }
 
   #writeRaw(message: Json): void {

@@ -87,6 +87,11 @@ export class InboundScreen {
     } not JSON-RPC (the first: ${JSON.stringify(this.#firstGarbage)})`;
   }
 
+  /** How many requests this client sent that were not answered yet. */
+  get outstanding(): number {
+    return this.#outstanding.size;
+  }
+
   /** Whether the agent sent a JSON-RPC message of its own yet. */
   get spoke(): boolean {
     return this.#spoke;

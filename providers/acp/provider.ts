@@ -65,7 +65,11 @@ const CAPABILITIES: SubagentCapabilities = Object.freeze({
  * the descendants that left it, waits `disposeGraceMs`, SIGKILLs them and
  * waits for the exit: no process of the group outlives it, nor the
  * provider's process (a supervisor per group ends it when this process
- * dies). `resume(content)` sends another prompt
+ * dies). An agent process keeps this program running only while a request
+ * to it awaits an answer (a start, a turn): a program that forgets to
+ * dispose a finished run, or the provider and its warm pool, still exits,
+ * and its agents end with it (stdin EOF, then the supervisor's SIGTERM and
+ * SIGKILL). `resume(content)` sends another prompt
  * on the same session as a new run; the process lives until the last run on
  * it is disposed.
  *
