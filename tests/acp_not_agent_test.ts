@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import process from "node:process";
 import type { SubagentResult } from "@seam/subagent";
-import { withAcpAgent } from "./acp_support.ts";
+import { IS_DENO, withAcpAgent } from "./acp_support.ts";
 
 const CHECK =
   /Check that the command starts an ACP agent speaking JSON-RPC on its stdin and stdout/;
@@ -37,10 +37,10 @@ Deno.test("createAcpProvider() names a program that prints text and exits as no 
   const script = 'for (let i = 0; i < 10; i++) console.log(`Usage line ${i}: ` + "x".repeat(500))';
   return withAcpAgent([], {
     command: process.execPath,
-    args: ["eval", script],
+    args: IS_DENO ? ["eval", script] : ["-e", script],
   }, async (h) => {
     const { message, data } = failure(await h.start("hello").result);
-    assert.match(message, /`\S+ eval '[^']*'` did not answer initialize as an ACP agent/);
+    assert.match(message, /`\S+ (?:eval|-e) '[^']*'` did not answer initialize as an ACP agent/);
     // What it printed, bounded: the first 3 lines, each cut to 200 characters.
     assert.match(
       message,
