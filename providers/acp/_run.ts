@@ -324,7 +324,7 @@ export class AcpRun implements SubagentRunHandle {
         ),
       );
     }
-    this.#children.end();
+    this.#children.end(stopReason);
     this.#resolveResult({
       ...resultOf(this.#output.blocks, stopReason, failure),
       usage: this.#children.rollUp(this.#usage),
