@@ -148,3 +148,46 @@ Deno.test("createAcpProvider() starts and ends an agent's child sessions as nest
       }),
   );
 });
+
+Deno.test("createAcpProvider() follows OpenCode's task tool calls as nested runs", () =>
+  withAcpAgent([], {}, async ({ parent, start }) => {
+    const told: AcpChildInfo[] = [];
+    const progress: SubagentProgressInfo[] = [];
+    const ends: SubagentRunEndInfo[] = [];
+    const starts: SubagentRunInfo[] = [];
+    parent.scope.on(acpChild, (info) => told.push(info));
+    parent.scope.on(subagentProgress, (info) => progress.push(info));
+    parent.scope.on(subagentStart, (info) => starts.push(info));
+    parent.scope.on(subagentEnd, (info) => ends.push(info));
+    const run = start("opencode-tasks");
+    const result = await run.result;
+    assert.equal(result.stopReason, "completed");
+    assert.equal(textOf(result.output), "tasks done");
+    const root = run.id;
+    const nested = starts.filter((s) => s.runId !== root);
+    assert.deepEqual(
+      nested.map((s) => [s.runId, s.parentRunId, s.depth, s.label]),
+      [
+        [`${root}.1`, root, 2, "Explore part 1 (@explore subagent)"],
+        [`${root}.2`, root, 2, "Explore part 2 (@explore subagent)"],
+      ],
+    );
+    assert.deepEqual(
+      [...new Set(told.map((c) => c.sessionId))],
+      ["opencode-task:call_1", "opencode-task:call_2"],
+    );
+    // The child's answer (between OpenCode's <task_result> tags) is its own message.
+    assert.deepEqual(
+      progress.filter((p) => p.runId !== root && p.kind === "text").map((p) => [p.runId, p.text]),
+      [
+        [`${root}.1`, "part 1 has 3 files"],
+        [`${root}.2`, "Unknown agent type: explore is not a valid agent type"],
+      ],
+    );
+    // The parent's own tool calls stay its own.
+    assert.equal(progress.filter((p) => p.runId === root && p.kind === "tool-call").length, 2);
+    assert.deepEqual(
+      ends.filter((e) => e.runId !== root).map((e) => [e.runId, e.stopReason]),
+      [[`${root}.1`, "completed"], [`${root}.2`, "error"]],
+    );
+  }));

@@ -19,6 +19,7 @@ import {
 } from "@seam/subagent";
 import { fromAcpUpdate } from "./_content.ts";
 import { cut } from "./_failure.ts";
+import { OpenCodeTasks } from "./_opencode_tasks.ts";
 import { toProgress } from "./_progress.ts";
 import { MAX_CHILD_SESSIONS } from "./_session_routes.ts";
 import { acpChild, type AcpChildInfo, type AcpChildState } from "./events.ts";
@@ -101,6 +102,7 @@ export class ChildTree {
   #serial = 0;
   /** Updates from sessions never announced, logged once. */
   #strayLogged = false;
+  readonly #openCode = new OpenCodeTasks();
 
   constructor(runId: string, session: ChildTreeSession, request: ChildTreeRequest) {
     this.#options = {
@@ -154,6 +156,12 @@ export class ChildTree {
         }),
       );
     }
+  }
+
+  /** One of the run's own updates: an OpenCode `task` tool call is followed as a child. */
+  own(raw: unknown): void {
+    if (this.#state !== "open") return;
+    for (const [from, update] of this.#openCode.translate(raw)) this.update(from, update);
   }
 
   /** The children's usage, summed (each child's latest context size, its tool calls). */
@@ -273,8 +281,8 @@ export class ChildTree {
     const scope = this.#options.parent.scope;
     if (!scope.hasListeners(subagentEnd)) return;
     const done = child.state === undefined || child.state === "idle";
-    const stopReason = done
-      ? "completed"
+    const stopReason = done ? "completed" : child.state === "failed" // an OpenCode task that failed (see _opencode_tasks.ts)
+      ? "error"
       : runStopReason === "completed"
       ? "aborted"
       : runStopReason;

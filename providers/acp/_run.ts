@@ -421,6 +421,7 @@ export class AcpRun implements SubagentRunHandle {
     }
     if (update.kind === "tool-call" || update.kind === "tool-call-update") {
       this.#permissions.remember(update.raw);
+      this.#children.own(update.raw);
     }
     try {
       this.#emit(update);
