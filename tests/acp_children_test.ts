@@ -5,9 +5,16 @@
 // run. The agent is the test agent, a real process speaking the wire format.
 import assert from "node:assert/strict";
 import { textOf } from "@seam/host";
-import { subagentProgress, type SubagentProgressInfo } from "@seam/subagent";
+import {
+  subagentEnd,
+  subagentProgress,
+  type SubagentProgressInfo,
+  type SubagentRunEndInfo,
+  type SubagentRunInfo,
+  subagentStart,
+} from "@seam/subagent";
 import { acpChild, type AcpChildInfo } from "@seam/subagent-acp";
-import { withAcpAgent } from "./acp_support.ts";
+import { until, withAcpAgent } from "./acp_support.ts";
 
 Deno.test("createAcpProvider() reports an agent's child sessions as nested runs", async () => {
   await withAcpAgent([], {}, async ({ parent, start, watch }) => {
@@ -84,3 +91,103 @@ Deno.test("createAcpProvider() bounds and logs an agent's bad child sessions", a
     assert.equal(result.usage!.total.inputTokens, 0);
   });
 });
+
+Deno.test("createAcpProvider() starts and ends an agent's child sessions as nested runs", async (t) => {
+  await t.step(
+    "each child, at any depth, has a subagent/start and, with the run, a subagent/end",
+    () =>
+      withAcpAgent([], {}, async ({ parent, start }) => {
+        const events: [string, SubagentRunInfo | SubagentRunEndInfo][] = [];
+        parent.scope.on(subagentStart, (info) => events.push(["start", info]));
+        parent.scope.on(subagentEnd, (info) => events.push(["end", info]));
+        const run = start("children 2");
+        assert.equal((await run.result).stopReason, "completed");
+        const root = run.id;
+        const nested = events.filter(([, info]) => info.runId !== root);
+        assert.deepEqual(
+          nested.map(([kind, info]) => [kind, info.runId, info.parentRunId, info.depth]),
+          [
+            ["start", `${root}.1`, root, 2],
+            ["start", `${root}.2`, `${root}.1`, 3],
+            ["start", `${root}.3`, root, 2],
+            ["end", `${root}.1`, root, 2],
+            ["end", `${root}.2`, `${root}.1`, 3],
+            ["end", `${root}.3`, root, 2],
+          ],
+        );
+        const ends = nested.filter(([kind]) => kind === "end").map(([, info]) =>
+          info as SubagentRunEndInfo
+        );
+        // Idle when the turn ended: completed, with the usage the agent told of each.
+        assert.ok(ends.every((end) => end.stopReason === "completed" && end.provider === "acp"));
+        assert.deepEqual(ends.map((end) => end.usage.self.inputTokens), [100, 7, 200]);
+        assert.deepEqual(ends.map((end) => end.usage.total.toolCalls), [1, 0, 1]);
+        assert.ok(ends.every((end) => end.usage.partial && end.durationMs >= 0));
+        assert.equal(ends[0].label, "helper child-1");
+        // The service's own end of the run itself comes after its children's.
+        assert.equal(events.at(-1)?.[1].runId, root);
+      }),
+  );
+
+  await t.step(
+    "a child still at work when the run is cancelled ends aborted",
+    () =>
+      withAcpAgent([], {}, async ({ parent, start }) => {
+        const ends: SubagentRunEndInfo[] = [];
+        const started: string[] = [];
+        parent.scope.on(subagentStart, (info) => started.push(info.runId));
+        parent.scope.on(subagentEnd, (info) => ends.push(info));
+        const run = start("children-hang");
+        await until(() => started.includes(`${run.id}.1`), "the child's subagent/start");
+        assert.equal(ends.length, 0, "no end while the child runs");
+        run.cancel("enough");
+        assert.equal((await run.result).stopReason, "aborted");
+        const child = ends.find((end) => end.runId === `${run.id}.1`);
+        assert.equal(child?.stopReason, "aborted");
+        assert.equal(child?.parentRunId, run.id);
+      }),
+  );
+});
+
+Deno.test("createAcpProvider() follows OpenCode's task tool calls as nested runs", () =>
+  withAcpAgent([], {}, async ({ parent, start }) => {
+    const told: AcpChildInfo[] = [];
+    const progress: SubagentProgressInfo[] = [];
+    const ends: SubagentRunEndInfo[] = [];
+    const starts: SubagentRunInfo[] = [];
+    parent.scope.on(acpChild, (info) => told.push(info));
+    parent.scope.on(subagentProgress, (info) => progress.push(info));
+    parent.scope.on(subagentStart, (info) => starts.push(info));
+    parent.scope.on(subagentEnd, (info) => ends.push(info));
+    const run = start("opencode-tasks");
+    const result = await run.result;
+    assert.equal(result.stopReason, "completed");
+    assert.equal(textOf(result.output), "tasks done");
+    const root = run.id;
+    const nested = starts.filter((s) => s.runId !== root);
+    assert.deepEqual(
+      nested.map((s) => [s.runId, s.parentRunId, s.depth, s.label]),
+      [
+        [`${root}.1`, root, 2, "Explore part 1 (@explore subagent)"],
+        [`${root}.2`, root, 2, "Explore part 2 (@explore subagent)"],
+      ],
+    );
+    assert.deepEqual(
+      [...new Set(told.map((c) => c.sessionId))],
+      ["opencode-task:call_1", "opencode-task:call_2"],
+    );
+    // The child's answer (between OpenCode's <task_result> tags) is its own message.
+    assert.deepEqual(
+      progress.filter((p) => p.runId !== root && p.kind === "text").map((p) => [p.runId, p.text]),
+      [
+        [`${root}.1`, "part 1 has 3 files"],
+        [`${root}.2`, "Unknown agent type: explore is not a valid agent type"],
+      ],
+    );
+    // The parent's own tool calls stay its own.
+    assert.equal(progress.filter((p) => p.runId === root && p.kind === "tool-call").length, 2);
+    assert.deepEqual(
+      ends.filter((e) => e.runId !== root).map((e) => [e.runId, e.stopReason]),
+      [[`${root}.1`, "completed"], [`${root}.2`, "error"]],
+    );
+  }));

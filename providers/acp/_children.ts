@@ -1,18 +1,25 @@
 // The child sessions an ACP agent tells of (ACP's unstable `subagent_update`)
 // while one run's turn is live: each is a nested run of its own id, with its
 // state and usage (`acp/child`) and its progress (`subagent/progress` with
-// `parentRunId` and `depth`), and their usage rolled up into the run's total.
+// `parentRunId` and `depth`), `subagent/start` and, when the run ends,
+// `subagent/end` as for any nested run, and their usage rolled up into the
+// run's total.
 // Everything here is the agent's word: bounded, and a bad piece is logged
 // and skipped, never a failure of the run.
 import { deepFreeze, isRecord, type Logger, type Scope } from "@seam/host";
 import {
   type SubagentBudgetMeter,
+  subagentEnd,
   subagentProgress,
+  type SubagentRunInfo,
   type SubagentRunPlace,
+  subagentStart,
+  type SubagentStopReason,
   type SubagentUsageInput,
 } from "@seam/subagent";
 import { fromAcpUpdate } from "./_content.ts";
 import { cut } from "./_failure.ts";
+import { OpenCodeTasks } from "./_opencode_tasks.ts";
 import { toProgress } from "./_progress.ts";
 import { MAX_CHILD_SESSIONS } from "./_session_routes.ts";
 import { acpChild, type AcpChildInfo, type AcpChildState } from "./events.ts";
@@ -53,6 +60,8 @@ interface Child {
   toolCalls: number;
   /** A bad usage figure was logged already. */
   warned: boolean;
+  /** When it was first announced (`performance.now()`). */
+  readonly since: number;
 }
 
 /** What a {@linkcode ChildTree} needs of its run's session. */
@@ -93,6 +102,7 @@ export class ChildTree {
   #serial = 0;
   /** Updates from sessions never announced, logged once. */
   #strayLogged = false;
+  readonly #openCode = new OpenCodeTasks();
 
   constructor(runId: string, session: ChildTreeSession, request: ChildTreeRequest) {
     this.#options = {
@@ -148,6 +158,12 @@ export class ChildTree {
     }
   }
 
+  /** One of the run's own updates: an OpenCode `task` tool call is followed as a child. */
+  own(raw: unknown): void {
+    if (this.#state !== "open") return;
+    for (const [from, update] of this.#openCode.translate(raw)) this.update(from, update);
+  }
+
   /** The children's usage, summed (each child's latest context size, its tool calls). */
   total(): ChildUsage {
     let contextTokens = 0;
@@ -179,13 +195,17 @@ export class ChildTree {
     };
   }
 
-  /** The run ended: tell each child ended, and follow none any more. */
-  end(): void {
+  /**
+   * The run ended `stopReason`: tell each child ended (`acp/child`, then
+   * `subagent/end`, so nothing shows it running), and follow none any more.
+   */
+  end(stopReason: SubagentStopReason): void {
     if (this.#state !== "open") return;
     this.#state = "ended";
     for (const child of this.#children.values()) {
       cancellers.delete(child.runId);
       this.#tell(child);
+      this.#ended(child, stopReason);
     }
   }
 
@@ -193,6 +213,7 @@ export class ChildTree {
     const { runId, logger } = this.#options;
     const sessionId = raw.sessionId as string; // checked by the routes
     let child = this.#children.get(sessionId);
+    const fresh = child === undefined;
     if (!child) {
       const parent = this.#children.get(from);
       if (this.#children.size >= MAX_CHILD_SESSIONS) return; // the routes logged it
@@ -209,10 +230,21 @@ export class ChildTree {
         charged: 0,
         toolCalls: 0,
         warned: false,
+        since: performance.now(),
       };
       this.#children.set(sessionId, child);
       logger.debug(`ACP run ${runId}: child session ${child.sessionId} is ${child.runId}`);
     }
+    this.#update(child, raw);
+    this.#tell(child);
+    // As any nested run: a `subagent/start` when first told, a `subagent/end` when the run ends.
+    const scope = this.#options.parent.scope;
+    if (fresh && scope.hasListeners(subagentStart)) scope.emit(subagentStart, this.#info(child));
+  }
+
+  /** What a `subagent_update` says of `child`'s title, capabilities and state. */
+  #update(child: Child, raw: Record<string, unknown>): void {
+    const sessionId = raw.sessionId as string;
     if (typeof raw.title === "string") child.title = cut(raw.title, 200);
     else if (raw.title === null) child.title = undefined;
     if (raw.capabilities === null) child.cancellable = false;
@@ -224,7 +256,54 @@ export class ChildTree {
     else if (isRecord(raw.state) && typeof raw.state.state === "string") {
       child.state = STATES[raw.state.state] ?? cut(raw.state.state, 64);
     }
-    this.#tell(child);
+  }
+
+  /** `child` as a nested run of the service's events. */
+  #info(child: Child): SubagentRunInfo {
+    return deepFreeze({
+      provider: this.#options.provider,
+      parentRunId: child.parentRunId,
+      depth: child.depth,
+      ...(child.title === undefined ? {} : { label: child.title }),
+      runId: child.runId,
+      parentId: child.parentRunId,
+      prompt: [],
+      inheritsParentContext: false,
+    });
+  }
+
+  /**
+   * `subagent/end` for `child`: `completed` when the agent last said it was
+   * idle (or nothing), else what ended the run (`aborted` when that was a
+   * completion: the turn ended with the child still at work).
+   */
+  #ended(child: Child, runStopReason: SubagentStopReason): void {
+    const scope = this.#options.parent.scope;
+    if (!scope.hasListeners(subagentEnd)) return;
+    const done = child.state === undefined || child.state === "idle";
+    const stopReason = done ? "completed" : child.state === "failed" // an OpenCode task that failed (see _opencode_tasks.ts)
+      ? "error"
+      : runStopReason === "completed"
+      ? "aborted"
+      : runStopReason;
+    const durationMs = Math.max(0, performance.now() - child.since);
+    const figures = {
+      inputTokens: child.contextTokens,
+      outputTokens: 0,
+      cachedInputTokens: 0,
+      modelCalls: 0,
+      toolCalls: child.toolCalls,
+      wallTimeMs: durationMs,
+    };
+    scope.emit(
+      subagentEnd,
+      deepFreeze({
+        ...this.#info(child),
+        usage: { self: figures, total: figures, partial: true },
+        stopReason,
+        durationMs,
+      }),
+    );
   }
 
   #usage(child: Child, used: unknown): void {

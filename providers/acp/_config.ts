@@ -26,6 +26,28 @@ export interface ResolvedConfig {
 }
 
 const POOL_OPTIONS = ["size", "maxIdleMs"] as const;
+
+// Every option of AcpProviderConfig (the Record keeps this list in step with the type).
+const OPTION_KEYS: Readonly<Record<keyof AcpProviderConfig, true>> = {
+  command: true,
+  args: true,
+  cwd: true,
+  env: true,
+  name: true,
+  permission: true,
+  disposeEofGraceMs: true,
+  disposeGraceMs: true,
+  cancelGraceMs: true,
+  turnTimeoutMs: true,
+  authMethod: true,
+  startupTimeoutMs: true,
+  maxMessageBytes: true,
+  reuseProcess: true,
+  logger: true,
+  launcher: true,
+  pool: true,
+};
+const OPTIONS = Object.keys(OPTION_KEYS);
 const MAX_POOL_SIZE = 64;
 
 /** Check `config.pool` and fill in its defaults. */
@@ -83,7 +105,17 @@ function positive(field: string, value: unknown, fallback: number): number {
  * @throws {TypeError | RangeError} naming the first bad field.
  */
 export function resolveConfig(config: AcpProviderConfig): ResolvedConfig {
-  if (config === null || typeof config !== "object") fail("", "an object", config);
+  if (config === null || typeof config !== "object" || Array.isArray(config)) {
+    fail("", "an object", config);
+  }
+  for (const key of Object.keys(config)) {
+    if (!Object.hasOwn(OPTION_KEYS, key)) {
+      // A misspelled option would otherwise fall back to its default (`permission` to "reject").
+      throw new TypeError(
+        `Cannot create the ACP provider: unknown option "${key}" (known: ${OPTIONS.join(", ")})`,
+      );
+    }
+  }
   const {
     command,
     args,

@@ -78,7 +78,8 @@ export class AgentConnection {
   #failureListeners = new Set<(error: Error) => void>();
   #info: AgentInfo | undefined;
   readonly #routes: SessionRoutes;
-  readonly #inbound: InboundScreen;
+  /** The screen of what the agent writes on stdout (what it printed before speaking, if it never did). */
+  readonly inbound: InboundScreen;
   #stdoutEnded = deferred();
   #gone: Promise<void> | undefined;
   #holders = 0;
@@ -91,7 +92,7 @@ export class AgentConnection {
     this.#config = config;
     this.#logger = config.logger;
     this.#routes = new SessionRoutes(config.logger);
-    this.#inbound = new InboundScreen(config.logger);
+    this.inbound = new InboundScreen(config.logger, [config.command, ...config.args]);
     const framer = new LineFramer(config.maxMessageBytes, {
       message: (message, bytes) => this.#onMessage(message, bytes),
       garbage: (line) => this.#onGarbage(line),
@@ -363,17 +364,13 @@ export class AgentConnection {
   }
 
   #onGarbage(line: string): void {
-    const error = this.#inbound.garbage(line);
+    const error = this.inbound.garbage(line);
     if (error) this.#fail(error);
   }
 
-  /** `; …` naming the garbage the agent printed before any message, or "". */
-  garbageNote(): string {
-    return this.#inbound.note();
-  }
-
   #onMessage(message: Json, bytes: number): void {
-    const verdict = this.#inbound.screen(message);
+    const verdict = this.inbound.screen(message);
+    this.#holdLoop();
     if (verdict === "garbage") return this.#onGarbage(quoted(message));
     if (verdict instanceof Error) return this.#fail(verdict);
     if (verdict === "drop") return;
@@ -403,7 +400,8 @@ export class AgentConnection {
   async #write(message: acp.AnyMessage): Promise<void> {
     if (this.#failure) throw this.#failure;
     const sent = message as Json;
-    this.#inbound.sent(sent);
+    this.inbound.sent(sent);
+    this.#holdLoop();
     try {
       const written = this.#proc!.write(encoder.encode(JSON.stringify(message) + "\n"));
       // Queued on stdin: a cancel written from now on comes after it.
@@ -416,6 +414,11 @@ export class AgentConnection {
       await settledWithin(this.#whenGone(), DRAIN_MS * 2);
       throw this.#failure ?? new Error(`writing to the ACP agent's stdin failed: ${error}`);
     }
+  }
+
+  /** Keep the program running while a request waits for the agent's answer, and only then. */
+  #holdLoop(): void {
+    this.#proc?.holdLoop(this.inbound.outstanding > 0);
   }
 
   #writeRaw(message: Json): void {
@@ -434,7 +437,7 @@ export class AgentConnection {
         ? `the ACP agent process ${describeExit(status)}`
         : "the ACP agent closed its stdout";
       const tail = proc.stderrTail();
-      const told = what + this.garbageNote();
+      const told = what + this.inbound.note();
       this.#fail(
         new AcpError("CONNECTION_LOST", tail ? `${told}; its last stderr lines:\n${tail}` : told),
       );

@@ -19,6 +19,10 @@ const OUTSTANDING_MAX = 4096;
 const QUOTED_CHARS = 600;
 /** Garbage lines logged one by one; the rest are only counted. */
 const GARBAGE_LOGGED = 20;
+/** The first lines printed before any message kept to quote (each already cut). */
+const FIRST_LINES_KEPT = 3;
+/** Messages sent before the agent spoke remembered to recognise an echo (`cat`). */
+const ECHO_WATCHED = 8;
 
 /**
  * What to do with a message from the agent: `garbage` (no JSON-RPC message),
@@ -34,11 +38,19 @@ export class InboundScreen {
   #spoke = false;
   #garbageLines = 0;
   #firstGarbage: string | undefined;
+  /** The first lines printed before any message, to quote. */
+  #firstLines: string[] = [];
+  /** The compact JSON of messages sent before the agent spoke: an echo of one is no answer. */
+  #echoable: string[] = [];
   /** Ids of the requests sent and not yet answered. */
   #outstanding = new Set<string | number>();
 
-  constructor(logger: Logger) {
+  /** The command line that was started (command, then its arguments). */
+  readonly commandLine: readonly string[];
+
+  constructor(logger: Logger, commandLine: readonly string[] = []) {
     this.#logger = logger;
+    this.commandLine = commandLine;
   }
 
   /**
@@ -49,6 +61,7 @@ export class InboundScreen {
   garbage(line: string): AcpError | undefined {
     const count = ++this.#garbageLines;
     this.#firstGarbage ??= line;
+    if (!this.#spoke && this.#firstLines.length < FIRST_LINES_KEPT) this.#firstLines.push(line);
     if (count <= GARBAGE_LOGGED) {
       this.#logger.warn(
         `Ignored a line on the ACP agent's stdout that is not a JSON-RPC message: ${line}`,
@@ -74,8 +87,33 @@ export class InboundScreen {
     } not JSON-RPC (the first: ${JSON.stringify(this.#firstGarbage)})`;
   }
 
+  /** How many requests this client sent that were not answered yet. */
+  get outstanding(): number {
+    return this.#outstanding.size;
+  }
+
+  /** Whether the agent sent a JSON-RPC message of its own yet. */
+  get spoke(): boolean {
+    return this.#spoke;
+  }
+
+  /** The first lines (at most 3, each cut) the agent printed before any message. */
+  firstLines(): readonly string[] {
+    return this.#firstLines;
+  }
+
   /** A message from the agent: what to do with it. */
   screen(message: Json): Inbound {
+    const echo = this.#spoke ? undefined : JSON.stringify(message);
+    if (echo !== undefined && this.#echoable.includes(echo)) {
+      if (this.#firstLines.length < FIRST_LINES_KEPT) this.#firstLines.push(cut(echo, 200));
+      return new AcpError(
+        "PROTOCOL_ERROR",
+        `the command echoed back the ${
+          typeof message.method === "string" ? `${cut(message.method, 100)} request` : "message"
+        } this client sent it (as \`cat\` does), instead of answering it`,
+      );
+    }
     const isResponse = !("method" in message) && "id" in message &&
       ("result" in message || "error" in message);
     // An object that is no JSON-RPC message (a structured log line, say).
@@ -106,6 +144,9 @@ export class InboundScreen {
 
   /** A message this client sends: a request's id is remembered until answered. */
   sent(message: Json): void {
+    if (!this.#spoke && this.#echoable.length < ECHO_WATCHED) {
+      this.#echoable.push(JSON.stringify(message));
+    }
     if (typeof message.method !== "string" || !("id" in message)) return;
     if (this.#outstanding.size >= OUTSTANDING_MAX) {
       // Requests the agent never answered (an abandoned session/close):

@@ -5,6 +5,8 @@
 // idle is logged and replaced, within a bound on failures in a row so an
 // agent that cannot start does not loop.
 import type { Logger } from "@seam/host";
+// Node's timers, in Deno too: an idle agent's timer must not keep the program running.
+import { clearTimeout, setTimeout } from "node:timers";
 import { settledWithin } from "./_async.ts";
 import type { AgentConnection } from "./_connection.ts";
 
@@ -158,7 +160,7 @@ export class WarmPool {
     if (failure !== undefined) return this.#failed(connection, "failed to start", failure);
     const idle: Idle = {
       connection,
-      timer: setTimeout(() => this.#expire(idle), this.#settings.maxIdleMs),
+      timer: setTimeout(() => this.#expire(idle), this.#settings.maxIdleMs).unref(),
       unlisten: connection.onFailure((error) => {
         const at = this.#idle.indexOf(idle);
         if (at < 0) return;

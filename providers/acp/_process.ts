@@ -141,6 +141,8 @@ export class AgentProcess {
   #known = new Map<number, number>();
   #supervisor: Supervisor | undefined;
   #lastStderr = 0;
+  /** Whether the process and its pipes keep this program's event loop alive. */
+  #holdsLoop = true;
 
   constructor(child: ChildProcess, launcher: Launcher, options: ProcessOptions) {
     this.#child = child;
@@ -200,6 +202,23 @@ export class AgentProcess {
     } while (performance.now() - this.#lastStderr < 20 && performance.now() < until);
   }
 
+  /**
+   * Let the process and its pipes keep this program running (`true`, as
+   * spawned) or not: an agent nobody waits on must not stop a program that
+   * forgot to dispose it from exiting. Its group ends with the program then
+   * (stdin EOF; the supervisor's SIGTERM, SIGKILL). A teardown holds again.
+   */
+  holdLoop(hold: boolean): void {
+    if (hold === this.#holdsLoop || (!hold && this.#teardown)) return;
+    this.#holdsLoop = hold;
+    const child = this.#child;
+    for (const handle of [child, child.stdin, child.stdout, child.stderr]) {
+      const refable = handle as { ref?: () => void; unref?: () => void } | null;
+      if (hold) refable?.ref?.();
+      else refable?.unref?.();
+    }
+  }
+
   /** Write bytes to the agent's stdin. Rejects once stdin is closed or broken. */
   write(bytes: Uint8Array): Promise<void> {
     const stdin = this.#child.stdin!;
@@ -225,6 +244,7 @@ export class AgentProcess {
    * the stdio pipes and stand the supervisor down. Memoized.
    */
   terminate(graces: TeardownGraces): Promise<void> {
+    this.holdLoop(true);
     return this.#teardown ??= this.#terminate(graces);
   }
 

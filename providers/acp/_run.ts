@@ -29,6 +29,7 @@ import { type Refusal, RunPermissions } from "./_run_permissions.ts";
 import type { AcpSession } from "./_session.ts";
 import { type AcpUpdate, acpUpdate } from "./events.ts";
 import { traceMeta } from "./_trace.ts";
+import { describeFailure } from "./_not_agent.ts";
 
 const noop = () => {};
 let runCounter = 0;
@@ -161,7 +162,7 @@ export class AcpRun implements SubagentRunHandle {
           // Read when the time is up: by then the agent may have printed garbage.
           get message() {
             return `the ACP agent did not answer ${what} within ${startupTimeoutMs} ms (startupTimeoutMs)` +
-              connection.garbageNote();
+              connection.inbound.note();
           },
         });
         await race(connection.ready, signal, late("initialize"));
@@ -287,11 +288,10 @@ export class AcpRun implements SubagentRunHandle {
       ? "START_FAILED"
       : "CHILD_FAILED";
     const tail = this.#session.connection.stderrTail();
-    // A lost connection's message already ends with the agent's stderr.
-    const quoteTail = startup && tail !== "" && code !== "CONNECTION_LOST";
-    const message = `The ACP run failed during ${phase}: ${messageOf(error)}${
-      quoteTail ? `; its last stderr lines:\n${tail}` : ""
-    }`;
+    const { message, notAnAcpAgent } = describeFailure(phase, code, messageOf(error), tail, {
+      startup,
+      inbound: this.#session.connection.inbound,
+    });
     this.#session.logger.warn(`ACP run ${this.id}: ${message}`);
     this.#finish("error", {
       code,
@@ -299,6 +299,7 @@ export class AcpRun implements SubagentRunHandle {
       data: {
         phase,
         ...(error instanceof AcpError ? error.data : {}),
+        ...(notAnAcpAgent ? { notAnAcpAgent } : {}),
         ...(tail === "" ? {} : { stderr: tail }),
         ...(this.#permissions.refusals.length === 0
           ? {}
@@ -323,7 +324,7 @@ export class AcpRun implements SubagentRunHandle {
         ),
       );
     }
-    this.#children.end();
+    this.#children.end(stopReason);
     this.#resolveResult({
       ...resultOf(this.#output.blocks, stopReason, failure),
       usage: this.#children.rollUp(this.#usage),
@@ -420,6 +421,7 @@ export class AcpRun implements SubagentRunHandle {
     }
     if (update.kind === "tool-call" || update.kind === "tool-call-update") {
       this.#permissions.remember(update.raw);
+      this.#children.own(update.raw);
     }
     try {
       this.#emit(update);

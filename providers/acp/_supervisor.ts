@@ -61,10 +61,15 @@ export function startSupervisor(
     });
   });
   child.stdin!.on("error", () => {}); // it died first: nothing to stand down
+  // A watcher only: it never keeps this program running, but while standing down.
+  child.unref();
+  (child.stdin as { unref?: () => void }).unref?.();
   let stood: Promise<void> | undefined;
   return {
     standDown(): Promise<void> {
       return stood ??= (() => {
+        child.ref();
+        (child.stdin as { ref?: () => void }).ref?.();
         child.stdin!.end("\n");
         return exited;
       })();

@@ -33,7 +33,12 @@ const CAPABILITIES: SubagentCapabilities = Object.freeze({
  * `subagent/progress` (text, thought, tool call, tool result, plan), the
  * event the gateway and the demo stream from. The agent's stdout may carry
  * the odd non-JSON line (logged and skipped); a command whose first 100
- * lines are all non-JSON is not an ACP agent, and the run ends `error`. Stop reasons map `end_turn` → `completed`, `max_tokens` →
+ * lines are all non-JSON is not an ACP agent, and the run ends `error`. A
+ * command that fails `initialize` without a word of JSON-RPC (it exits,
+ * prints only text, echoes the request back as `cat` does, or stays silent)
+ * is named in the error as no ACP agent: the command line, its first stdout
+ * lines (3, each cut to 200 characters; also `error.data.notAnAcpAgent`) and
+ * what to check. Stop reasons map `end_turn` → `completed`, `max_tokens` →
  * `max-tokens`, `refusal` → `refusal`, `cancelled` → `aborted`, anything else
  * → `error`. A failure (the binary cannot be spawned, the agent dies, never
  * answers, answers an error, breaks the protocol, a turn outlives
@@ -60,7 +65,11 @@ const CAPABILITIES: SubagentCapabilities = Object.freeze({
  * the descendants that left it, waits `disposeGraceMs`, SIGKILLs them and
  * waits for the exit: no process of the group outlives it, nor the
  * provider's process (a supervisor per group ends it when this process
- * dies). `resume(content)` sends another prompt
+ * dies). An agent process keeps this program running only while a request
+ * to it awaits an answer (a start, a turn): a program that forgets to
+ * dispose a finished run, or the provider and its warm pool, still exits,
+ * and its agents end with it (stdin EOF, then the supervisor's SIGTERM and
+ * SIGKILL). `resume(content)` sends another prompt
  * on the same session as a new run; the process lives until the last run on
  * it is disposed.
  *

@@ -43,6 +43,24 @@ Deno.test("createAcpProvider() rejects a bad config naming the field", () => {
   }
 });
 
+Deno.test("createAcpProvider() refuses an unknown option, naming the known ones", () => {
+  // A misspelled `permission` used to fall back silently to "reject".
+  assert.throws(
+    () => createAcpProvider({ command: "a", permision: "allow" } as AcpProviderConfig),
+    (e: unknown) =>
+      e instanceof TypeError &&
+      e.message ===
+        'Cannot create the ACP provider: unknown option "permision" (known: command, args, cwd, ' +
+          "env, name, permission, disposeEofGraceMs, disposeGraceMs, cancelGraceMs, " +
+          "turnTimeoutMs, authMethod, startupTimeoutMs, maxMessageBytes, reuseProcess, logger, " +
+          "launcher, pool)",
+  );
+  assert.throws(
+    () => createAcpProvider({ command: "a", pool: {}, turnTimeout: 5 } as AcpProviderConfig),
+    /unknown option "turnTimeout"/,
+  );
+});
+
 Deno.test("createAcpProvider() accepts a full config", async () => {
   const provider = createAcpProvider({
     command: "agent",

@@ -636,6 +636,10 @@ Deno.test("serveAcpAgent() rejects bad options naming them", () => {
       /options\.maxSessions must be an integer from 1 to 1000000, got many/,
     ],
     [{ host, streams, model: "m", logger: {} as never }, /options\.logger must be a Logger/],
+    [
+      { host, streams, model: "m", maxSesions: 2 } as never,
+      /Cannot serve an ACP agent: unknown option "maxSesions" \(known: host, streams, model, maxTokens, maxSessions, setup, parentScope, name, title, version, logger\)/,
+    ],
   ];
   for (const [options, message] of cases) {
     assert.throws(

@@ -5,13 +5,38 @@ function check(condition: unknown, message: string): asserts condition {
   if (!condition) throw new TypeError(`Cannot serve an ACP agent: ${message}`);
 }
 
+// Every option of AcpServerOptions (the Record keeps this list in step with the type).
+const OPTION_KEYS: Readonly<Record<keyof AcpServerOptions, true>> = {
+  host: true,
+  streams: true,
+  model: true,
+  maxTokens: true,
+  maxSessions: true,
+  setup: true,
+  parentScope: true,
+  name: true,
+  title: true,
+  version: true,
+  logger: true,
+};
+const OPTIONS = Object.keys(OPTION_KEYS);
+
 /**
  * Check every option of {@linkcode AcpServerOptions}.
  *
  * @throws {TypeError} naming the first bad one.
  */
 export function checkOptions(options: AcpServerOptions): void {
-  check(options !== null && typeof options === "object", "options must be an object");
+  check(
+    options !== null && typeof options === "object" && !Array.isArray(options),
+    "options must be an object",
+  );
+  for (const key of Object.keys(options)) {
+    check(
+      Object.hasOwn(OPTION_KEYS, key),
+      `unknown option "${key}" (known: ${OPTIONS.join(", ")})`,
+    );
+  }
   const { host, streams, model, setup, parentScope, logger, maxSessions } = options;
   check(
     host !== null && typeof host === "object" && typeof host.agents?.create === "function",

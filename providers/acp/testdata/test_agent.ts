@@ -296,6 +296,63 @@ function childSessions(sid: string, verb: string, n: number): string {
   return "children done";
 }
 
+/**
+ * `opencode-tasks`: what `opencode acp` sends of its Task subagents (no
+ * child sessions: one `task` tool call of the parent's session each). Task
+ * 1 completes with the child's answer and its session id in
+ * `rawOutput.metadata`; task 2 fails.
+ */
+function openCodeTasks(sid: string): string {
+  const input = (i: number) => ({
+    description: `Explore part ${i}`,
+    prompt: `Look at part ${i}`,
+    subagent_type: "explore",
+  });
+  for (const i of [1, 2]) {
+    update(sid, {
+      sessionUpdate: "tool_call",
+      toolCallId: `call_${i}`,
+      title: "task",
+      kind: "other",
+      status: "pending",
+      locations: [],
+      rawInput: {},
+    });
+    update(sid, {
+      sessionUpdate: "tool_call_update",
+      toolCallId: `call_${i}`,
+      status: "in_progress",
+      kind: "other",
+      title: "task",
+      locations: [],
+      rawInput: input(i),
+    });
+  }
+  const output = "task_id: ses_child1 (for resuming to continue this task if needed)\n\n" +
+    "<task_result>\npart 1 has 3 files\n</task_result>";
+  update(sid, {
+    sessionUpdate: "tool_call_update",
+    toolCallId: "call_1",
+    status: "completed",
+    kind: "other",
+    content: [{ type: "content", content: { type: "text", text: output } }],
+    title: "Explore part 1",
+    rawInput: input(1),
+    rawOutput: { output, metadata: { sessionId: "ses_child1", model: { modelID: "m" } } },
+  });
+  update(sid, {
+    sessionUpdate: "tool_call_update",
+    toolCallId: "call_2",
+    status: "failed",
+    kind: "other",
+    title: "task",
+    rawInput: input(2),
+    content: [{ type: "content", content: { type: "text", text: "Unknown agent type" } }],
+    rawOutput: { error: "Unknown agent type: explore is not a valid agent type" },
+  });
+  return "tasks done";
+}
+
 function textOfPrompt(prompt: unknown): string {
   if (!Array.isArray(prompt)) return "";
   return prompt.map((b) => (b && typeof b === "object" && b.type === "text") ? b.text : "").join(
@@ -598,6 +655,9 @@ async function prompt(id: unknown, params: Json): Promise<void> {
       return stop("end_turn");
     case "pid":
       chunk(sid, `pid ${io.pid} sessions ${sessionCounter}`);
+      return stop("end_turn");
+    case "opencode-tasks":
+      chunk(sid, openCodeTasks(sid));
       return stop("end_turn");
     case "children":
     case "children-hostile":
