@@ -127,6 +127,7 @@ export const NODE_TEST_ROOTS: readonly string[] = [
   "tests/acp_ask_test.ts",
   "tests/acp_bounds_test.ts",
   "tests/acp_children_test.ts",
+  "tests/acp_not_agent_test.ts",
   "tests/acp_conformance_test.ts",
   "tests/acp_misbehaviour_test.ts",
   "tests/acp_provider_test.ts",
