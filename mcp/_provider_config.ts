@@ -2,7 +2,7 @@
 import type { JsonValue } from "@seam/host";
 import type { SubagentRequest } from "@seam/subagent";
 import type { SpawnSpec } from "./_child_process.ts";
-import type { McpProviderOptions } from "./provider.ts";
+import type { McpProviderOptions } from "./_provider_options.ts";
 
 /** The options, resolved. */
 export interface ResolvedProviderConfig {
