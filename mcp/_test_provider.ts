@@ -6,7 +6,8 @@
  * <prompt>` runs `<prompt>` in a grandchild through the service and answers
  * its output; `image` answers an image; `structured` answers `{answer: 42}`;
  * `fail` ends `error`; `complete <words>` answers the words at once; `max-tokens`
- * ends `max-tokens`; `flood <n>` streams n 1000-character chunks, then hangs. `live` holds the runs not yet ended.
+ * ends `max-tokens`; `flood <n>` streams n 1000-character chunks, then hangs; `stream <n>`
+ * streams them, then answers "streamed". `live` holds the runs not yet ended.
  */
 import { textOf } from "@seam/host";
 import {
@@ -108,6 +109,14 @@ export function createTestProvider(
                 if (i % 100 === 99) await new Promise((r) => setTimeout(r, 0));
               }
               return await new Promise<never>(() => {});
+            }
+            case "stream": {
+              const chunk = "x".repeat(999) + "\n";
+              for (let i = 0; i < Number(rest[0]); i++) {
+                progress(chunk);
+                if (i % 100 === 99) await new Promise((r) => setTimeout(r, 0));
+              }
+              return { output: "streamed", stopReason: "completed" };
             }
             case "hang":
               return await new Promise<never>(() => {});

@@ -174,3 +174,70 @@ Deno.test("createMcpProvider() reaches a server by URL over Streamable HTTP", as
     await server.shutdown();
   }
 });
+
+Deno.test("createMcpHttpHandler() bounds the progress held for a client that never reads", async () => {
+  await using w = world();
+  const handler = createMcpHttpHandler(w.server, { maxUnreadBytes: 64 * 1024 });
+  const { url, server } = serve(handler);
+  try {
+    const post = (body: unknown, session?: string) =>
+      fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2025-11-25",
+          ...(session ? { "mcp-session-id": session } : {}),
+        },
+        body: JSON.stringify(body),
+      });
+    const init = await post({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "never-reads", version: "1" },
+      },
+    });
+    const session = init.headers.get("mcp-session-id")!;
+    await init.text();
+    await (await post({ jsonrpc: "2.0", method: "notifications/initialized" }, session)).text();
+    // 30 MB of progress, on a stream the client does not read until the run has ended.
+    const call = await post({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name: "subagent_test",
+        arguments: { description: "Stream", prompt: "stream 30000" },
+        _meta: { progressToken: "p" },
+      },
+    }, session);
+    assert.equal(call.headers.get("content-type"), "text/event-stream");
+    while (w.provider.started.size < 1 || w.provider.live.size > 0) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const text = await call.text();
+    const messages = text.split("\n").filter((line) => line.startsWith("data: ")).map((line) =>
+      JSON.parse(line.slice(6))
+    );
+    const progress = messages.filter((m) => m.method === "notifications/progress");
+    const result = messages.find((m) => m.id === 1);
+    // The run was not held back by the client, and its result came through whole.
+    assert.equal(result?.result?.content?.[0]?.text, "streamed");
+    // What got through is the bound plus what the sockets and the client's fetch held (a few MB
+    // here), not the 30 MB streamed: the rest was coalesced away, and said so.
+    assert.ok(text.length < 10_000_000, `the stream carried ${text.length} bytes`);
+    assert.ok(
+      progress.some((m) => /^\[\d+ characters not delivered\]/.test(m.params.message)),
+      "a progress message says what was dropped",
+    );
+    const numbers = progress.map((m) => m.params.progress);
+    assert.deepEqual(numbers, numbers.toSorted((a: number, b: number) => a - b));
+  } finally {
+    await handler.close();
+    await server.shutdown();
+  }
+});
