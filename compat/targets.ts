@@ -108,6 +108,7 @@ export const NODE_PACKAGES: readonly string[] = [
   "@seam/openai-agents",
   "@seam/langgraph",
   "@seam/mastra",
+  "@seam/mcp",
 ];
 
 /** Folders (searched for `*_test.ts`) and test files the Node run bundles and runs. */
@@ -135,6 +136,7 @@ export const NODE_TEST_ROOTS: readonly string[] = [
   "adapters/openai_agents",
   "adapters/langgraph",
   "adapters/mastra",
+  "mcp",
 ];
 
 /**
@@ -143,6 +145,8 @@ export const NODE_TEST_ROOTS: readonly string[] = [
  */
 export const NODE_TEST_PEERS: Readonly<Record<string, string>> = {
   "providers/acp/testdata/test_agent.ts": "the ACP tests' agent (tests/acp_support.ts)",
+  "mcp/testdata/stdio_server.ts": "a seam MCP server on stdio (mcp/_test_servers.ts)",
+  "mcp/testdata/plain_server.ts": "a plain SDK MCP server on stdio (mcp/_test_servers.ts)",
 };
 
 /** Test files left out of the Node run, each with the Deno-only API it needs. */
@@ -155,6 +159,8 @@ export const NODE_TEST_EXCLUDED: Readonly<Record<string, string>> = {
   "gateway/push_memory_outbox_test.ts": "serves its webhook receivers on loopback with Deno.serve",
   "gateway/streams_per_principal_test.ts":
     "serves the gateway on loopback with Deno.serve, to hold streams open over real HTTP",
+  "mcp/tasks_test.ts":
+    "serves the 2026-07-28 handler on loopback with Deno.serve (mcp/_test_tasks.ts)",
   "subagent/errors_test.ts":
     "loads a second copy of a module by URL query, which a bundle cannot do",
 };
