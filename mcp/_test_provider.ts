@@ -7,7 +7,8 @@
  * its output; `image` answers an image; `structured` answers `{answer: 42}`;
  * `fail` ends `error`; `complete <words>` answers the words at once; `max-tokens`
  * ends `max-tokens`; `flood <n>` streams n 1000-character chunks, then hangs; `stream <n>`
- * streams them, then answers "streamed". `live` holds the runs not yet ended.
+ * streams them, then answers "streamed"; `say <words>` streams the words as echo does,
+ * then runs until cancelled. `live` holds the runs not yet ended.
  */
 import { textOf } from "@seam/host";
 import {
@@ -110,6 +111,12 @@ export function createTestProvider(
               }
               return await new Promise<never>(() => {});
             }
+            case "say":
+              for (const word of rest) {
+                progress(`${word} `);
+                await new Promise((r) => setTimeout(r, 1));
+              }
+              return await new Promise<never>(() => {});
             case "stream": {
               const chunk = "x".repeat(999) + "\n";
               for (let i = 0; i < Number(rest[0]); i++) {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { resultFromTaskOutcome } from "@modelcontextprotocol/ext-tasks/client";
+import { STATUS_MESSAGE_CHARS } from "./_task.ts";
 import { createHost, createMemoryLogger } from "@seam/host";
 import { createSubagentService, handleSubagentInput } from "@seam/subagent";
 import { testSubagentProvider } from "@seam/subagent/testing";
@@ -196,4 +197,37 @@ Deno.test("createMcpProvider({protocol: '2026-07-28'}) asks input_required up th
   } finally {
     await host.scope.dispose();
   }
+});
+
+Deno.test("tasks/get shows the child's latest progress as the task's statusMessage", async () => {
+  await using t = tasksWorld();
+  const session = await t.session("alice");
+  // 2,000 characters streamed, word by word, then the child runs on.
+  const words = Array.from({ length: 400 }, (_, i) => `w${i % 10}xx`);
+  const execution = await session.callTool("subagent_test", args(`say ${words.join(" ")} last`));
+  assert.equal(execution.kind, "task");
+  const seen: string[] = [];
+  // Polled through the client's own update stream, for 10 s at most.
+  const stop = new AbortController();
+  const timer = setTimeout(() => stop.abort(), 10_000);
+  try {
+    for await (const event of execution.updates(stop.signal)) {
+      if (event.type !== "task") break;
+      if (event.task.statusMessage !== undefined) seen.push(event.task.statusMessage);
+      if (event.task.statusMessage?.endsWith("last ")) break;
+    }
+  } catch (error) {
+    if (!stop.signal.aborted) throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+  const latest = seen.at(-1) ?? "";
+  // The official client saw the text as it came: growing, the latest characters kept.
+  assert.ok(seen.length >= 1, "the client saw a statusMessage while the task was working");
+  assert.ok(latest.endsWith("w9xx last "), `the latest progress: ${latest.slice(-40)}`);
+  assert.equal(latest.length, STATUS_MESSAGE_CHARS, "only the latest characters are kept");
+  const got = await t.raw("alice", "tasks/get", { taskId: execution.handle!.taskId });
+  assert.equal(got.result?.status, "working");
+  assert.equal(got.result?.statusMessage, latest);
+  await execution.cancel();
 });
