@@ -19,10 +19,13 @@ export interface McpProviderOptions {
   /** A remote server's Streamable HTTP endpoint. */
   readonly url?: string;
   /**
-   * The protocol line spoken to `url`: `"2025-11-25"` (default; sessions,
-   * progress, elicitation, `notifications/cancelled`) or `"2026-07-28"` (the
-   * Tasks extension: the call is a task polled to its end, its
-   * `input_required` answered with `tasks/update`, cancel is `tasks/cancel`).
+   * The protocol line spoken to `url`: `"2025-11-25"` (sessions, progress,
+   * elicitation, `notifications/cancelled`) or `"2026-07-28"` (the Tasks
+   * extension: the call is a task polled to its end, its `input_required`
+   * answered with `tasks/update`, cancel is `tasks/cancel`). Default: what
+   * the server tells, found once per provider before its first run
+   * (`server/discover`, falling back to `initialize`); this option overrides
+   * it. A `command` speaks 2025-11-25.
    */
   readonly protocol?: "2025-11-25" | "2026-07-28";
   /** Headers for every request to `url` (an `Authorization`, say). */

@@ -2,6 +2,7 @@
 import type { SubagentProvider, SubagentRequest, SubagentRunHandle } from "@seam/subagent";
 import { McpRun } from "./_client_run.ts";
 import { resolveProviderConfig } from "./_provider_config.ts";
+import { detectProtocol, type ProtocolLine } from "./_tasks_client.ts";
 import type { McpProviderOptions } from "./_provider_options.ts";
 
 export type { McpProviderOptions } from "./_provider_options.ts";
@@ -36,12 +37,22 @@ export type { McpProviderOptions } from "./_provider_options.ts";
  */
 export function createMcpProvider(options: McpProviderOptions): SubagentProvider {
   const config = resolveProviderConfig(options);
+  // The server's line, asked once (again after a failed attempt) unless `protocol` was given.
+  let detected: Promise<ProtocolLine> | undefined;
+  const line = (): Promise<ProtocolLine> => {
+    if (config.protocol !== undefined) return Promise.resolve(config.protocol);
+    return detected ??= detectProtocol(config.url!, config.headers, config.startTimeoutMs)
+      .catch((error) => {
+        detected = undefined;
+        throw error;
+      });
+  };
   return {
     name: config.name,
     capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
     inheritsParentContext: config.inheritsParentContext,
     start(request: SubagentRequest): SubagentRunHandle {
-      return new McpRun(config, request);
+      return new McpRun(config, request, line);
     },
   };
 }
