@@ -159,8 +159,6 @@ export const NODE_TEST_EXCLUDED: Readonly<Record<string, string>> = {
   "gateway/push_memory_outbox_test.ts": "serves its webhook receivers on loopback with Deno.serve",
   "gateway/streams_per_principal_test.ts":
     "serves the gateway on loopback with Deno.serve, to hold streams open over real HTTP",
-  "mcp/tasks_test.ts":
-    "serves the 2026-07-28 handler on loopback with Deno.serve (mcp/_test_tasks.ts)",
   "subagent/errors_test.ts":
     "loads a second copy of a module by URL query, which a bundle cannot do",
 };

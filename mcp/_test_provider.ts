@@ -34,6 +34,15 @@ export interface TestProvider extends SubagentProvider {
 let next = 0;
 
 /** A test provider named `name`; `subagents` lets `nest` start a grandchild. */
+/** Stream `count` chunks of 1,000 characters, yielding every 100. */
+async function chunks(count: number, progress: (text: string) => void): Promise<void> {
+  const chunk = "x".repeat(999) + "\n";
+  for (let i = 0; i < count; i++) {
+    progress(chunk);
+    if (i % 100 === 99) await new Promise((r) => setTimeout(r, 0));
+  }
+}
+
 export function createTestProvider(
   name = "test",
   options: { inherits?: boolean; subagents?: () => SubagentService } = {},
@@ -103,28 +112,18 @@ export function createTestProvider(
               const answer = await inputs.ask({ kind: "question", message: "Which branch?" });
               return { output: describe(answer), stopReason: "completed" };
             }
-            case "flood": {
-              const chunk = "x".repeat(999) + "\n";
-              for (let i = 0; i < Number(rest[0]); i++) {
-                progress(chunk);
-                if (i % 100 === 99) await new Promise((r) => setTimeout(r, 0));
-              }
+            case "flood":
+              await chunks(Number(rest[0]), progress);
               return await new Promise<never>(() => {});
-            }
             case "say":
               for (const word of rest) {
                 progress(`${word} `);
                 await new Promise((r) => setTimeout(r, 1));
               }
               return await new Promise<never>(() => {});
-            case "stream": {
-              const chunk = "x".repeat(999) + "\n";
-              for (let i = 0; i < Number(rest[0]); i++) {
-                progress(chunk);
-                if (i % 100 === 99) await new Promise((r) => setTimeout(r, 0));
-              }
+            case "stream":
+              await chunks(Number(rest[0]), progress);
               return { output: "streamed", stopReason: "completed" };
-            }
             case "hang":
               return await new Promise<never>(() => {});
             case "nest": {
