@@ -1,5 +1,5 @@
 /**
- * What a session's event streams hold that the client has not read yet.
+ * What a session's POST event streams hold that the client has not read yet.
  *
  * The SDK's web-standard transport enqueues every message on the request's
  * event stream at once (its `send` never waits), so a client that never
@@ -13,7 +13,10 @@
  */
 import type { McpMessage, McpTransport } from "./types.ts";
 
-/** The unread bytes of one session's event streams. */
+/**
+ * The unread bytes of one session's POST event streams (its GET stream,
+ * which carries only list changes, is not counted).
+ */
 export class Backlog {
   readonly #max: number;
   #bytes = 0;

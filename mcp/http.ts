@@ -20,8 +20,9 @@ export interface McpHttpOptions {
   /** The largest request body, in bytes (4 MiB). */
   readonly maxRequestBytes?: number;
   /**
-   * Bytes of a session's event streams the client has not read yet past
-   * which progress waits (1 MiB): a call's streamed text is then coalesced,
+   * Bytes of a session's POST event streams (where progress goes) the
+   * client has not read yet past which progress waits (1 MiB): a call's
+   * streamed text is then coalesced,
    * the oldest dropped past `limits.maxProgressChars`, and the next
    * notification starts with `[N characters not delivered]`. Results and
    * elicitations are never dropped.
