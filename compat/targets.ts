@@ -108,6 +108,7 @@ export const NODE_PACKAGES: readonly string[] = [
   "@seam/openai-agents",
   "@seam/langgraph",
   "@seam/mastra",
+  "@seam/mcp",
 ];
 
 /** Folders (searched for `*_test.ts`) and test files the Node run bundles and runs. */
@@ -137,6 +138,7 @@ export const NODE_TEST_ROOTS: readonly string[] = [
   "adapters/openai_agents",
   "adapters/langgraph",
   "adapters/mastra",
+  "mcp",
 ];
 
 /**
@@ -145,6 +147,8 @@ export const NODE_TEST_ROOTS: readonly string[] = [
  */
 export const NODE_TEST_PEERS: Readonly<Record<string, string>> = {
   "providers/acp/testdata/test_agent.ts": "the ACP tests' agent (tests/acp_support.ts)",
+  "mcp/testdata/stdio_server.ts": "a seam MCP server on stdio (mcp/_test_servers.ts)",
+  "mcp/testdata/plain_server.ts": "a plain SDK MCP server on stdio (mcp/_test_servers.ts)",
 };
 
 /** Test files left out of the Node run, each with the Deno-only API it needs. */

@@ -25,6 +25,9 @@ import { ProgressStream } from "./_progress.ts";
 import type { ToolEntry } from "./_tools.ts";
 
 /** What a tool call answers (an MCP `CallToolResult`). */
+/** How long a call's last progress may take to go out before its result does, in ms. */
+const FLUSH_MS = 5_000;
+
 export interface ToolCallResult {
   content: McpBlock[];
   structuredContent?: Record<string, JsonValue>;
@@ -134,6 +137,8 @@ export async function runCall(
         `The subagent's provider failed: ${(error as Error).message}`,
       );
     }
+    // The last text streamed goes out before the result (unless the call was cancelled).
+    if (!context.signal.aborted) await progress?.finish(FLUSH_MS);
     return toToolResult(result, args.outputSchema !== undefined);
   } finally {
     progress?.close();

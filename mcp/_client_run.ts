@@ -22,7 +22,7 @@ import { askOf, elicitAnswerOf, type ElicitParams } from "./_ask.ts";
 import { ServerProcess } from "./_child_process.ts";
 import { fromMcpBlocks } from "./_content.ts";
 import { ElicitRequest } from "./_schemas.ts";
-import { MODERN, TasksConnection } from "./_tasks_client.ts";
+import { MODERN, type ProtocolLine, TasksConnection } from "./_tasks_client.ts";
 import { StreamTransport } from "./_stream_transport.ts";
 import type { ResolvedProviderConfig } from "./_provider_config.ts";
 import { traceMetaOf } from "./_trace.ts";
@@ -43,6 +43,7 @@ export class McpRun implements SubagentRunHandle {
   readonly result: Promise<SubagentResultInput>;
   readonly #config: ResolvedProviderConfig;
   readonly #request: SubagentRequest;
+  readonly #line: () => Promise<ProtocolLine>;
   readonly #controller = new AbortController();
   readonly #inputs: SubagentInputs;
   #state: "starting" | "running" | "ended" = "starting";
@@ -53,9 +54,14 @@ export class McpRun implements SubagentRunHandle {
   #markStarted!: (error?: unknown) => void;
   #disposing: Promise<void> | undefined;
 
-  constructor(config: ResolvedProviderConfig, request: SubagentRequest) {
+  constructor(
+    config: ResolvedProviderConfig,
+    request: SubagentRequest,
+    line: () => Promise<ProtocolLine>,
+  ) {
     this.#config = config;
     this.#request = request;
+    this.#line = line;
     this.id = `${config.name}-${Date.now().toString(36)}-${++sequence}`;
     this.#inputs = new SubagentInputs(request.parent.scope, this.id);
     this.started = new Promise<void>((resolve, reject) => {
@@ -134,7 +140,16 @@ export class McpRun implements SubagentRunHandle {
   async #connect(signal: AbortSignal): Promise<Record<string, JsonValue>> {
     const config = this.#config;
     if (signal.aborted) throw new StartFailure("cancelled before it started");
-    if (config.protocol === MODERN) {
+    let protocol: ProtocolLine;
+    try {
+      protocol = await this.#line();
+    } catch (error) {
+      throw new StartFailure(
+        `Cannot start the MCP server: ${(error as Error)?.message ?? String(error)}`,
+      );
+    }
+    if (signal.aborted) throw new StartFailure("cancelled before it started");
+    if (protocol === MODERN) {
       const modern = this.#modern = new TasksConnection({
         url: config.url!,
         headers: config.headers,

@@ -17,6 +17,7 @@ export class ProgressStream {
   #dropped = 0;
   #count = 0;
   #state: "idle" | "sending" | "closed" = "idle";
+  #idle: (() => void) | undefined;
 
   constructor(send: SendProgress, maxBufferedChars: number) {
     this.#send = send;
@@ -39,15 +40,40 @@ export class ProgressStream {
     if (this.#state === "idle") this.#flush();
   }
 
+  /**
+   * The call ended: resolves once what was pushed went out (so the last
+   * text is not lost to a send still in flight), or after `maxWaitMs` for a
+   * client that does not read; then sends nothing more.
+   */
+  async finish(maxWaitMs: number): Promise<void> {
+    if (this.#state === "sending") {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        new Promise<void>((resolve) => this.#idle = resolve),
+        new Promise<void>((resolve) => timer = setTimeout(resolve, maxWaitMs)),
+      ]);
+      clearTimeout(timer);
+    }
+    this.close();
+  }
+
   /** Send nothing more. */
   close(): void {
     this.#state = "closed";
     this.#pending = "";
+    this.#wake();
+  }
+
+  #wake(): void {
+    const idle = this.#idle;
+    this.#idle = undefined;
+    idle?.();
   }
 
   #flush(): void {
     if (this.#pending === "") {
       if (this.#state === "sending") this.#state = "idle";
+      this.#wake();
       return;
     }
     const message = this.#dropped > 0

@@ -25,3 +25,30 @@ Deno.test("ProgressStream keeps one send in flight and bounds what a non-reader 
   await Promise.resolve();
   assert.equal(sends.length, 2);
 });
+
+Deno.test("ProgressStream.finish() sends what is pending before it resolves, and waits no longer than told", async () => {
+  const sends: { message: string; done: PromiseWithResolvers<void> }[] = [];
+  const stream = new ProgressStream((_progress, message) => {
+    const done = Promise.withResolvers<void>();
+    sends.push({ message, done });
+    return done.promise;
+  }, 100);
+  stream.push("a ");
+  stream.push("b ");
+  let finished = false;
+  const finishing = stream.finish(60_000).then(() => finished = true);
+  sends[0].done.resolve();
+  await Promise.resolve();
+  await Promise.resolve();
+  // "b " was pending behind the send in flight: it goes out before finish() resolves.
+  assert.deepEqual(sends.map((s) => s.message), ["a ", "b "]);
+  assert.equal(finished, false);
+  sends[1].done.resolve();
+  await finishing;
+  // A client that never reads holds finish() only as long as it was told.
+  const stuck = new ProgressStream(() => new Promise<void>(() => {}), 100);
+  stuck.push("x");
+  stuck.push("y");
+  await stuck.finish(20);
+  stuck.push("z");
+});

@@ -2,7 +2,7 @@
 import type { JsonValue } from "@seam/host";
 import type { SubagentRequest } from "@seam/subagent";
 import type { SpawnSpec } from "./_child_process.ts";
-import type { McpProviderOptions } from "./provider.ts";
+import type { McpProviderOptions } from "./_provider_options.ts";
 
 /** The options, resolved. */
 export interface ResolvedProviderConfig {
@@ -10,8 +10,8 @@ export interface ResolvedProviderConfig {
   readonly tool: string;
   readonly spawn?: SpawnSpec;
   readonly url?: string;
-  /** The protocol line spoken to `url`. */
-  readonly protocol: "2025-11-25" | "2026-07-28";
+  /** The protocol line spoken (absent: `url`'s, detected by the provider). */
+  readonly protocol?: "2025-11-25" | "2026-07-28";
   readonly headers: Readonly<Record<string, string>>;
   readonly arguments?: (prompt: string, request: SubagentRequest) => Record<string, JsonValue>;
   readonly inheritsParentContext: boolean;
@@ -78,8 +78,9 @@ export function resolveProviderConfig(options: McpProviderOptions): ResolvedProv
       refuse(`url must be http(s), got ${parsed.protocol}`);
     }
   }
-  const protocol = options.protocol ?? "2025-11-25";
-  if (protocol !== "2025-11-25" && protocol !== "2026-07-28") {
+  // A process speaks 2025-11-25 on stdio; a URL's line is detected unless given.
+  const protocol = options.protocol ?? (url === undefined ? "2025-11-25" : undefined);
+  if (protocol !== undefined && protocol !== "2025-11-25" && protocol !== "2026-07-28") {
     refuse(`protocol must be "2025-11-25" or "2026-07-28", got ${JSON.stringify(protocol)}`);
   }
   if (protocol === "2026-07-28" && url === undefined) {
@@ -103,7 +104,7 @@ export function resolveProviderConfig(options: McpProviderOptions): ResolvedProv
         },
       }
       : { url }),
-    protocol,
+    ...(protocol !== undefined ? { protocol } : {}),
     headers: options.headers ?? {},
     ...(options.arguments ? { arguments: options.arguments } : {}),
     inheritsParentContext: options.inheritsParentContext ?? false,

@@ -8,6 +8,12 @@ import type { SubagentInputAnswer, SubagentInputRequest } from "@seam/subagent";
 import type { ToolCallResult } from "./_call.ts";
 import { answerOf, elicitFormOf } from "./_elicit.ts";
 
+/**
+ * The most of the child's streamed text a task's `statusMessage` shows: its
+ * latest characters (a status line, not a transcript).
+ */
+export const STATUS_MESSAGE_CHARS = 1_000;
+
 /** A task's status on the wire. */
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
 
@@ -30,6 +36,7 @@ export class McpTask {
   #endedAt: number | undefined;
   #result: ToolCallResult | undefined;
   #error: { code: number; message: string } | undefined;
+  #statusMessage = "";
 
   constructor(principal: string, ttlMs: number, pollIntervalMs: number) {
     this.principal = principal;
@@ -100,6 +107,19 @@ export class McpTask {
     for (const [pending, answer] of answers) pending.settle(answer);
   }
 
+  /**
+   * The child streamed `text`: while the task runs, its `statusMessage` is
+   * the latest {@linkcode STATUS_MESSAGE_CHARS} characters streamed.
+   */
+  progress(text: string): void {
+    if (this.#ended() || text === "") return;
+    const latest = this.#statusMessage + text;
+    this.#statusMessage = latest.length > STATUS_MESSAGE_CHARS
+      ? latest.slice(latest.length - STATUS_MESSAGE_CHARS)
+      : latest;
+    this.#updatedAt = new Date().toISOString();
+  }
+
   /** Cancel: the run and its subtree end; what waits is refused. */
   cancel(): void {
     if (this.#ended()) return;
@@ -134,6 +154,7 @@ export class McpTask {
       ttlMs: this.#ttlMs,
       pollIntervalMs: this.#pollIntervalMs,
     };
+    if (this.#statusMessage !== "") base.statusMessage = this.#statusMessage;
     if (this.#state === "input_required") {
       base.inputRequests = Object.fromEntries(
         [...this.#pending].map((

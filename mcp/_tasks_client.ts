@@ -17,6 +17,39 @@ import type { JsonValue } from "@seam/host";
 /** The line's version. */
 export const MODERN = "2026-07-28";
 
+/** The protocol lines the provider speaks. */
+export type ProtocolLine = "2025-11-25" | "2026-07-28";
+
+/**
+ * Which line the server at `url` speaks, as the official client's `auto`
+ * negotiation finds it: `server/discover` first, a modern answer offering
+ * 2026-07-28 is that line; anything else (the legacy refusal of a request
+ * before `initialize`) falls back to `initialize`, the 2025-11-25 line. A
+ * session that fallback opened is ended (`DELETE`), so nothing is left
+ * open on the server. Rejects when the server cannot be reached.
+ */
+export async function detectProtocol(
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  timeoutMs: number,
+): Promise<ProtocolLine> {
+  const client = new Client({ name: "seam", version: "0.1.0" }, {
+    versionNegotiation: { mode: "auto" },
+  });
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { ...headers } },
+  });
+  try {
+    await client.connect(transport, { timeout: timeoutMs });
+    return client.getProtocolEra() === "modern" && client.getNegotiatedProtocolVersion() === MODERN
+      ? MODERN
+      : "2025-11-25";
+  } finally {
+    await transport.terminateSession().catch(() => {});
+    await client.close().catch(() => {});
+  }
+}
+
 /** What one call needs. */
 export interface TasksCallOptions {
   readonly url: string;

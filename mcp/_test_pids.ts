@@ -1,20 +1,19 @@
 /** Server processes the tests started, noted by pid in a directory (`MCP_PID_DIR`). */
+import { mkdirSync, mkdtempSync, readdirSync, statSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import process from "node:process";
 
+// Under tests/.out: the only place `deno task test` may write (node:fs, so that Node runs it too).
 const OUT = new URL("../tests/.out/", import.meta.url).pathname;
 
 /** A directory the test servers note their pids in. */
 export class PidDir implements AsyncDisposable {
-  // Under tests/.out: the only place `deno task test` may write.
-  readonly path = Deno.makeTempDirSync({
-    dir: (Deno.mkdirSync(OUT, { recursive: true }), OUT),
-    prefix: "seam-mcp-",
-  });
+  readonly path: string = (mkdirSync(OUT, { recursive: true }), mkdtempSync(`${OUT}seam-mcp-`));
 
   /** Pids noted so far. */
   pids(): number[] {
-    return [...Deno.readDirSync(this.path)]
-      .map((e) => Number(e.name))
+    return readdirSync(this.path)
+      .map((name) => Number(name))
       .filter((n) => Number.isSafeInteger(n) && n > 0);
   }
 
@@ -33,7 +32,7 @@ export class PidDir implements AsyncDisposable {
   /** Whether `name` was written. */
   has(name: string): boolean {
     try {
-      Deno.statSync(`${this.path}/${name}`);
+      statSync(`${this.path}/${name}`);
       return true;
     } catch {
       return false;
@@ -41,6 +40,6 @@ export class PidDir implements AsyncDisposable {
   }
 
   [Symbol.asyncDispose](): Promise<void> {
-    return Deno.remove(this.path, { recursive: true });
+    return rm(this.path, { recursive: true });
   }
 }

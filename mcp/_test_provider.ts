@@ -6,7 +6,9 @@
  * <prompt>` runs `<prompt>` in a grandchild through the service and answers
  * its output; `image` answers an image; `structured` answers `{answer: 42}`;
  * `fail` ends `error`; `complete <words>` answers the words at once; `max-tokens`
- * ends `max-tokens`; `flood <n>` streams n 1000-character chunks, then hangs. `live` holds the runs not yet ended.
+ * ends `max-tokens`; `flood <n>` streams n 1000-character chunks, then hangs; `stream <n>`
+ * streams them, then answers "streamed"; `say <words>` streams the words as echo does,
+ * then runs until cancelled. `live` holds the runs not yet ended.
  */
 import { textOf } from "@seam/host";
 import {
@@ -32,6 +34,15 @@ export interface TestProvider extends SubagentProvider {
 let next = 0;
 
 /** A test provider named `name`; `subagents` lets `nest` start a grandchild. */
+/** Stream `count` chunks of 1,000 characters, yielding every 100. */
+async function chunks(count: number, progress: (text: string) => void): Promise<void> {
+  const chunk = "x".repeat(999) + "\n";
+  for (let i = 0; i < count; i++) {
+    progress(chunk);
+    if (i % 100 === 99) await new Promise((r) => setTimeout(r, 0));
+  }
+}
+
 export function createTestProvider(
   name = "test",
   options: { inherits?: boolean; subagents?: () => SubagentService } = {},
@@ -101,14 +112,18 @@ export function createTestProvider(
               const answer = await inputs.ask({ kind: "question", message: "Which branch?" });
               return { output: describe(answer), stopReason: "completed" };
             }
-            case "flood": {
-              const chunk = "x".repeat(999) + "\n";
-              for (let i = 0; i < Number(rest[0]); i++) {
-                progress(chunk);
-                if (i % 100 === 99) await new Promise((r) => setTimeout(r, 0));
+            case "flood":
+              await chunks(Number(rest[0]), progress);
+              return await new Promise<never>(() => {});
+            case "say":
+              for (const word of rest) {
+                progress(`${word} `);
+                await new Promise((r) => setTimeout(r, 1));
               }
               return await new Promise<never>(() => {});
-            }
+            case "stream":
+              await chunks(Number(rest[0]), progress);
+              return { output: "streamed", stopReason: "completed" };
             case "hang":
               return await new Promise<never>(() => {});
             case "nest": {

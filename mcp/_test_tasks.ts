@@ -13,6 +13,7 @@ import {
 } from "@modelcontextprotocol/ext-tasks/client";
 import { createMcpTasksHandler, type McpTasksHandler } from "./tasks.ts";
 import { type World, world } from "./_test_support.ts";
+import { serveOnLoopback } from "./_test_http.ts";
 
 export const VERSION = "2026-07-28";
 
@@ -52,15 +53,14 @@ function nameOf(params: Record<string, unknown>): string | undefined {
   return typeof value === "string" ? value : undefined;
 }
 
-/** Make one; everything it made is closed by `await using`. */
-export function tasksWorld(): TasksWorld {
+/** Make one; everything it made is closed by its `Symbol.asyncDispose`. */
+export async function tasksWorld(): Promise<TasksWorld> {
   const w = world();
   const handler = createMcpTasksHandler(w.server, { pollIntervalMs: 10 });
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
-    (request) => handler.fetch(request, request.headers.get("x-principal") ?? undefined),
+  const server = await serveOnLoopback((request) =>
+    handler.fetch(request, request.headers.get("x-principal") ?? undefined)
   );
-  const url = `http://127.0.0.1:${server.addr.port}/mcp`;
+  const url = `${server.origin}/mcp`;
   const closers: (() => Promise<void>)[] = [];
   const post = async (principal: string, body: Record<string, unknown>): Promise<RawResponse> => {
     const params = (body.params ?? {}) as Record<string, unknown>;

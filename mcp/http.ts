@@ -6,6 +6,7 @@
 // The SDK's subpath export maps `*.js` to `*.js.d.ts`; its declarations are found without `.js`.
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { Backlog, BoundedTransport } from "./_backlog.ts";
 import type { McpConnection, McpServer, McpTransport } from "./types.ts";
 
 /** Options of {@linkcode createMcpHttpHandler}. */
@@ -18,6 +19,15 @@ export interface McpHttpOptions {
   readonly idleTimeoutMs?: number;
   /** The largest request body, in bytes (4 MiB). */
   readonly maxRequestBytes?: number;
+  /**
+   * Bytes of a session's POST event streams (where progress goes) the
+   * client has not read yet past which progress waits (1 MiB): a call's
+   * streamed text is then coalesced,
+   * the oldest dropped past `limits.maxProgressChars`, and the next
+   * notification starts with `[N characters not delivered]`. Results and
+   * elicitations are never dropped.
+   */
+  readonly maxUnreadBytes?: number;
 }
 
 /** An MCP endpoint: answer requests for `principal` (who the caller authenticated as). */
@@ -39,12 +49,19 @@ interface Session {
   readonly id: string;
   readonly principal: string;
   readonly transport: WebStandardStreamableHTTPServerTransport;
+  readonly backlog: Backlog;
   connection?: McpConnection;
   lastSeen: number;
   busy: number;
 }
 
-const KNOWN = ["maxSessions", "maxSessionsPerPrincipal", "idleTimeoutMs", "maxRequestBytes"];
+const KNOWN = [
+  "maxSessions",
+  "maxSessionsPerPrincipal",
+  "idleTimeoutMs",
+  "maxRequestBytes",
+  "maxUnreadBytes",
+];
 const ANONYMOUS = "anonymous";
 
 function positive(options: McpHttpOptions, key: keyof McpHttpOptions, fallback: number): number {
@@ -58,6 +75,17 @@ function positive(options: McpHttpOptions, key: keyof McpHttpOptions, fallback: 
   return value;
 }
 
+/** An event stream's body read through `backlog`; any other response as it is. */
+function counted(response: Response, backlog: Backlog): Response {
+  const type = response.headers.get("content-type") ?? "";
+  if (response.body === null || !type.startsWith("text/event-stream")) return response;
+  return new Response(backlog.wrap(response.body), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
 function jsonRpcError(status: number, code: number, message: string): Response {
   return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status });
 }
@@ -69,6 +97,7 @@ class HttpEndpoint implements McpHttpHandler {
   readonly #maxPerPrincipal: number;
   readonly #idleMs: number;
   readonly #maxBytes: number;
+  readonly #maxUnread: number;
   #state: "open" | "closed" = "open";
 
   constructor(server: McpServer, options: McpHttpOptions) {
@@ -84,6 +113,7 @@ class HttpEndpoint implements McpHttpHandler {
     this.#maxPerPrincipal = positive(options, "maxSessionsPerPrincipal", 16);
     this.#idleMs = positive(options, "idleTimeoutMs", 30 * 60_000);
     this.#maxBytes = positive(options, "maxRequestBytes", 4 * 1024 * 1024);
+    this.#maxUnread = positive(options, "maxUnreadBytes", 1024 * 1024);
   }
 
   get sessions(): number {
@@ -107,7 +137,8 @@ class HttpEndpoint implements McpHttpHandler {
     session.lastSeen = Date.now();
     session.busy++;
     try {
-      return await session.transport.handleRequest(request);
+      const response = await session.transport.handleRequest(request);
+      return request.method === "POST" ? counted(response, session.backlog) : response;
     } finally {
       session.busy--;
       session.lastSeen = Date.now();
@@ -128,21 +159,22 @@ class HttpEndpoint implements McpHttpHandler {
       );
     }
     let session: Session | undefined;
+    const backlog = new Backlog(this.#maxUnread);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       maxRequestBodySize: this.#maxBytes,
       onsessioninitialized: (id) => {
-        session = { id, principal, transport, lastSeen: Date.now(), busy: 1 };
+        session = { id, principal, transport, backlog, lastSeen: Date.now(), busy: 1 };
         this.#sessions.set(id, session);
       },
     });
-    const connection = await this.#server.connect(transport as unknown as McpTransport, {
-      principal,
-    });
+    const bounded = new BoundedTransport(transport as unknown as McpTransport, backlog);
+    const connection = await this.#server.connect(bounded, { principal });
     connection.closed.then(() => {
+      backlog.close();
       if (session) this.#sessions.delete(session.id);
     });
-    const response = await transport.handleRequest(request);
+    const response = counted(await transport.handleRequest(request), backlog);
     if (session) {
       session.connection = connection;
       session.busy--;

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-
-const SERVER = new URL("./testdata/stdio_server.ts", import.meta.url).pathname;
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { testServer } from "./_test_servers.ts";
 
 function transport(): StdioClientTransport {
   return new StdioClientTransport({
-    command: Deno.execPath(),
-    args: ["run", "--allow-all", SERVER],
+    ...testServer("stdio_server"),
     stderr: "pipe",
   });
 }
@@ -62,15 +62,14 @@ Deno.test("serveMcpStdio() serves a real child process to the official stdio cli
 });
 
 Deno.test("serveMcpStdio() holds a bounded backlog for a client that never reads, and ends with it", async () => {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", SERVER],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const writer = child.stdin.getWriter();
+  const { command, args } = testServer("stdio_server");
+  const child = spawn(command, args, { stdio: ["pipe", "pipe", "ignore"] });
+  const status = once(child, "exit");
+  // Nothing reads stdout until the client has left: node's stream stays paused.
   const send = (message: unknown) =>
-    writer.write(new TextEncoder().encode(JSON.stringify(message) + "\n"));
+    new Promise<void>((resolve, reject) =>
+      child.stdin.write(JSON.stringify(message) + "\n", (e) => e ? reject(e) : resolve())
+    );
   await send({
     jsonrpc: "2.0",
     id: 1,
@@ -95,17 +94,17 @@ Deno.test("serveMcpStdio() holds a bounded backlog for a client that never reads
   });
   await new Promise((r) => setTimeout(r, 1_500));
   // The client leaves without ever having read: the server cancels the run and exits.
-  await writer.close();
+  child.stdin.end();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const exited = await Promise.race([
-    child.status.then(() => true),
+    status.then(() => true),
     new Promise<boolean>((r) => timer = setTimeout(() => r(false), 10_000)),
   ]);
   clearTimeout(timer);
   let bytes = 0;
-  for await (const chunk of child.stdout) bytes += chunk.length;
+  for await (const chunk of child.stdout) bytes += (chunk as Uint8Array).length;
   if (!exited) child.kill("SIGKILL");
-  await child.status;
+  await status;
   assert.ok(exited, "the server exited once its client went away");
   // What reached the pipe is what it holds plus the coalesced backlog, not the 20 MB streamed.
   assert.ok(bytes < 2_000_000, `the server wrote ${bytes} bytes`);

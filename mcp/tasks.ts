@@ -217,6 +217,11 @@ class TasksEndpoint implements McpTasksHandler {
       ...base,
       signal: task.signal,
       elicit: (input, signal) => task.ask(input, signal),
+      // The modern line has no stream to send progress on: `tasks/get` shows it.
+      progress: (_n, message) => {
+        task.progress(message);
+        return Promise.resolve();
+      },
     }).then(
       (result: ToolCallResult) => task.complete(result),
       (error) => task.fail(`The call failed: ${(error as Error)?.message ?? error}`),

@@ -8,9 +8,12 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";
+import { writeFile } from "node:fs/promises";
+import process from "node:process";
 
-const pidDir = Deno.env.get("MCP_PID_DIR");
-if (pidDir) await Deno.writeTextFile(`${pidDir}/${Deno.pid}`, "");
+// Node APIs only: under Node (`deno task test:node`) this file runs bundled, with `node`.
+const pidDir = process.env.MCP_PID_DIR;
+if (pidDir) await writeFile(`${pidDir}/${process.pid}`, "");
 
 const server = new McpServer({ name: "plain", version: "1.0.0" });
 const input = { prompt: z.string() };
@@ -63,11 +66,11 @@ server.registerTool("ask_name", { inputSchema: input }, async () => {
 });
 
 server.registerTool("wait", { inputSchema: input }, async (_args: Args, extra: Extra) => {
-  if (pidDir) await Deno.writeTextFile(`${pidDir}/waiting`, String(Deno.pid));
+  if (pidDir) await writeFile(`${pidDir}/waiting`, String(process.pid));
   await new Promise<void>((resolve) =>
     extra.signal.addEventListener("abort", () => resolve(), { once: true })
   );
-  if (pidDir) await Deno.writeTextFile(`${pidDir}/cancelled`, String(Deno.pid));
+  if (pidDir) await writeFile(`${pidDir}/cancelled`, String(process.pid));
   return { content: [{ type: "text", text: "cancelled" }] };
 });
 

@@ -4,10 +4,13 @@ import { createSubagentService } from "@seam/subagent";
 import { createMcpServer } from "../server.ts";
 import { serveMcpStdio } from "../stdio.ts";
 import { createTestProvider } from "../_test_provider.ts";
+import { writeFile } from "node:fs/promises";
+import process from "node:process";
 
 // Tests that count server processes give a directory to note this one's pid in.
-const pidDir = Deno.env.get("MCP_PID_DIR");
-if (pidDir) await Deno.writeTextFile(`${pidDir}/${Deno.pid}`, "");
+// Node APIs only: under Node (`deno task test:node`) this file runs bundled, with `node`.
+const pidDir = process.env.MCP_PID_DIR;
+if (pidDir) await writeFile(`${pidDir}/${process.pid}`, "");
 const host = createHost({ logger: createMemoryLogger().logger });
 const subagents = createSubagentService(host.scope);
 const provider = createTestProvider("test", { subagents: () => subagents });
@@ -37,4 +40,4 @@ await server.close();
 await host.scope.dispose();
 // What `deno task mcp` does too: stdout may still hold what a client that
 // left never read, and a pending write would keep the process alive.
-Deno.exit(0);
+process.exit(0);
