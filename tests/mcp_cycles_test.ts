@@ -4,7 +4,11 @@ import { cyclesOf, moduleGraph, sourceFiles } from "../compat/budgets/cycles.ts"
 
 Deno.test("mcp/ modules close no import circle, type-only included", async () => {
   const root = new URL("../", import.meta.url);
-  const scratch = await Deno.makeTempDir({ prefix: "seam-mcp-cycles-" });
+  // Inside tests/.out: the test task may write there only.
+  await Deno.mkdir("tests/.out", { recursive: true });
+  const scratch = await Deno.realPath(
+    await Deno.makeTempDir({ dir: "tests/.out", prefix: "mcp-cycles-" }),
+  );
   try {
     const files = (await sourceFiles(root, "mcp")).filter((f) => !f.endsWith("_test.ts"));
     const graph = await moduleGraph(root, files, new URL(`file://${scratch}/`));
