@@ -95,7 +95,7 @@ function checked(
       "contentType",
       `Content type not supported: configuration.acceptedOutputModes (${
         params.configuration!.acceptedOutputModes!.join(", ").slice(0, 200)
-      }) admits none of what this gateway answers with (text/plain, application/json)`,
+      }) has neither text/plain nor application/json`,
     );
   }
   assertStorableText(params.message.contextId, "message.contextId");
@@ -437,7 +437,7 @@ export class Engine {
     const { maxLiveTasks, maxLiveTasksPerPrincipal } = this.#options;
     if (this.#live.size >= maxLiveTasks) {
       throw tooMany(
-        `Too many tasks: the gateway runs ${this.#live.size} tasks (the limit is ${maxLiveTasks}); try again later`,
+        `Too many tasks: ${this.#live.size} running (the limit is ${maxLiveTasks}); try again later`,
         "TOO_MANY_TASKS",
       );
     }

@@ -55,24 +55,24 @@ export async function steer(
     throw unsupportedOperation(
       `task "${t.id}" is ${
         stateWord(t)
-      } and accepts no more messages; to continue its conversation, send a new message with contextId "${t.contextId}" and no taskId`,
+      } and accepts no more messages; to continue, send one with contextId "${t.contextId}" and no taskId`,
     );
   }
   if (hasStartFields(ext)) {
     throw invalidParams(
-      "the seam extension's start-time fields (outputSchema, maxDepth, toolFilter, persona, budget) apply only to a message that starts a task",
+      "the seam extension's start-time fields (outputSchema, maxDepth, toolFilter, persona, budget) apply only to a task's first message",
     );
   }
   if (task.phase === "interrupted") return answer(task, params, ext, onLive);
   if (ext.answer !== undefined) {
     throw invalidParams(
-      `task "${t.id}" waits on no input request; the seam extension's answer applies only to an interrupted task (INPUT_REQUIRED or AUTH_REQUIRED)`,
+      `task "${t.id}" waits on no input; the seam extension's answer is for an INPUT_REQUIRED or AUTH_REQUIRED task`,
     );
   }
   const send = task.run.sendMessage;
   if (!send) {
     throw unsupportedOperation(
-      `task "${t.id}" is still running and provider "${task.record.provider}" cannot steer a running child (its runs have no sendMessage); wait for it or cancel it`,
+      `task "${t.id}" is still running and provider "${task.record.provider}" cannot steer a running child (no sendMessage); wait or cancel`,
     );
   }
   if (push) await host.push!.attach(push, t.id, task);

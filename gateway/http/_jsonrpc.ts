@@ -18,7 +18,7 @@ import {
   toGatewayError,
 } from "../core/_errors.ts";
 import { assertVersion, jsonRpcErrorResponse, jsonRpcResult } from "./_http.ts";
-import { lastEventId } from "./_operations.ts";
+import { lastEventId, type Operations } from "./_operations.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
 import { traceRpcMethod } from "./_trace.ts";
 import { parseGetParams, parseIdParams, parseListParams } from "./_validate.ts";
@@ -52,6 +52,18 @@ function pushMethod(name: PushMethodName): Method {
   };
 }
 
+/** A method answered with what one of the operations gives for its parsed params. */
+function answered(
+  call: (
+    operations: Operations,
+    params: unknown,
+    principal: string | undefined,
+  ) => Promise<unknown>,
+): Method {
+  return async ({ operations }, { params, principal, id }) =>
+    ok(id, await call(operations, params, principal));
+}
+
 /** The A2A 1.0 methods. */
 const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
   ["SendMessage", async (context, { params, principal, id, ctx, request }) => {
@@ -64,21 +76,9 @@ const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
     const answer = await context.operations.stream(send, principal, ctx, framing(id));
     return sseResponse(answer.body, answer.headers);
   }],
-  [
-    "GetTask",
-    async ({ operations }, { params, principal, id }) =>
-      ok(id, await operations.get(parseGetParams(params), principal)),
-  ],
-  [
-    "ListTasks",
-    async ({ operations }, { params, principal, id }) =>
-      ok(id, await operations.list(parseListParams(params), principal)),
-  ],
-  [
-    "CancelTask",
-    async ({ operations }, { params, principal, id }) =>
-      ok(id, await operations.cancel(parseIdParams(params), principal)),
-  ],
+  ["GetTask", answered((o, params, who) => o.get(parseGetParams(params), who))],
+  ["ListTasks", answered((o, params, who) => o.list(parseListParams(params), who))],
+  ["CancelTask", answered((o, params, who) => o.cancel(parseIdParams(params), who))],
   ["SubscribeToTask", async ({ operations }, { params, principal, id, request }) => {
     const answer = await operations.subscribe(
       parseIdParams(params),

@@ -119,7 +119,7 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
       !isArray(options.trustedHosts) ||
       options.trustedHosts.some((h) => typeof h !== "string" || h === "")
     ) {
-      refuse("trustedHosts must be a list of host names (with the port when not the default)");
+      refuse("trustedHosts must be a list of host names (with any non-default port)");
     }
     trustedHosts = new Set(options.trustedHosts.map((h) => h.toLowerCase()));
   }

@@ -61,8 +61,8 @@ export function isV1Route(segment: string): boolean {
   return V1_ROUTES.has(segment);
 }
 
-/** Whether an agent card request is 0.3's (no `A2A-Version`, or 0.3). */
-export function isV03CardRequest(request: Request): boolean {
+/** Which card an agent card request asks for: 0.3 (no `A2A-Version`, or 0.3) or 1.0. */
+export function cardShapeOf(request: Request): "0.3" | "1.0" {
   const version = request.headers.get("a2a-version")?.trim();
-  return !version || V03.test(version);
+  return !version || V03.test(version) ? "0.3" : "1.0";
 }
