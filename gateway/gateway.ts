@@ -8,7 +8,7 @@ import { PushService } from "./push/_push.ts";
 import { PUSH_BINDINGS } from "./push/_push_bindings.ts";
 import { V03_BINDINGS } from "./a2a03/_v03.ts";
 import { addV03ToCard } from "./a2a03/_v03_card.ts";
-import { cardShapeOf, isV1Route } from "./a2a03/_v03_version.ts";
+import { cardShapeOf, isV1Route, v1MethodOf } from "./a2a03/_v03_version.ts";
 import { createMemoryPushOutbox } from "./push_memory_outbox.ts";
 import { createMemoryPushConfigStore } from "./push_store.ts";
 import type { Gateway, GatewayOptions } from "./options.ts";
@@ -18,6 +18,7 @@ const EVERY_FEATURE: GatewayFeatures = {
     bindings: V03_BINDINGS,
     card: { add: addV03ToCard, shapeOf: cardShapeOf },
     isV1Route,
+    v1MethodOf,
   },
   push: {
     resolve: resolvePush,

@@ -66,3 +66,22 @@ export function cardShapeOf(request: Request): "0.3" | "1.0" {
   const version = request.headers.get("a2a-version")?.trim();
   return !version || V03.test(version) ? "0.3" : "1.0";
 }
+
+/** A2A 0.3 method names and their 1.0 successors, for the hint in "method not found". */
+const V1_METHODS: ReadonlyMap<string, string> = new Map([
+  ["message/send", "SendMessage"],
+  ["message/stream", "SendStreamingMessage"],
+  ["tasks/get", "GetTask"],
+  ["tasks/cancel", "CancelTask"],
+  ["tasks/resubscribe", "SubscribeToTask"],
+  ["tasks/pushNotificationConfig/set", "CreateTaskPushNotificationConfig"],
+  ["tasks/pushNotificationConfig/get", "GetTaskPushNotificationConfig"],
+  ["tasks/pushNotificationConfig/list", "ListTaskPushNotificationConfigs"],
+  ["tasks/pushNotificationConfig/delete", "DeleteTaskPushNotificationConfig"],
+  ["agent/getAuthenticatedExtendedCard", "GetExtendedAgentCard"],
+]);
+
+/** The 1.0 successor of an A2A 0.3 method, if `method` is one. */
+export function v1MethodOf(method: string): string | undefined {
+  return V1_METHODS.get(method);
+}

@@ -63,6 +63,8 @@ export interface EngineOptions {
   readonly agentOptions: SubagentAgentOptions | undefined;
   readonly defaultProvider: string | undefined;
   readonly maxResumableRuns: number;
+  /** How long a kept run waits for a follow-up before it is disposed, in ms. */
+  readonly keptRunIdleMs: number;
   readonly maxLiveTasks: number;
   readonly maxLiveTasksPerPrincipal: number;
   readonly task: LiveTaskLimits;
@@ -130,7 +132,12 @@ export class Engine {
       new LocalHome(options.store, options.logger);
     this.steerHost = { home, push: options.push };
     this.#disposals = new Disposals(options.logger);
-    this.kept = new KeptRuns(options.maxResumableRuns, this.#disposals);
+    this.kept = new KeptRuns(
+      options.maxResumableRuns,
+      options.maxLiveTasks,
+      options.keptRunIdleMs,
+      this.#disposals,
+    );
     this.#starter = new TaskStarter({
       subagents: options.subagents,
       logger: options.logger,
@@ -481,7 +488,11 @@ export class Engine {
   /** The run ended: keep it for a follow-up in its context, or dispose its chain. */
   #settled(task: LiveTask, result: SubagentResult | undefined): void {
     const run = task.run;
-    if (result && run.resume && this.kept.enabled && this.#state === "open") {
+    // A cancelled, failed or refused run is not continued: only a completed one is kept.
+    if (
+      result?.stopReason === "completed" && run.resume && this.kept.enabled &&
+      this.#state === "open"
+    ) {
       this.kept.keep({
         owner: task.record.owner,
         provider: task.record.provider,

@@ -35,6 +35,8 @@ export interface GatewayFeatures {
     readonly card: V03Card;
     /** Whether a first path segment is a 1.0 HTTP+JSON route (not a provider's 0.3 address). */
     readonly isV1Route: (segment: string) => boolean;
+    /** An A2A 0.3 method's 1.0 successor. */
+    readonly v1MethodOf: (method: string) => string | undefined;
   };
   /** Push notifications (`push`): its option resolved, and the service for it. */
   readonly push?: {
@@ -102,6 +104,7 @@ export function buildGateway(options: GatewayOptions, features: GatewayFeatures)
     agentOptions: options.agentOptions,
     defaultProvider: options.defaultProvider,
     maxResumableRuns: settings.maxResumableRuns,
+    keptRunIdleMs: settings.keptRunIdleMs,
     maxLiveTasks: settings.maxLiveTasks,
     maxLiveTasksPerPrincipal: settings.maxLiveTasksPerPrincipal,
     task: settings.task,
@@ -155,6 +158,7 @@ export function buildGateway(options: GatewayOptions, features: GatewayFeatures)
     logger,
     closed: () => closing !== undefined,
     v03: settings.a2a03 ? features.v03?.bindings : undefined,
+    v1MethodOf: features.v03?.v1MethodOf,
     extendedCard: (request, v03) => cards.extended(request, v03),
     requiredExtensions: settings.requiredExtensions.map((e) => e.uri),
   };

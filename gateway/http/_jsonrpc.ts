@@ -100,29 +100,18 @@ const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
   ],
 ]);
 
-/** A2A 0.3 method names and their 1.0 successors, for the hint in "method not found". */
-const V03_METHODS: ReadonlyMap<string, string> = new Map([
-  ["message/send", "SendMessage"],
-  ["message/stream", "SendStreamingMessage"],
-  ["tasks/get", "GetTask"],
-  ["tasks/cancel", "CancelTask"],
-  ["tasks/resubscribe", "SubscribeToTask"],
-  ["tasks/pushNotificationConfig/set", "CreateTaskPushNotificationConfig"],
-  ["tasks/pushNotificationConfig/get", "GetTaskPushNotificationConfig"],
-  ["tasks/pushNotificationConfig/list", "ListTaskPushNotificationConfigs"],
-  ["tasks/pushNotificationConfig/delete", "DeleteTaskPushNotificationConfig"],
-  ["agent/getAuthenticatedExtendedCard", "GetExtendedAgentCard"],
-]);
-
-function methodNotFound(method: string): GatewayError {
-  const v1 = V03_METHODS.get(method);
+/** Not found: a 0.3 method (it has a slash) is named so, with its successor where known. */
+function methodNotFound(method: string, context: BindingContext): GatewayError {
+  const v1 = context.v1MethodOf?.(method);
   return new GatewayError(
     "methodNotFound",
-    v1
-      ? `Method not found: "${method}" is an A2A 0.3 method; this gateway speaks A2A 1.0 (use ${v1} with A2A-Version: 1.0)`
-      : `Method not found: "${
-        method.slice(0, 80)
-      }" (known: SendMessage, SendStreamingMessage, GetTask, ListTasks, CancelTask, SubscribeToTask)`,
+    `Method not found: "${method.slice(0, 80)}"${
+      method.includes("/") ? " is an A2A 0.3 method; this gateway speaks A2A 1.0" : ""
+    } (${
+      v1
+        ? `use ${v1} with A2A-Version: 1.0`
+        : "known: SendMessage, SendStreamingMessage, GetTask, ListTasks, CancelTask, SubscribeToTask"
+    })`,
   );
 }
 
@@ -175,7 +164,7 @@ export async function handleJsonRpc(
       throw invalidParams("params must be an object");
     }
     const handler = METHODS.get(method);
-    if (!handler) throw methodNotFound(method);
+    if (!handler) throw methodNotFound(method, context);
     traceRpcMethod(request, method);
     return await handler(context, {
       params: params as Record<string, unknown>,

@@ -44,6 +44,7 @@ export interface GatewaySettings {
   readonly body: BodyLimits;
   readonly progress: GatewayProgress | undefined;
   readonly maxResumableRuns: number;
+  readonly keptRunIdleMs: number;
   readonly maxLiveTasks: number;
   readonly maxLiveTasksPerPrincipal: number;
   readonly maxStreamsPerPrincipal: number;
@@ -165,6 +166,7 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
     },
     progress: options.progress === false ? undefined : options.progress ?? subagentProgressSource,
     maxResumableRuns: option("maxResumableRuns", 64),
+    keptRunIdleMs: count(options.keptRunIdleMs, "keptRunIdleMs", 600_000, 1),
     maxLiveTasks: limit("maxLiveTasks", 10_000, 1),
     maxLiveTasksPerPrincipal: limit("maxLiveTasksPerPrincipal", 1_000, 1),
     maxStreamsPerPrincipal: limit("maxStreamsPerPrincipal", 64, 1),
