@@ -10,7 +10,7 @@ import type { SubagentResult, SubagentService } from "@seam/subagent";
 import { acceptsOutput, partsToPrompt } from "./_convert.ts";
 import { storeFailure } from "./_store_errors.ts";
 import { type Found, LocalHome, type Sent, type TaskHome } from "./_home.ts";
-import { assertFollows, steer, type SteerHost } from "./_steer.ts";
+import { assertFollows, steer, type SteerHost, waitingIn } from "./_steer.ts";
 import {
   assertStorableText,
   GatewayError,
@@ -193,11 +193,25 @@ export class Engine {
       if (there) return there.message(params, principal, ext.used);
       return steer(this.steerHost, found, params, ext, onLive, push);
     }
+    const contextId = message.contextId;
+    // An answer naming only its context goes to the task there that waits for one.
+    const waiting = contextId === undefined
+      ? undefined
+      : waitingIn(this.#live.values(), principal, params.tenant, contextId);
+    if (waiting) {
+      return steer(
+        this.steerHost,
+        { record: waiting.record, live: waiting },
+        params,
+        ext,
+        onLive,
+        push,
+      );
+    }
     this.admit(principal);
     const admitted = this.home.admit?.();
     if (admitted) await admitted;
     const provider = this.providerOf(params.tenant);
-    const contextId = message.contextId;
     if (contextId !== undefined && !this.kept.get(principal, provider, contextId)) {
       // A follow-up whose run another instance keeps goes there.
       const going = this.home.continueElsewhere?.(params, principal, provider, ext.used);

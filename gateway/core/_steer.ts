@@ -118,3 +118,38 @@ function answer(
   task.answerInput(request.id, answer);
   return { live: task, taskId: t.id, extension: ext.used };
 }
+
+/**
+ * The one task of `principal` in `contextId` (on `tenant`'s provider, when
+ * named) that waits for input: an answer naming only the context (as ADK's
+ * client sends one) goes to it.
+ *
+ * @throws {GatewayError} `invalidParams` naming the waiting tasks when there are several.
+ */
+export function waitingIn(
+  tasks: Iterable<LiveTask>,
+  principal: string | undefined,
+  tenant: string | undefined,
+  contextId: string,
+): LiveTask | undefined {
+  const waiting: string[] = [];
+  let found: LiveTask | undefined;
+  for (const task of tasks) {
+    const r = task.record;
+    if (
+      task.phase === "interrupted" && r.task.contextId === contextId && r.owner === principal &&
+      (!tenant || tenant === r.provider)
+    ) {
+      found = task;
+      waiting.push(r.task.id);
+    }
+  }
+  if (waiting.length > 1) {
+    throw invalidParams(
+      `context "${contextId}" has tasks waiting for input (${
+        waiting.slice(0, 10).join(", ")
+      }); answer one by its taskId`,
+    );
+  }
+  return found;
+}
