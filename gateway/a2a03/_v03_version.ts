@@ -15,6 +15,8 @@
  * - any other version is `VersionNotSupportedError` naming both.
  */
 import { GatewayError } from "../core/_errors.ts";
+import type { BindingContext } from "../http/_binding.ts";
+import type { V03CardShape } from "../http/_card.ts";
 
 /** What a request says about its version. */
 export type VersionClaim = "none" | "0.3" | "1.0";
@@ -84,4 +86,25 @@ const V1_METHODS: ReadonlyMap<string, string> = new Map([
 /** The 1.0 successor of an A2A 0.3 method, if `method` is one. */
 export function v1MethodOf(method: string): string | undefined {
   return V1_METHODS.get(method);
+}
+
+/**
+ * The extended card in a 0.3 `shape`. A gateway whose card declares none
+ * answers 0.3's `AuthenticatedExtendedCardNotConfiguredError` (-32007), as
+ * 0.3 has no other; 1.0 answers `UnsupportedOperationError` (-32004).
+ */
+export function extendedCard03(
+  context: BindingContext,
+  request: Request,
+  shape: V03CardShape,
+): unknown {
+  try {
+    return context.extendedCard(request, shape);
+  } catch (error) {
+    if (!(error instanceof GatewayError) || error.kind !== "unsupportedOperation") throw error;
+    throw new GatewayError(
+      "extendedCardNotConfigured",
+      "Extended agent card not configured: this gateway has none (capabilities.extendedAgentCard is false)",
+    );
+  }
 }

@@ -6,7 +6,7 @@ import {
   type SubagentCapabilities,
   type SubagentService,
 } from "@seam/subagent";
-import { GatewayError, refusedWith } from "../core/_errors.ts";
+import { GatewayError, refusedWith, unsupportedOperation } from "../core/_errors.ts";
 import { restErrorResponse } from "./_http.ts";
 import type { GatewayExtendedCardOptions, GatewayRequiredExtension } from "../options.ts";
 import {
@@ -257,9 +257,9 @@ export class CardCache {
    */
   extended(request: Request, v03: V03CardShape = "1.0"): unknown {
     if (!this.#options.extras?.extendedCard) {
-      throw new GatewayError(
-        "extendedCardNotConfigured",
-        "Extended agent card not configured: this gateway has none (capabilities.extendedAgentCard is false)",
+      // Undeclared (A2A 1.0 §: UnsupportedOperationError); the card declares one exactly when it is configured.
+      throw unsupportedOperation(
+        "this gateway's card declares no extended agent card (capabilities.extendedAgentCard is false)",
       );
     }
     const base = (this.#options.publicUrl ?? new URL(request.url).origin) +
