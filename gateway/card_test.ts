@@ -101,7 +101,7 @@ Deno.test("gateway cards", async (t) => {
   });
 });
 
-Deno.test("GetExtendedAgentCard: the extended card behind auth, -32007 without one", async (t) => {
+Deno.test("GetExtendedAgentCard: the extended card behind auth, -32004 when undeclared", async (t) => {
   const auth = { tokens: { alice: "a-token" } };
   await t.step("configured: authenticated callers get the card plus its additions", async () => {
     await withSetup([controlledProvider()], {

@@ -64,6 +64,8 @@ const executor: AgentExecutor = {
 /** The 0.3 SDK's JSON-RPC server on loopback (its transport handler under `Deno.serve`). */
 function serveSdk03(): { url: string; close(): Promise<void> } {
   let url = "";
+  // Made once the server listens (its card names the URL); requests come after.
+  // deno-lint-ignore prefer-const
   let transport!: JsonRpcTransportHandler;
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
     const path = new URL(req.url).pathname;

@@ -14,7 +14,6 @@ import { assertFollows, steer, type SteerHost, waitingIn } from "./_steer.ts";
 import {
   assertStorableText,
   GatewayError,
-  invalidParams,
   pushNotSupported,
   shuttingDown,
   tooMany,
@@ -23,6 +22,7 @@ import { type AcceptedExtension, readExtension } from "./_extension.ts";
 import { sendTraceOf } from "../http/_trace.ts";
 import { Disposals, KeptRuns } from "./_kept_runs.ts";
 import { ShortLivedMap } from "./_short_lived_map.ts";
+import { providerFor } from "./_start_error.ts";
 import { LiveTask, type LiveTaskHooks, type LiveTaskLimits } from "./_live_task.ts";
 import type { InspectorRecord, PreparedPush, PushService } from "../_features.ts";
 import {
@@ -132,12 +132,7 @@ export class Engine {
       new LocalHome(options.store, options.logger);
     this.steerHost = { home, push: options.push };
     this.#disposals = new Disposals(options.logger);
-    this.kept = new KeptRuns(
-      options.maxResumableRuns,
-      options.maxLiveTasks,
-      options.keptRunIdleMs,
-      this.#disposals,
-    );
+    this.kept = new KeptRuns(options, this.#disposals);
     this.#starter = new TaskStarter({
       subagents: options.subagents,
       logger: options.logger,
@@ -195,19 +190,8 @@ export class Engine {
     }
     const contextId = message.contextId;
     // An answer naming only its context goes to the task there that waits for one.
-    const waiting = contextId === undefined
-      ? undefined
-      : waitingIn(this.#live.values(), principal, params.tenant, contextId);
-    if (waiting) {
-      return steer(
-        this.steerHost,
-        { record: waiting.record, live: waiting },
-        params,
-        ext,
-        onLive,
-        push,
-      );
-    }
+    const waiting = waitingIn(this.#live.values(), principal, params.tenant, contextId);
+    if (waiting) return steer(this.steerHost, waiting, params, ext, onLive, push);
     this.admit(principal);
     const admitted = this.home.admit?.();
     if (admitted) await admitted;
@@ -481,22 +465,7 @@ export class Engine {
 
   /** The provider a task of `tenant` runs on: the one named, else the default (or the first). */
   providerOf(tenant: string | undefined): string {
-    const { subagents } = this.#options;
-    const none = (problem: string) =>
-      invalidParams(problem, { metadata: { seamCode: "NO_PROVIDER" } });
-    const registered = () => `(registered: ${subagents.list().join(", ") || "none"})`;
-    if (tenant) {
-      if (!subagents.getProvider(tenant)) {
-        throw none(`no provider named "${tenant.slice(0, 64)}" ${registered()}`);
-      }
-      return tenant;
-    }
-    const name = this.#options.defaultProvider ?? subagents.list()[0];
-    if (name === undefined) throw none("no provider is registered");
-    if (!subagents.getProvider(name)) {
-      throw none(`the default provider "${name}" is not registered ${registered()}`);
-    }
-    return name;
+    return providerFor(this.#options.subagents, this.#options.defaultProvider, tenant);
   }
 
   /** The run ended: keep it for a follow-up in its context, or dispose its chain. */

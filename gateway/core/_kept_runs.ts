@@ -172,10 +172,13 @@ export class KeptRuns {
   readonly #disposals: Disposals;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(perPrincipal: number, total: number, idleMs: number, disposals: Disposals) {
-    this.#perPrincipal = perPrincipal;
-    this.#total = total;
-    this.#idleMs = idleMs;
+  constructor(
+    limits: { maxResumableRuns: number; maxLiveTasks: number; keptRunIdleMs: number },
+    disposals: Disposals,
+  ) {
+    this.#perPrincipal = limits.maxResumableRuns;
+    this.#total = limits.maxLiveTasks;
+    this.#idleMs = limits.keptRunIdleMs;
     this.#disposals = disposals;
   }
 

@@ -130,8 +130,9 @@ export function waitingIn(
   tasks: Iterable<LiveTask>,
   principal: string | undefined,
   tenant: string | undefined,
-  contextId: string,
-): LiveTask | undefined {
+  contextId: string | undefined,
+): Found | undefined {
+  if (contextId === undefined) return undefined;
   const waiting: string[] = [];
   let found: LiveTask | undefined;
   for (const task of tasks) {
@@ -151,5 +152,5 @@ export function waitingIn(
       }); answer one by its taskId`,
     );
   }
-  return found;
+  return found && { record: found.record, live: found };
 }
