@@ -3,7 +3,7 @@ import { buildGateway, type GatewayFeatures } from "./http/_gateway.ts";
 import { InspectorRecord } from "./inspector/_inspector_record.ts";
 import { InspectorRoutes } from "./inspector/_inspector_routes.ts";
 import { MountRoutes } from "./mounts/_mounts.ts";
-import { resolveInspector, resolvePush } from "./http/_options.ts";
+import { refuseUnknownOptions, resolveInspector, resolvePush } from "./http/_options.ts";
 import { PushService } from "./push/_push.ts";
 import { PUSH_BINDINGS } from "./push/_push_bindings.ts";
 import { V03_BINDINGS } from "./a2a03/_v03.ts";
@@ -120,5 +120,6 @@ const EVERY_FEATURE: GatewayFeatures = {
  * ```
  */
 export function createGateway(options: GatewayOptions): Gateway {
+  refuseUnknownOptions(options);
   return buildGateway(options, EVERY_FEATURE);
 }

@@ -59,6 +59,9 @@ export interface ServedGateway {
   readonly finished: Promise<void>;
 }
 
+/** Every option of {@linkcode ServeOptions}. */
+const SERVE_OPTIONS: readonly string[] = ["hostname", "port", "signal", "quiet", "log", "warn"];
+
 function envOf(name: string): string | undefined {
   try {
     return Deno.env.get(name);
@@ -124,6 +127,13 @@ export function exposureWarning(hostname: string, auth: boolean): string | undef
  * @throws {RangeError} for a port outside 0-65535.
  */
 export function serveGateway(options: GatewayOptions, serve: ServeOptions = {}): ServedGateway {
+  for (const key of Object.keys(serve ?? {})) {
+    if (!SERVE_OPTIONS.includes(key)) {
+      throw new TypeError(
+        `Cannot serve the gateway: unknown option ${key} (known: ${SERVE_OPTIONS.join(", ")})`,
+      );
+    }
+  }
   const hostname = serve.hostname ?? envOf("HOST") ?? "127.0.0.1";
   const port = serve.port ?? Number(envOf("PORT") ?? 8787);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { createMemoryLogger, createRootScope } from "@seam/host";
 import { createSubagentService } from "@seam/subagent";
 import { banner, exposureWarning, serveGateway } from "./serve.ts";
+import { createGateway } from "./gateway.ts";
 
 Deno.test("serveGateway() serves on loopback, prints the card URL and a request, shuts down", async () => {
   const root = createRootScope({ logger: createMemoryLogger().logger });
@@ -136,6 +137,34 @@ Deno.test("serveGateway() takes its public URL from SEAM_PUBLIC_URL", async () =
   } finally {
     Deno.env.delete("SEAM_PUBLIC_URL");
     await served?.shutdown();
+    await root.dispose();
+  }
+});
+
+Deno.test("createGateway() and serveGateway() refuse unknown options, naming the known ones", async () => {
+  const root = createRootScope({ logger: createMemoryLogger().logger });
+  createSubagentService(root);
+  try {
+    assert.throws(
+      () => createGateway({ scope: root, maxResumeableRuns: 1 } as never),
+      (error: Error) =>
+        error instanceof TypeError &&
+        /^Cannot create gateway: unknown option maxResumeableRuns \(known: scope, subagents, .*keptRunIdleMs.*mounts\)$/
+          .test(error.message),
+    );
+    assert.throws(
+      () => createGateway({ scope: root, limits: { maxLiveTask: 3 } } as never),
+      /unknown option limits\.maxLiveTask \(known: maxLiveTasks, /,
+    );
+    assert.throws(
+      () => serveGateway({ scope: root, bodylimit: 5 } as never, { port: 0, quiet: true }),
+      /Cannot create gateway: unknown option bodylimit/,
+    );
+    assert.throws(
+      () => serveGateway({ scope: root }, { port: 0, quiet: true, host: "0.0.0.0" } as never),
+      /^TypeError: Cannot serve the gateway: unknown option host \(known: hostname, port, signal, quiet, log, warn\)$/,
+    );
+  } finally {
     await root.dispose();
   }
 });

@@ -155,7 +155,7 @@ export function decodePageToken(token: string): PageCursor {
   const updatedAt = Number(text.slice(0, colon));
   if (colon < 1 || !Number.isSafeInteger(updatedAt) || text.includes("\0", colon)) {
     throw invalidParams(
-      "pageToken is not one this gateway issued (use a page's nextPageToken)",
+      "pageToken is not a token this gateway issued (use nextPageToken from a previous page)",
     );
   }
   return { updatedAt, id: text.slice(colon + 1) };

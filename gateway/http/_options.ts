@@ -323,3 +323,66 @@ function checkRequiredExtensions(
   }
   return value;
 }
+
+/** Every option of {@linkcode GatewayOptions}, in its order. */
+const KNOWN_OPTIONS = [
+  "scope",
+  "subagents",
+  "parent",
+  "agentOptions",
+  "defaultProvider",
+  "publicUrl",
+  "basePath",
+  "trustedHosts",
+  "card",
+  "cardMaxAge",
+  "auth",
+  "taskStore",
+  "cors",
+  "extendedCard",
+  "requiredExtensions",
+  "bodyLimit",
+  "progress",
+  "maxResumableRuns",
+  "keptRunIdleMs",
+  "cancelTimeoutMs",
+  "limits",
+  "a2a03",
+  "push",
+  "inspector",
+  "mounts",
+] as const satisfies readonly (keyof GatewayOptions)[];
+
+/** Every limit of {@linkcode GatewayLimits}. */
+const KNOWN_LIMITS = [
+  "maxLiveTasks",
+  "maxLiveTasksPerPrincipal",
+  "taskTimeoutMs",
+  "bodyTimeoutMs",
+  "maxJsonDepth",
+  "maxSteeringMessages",
+  "maxSteeringBytes",
+  "maxPendingInputsPerTask",
+  "maxSubscribersPerTask",
+  "maxStreamsPerPrincipal",
+  "maxStreamBufferBytes",
+] as const satisfies readonly (keyof GatewayLimits)[];
+
+/**
+ * Refuse an option (or a limit) the gateway does not know, naming the known
+ * ones: a misspelt bound would otherwise be its default, silently. In
+ * `@seam/gateway`'s `createGateway` and `serveGateway` (the lite entry
+ * leaves the lists out of its bundle).
+ */
+export function refuseUnknownOptions(options: GatewayOptions): void {
+  if (!isRecord(options)) return; // resolveOptions says what is wrong
+  const unknown = (given: object, known: readonly string[], prefix: string) => {
+    for (const key of Object.keys(given)) {
+      if (!known.includes(key)) {
+        refuse(`unknown option ${prefix}${key} (known: ${known.join(", ")})`);
+      }
+    }
+  };
+  unknown(options, KNOWN_OPTIONS, "");
+  if (isRecord(options.limits)) unknown(options.limits, KNOWN_LIMITS, "limits.");
+}
