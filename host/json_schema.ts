@@ -72,7 +72,7 @@ function compile(schema: object, draft: SchemaDraft, path: string): Compiled {
   if (loop) {
     throw new JsonSchemaError(
       loop,
-      "this $ref loops back to itself without reaching into the value",
+      "this $ref leads back to itself without reaching into the value (validating would never end)",
       "$ref",
     );
   }
@@ -188,7 +188,7 @@ export function checkJsonSchema(
   if (options.objectRoot && !objectRooted(schema, schema)) {
     throw new JsonSchemaError(
       `${path}.type`,
-      `the root must be an object (or anyOf/oneOf objects), got type ${
+      `the root must be type "object" (or an anyOf/oneOf of objects), got ${
         stringify(schema.type ?? null)
       }`,
       "type",
