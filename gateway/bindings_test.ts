@@ -69,7 +69,11 @@ Deno.test("JSON-RPC answers malformed requests with the spec's errors", async ()
         "push config",
         -32003,
       ],
-      ['{"jsonrpc":"2.0","id":1,"method":"GetExtendedAgentCard"}', "extended card", -32007],
+      [
+        '{"jsonrpc":"2.0","id":1,"method":"GetExtendedAgentCard"}',
+        "extended card, undeclared",
+        -32004,
+      ],
       ['{"jsonrpc":"2.0","id":1,"method":"GetTask"}', "text/plain", -32005, {
         "content-type": "text/plain",
       }],
@@ -145,7 +149,7 @@ Deno.test("HTTP+JSON routes, statuses and error bodies", async (t) => {
       assert.equal(push.body.error.details[0].reason, "PUSH_NOTIFICATION_NOT_SUPPORTED");
       const card = await call("GET", "/extendedAgentCard");
       assert.equal(card.response.status, 400);
-      assert.equal(card.body.error.details[0].reason, "EXTENDED_AGENT_CARD_NOT_CONFIGURED");
+      assert.equal(card.body.error.details[0].reason, "UNSUPPORTED_OPERATION");
     });
 
     await t.step("bad input: content type, JSON, shapes, query values", async () => {

@@ -101,7 +101,7 @@ Deno.test("gateway cards", async (t) => {
   });
 });
 
-Deno.test("GetExtendedAgentCard: the extended card behind auth, -32007 without one", async (t) => {
+Deno.test("GetExtendedAgentCard: the extended card behind auth, -32004 when undeclared", async (t) => {
   const auth = { tokens: { alice: "a-token" } };
   await t.step("configured: authenticated callers get the card plus its additions", async () => {
     await withSetup([controlledProvider()], {
@@ -129,16 +129,17 @@ Deno.test("GetExtendedAgentCard: the extended card behind auth, -32007 without o
       await anonymous.body?.cancel();
     });
   });
-  await t.step("not configured: ExtendedAgentCardNotConfiguredError on both bindings", async () => {
+  await t.step("undeclared: UnsupportedOperationError (-32004) on both bindings", async () => {
     await withSetup([controlledProvider()], {}, async (s) => {
+      const card = await (await s.gateway.fetch(new Request(`${BASE}/.well-known/agent-card.json`)))
+        .json();
+      assert.equal(card.capabilities.extendedAgentCard, false);
       const answer = await rpc(s.gateway, "GetExtendedAgentCard", {});
-      assert.equal(answer.error.code, -32007);
+      assert.equal(answer.error.code, -32004);
+      assert.match(answer.error.message, /declares no extended agent card/);
       const rest = await s.gateway.fetch(new Request(`${BASE}/extendedAgentCard`));
       assert.equal(rest.status, 400);
-      assert.equal(
-        (await rest.json()).error.details[0].reason,
-        "EXTENDED_AGENT_CARD_NOT_CONFIGURED",
-      );
+      assert.equal((await rest.json()).error.details[0].reason, "UNSUPPORTED_OPERATION");
     });
   });
   await t.step("an extended card without auth is refused at creation", async () => {

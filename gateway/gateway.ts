@@ -3,17 +3,23 @@ import { buildGateway, type GatewayFeatures } from "./http/_gateway.ts";
 import { InspectorRecord } from "./inspector/_inspector_record.ts";
 import { InspectorRoutes } from "./inspector/_inspector_routes.ts";
 import { MountRoutes } from "./mounts/_mounts.ts";
-import { resolveInspector, resolvePush } from "./http/_options.ts";
+import { refuseUnknownOptions, resolveInspector, resolvePush } from "./http/_options.ts";
 import { PushService } from "./push/_push.ts";
 import { PUSH_BINDINGS } from "./push/_push_bindings.ts";
 import { V03_BINDINGS } from "./a2a03/_v03.ts";
 import { addV03ToCard } from "./a2a03/_v03_card.ts";
+import { cardShapeOf, isV1Route, v1MethodOf } from "./a2a03/_v03_version.ts";
 import { createMemoryPushOutbox } from "./push_memory_outbox.ts";
 import { createMemoryPushConfigStore } from "./push_store.ts";
 import type { Gateway, GatewayOptions } from "./options.ts";
 
 const EVERY_FEATURE: GatewayFeatures = {
-  v03: { bindings: V03_BINDINGS, card: addV03ToCard },
+  v03: {
+    bindings: V03_BINDINGS,
+    card: { add: addV03ToCard, shapeOf: cardShapeOf },
+    isV1Route,
+    v1MethodOf,
+  },
   push: {
     resolve: resolvePush,
     service: (options, logger) => {
@@ -114,5 +120,6 @@ const EVERY_FEATURE: GatewayFeatures = {
  * ```
  */
 export function createGateway(options: GatewayOptions): Gateway {
+  refuseUnknownOptions(options);
   return buildGateway(options, EVERY_FEATURE);
 }

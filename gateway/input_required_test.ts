@@ -395,3 +395,78 @@ Deno.test("past maxPendingInputsPerTask waiting, a task's next requests are refu
     }
   });
 });
+
+Deno.test("an answer naming only its context goes to the task waiting there (issue 37)", async (t) => {
+  await t.step("one task waits: the context-only message answers it", async () => {
+    const provider = askingProvider(PERMISSION);
+    await withSetup([provider], {}, async (s) => {
+      const sent = await rpc(s.gateway, "SendMessage", { message: message("go") });
+      const task = sent.result.task;
+      assert.equal(task.status.state, "TASK_STATE_INPUT_REQUIRED");
+      const answered = await rpc(s.gateway, "SendMessage", {
+        message: message("allow", { contextId: task.contextId }),
+      });
+      assert.equal(answered.result.task.id, task.id, "a new task was started");
+      assert.equal(answered.result.task.status.state, "TASK_STATE_COMPLETED");
+      assert.deepEqual(provider.answers, [{ outcome: "selected", optionId: "allow" }]);
+      const list = await rpc(s.gateway, "ListTasks", { contextId: task.contextId });
+      assert.equal(list.result.tasks.length, 1, "one task in the context");
+    });
+  });
+
+  await t.step("several wait: refused naming them, and both still wait", async () => {
+    const provider = askingProvider(PERMISSION);
+    await withSetup([provider], {}, async (s) => {
+      const contextId = crypto.randomUUID();
+      const both = await Promise.all([1, 2].map(() =>
+        rpc(s.gateway, "SendMessage", {
+          message: message("go", { contextId }),
+          configuration: { returnImmediately: true },
+        })
+      ));
+      const ids: string[] = both.map((sent) => sent.result.task.id);
+      for (const id of ids) {
+        for (let i = 0; i < 200; i++) {
+          const got = await rpc(s.gateway, "GetTask", { id });
+          if (got.result.status.state === "TASK_STATE_INPUT_REQUIRED") break;
+          await tick();
+        }
+      }
+      const refused = await rpc(s.gateway, "SendMessage", {
+        message: message("allow", { contextId }),
+      });
+      assert.equal(refused.error.code, -32602);
+      assert.match(refused.error.message, /has tasks waiting for input/);
+      for (const id of ids) assert.ok(refused.error.message.includes(id), refused.error.message);
+      assert.deepEqual(provider.answers, []);
+      for (const id of ids) {
+        const got = await rpc(s.gateway, "GetTask", { id });
+        assert.equal(got.result.status.state, "TASK_STATE_INPUT_REQUIRED");
+      }
+      for (const id of ids) await rpc(s.gateway, "CancelTask", { id });
+    });
+  });
+
+  await t.step("another principal's waiting task in that context is not answered", async () => {
+    const provider = askingProvider(PERMISSION);
+    const auth = { tokens: { alice: "token-a", bob: "token-b" } };
+    await withSetup([provider], { auth }, async (s) => {
+      const alice = { authorization: "Bearer token-a" };
+      const bob = { authorization: "Bearer token-b" };
+      const contextId = crypto.randomUUID();
+      const sent = await rpc(s.gateway, "SendMessage", {
+        message: message("go", { contextId }),
+      }, alice);
+      assert.equal(sent.result.task.status.state, "TASK_STATE_INPUT_REQUIRED");
+      const other = await rpc(s.gateway, "SendMessage", {
+        message: message("allow", { contextId }),
+        configuration: { returnImmediately: true },
+      }, bob);
+      assert.notEqual(other.result.task.id, sent.result.task.id);
+      const got = await rpc(s.gateway, "GetTask", { id: sent.result.task.id }, alice);
+      assert.equal(got.result.status.state, "TASK_STATE_INPUT_REQUIRED");
+      await rpc(s.gateway, "CancelTask", { id: sent.result.task.id }, alice);
+      await rpc(s.gateway, "CancelTask", { id: other.result.task.id }, bob);
+    });
+  });
+});

@@ -232,11 +232,18 @@ export interface GatewayOptions {
   /** Where a run's streamed text comes from; `false` for none. Default {@linkcode subagentProgressSource}. */
   readonly progress?: GatewayProgress | false;
   /**
-   * How many finished runs that can `resume` are kept for a follow-up message
-   * in their context (least recently finished disposed first). Default 64; 0
-   * disposes every run as soon as its task ends.
+   * How many completed runs that can `resume` one principal keeps for a
+   * follow-up message in their context (its least recently finished disposed
+   * first; `limits.maxLiveTasks` in all). Default 64; 0 disposes every run as
+   * soon as its task ends. A cancelled, failed or refused run is never kept.
    */
   readonly maxResumableRuns?: number;
+  /**
+   * How long a kept run waits for a follow-up message before it is disposed
+   * (and an ACP agent process behind it ends), in ms. Default 600,000 (10
+   * minutes); at least 1.
+   */
+  readonly keptRunIdleMs?: number;
   /** How long `CancelTask` waits for the child to confirm before tearing it down, in ms. Default 5,000. */
   readonly cancelTimeoutMs?: number;
   /** Bounds against hostile or careless clients; see {@linkcode GatewayLimits} for the defaults. */

@@ -1,7 +1,8 @@
 /**
  * Serve a gateway with `Deno.serve`: the only part of `@seam/gateway` that
  * touches the runtime. Listens on `HOST`/`PORT` from the environment when
- * set (default `127.0.0.1:8787`: loopback only) and prints the card URL and a
+ * set (default `127.0.0.1:8787`: loopback only), its public URL from
+ * `SEAM_PUBLIC_URL`, answers A2A 0.3 clients beside 1.0, and prints the card URL and a
  * request to paste into a terminal. Serving on any other address without
  * `auth` prints a warning first (see {@linkcode exposureWarning}): anyone who
  * reaches that address could run agents on your model keys.
@@ -57,6 +58,9 @@ export interface ServedGateway {
   /** Settles once the server stopped. */
   readonly finished: Promise<void>;
 }
+
+/** Every option of {@linkcode ServeOptions}. */
+const SERVE_OPTIONS: readonly string[] = ["hostname", "port", "signal", "quiet", "log", "warn"];
 
 function envOf(name: string): string | undefined {
   try {
@@ -115,11 +119,21 @@ export function exposureWarning(hostname: string, auth: boolean): string | undef
  * Create a gateway from `options` and serve it with `Deno.serve`, on
  * `127.0.0.1` unless told otherwise. Serving without `options.auth` on any
  * non-loopback address prints {@linkcode exposureWarning} to `serve.warn`
- * before it listens.
+ * before it listens. Unlike `createGateway`, it answers A2A 0.3 clients
+ * beside 1.0 unless `options.a2a03` is `false` (ADK's, Mastra's and the 0.3
+ * SDK's clients speak 0.3), and takes `publicUrl` from `SEAM_PUBLIC_URL`
+ * in the environment when `options` gives none.
  *
  * @throws {RangeError} for a port outside 0-65535.
  */
 export function serveGateway(options: GatewayOptions, serve: ServeOptions = {}): ServedGateway {
+  for (const key of Object.keys(serve ?? {})) {
+    if (!SERVE_OPTIONS.includes(key)) {
+      throw new TypeError(
+        `Cannot serve the gateway: unknown option ${key} (known: ${SERVE_OPTIONS.join(", ")})`,
+      );
+    }
+  }
   const hostname = serve.hostname ?? envOf("HOST") ?? "127.0.0.1";
   const port = serve.port ?? Number(envOf("PORT") ?? 8787);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
@@ -127,7 +141,13 @@ export function serveGateway(options: GatewayOptions, serve: ServeOptions = {}):
   }
   const warning = exposureWarning(hostname, options.auth !== undefined);
   if (warning !== undefined) (serve.warn ?? console.error)(warning);
-  const gateway = createGateway(options);
+  // A2A 0.3 clients (ADK's, Mastra's, the 0.3 SDK's) are answered unless told otherwise;
+  // the public URL may come from the environment (behind a proxy, on a platform).
+  const gateway = createGateway({
+    ...options,
+    a2a03: options.a2a03 ?? true,
+    publicUrl: options.publicUrl ?? (envOf("SEAM_PUBLIC_URL") || undefined),
+  });
   const controller = new AbortController();
   serve.signal?.addEventListener("abort", () => void shutdown(), { once: true });
   let server: Deno.HttpServer<Deno.NetAddr>;

@@ -143,7 +143,7 @@ function checkNode(
     }
     if (kind === undefined) {
       return fail(
-        `unknown keyword "${keyword}" (a typo, or a vocabulary no validator here checks)`,
+        `unknown keyword "${keyword}" (a typo, or an unchecked vocabulary)`,
       );
     }
     const problem = checkValue(kind, value, at, draft, depth, fail);

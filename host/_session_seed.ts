@@ -65,7 +65,7 @@ export function readSeed(
   }
   if (inTurn) {
     invalid(
-      "session: it ends inside an open turn (seed whole closed turns, e.g. session.completedPrefix())",
+      "session: it ends inside an open turn (seed closed turns: session.completedPrefix())",
     );
   }
   return { events, turns };

@@ -111,7 +111,7 @@ export async function seekApproval(
   }
   if (!approver) {
     return refused(
-      "no one approves tool calls here (the tool requires approval; see host.tools.approve, or run the agent as a subagent whose parent answers input requests)",
+      "no one approves tool calls here (see host.tools.approve, or run the agent as a subagent)",
     );
   }
   const cancelled: Unapproved = { code: "ABORTED", text: `Tool "${name}" was cancelled` };

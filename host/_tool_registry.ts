@@ -431,7 +431,7 @@ function compileParameters(
       if (error instanceof JsonSchemaError && error.keyword === "type") {
         cannot(
           `register tool "${name}"`,
-          "its zod schema must describe an object (z.object(...), or a union of objects)",
+          "its zod schema must describe an object (z.object, or a union of them)",
         );
       }
       throw new TypeError(`Cannot register tool "${name}": ${messageOf(error)}`, { cause: error });

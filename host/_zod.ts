@@ -34,7 +34,7 @@ export function zodToJsonSchema(schema: ZodSchema): Record<string, JsonValue> {
   if (typeof method !== "function") {
     cannot(
       "convert the zod schema to JSON Schema",
-      "it has no toJSONSchema method (a zod/mini schema?); pass a zod classic schema or a JSON Schema",
+      "it has no toJSONSchema (zod/mini?); pass zod classic or JSON Schema",
     );
   }
   const json = method.call(schema, { io: "input" }) as Record<string, JsonValue>;

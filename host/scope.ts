@@ -179,7 +179,7 @@ export class Scope {
     if (typeof disposer !== "function") {
       cannot(
         "register an effect",
-        `setup returned ${typeof disposer}, expected a disposer function or nothing`,
+        `setup returned ${typeof disposer}, not a disposer or nothing`,
       );
     }
     return this.#own(callDisposer, disposer, undefined);

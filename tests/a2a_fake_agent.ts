@@ -79,6 +79,8 @@ export interface FakeAgentOptions {
   streaming?: boolean;
   /** The card to serve instead of the usual one (given the agent's base URL). */
   card?: (url: string) => Frame;
+  /** Refuse CancelTask (-32603), as an agent that cannot cancel does. */
+  refuseCancel?: boolean;
   /** Answer any request before the agent looks at it (a 401, a redirect); `undefined` passes. */
   intercept?: (request: Request, url: string) => Response | undefined;
 }
@@ -181,6 +183,14 @@ export function fakeAgent(options: FakeAgentOptions): FakeAgent {
         if (options.getTaskResponse) return options.getTaskResponse(body.id);
         return reply((options.getTask?.() ?? task("TASK_STATE_WORKING")).task);
       case "CancelTask":
+        if (options.refuseCancel) {
+          // As ADK's server answers it: the task goes on.
+          return Response.json({
+            jsonrpc: "2.0",
+            id: body.id,
+            error: { code: -32603, message: "Internal error: cancel is not supported yet" },
+          });
+        }
         return reply((task("TASK_STATE_CANCELED")).task);
       default:
         return Response.json({

@@ -7,7 +7,7 @@ import type { BindingContext, V03Bindings } from "../http/_binding.ts";
 import { GatewayError } from "../core/_errors.ts";
 import { handleV03JsonRpc, V03_METHODS } from "./_v03_jsonrpc.ts";
 import { handleV03Rest, isV03Route } from "./_v03_rest.ts";
-import { versionClaim } from "../http/_v03_version.ts";
+import { versionClaim } from "./_v03_version.ts";
 
 /** The hooks that serve A2A 0.3 through the 1.0 bindings. */
 export const V03_BINDINGS: V03Bindings = {

@@ -12,6 +12,7 @@ import { json } from "../http/_http.ts";
 import { sseResponse, type StreamFraming } from "../http/_sse.ts";
 import type { SendParams } from "../http/_validate.ts";
 import { eventOut, sendResultOut, taskOut } from "./_v03_convert.ts";
+import { extendedCard03 } from "./_v03_version.ts";
 import {
   deletePushConfig,
   getPushConfig,
@@ -133,7 +134,7 @@ export const V03_METHODS: ReadonlyMap<string, V03Method> = new Map<string, V03Me
   }],
   [
     "agent/getAuthenticatedExtendedCard",
-    (context, { id, request }) => Promise.resolve(ok(id, context.extendedCard(request, "0.3"))),
+    (context, { id, request }) => Promise.resolve(ok(id, extendedCard03(context, request, "0.3"))),
   ],
 ]);
 

@@ -15,6 +15,7 @@ import { json } from "../http/_http.ts";
 import { sseResponse, type StreamFraming } from "../http/_sse.ts";
 import { eventOut, sendResultOut, taskOut } from "./_v03_convert.ts";
 import { sendParamsFromProto } from "./_v03_params.ts";
+import { extendedCard03 } from "./_v03_version.ts";
 import { assertV03Extensions, v03Headers } from "./_v03_jsonrpc.ts";
 import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from "./_v03_push.ts";
 import { stringify } from "../core/_builtins.ts";
@@ -166,7 +167,7 @@ const ROUTES = {
   card: {
     methods: ["GET"],
     handle: (context, call) =>
-      Promise.resolve(json(context.extendedCard(call.request, "0.3-proto"))),
+      Promise.resolve(json(extendedCard03(context, call.request, "0.3-proto"))),
   },
 } as const satisfies Record<string, RestRoute>;
 

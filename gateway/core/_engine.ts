@@ -10,11 +10,10 @@ import type { SubagentResult, SubagentService } from "@seam/subagent";
 import { acceptsOutput, partsToPrompt } from "./_convert.ts";
 import { storeFailure } from "./_store_errors.ts";
 import { type Found, LocalHome, type Sent, type TaskHome } from "./_home.ts";
-import { assertFollows, steer, type SteerHost } from "./_steer.ts";
+import { assertFollows, steer, type SteerHost, waitingIn } from "./_steer.ts";
 import {
   assertStorableText,
   GatewayError,
-  invalidParams,
   pushNotSupported,
   shuttingDown,
   tooMany,
@@ -23,6 +22,7 @@ import { type AcceptedExtension, readExtension } from "./_extension.ts";
 import { sendTraceOf } from "../http/_trace.ts";
 import { Disposals, KeptRuns } from "./_kept_runs.ts";
 import { ShortLivedMap } from "./_short_lived_map.ts";
+import { providerFor } from "./_start_error.ts";
 import { LiveTask, type LiveTaskHooks, type LiveTaskLimits } from "./_live_task.ts";
 import type { InspectorRecord, PreparedPush, PushService } from "../_features.ts";
 import {
@@ -63,6 +63,8 @@ export interface EngineOptions {
   readonly agentOptions: SubagentAgentOptions | undefined;
   readonly defaultProvider: string | undefined;
   readonly maxResumableRuns: number;
+  /** How long a kept run waits for a follow-up before it is disposed, in ms. */
+  readonly keptRunIdleMs: number;
   readonly maxLiveTasks: number;
   readonly maxLiveTasksPerPrincipal: number;
   readonly task: LiveTaskLimits;
@@ -95,7 +97,7 @@ function checked(
       "contentType",
       `Content type not supported: configuration.acceptedOutputModes (${
         params.configuration!.acceptedOutputModes!.join(", ").slice(0, 200)
-      }) admits none of what this gateway answers with (text/plain, application/json)`,
+      }) has neither text/plain nor application/json`,
     );
   }
   assertStorableText(params.message.contextId, "message.contextId");
@@ -130,7 +132,7 @@ export class Engine {
       new LocalHome(options.store, options.logger);
     this.steerHost = { home, push: options.push };
     this.#disposals = new Disposals(options.logger);
-    this.kept = new KeptRuns(options.maxResumableRuns, this.#disposals);
+    this.kept = new KeptRuns(options, this.#disposals);
     this.#starter = new TaskStarter({
       subagents: options.subagents,
       logger: options.logger,
@@ -186,11 +188,14 @@ export class Engine {
       if (there) return there.message(params, principal, ext.used);
       return steer(this.steerHost, found, params, ext, onLive, push);
     }
+    const contextId = message.contextId;
+    // An answer naming only its context goes to the task there that waits for one.
+    const waiting = waitingIn(this.#live.values(), principal, params.tenant, contextId);
+    if (waiting) return steer(this.steerHost, waiting, params, ext, onLive, push);
     this.admit(principal);
     const admitted = this.home.admit?.();
     if (admitted) await admitted;
     const provider = this.providerOf(params.tenant);
-    const contextId = message.contextId;
     if (contextId !== undefined && !this.kept.get(principal, provider, contextId)) {
       // A follow-up whose run another instance keeps goes there.
       const going = this.home.continueElsewhere?.(params, principal, provider, ext.used);
@@ -437,7 +442,7 @@ export class Engine {
     const { maxLiveTasks, maxLiveTasksPerPrincipal } = this.#options;
     if (this.#live.size >= maxLiveTasks) {
       throw tooMany(
-        `Too many tasks: the gateway runs ${this.#live.size} tasks (the limit is ${maxLiveTasks}); try again later`,
+        `Too many tasks: ${this.#live.size} running (the limit is ${maxLiveTasks}); try again later`,
         "TOO_MANY_TASKS",
       );
     }
@@ -460,28 +465,17 @@ export class Engine {
 
   /** The provider a task of `tenant` runs on: the one named, else the default (or the first). */
   providerOf(tenant: string | undefined): string {
-    const { subagents } = this.#options;
-    const none = (problem: string) =>
-      invalidParams(problem, { metadata: { seamCode: "NO_PROVIDER" } });
-    const registered = () => `(registered: ${subagents.list().join(", ") || "none"})`;
-    if (tenant) {
-      if (!subagents.getProvider(tenant)) {
-        throw none(`no provider named "${tenant.slice(0, 64)}" ${registered()}`);
-      }
-      return tenant;
-    }
-    const name = this.#options.defaultProvider ?? subagents.list()[0];
-    if (name === undefined) throw none("no provider is registered");
-    if (!subagents.getProvider(name)) {
-      throw none(`the default provider "${name}" is not registered ${registered()}`);
-    }
-    return name;
+    return providerFor(this.#options.subagents, this.#options.defaultProvider, tenant);
   }
 
   /** The run ended: keep it for a follow-up in its context, or dispose its chain. */
   #settled(task: LiveTask, result: SubagentResult | undefined): void {
     const run = task.run;
-    if (result && run.resume && this.kept.enabled && this.#state === "open") {
+    // A cancelled, failed or refused run is not continued: only a completed one is kept.
+    if (
+      result?.stopReason === "completed" && run.resume && this.kept.enabled &&
+      this.#state === "open"
+    ) {
       this.kept.keep({
         owner: task.record.owner,
         provider: task.record.provider,

@@ -122,7 +122,7 @@ export function unsupportedOperation(message: string): GatewayError {
 export function pushNotSupported(): GatewayError {
   return new GatewayError(
     "pushNotSupported",
-    "Push notifications are not supported by this gateway (capabilities.pushNotifications is false); stream or poll instead",
+    "Push notifications are not supported (capabilities.pushNotifications is false); stream or poll",
   );
 }
 

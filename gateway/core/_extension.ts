@@ -53,7 +53,7 @@ export function readExtension(
 ): AcceptedExtension {
   if (requestMetadata && requestMetadata[SEAM_EXTENSION_URI] !== undefined) {
     invalid(
-      `the seam extension belongs in message.metadata["${SEAM_EXTENSION_URI}"], not in the request's metadata`,
+      `the seam extension belongs in message.metadata["${SEAM_EXTENSION_URI}"], not the request's metadata`,
     );
   }
   const value = messageMetadata?.[SEAM_EXTENSION_URI];

@@ -31,7 +31,7 @@ export function requestAnswered(
     throw invalidParams(
       `the seam extension's answer.requestId ${
         stringify(String(requestId).slice(0, 100))
-      } names no request this task waits on (waiting: ${waiting.map((r) => r.id).join(", ")})`,
+      } names no waiting request (waiting: ${waiting.map((r) => r.id).join(", ")})`,
     );
   }
   return found;
@@ -66,7 +66,7 @@ export function answerFromMessage(
   if (request.kind !== "permission") {
     if (text === "") {
       throw invalidParams(
-        `task waits for an answer to "${request.message.slice(0, 200)}": send it as text`,
+        `task waits for an answer to "${request.message.slice(0, 200)}" (in text)`,
       );
     }
     return { outcome: "answered", text };

@@ -148,66 +148,111 @@ export interface KeptRun {
   readonly chain: RunChain;
 }
 
+/** A kept run and when it ends without a follow-up. */
+interface Kept {
+  readonly entry: KeptRun;
+  readonly until: number;
+}
+
 /**
- * The finished runs that can `resume`, at most `capacity`, least recently
- * finished pushed out (and disposed) first. A run is keyed by (principal,
- * provider, contextId): one principal can never continue, replace or push
- * out by key another's conversation.
+ * The finished runs that can `resume`, each until `idleMs` pass without a
+ * follow-up, at most `perPrincipal` of one principal's (its least recently
+ * finished pushed out first) and `total` in all; a run let go is disposed.
+ * A run is keyed by (principal, provider, contextId): one principal can
+ * never continue, replace or push out another's conversation.
  */
 export class KeptRuns {
-  readonly #runs = new Map<string, KeptRun>();
-  readonly #capacity: number;
+  // In the order they were kept, which is the order they expire in (one idle time for all).
+  readonly #runs = new Map<string, Kept>();
+  // Each principal's keys, oldest first.
+  readonly #owners = new Map<string | undefined, Set<string>>();
+  readonly #perPrincipal: number;
+  readonly #total: number;
+  readonly #idleMs: number;
   readonly #disposals: Disposals;
+  #timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(capacity: number, disposals: Disposals) {
-    this.#capacity = capacity;
+  constructor(
+    limits: { maxResumableRuns: number; maxLiveTasks: number; keptRunIdleMs: number },
+    disposals: Disposals,
+  ) {
+    this.#perPrincipal = limits.maxResumableRuns;
+    this.#total = limits.maxLiveTasks;
+    this.#idleMs = limits.keptRunIdleMs;
     this.#disposals = disposals;
   }
 
   /** Whether runs are kept at all. */
   get enabled(): boolean {
-    return this.#capacity > 0;
+    return this.#perPrincipal > 0;
   }
 
-  /** Keep `entry`, disposing one it replaces and the oldest beyond capacity. */
+  /** Keep `entry`, disposing one it replaces and the oldest beyond the caps. */
   keep(entry: KeptRun): void {
     const key = keyOf(entry.owner, entry.provider, entry.contextId);
-    const previous = this.#runs.get(key);
-    if (previous) {
-      this.#runs.delete(key);
-      this.#disposals.disposeChain(previous.chain);
-    }
-    this.#runs.set(key, entry);
-    while (this.#runs.size > this.#capacity) {
-      const [oldest, value] = this.#runs.entries().next().value as [string, KeptRun];
-      this.#runs.delete(oldest);
-      this.#disposals.disposeChain(value.chain);
-    }
+    this.#drop(key, true);
+    this.#put(entry, key);
+    const own = this.#owners.get(entry.owner)!;
+    if (own.size > this.#perPrincipal) this.#drop(own.values().next().value!, true);
+    if (this.#runs.size > this.#total) this.#drop(this.#runs.keys().next().value!, true);
   }
 
   /** The run kept for this principal's context on this provider, if any (left kept). */
   get(owner: string | undefined, provider: string, contextId: string): KeptRun | undefined {
-    return this.#runs.get(keyOf(owner, provider, contextId));
+    return this.#runs.get(keyOf(owner, provider, contextId))?.entry;
   }
 
   /** Take the run kept for this principal's context on this provider, if any. */
   take(owner: string | undefined, provider: string, contextId: string): KeptRun | undefined {
-    const key = keyOf(owner, provider, contextId);
-    const entry = this.#runs.get(key);
-    if (entry) this.#runs.delete(key);
-    return entry;
+    return this.#drop(keyOf(owner, provider, contextId), false);
   }
 
-  /** Put back a run taken for a resume that failed to start. */
+  /** Put back a run taken for a resume that failed to start (its idle time starts again). */
   restore(entry: KeptRun): void {
-    this.#runs.set(keyOf(entry.owner, entry.provider, entry.contextId), entry);
+    this.#put(entry, keyOf(entry.owner, entry.provider, entry.contextId));
   }
 
   /** Dispose every kept run. */
   clear(): void {
-    for (const entry of this.#runs.values()) this.#disposals.disposeChain(entry.chain);
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    for (const kept of this.#runs.values()) this.#disposals.disposeChain(kept.entry.chain);
     this.#runs.clear();
+    this.#owners.clear();
   }
+
+  #put(entry: KeptRun, key: string): void {
+    this.#runs.set(key, { entry, until: Date.now() + this.#idleMs });
+    let own = this.#owners.get(entry.owner);
+    if (!own) this.#owners.set(entry.owner, own = new Set());
+    own.add(key);
+    this.#timer ??= setTimeout(this.#expire, this.#idleMs);
+  }
+
+  /** Forget the run kept under `key` (disposing it when `dispose`); answers it. */
+  #drop(key: string, dispose: boolean): KeptRun | undefined {
+    const kept = this.#runs.get(key);
+    if (!kept) return undefined;
+    this.#runs.delete(key);
+    const own = this.#owners.get(kept.entry.owner)!;
+    own.delete(key);
+    if (own.size === 0) this.#owners.delete(kept.entry.owner);
+    if (dispose) this.#disposals.disposeChain(kept.entry.chain);
+    return kept.entry;
+  }
+
+  /** Dispose the runs whose idle time is up; wait for the next one's. */
+  readonly #expire = (): void => {
+    this.#timer = undefined;
+    const now = Date.now();
+    for (const [key, kept] of this.#runs) {
+      if (kept.until > now) {
+        this.#timer = setTimeout(this.#expire, kept.until - now);
+        return;
+      }
+      this.#drop(key, true);
+    }
+  };
 }
 
 function keyOf(owner: string | undefined, provider: string, contextId: string): string {

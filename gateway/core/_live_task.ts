@@ -175,7 +175,7 @@ export class LiveTask {
       if (!this.#warned) {
         this.#warned = true;
         this.#hooks.logger.warn(
-          `Task "${this.record.task.id}" waits on ${max} input requests: refusing more (maxPendingInputsPerTask; once per task)`,
+          `Task "${this.record.task.id}" waits on ${max} input requests: refusing more (maxPendingInputsPerTask; said once)`,
         );
       }
       return Promise.resolve({

@@ -24,10 +24,10 @@ const STATE_OF: Record<SubagentStopReason, A2ATaskState> = {
 
 const EXPLAIN: Record<SubagentStopReason, string> = {
   completed: "Completed.",
-  aborted: "Canceled: the run was cancelled before it finished.",
+  aborted: "Canceled before it finished.",
   error: "Failed: the child agent ended with an error.",
   "max-tokens":
-    "Failed: the child stopped at the token limit (stopReason max-tokens); its partial output is in the artifact.",
+    "Failed: the child hit the token limit (stopReason max-tokens); its partial output is in the artifact.",
   refusal: "Rejected: the child agent refused the task.",
   "budget-exhausted":
     "Failed: the run ran out of its budget (stopReason budget-exhausted); its partial output is in the artifact.",

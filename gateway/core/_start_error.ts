@@ -1,12 +1,16 @@
-/** How an error thrown while a task starts its run becomes the A2A error answered: by class. */
+/**
+ * How an error thrown while a task starts its run becomes the A2A error
+ * answered (by class), and the provider a task starts on.
+ */
 import { InactiveScopeError, JsonCopyError } from "@seam/host";
 import {
   OutputSchemaError,
   SubagentContractError,
   SubagentDepthError,
   SubagentError,
+  type SubagentService,
 } from "@seam/subagent";
-import { GatewayError, internalError, shuttingDown } from "./_errors.ts";
+import { GatewayError, internalError, invalidParams, shuttingDown } from "./_errors.ts";
 
 /**
  * The A2A error for a start that failed: the service's typed errors by
@@ -48,4 +52,27 @@ export function startError(error: unknown): GatewayError {
 /** An internal error: the run could not start, for the reason in `metadata`. */
 function notStarted(metadata: Record<string, string>): GatewayError {
   return internalError("Internal error: the run could not start", { metadata });
+}
+
+/** The provider a task of `tenant` runs on: the one named, else `defaultProvider` (or the first). */
+export function providerFor(
+  subagents: SubagentService,
+  defaultProvider: string | undefined,
+  tenant: string | undefined,
+): string {
+  const none = (problem: string) =>
+    invalidParams(problem, { metadata: { seamCode: "NO_PROVIDER" } });
+  const registered = () => `(registered: ${subagents.list().join(", ") || "none"})`;
+  if (tenant) {
+    if (!subagents.getProvider(tenant)) {
+      throw none(`no provider named "${tenant.slice(0, 64)}" ${registered()}`);
+    }
+    return tenant;
+  }
+  const name = defaultProvider ?? subagents.list()[0];
+  if (name === undefined) throw none("no provider is registered");
+  if (!subagents.getProvider(name)) {
+    throw none(`the default provider "${name}" is not registered ${registered()}`);
+  }
+  return name;
 }

@@ -55,24 +55,24 @@ export async function steer(
     throw unsupportedOperation(
       `task "${t.id}" is ${
         stateWord(t)
-      } and accepts no more messages; to continue its conversation, send a new message with contextId "${t.contextId}" and no taskId`,
+      } and accepts no more messages; to continue, send one with contextId "${t.contextId}" and no taskId`,
     );
   }
   if (hasStartFields(ext)) {
     throw invalidParams(
-      "the seam extension's start-time fields (outputSchema, maxDepth, toolFilter, persona, budget) apply only to a message that starts a task",
+      "the seam extension's start-time fields (outputSchema, maxDepth, toolFilter, persona, budget) apply only to a task's first message",
     );
   }
   if (task.phase === "interrupted") return answer(task, params, ext, onLive);
   if (ext.answer !== undefined) {
     throw invalidParams(
-      `task "${t.id}" waits on no input request; the seam extension's answer applies only to an interrupted task (INPUT_REQUIRED or AUTH_REQUIRED)`,
+      `task "${t.id}" waits on no input; the seam extension's answer is for an INPUT_REQUIRED or AUTH_REQUIRED task`,
     );
   }
   const send = task.run.sendMessage;
   if (!send) {
     throw unsupportedOperation(
-      `task "${t.id}" is still running and provider "${task.record.provider}" cannot steer a running child (its runs have no sendMessage); wait for it or cancel it`,
+      `task "${t.id}" is still running and provider "${task.record.provider}" cannot steer a running child (no sendMessage); wait or cancel`,
     );
   }
   if (push) await host.push!.attach(push, t.id, task);
@@ -117,4 +117,40 @@ function answer(
   onLive?.(task);
   task.answerInput(request.id, answer);
   return { live: task, taskId: t.id, extension: ext.used };
+}
+
+/**
+ * The one task of `principal` in `contextId` (on `tenant`'s provider, when
+ * named) that waits for input: an answer naming only the context (as ADK's
+ * client sends one) goes to it.
+ *
+ * @throws {GatewayError} `invalidParams` naming the waiting tasks when there are several.
+ */
+export function waitingIn(
+  tasks: Iterable<LiveTask>,
+  principal: string | undefined,
+  tenant: string | undefined,
+  contextId: string | undefined,
+): Found | undefined {
+  if (contextId === undefined) return undefined;
+  const waiting: string[] = [];
+  let found: LiveTask | undefined;
+  for (const task of tasks) {
+    const r = task.record;
+    if (
+      task.phase === "interrupted" && r.task.contextId === contextId && r.owner === principal &&
+      (!tenant || tenant === r.provider)
+    ) {
+      found = task;
+      waiting.push(r.task.id);
+    }
+  }
+  if (waiting.length > 1) {
+    throw invalidParams(
+      `context "${contextId}" has tasks waiting for input (${
+        waiting.slice(0, 10).join(", ")
+      }); answer one by its taskId`,
+    );
+  }
+  return found && { record: found.record, live: found };
 }

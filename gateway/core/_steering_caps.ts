@@ -26,7 +26,7 @@ export class SteeringCount {
     }
     if (this.#steeredBytes + bytes > limits.maxSteeringBytes) {
       throw tooMany(
-        `Too much content: task "${taskId}" took ${this.#steeredBytes} bytes of follow-up messages and this one brings ${bytes} (the limit is ${limits.maxSteeringBytes} in all)`,
+        `Too much content: task "${taskId}" took ${this.#steeredBytes} bytes of follow-ups, this one ${bytes} (the limit is ${limits.maxSteeringBytes} in all)`,
         "TOO_MUCH_STEERING",
       );
     }

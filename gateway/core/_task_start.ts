@@ -143,7 +143,7 @@ export class TaskStarter {
       const asked = sameBudget(ext.budget, kept.chain.budget) ? { ...ext, budget: undefined } : ext;
       if (hasStartFields(withoutMaxDepth(asked))) {
         throw invalidParams(
-          `context "${contextId}" continues a finished run with its original settings; the seam extension's start-time fields (outputSchema, toolFilter, persona, budget) cannot change them (omit them, or use a new contextId)`,
+          `context "${contextId}" continues a finished run; start-time fields (outputSchema, toolFilter, persona, budget) cannot change them (omit them or use a new contextId)`,
         );
       }
       assertDepthCap(this.#options.subagents, ext, kept, contextId);

@@ -26,7 +26,7 @@ export class TaskSubscribers extends Set<TaskSubscriber> {
   ): TaskSubscriber {
     if (this.size >= limits.maxSubscribers) {
       throw tooMany(
-        `Too many subscribers: task "${taskId}" has ${this.size} streams open (the limit is ${limits.maxSubscribers}); poll it with GetTask instead`,
+        `Too many subscribers: task "${taskId}" has ${this.size} streams open (the limit is ${limits.maxSubscribers}); poll with GetTask`,
         "TOO_MANY_SUBSCRIBERS",
       );
     }

@@ -35,7 +35,7 @@ export class BearerAuth {
     for (const [principal, token] of Object.entries(auth.tokens ?? {})) {
       if (principal === "" || typeof token !== "string" || token === "") {
         refuse(
-          `auth.tokens must map non-empty principals to non-empty tokens (principal "${principal}")`,
+          `auth.tokens: principal "${principal}" or its token is empty`,
         );
       }
       if (seen.has(token)) {
@@ -76,7 +76,7 @@ export class BearerAuth {
         principal = undefined;
       }
       if (principal !== undefined && (typeof principal !== "string" || principal === "")) {
-        this.#logger.error("auth.verify answered something other than a principal string");
+        this.#logger.error("auth.verify answered no principal string");
         principal = undefined;
       }
     }

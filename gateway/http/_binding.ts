@@ -25,6 +25,8 @@ export interface BindingContext {
   readonly requiredExtensions: readonly string[];
   /** The A2A 0.3 bindings, when the gateway serves 0.3 clients (`a2a03`). */
   readonly v03?: V03Bindings;
+  /** An A2A 0.3 method's 1.0 successor, for "method not found" (with the `a2a03` feature). */
+  readonly v1MethodOf?: (method: string) => string | undefined;
   /** The push config methods of the 1.0 bindings, with `push` (`_push_bindings.ts`). */
   readonly pushBindings?: PushBindings;
 }

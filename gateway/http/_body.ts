@@ -96,9 +96,7 @@ export function assertJsonContentType(request: Request): void {
   if (!isJsonContentType(header)) {
     throw new GatewayError(
       "contentType",
-      `Content type not supported: "${
-        header!.slice(0, 100)
-      }"; send the request as application/json`,
+      `Content type not supported: "${header!.slice(0, 100)}"; send application/json`,
     );
   }
 }
@@ -128,7 +126,7 @@ export function readJsonBody(request: Request, limits: BodyLimits): Promise<unkn
 function parseJson(text: string, limits: BodyLimits): unknown {
   if (exceedsDepth(text, limits.maxDepth)) {
     throw invalidParams(
-      `the request nests deeper than ${limits.maxDepth} levels of objects and arrays (the limit for any body)`,
+      `the request nests deeper than ${limits.maxDepth} levels of objects and arrays`,
       { metadata: { limit: String(limits.maxDepth) } },
     );
   }
@@ -215,7 +213,7 @@ function readDeclared<T>(
 }
 
 function unreadable(): GatewayError {
-  return invalidRequest("the request body could not be read (the client went away mid-body)");
+  return invalidRequest("the request body could not be read (the client went away)");
 }
 
 function timedOut(timeoutMs: number): GatewayError {

@@ -6,10 +6,9 @@ import {
   type SubagentCapabilities,
   type SubagentService,
 } from "@seam/subagent";
-import { GatewayError, refusedWith } from "../core/_errors.ts";
+import { GatewayError, refusedWith, unsupportedOperation } from "../core/_errors.ts";
 import { restErrorResponse } from "./_http.ts";
 import type { GatewayExtendedCardOptions, GatewayRequiredExtension } from "../options.ts";
-import { isV03CardRequest } from "./_v03_version.ts";
 import {
   SEAM_EXTENSION_URI,
   type SeamCardExtensionParams,
@@ -27,6 +26,14 @@ export type AddV03ToCard = (
   provider: string | undefined,
   shape: V03CardShape,
 ) => void;
+
+/** The card side of the `a2a03` feature (a2a03/_v03_card.ts, a2a03/_v03_version.ts). */
+export interface V03Card {
+  /** What adds A2A 0.3 to a built 1.0 card. */
+  readonly add: AddV03ToCard;
+  /** Which card a card request asks for (0.3 without an `A2A-Version`). */
+  readonly shapeOf: (request: Request) => "0.3" | "1.0";
+}
 
 /** What the card says about the gateway itself. */
 export interface CardInfo {
@@ -212,7 +219,7 @@ export interface CardCacheOptions {
   readonly auth: boolean;
   readonly defaultProvider: string | undefined;
   /** With A2A 0.3 served, what adds it to a card (a 0.3 card request gets the 0.3 card). */
-  readonly v03?: AddV03ToCard;
+  readonly v03?: V03Card;
   readonly push?: boolean;
   /** What the configuration adds. */
   readonly extras?: CardExtras;
@@ -250,9 +257,9 @@ export class CardCache {
    */
   extended(request: Request, v03: V03CardShape = "1.0"): unknown {
     if (!this.#options.extras?.extendedCard) {
-      throw new GatewayError(
-        "extendedCardNotConfigured",
-        "Extended agent card not configured: this gateway has none (capabilities.extendedAgentCard is false)",
+      // Undeclared (A2A 1.0 §: UnsupportedOperationError); the card declares one exactly when it is configured.
+      throw unsupportedOperation(
+        "this gateway's card declares no extended agent card (capabilities.extendedAgentCard is false)",
       );
     }
     const base = (this.#options.publicUrl ?? new URL(request.url).origin) +
@@ -284,7 +291,7 @@ export class CardCache {
       only,
       auth: this.#options.auth,
       v03,
-      addV03: this.#options.v03,
+      addV03: this.#options.v03?.add,
       push: this.#options.push,
       extras: this.#options.extras,
       extended,
@@ -314,7 +321,7 @@ export class CardCache {
       }
     }
     const base = origin + this.#options.basePath;
-    const v03 = this.#options.v03 ? (isV03CardRequest(request) ? "0.3" : "1.0") : undefined;
+    const v03 = this.#options.v03?.shapeOf(request);
     const key = `${base}\n${only ?? ""}\n${v03 ?? ""}`;
     let card = this.#cards.get(key);
     if (!card) {

@@ -10,7 +10,7 @@ import { CardCache } from "./_card.ts";
 import { Cors } from "./_cors.ts";
 import type { Logger } from "@seam/host";
 import type { InspectorRecord, InspectorRoutes, MountRoutes, PushService } from "../_features.ts";
-import type { AddV03ToCard } from "./_card.ts";
+import type { V03Card } from "./_card.ts";
 import type { PushBindings, V03Bindings } from "./_binding.ts";
 import type { InspectorLimits, PushOptionsResolved } from "./_options.ts";
 import type { EngineOptions } from "../core/_engine.ts";
@@ -30,7 +30,14 @@ import { isTaskStorage } from "../task_storage.ts";
 /** The optional parts of a gateway, each behind its option. */
 export interface GatewayFeatures {
   /** A2A 0.3 (`a2a03`): its bindings, and what adds it to the cards. */
-  readonly v03?: { readonly bindings: V03Bindings; readonly card: AddV03ToCard };
+  readonly v03?: {
+    readonly bindings: V03Bindings;
+    readonly card: V03Card;
+    /** Whether a first path segment is a 1.0 HTTP+JSON route (not a provider's 0.3 address). */
+    readonly isV1Route: (segment: string) => boolean;
+    /** An A2A 0.3 method's 1.0 successor. */
+    readonly v1MethodOf: (method: string) => string | undefined;
+  };
   /** Push notifications (`push`): its option resolved, and the service for it. */
   readonly push?: {
     readonly resolve: (push: GatewayOptions["push"]) => PushOptionsResolved | undefined;
@@ -56,13 +63,19 @@ function missing(option: string, what: string): never {
   );
 }
 
+/** Refuse an option whose feature the entry left out (checked before the options themselves). */
+function checkFeatures(options: GatewayOptions, features: GatewayFeatures): void {
+  if (options.push !== undefined && !features.push) missing("push", "push notifications");
+  if (options.inspector !== undefined && options.inspector !== false && !features.inspector) {
+    missing("inspector", "the run inspector");
+  }
+  if (options.mounts !== undefined && !features.mounts) missing("mounts", "mounted endpoints");
+}
+
 /** {@linkcode createGateway} with the given features. */
 export function buildGateway(options: GatewayOptions, features: GatewayFeatures): Gateway {
   // Checked first, as resolveOptions checks every option before it looks up the service.
-  if (options.push !== undefined && !features.push) missing("push", "push notifications");
-  const inspectorAsked = options.inspector !== undefined && options.inspector !== false;
-  if (inspectorAsked && !features.inspector) missing("inspector", "the run inspector");
-  if (options.mounts !== undefined && !features.mounts) missing("mounts", "mounted endpoints");
+  checkFeatures(options, features);
   const pushOptions = features.push?.resolve(options.push);
   const inspectorLimits = features.inspector?.resolve(options.inspector);
   const settings = resolveOptions(options);
@@ -91,6 +104,7 @@ export function buildGateway(options: GatewayOptions, features: GatewayFeatures)
     agentOptions: options.agentOptions,
     defaultProvider: options.defaultProvider,
     maxResumableRuns: settings.maxResumableRuns,
+    keptRunIdleMs: settings.keptRunIdleMs,
     maxLiveTasks: settings.maxLiveTasks,
     maxLiveTasksPerPrincipal: settings.maxLiveTasksPerPrincipal,
     task: settings.task,
@@ -144,6 +158,7 @@ export function buildGateway(options: GatewayOptions, features: GatewayFeatures)
     logger,
     closed: () => closing !== undefined,
     v03: settings.a2a03 ? features.v03?.bindings : undefined,
+    v1MethodOf: features.v03?.v1MethodOf,
     extendedCard: (request, v03) => cards.extended(request, v03),
     requiredExtensions: settings.requiredExtensions.map((e) => e.uri),
   };
@@ -163,11 +178,12 @@ export function buildGateway(options: GatewayOptions, features: GatewayFeatures)
   const mounted = options.mounts === undefined
     ? undefined
     : new features.mounts!(options.mounts, basePath, auth);
+  const v1Route = settings.a2a03 ? features.v03?.isV1Route : undefined;
   const dispatch = (request: Request, ctx: unknown): Promise<Response> | Response => {
     if (inspect?.owns(request.url)) return inspect.handle(request);
     const mount = mounted?.owner(request.url);
     if (mount) return mounted!.handle(mount, request);
-    const route = routeOf(request.method, request.url, basePath, settings.a2a03);
+    const route = routeOf(request.method, request.url, basePath, v1Route);
     if (route.kind === "card") return cards.respond(request, route.provider);
     if (route.kind === "jsonRpc") return handleJsonRpc(context, request, ctx, route.provider);
     return handleRest(context, request, ctx, basePath);

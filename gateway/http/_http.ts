@@ -48,9 +48,10 @@ export function jsonRpcResult(
   return jsonResponse(text, 200, headers);
 }
 
-function unserializable(error: unknown): GatewayError {
+/** `what` (the response, a task event) could not be serialized. */
+export function unserializable(error: unknown, what = "the response"): GatewayError {
   return internalError(
-    `Internal error: the response could not be serialized (${(error as Error).message})`,
+    `Internal error: ${what} could not be serialized (${(error as Error).message})`,
   );
 }
 

@@ -18,7 +18,7 @@ import {
   toGatewayError,
 } from "../core/_errors.ts";
 import { assertVersion, jsonRpcErrorResponse, jsonRpcResult } from "./_http.ts";
-import { lastEventId } from "./_operations.ts";
+import { lastEventId, type Operations } from "./_operations.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
 import { traceRpcMethod } from "./_trace.ts";
 import { parseGetParams, parseIdParams, parseListParams } from "./_validate.ts";
@@ -52,6 +52,18 @@ function pushMethod(name: PushMethodName): Method {
   };
 }
 
+/** A method answered with what one of the operations gives for its parsed params. */
+function answered(
+  call: (
+    operations: Operations,
+    params: unknown,
+    principal: string | undefined,
+  ) => Promise<unknown>,
+): Method {
+  return async ({ operations }, { params, principal, id }) =>
+    ok(id, await call(operations, params, principal));
+}
+
 /** The A2A 1.0 methods. */
 const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
   ["SendMessage", async (context, { params, principal, id, ctx, request }) => {
@@ -64,21 +76,9 @@ const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
     const answer = await context.operations.stream(send, principal, ctx, framing(id));
     return sseResponse(answer.body, answer.headers);
   }],
-  [
-    "GetTask",
-    async ({ operations }, { params, principal, id }) =>
-      ok(id, await operations.get(parseGetParams(params), principal)),
-  ],
-  [
-    "ListTasks",
-    async ({ operations }, { params, principal, id }) =>
-      ok(id, await operations.list(parseListParams(params), principal)),
-  ],
-  [
-    "CancelTask",
-    async ({ operations }, { params, principal, id }) =>
-      ok(id, await operations.cancel(parseIdParams(params), principal)),
-  ],
+  ["GetTask", answered((o, params, who) => o.get(parseGetParams(params), who))],
+  ["ListTasks", answered((o, params, who) => o.list(parseListParams(params), who))],
+  ["CancelTask", answered((o, params, who) => o.cancel(parseIdParams(params), who))],
   ["SubscribeToTask", async ({ operations }, { params, principal, id, request }) => {
     const answer = await operations.subscribe(
       parseIdParams(params),
@@ -100,29 +100,18 @@ const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
   ],
 ]);
 
-/** A2A 0.3 method names and their 1.0 successors, for the hint in "method not found". */
-const V03_METHODS: ReadonlyMap<string, string> = new Map([
-  ["message/send", "SendMessage"],
-  ["message/stream", "SendStreamingMessage"],
-  ["tasks/get", "GetTask"],
-  ["tasks/cancel", "CancelTask"],
-  ["tasks/resubscribe", "SubscribeToTask"],
-  ["tasks/pushNotificationConfig/set", "CreateTaskPushNotificationConfig"],
-  ["tasks/pushNotificationConfig/get", "GetTaskPushNotificationConfig"],
-  ["tasks/pushNotificationConfig/list", "ListTaskPushNotificationConfigs"],
-  ["tasks/pushNotificationConfig/delete", "DeleteTaskPushNotificationConfig"],
-  ["agent/getAuthenticatedExtendedCard", "GetExtendedAgentCard"],
-]);
-
-function methodNotFound(method: string): GatewayError {
-  const v1 = V03_METHODS.get(method);
+/** Not found: a 0.3 method (it has a slash) is named so, with its successor where known. */
+function methodNotFound(method: string, context: BindingContext): GatewayError {
+  const v1 = context.v1MethodOf?.(method);
   return new GatewayError(
     "methodNotFound",
-    v1
-      ? `Method not found: "${method}" is an A2A 0.3 method; this gateway speaks A2A 1.0 (use ${v1} with A2A-Version: 1.0)`
-      : `Method not found: "${
-        method.slice(0, 80)
-      }" (known: SendMessage, SendStreamingMessage, GetTask, ListTasks, CancelTask, SubscribeToTask)`,
+    `Method not found: "${method.slice(0, 80)}"${
+      method.includes("/") ? " is an A2A 0.3 method; this gateway speaks A2A 1.0" : ""
+    } (${
+      v1
+        ? `use ${v1} with A2A-Version: 1.0`
+        : "known: SendMessage, SendStreamingMessage, GetTask, ListTasks, CancelTask, SubscribeToTask"
+    })`,
   );
 }
 
@@ -175,7 +164,7 @@ export async function handleJsonRpc(
       throw invalidParams("params must be an object");
     }
     const handler = METHODS.get(method);
-    if (!handler) throw methodNotFound(method);
+    if (!handler) throw methodNotFound(method, context);
     traceRpcMethod(request, method);
     return await handler(context, {
       params: params as Record<string, unknown>,

@@ -155,7 +155,7 @@ export class Operations {
       if (!subscriber) {
         const t = found.record.task;
         throw unsupportedOperation(
-          `task "${t.id}" is ${stateWord(t)}; there is nothing to subscribe to (use GetTask)`,
+          `task "${t.id}" is ${stateWord(t)}; nothing to subscribe to (use GetTask)`,
         );
       }
       subscriber.onClose = release;
@@ -220,9 +220,7 @@ export function lastEventId(request: Request): number | undefined {
   const value = Number(header);
   if (!/^[0-9]{1,15}$/.test(header) || !Number.isSafeInteger(value)) {
     throw invalidParams(
-      `Last-Event-ID must be the id of an event this gateway sent (a generation), got ${
-        stringify(header.slice(0, 40))
-      }`,
+      `Last-Event-ID must be an event id this gateway sent, got ${stringify(header.slice(0, 40))}`,
     );
   }
   return value;

@@ -44,6 +44,7 @@ export interface GatewaySettings {
   readonly body: BodyLimits;
   readonly progress: GatewayProgress | undefined;
   readonly maxResumableRuns: number;
+  readonly keptRunIdleMs: number;
   readonly maxLiveTasks: number;
   readonly maxLiveTasksPerPrincipal: number;
   readonly maxStreamsPerPrincipal: number;
@@ -119,7 +120,7 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
       !isArray(options.trustedHosts) ||
       options.trustedHosts.some((h) => typeof h !== "string" || h === "")
     ) {
-      refuse("trustedHosts must be a list of host names (with the port when not the default)");
+      refuse("trustedHosts must be a list of host names (with any non-default port)");
     }
     trustedHosts = new Set(options.trustedHosts.map((h) => h.toLowerCase()));
   }
@@ -165,6 +166,7 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
     },
     progress: options.progress === false ? undefined : options.progress ?? subagentProgressSource,
     maxResumableRuns: option("maxResumableRuns", 64),
+    keptRunIdleMs: count(options.keptRunIdleMs, "keptRunIdleMs", 600_000, 1),
     maxLiveTasks: limit("maxLiveTasks", 10_000, 1),
     maxLiveTasksPerPrincipal: limit("maxLiveTasksPerPrincipal", 1_000, 1),
     maxStreamsPerPrincipal: limit("maxStreamsPerPrincipal", 64, 1),
@@ -320,4 +322,67 @@ function checkRequiredExtensions(
     }
   }
   return value;
+}
+
+/** Every option of {@linkcode GatewayOptions}, in its order. */
+const KNOWN_OPTIONS = [
+  "scope",
+  "subagents",
+  "parent",
+  "agentOptions",
+  "defaultProvider",
+  "publicUrl",
+  "basePath",
+  "trustedHosts",
+  "card",
+  "cardMaxAge",
+  "auth",
+  "taskStore",
+  "cors",
+  "extendedCard",
+  "requiredExtensions",
+  "bodyLimit",
+  "progress",
+  "maxResumableRuns",
+  "keptRunIdleMs",
+  "cancelTimeoutMs",
+  "limits",
+  "a2a03",
+  "push",
+  "inspector",
+  "mounts",
+] as const satisfies readonly (keyof GatewayOptions)[];
+
+/** Every limit of {@linkcode GatewayLimits}. */
+const KNOWN_LIMITS = [
+  "maxLiveTasks",
+  "maxLiveTasksPerPrincipal",
+  "taskTimeoutMs",
+  "bodyTimeoutMs",
+  "maxJsonDepth",
+  "maxSteeringMessages",
+  "maxSteeringBytes",
+  "maxPendingInputsPerTask",
+  "maxSubscribersPerTask",
+  "maxStreamsPerPrincipal",
+  "maxStreamBufferBytes",
+] as const satisfies readonly (keyof GatewayLimits)[];
+
+/**
+ * Refuse an option (or a limit) the gateway does not know, naming the known
+ * ones: a misspelt bound would otherwise be its default, silently. In
+ * `@seam/gateway`'s `createGateway` and `serveGateway` (the lite entry
+ * leaves the lists out of its bundle).
+ */
+export function refuseUnknownOptions(options: GatewayOptions): void {
+  if (!isRecord(options)) return; // resolveOptions says what is wrong
+  const unknown = (given: object, known: readonly string[], prefix: string) => {
+    for (const key of Object.keys(given)) {
+      if (!known.includes(key)) {
+        refuse(`unknown option ${prefix}${key} (known: ${known.join(", ")})`);
+      }
+    }
+  };
+  unknown(options, KNOWN_OPTIONS, "");
+  if (isRecord(options.limits)) unknown(options.limits, KNOWN_LIMITS, "limits.");
 }

@@ -6,7 +6,6 @@
  * and a provider segment decoded whole, trailing slashes count, and `HEAD`
  * is routed as `GET`.
  */
-import { isV1Route } from "./_v03_version.ts";
 
 /** What answers a request. */
 export type Route =
@@ -24,7 +23,12 @@ const REST: Route = { kind: "rest" };
  * `POST {base}` under a base path, and with `v03` a provider's own 0.3
  * address `POST {base}/{provider}/`), and HTTP+JSON for anything else.
  */
-export function routeOf(method: string, url: string, basePath: string, v03: boolean): Route {
+export function routeOf(
+  method: string,
+  url: string,
+  basePath: string,
+  v1Route: ((segment: string) => boolean) | undefined,
+): Route {
   const verb = method === "HEAD" ? "GET" : method;
   if (verb !== "GET" && verb !== "POST") return REST;
   const path = pathOf(url);
@@ -38,11 +42,11 @@ export function routeOf(method: string, url: string, basePath: string, v03: bool
       : { kind: "card", provider: decodeSegment(segment) };
   }
   if (rest === "/" || (rest === "" && basePath !== "")) return { kind: "jsonRpc" };
-  if (v03 && rest.length > 2 && rest.startsWith("/") && rest.endsWith("/")) {
+  if (v1Route && rest.length > 2 && rest.startsWith("/") && rest.endsWith("/")) {
     const segment = rest.slice(1, -1);
     if (!segment.includes("/")) {
       const provider = decodeSegment(segment);
-      return isV1Route(provider) ? REST : { kind: "jsonRpc", provider };
+      return v1Route(provider) ? REST : { kind: "jsonRpc", provider };
     }
   }
   return REST;

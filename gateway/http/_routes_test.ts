@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { routeOf } from "./_routes.ts";
+import { isV1Route } from "../a2a03/_v03_version.ts";
 
 Deno.test("routeOf() picks the binding as the Hono routes did", () => {
   const cases: [string, string, string, boolean, unknown][] = [
@@ -43,7 +44,7 @@ Deno.test("routeOf() picks the binding as the Hono routes did", () => {
   ];
   for (const [method, url, basePath, v03, expected] of cases) {
     assert.deepEqual(
-      routeOf(method, url, basePath, v03),
+      routeOf(method, url, basePath, v03 ? isV1Route : undefined),
       expected,
       `${method} ${url} (${basePath})`,
     );

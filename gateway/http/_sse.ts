@@ -5,7 +5,7 @@
  * buffered without end.
  */
 import { type GatewayError, internalError } from "../core/_errors.ts";
-import { utf8 } from "./_http.ts";
+import { unserializable, utf8 } from "./_http.ts";
 
 /** A stream frame (`StreamResponse` JSON): a task, a status update or an artifact update. */
 export type StreamEvent = Record<string, unknown>;
@@ -81,9 +81,7 @@ export class TaskSubscriber {
       frame = sseFrame(this.#framing.event(event), undefined, id);
     } catch (error) {
       this.fail(
-        internalError(
-          `Internal error: a task event could not be serialized (${(error as Error).message})`,
-        ),
+        unserializable(error, "a task event"),
       );
       return;
     }
@@ -93,7 +91,7 @@ export class TaskSubscriber {
     if (queued > 0 && queued + frame.byteLength > this.#maxBufferedBytes) {
       this.fail(
         internalError(
-          `Stream closed: the client is not reading it (more than ${this.#maxBufferedBytes} bytes wait unread); the task goes on, GetTask or SubscribeToTask to follow it`,
+          `Stream closed: the client is not reading it (more than ${this.#maxBufferedBytes} bytes wait unread); the task goes on (GetTask, SubscribeToTask)`,
           { metadata: { reason: "SLOW_CONSUMER", limit: String(this.#maxBufferedBytes) } },
         ),
       );

@@ -6,23 +6,11 @@
  * under. Without a registered tracer provider a request costs one global
  * read here and nothing else.
  */
-import {
-  type Context,
-  propagation,
-  ROOT_CONTEXT,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Tracer,
-} from "@opentelemetry/api";
-import { activeTracer as tracerOf } from "@seam/host";
+import { type Context, propagation, ROOT_CONTEXT, type Span } from "@opentelemetry/api";
+import { activeTracer, failSpan, startSpan } from "@seam/host";
 
 const NAME = "@seam/gateway";
 const VERSION = "0.1.0";
-
-/** This package's tracer, once the application registered a tracer provider. */
-const activeTracer = (): Tracer | undefined => tracerOf(NAME, VERSION) as Tracer | undefined;
 
 interface ServerSpan {
   readonly span: Span;
@@ -67,13 +55,15 @@ export function traceRequest(
   request: Request,
   handle: () => Promise<Response>,
 ): Promise<Response> {
-  const tracer = activeTracer();
+  const tracer = activeTracer(NAME, VERSION);
   if (!tracer) return handle();
   const parent = propagation.extract(ROOT_CONTEXT, request.headers, headerGetter);
   const url = new URL(request.url);
   const known = KNOWN_METHODS.has(request.method);
-  const span = tracer.startSpan(known ? request.method : "HTTP", {
-    kind: SpanKind.SERVER,
+  const started = startSpan(tracer, {
+    name: known ? request.method : "HTTP",
+    kind: "server",
+    parent,
     attributes: {
       "http.request.method": known ? request.method : "_OTHER",
       "url.path": url.pathname,
@@ -81,14 +71,14 @@ export function traceRequest(
       "server.address": url.hostname,
       "server.port": Number(url.port || (url.protocol === "https:" ? 443 : 80)),
     },
-  }, parent);
-  serverSpans.set(request, { span, context: trace.setSpan(parent, span) });
+  });
+  const span = started.span as Span;
+  serverSpans.set(request, { span, context: started.context as Context });
   // `handle` is the gateway's own: it answers every failure (a rejection would be a bug).
   return handle().then((response) => {
     span.setAttribute("http.response.status_code", response.status);
     if (response.status >= 500) {
-      span.setAttribute("error.type", String(response.status));
-      span.setStatus({ code: SpanStatusCode.ERROR });
+      failSpan(span, String(response.status), undefined);
     }
     const body = response.body;
     if (body && response.headers.get("content-type")?.startsWith("text/event-stream")) {

@@ -61,25 +61,54 @@ type PositiveOption =
   | "maxTerminalTasksPerOwner"
   | "leaseTtlMs";
 
-/** `options[name]`, checked, or `fallback`. */
-function checkPositive(
-  options: MemoryTaskStoreOptions,
-  name: PositiveOption,
-  fallback: number,
-): number {
-  const value = options[name];
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-    throw new RangeError(
-      `Cannot create the memory task store: ${name} must be a non-negative finite number, got ${value}`,
-    );
+/** {@linkcode MemoryTaskStoreOptions}' bounds, resolved: each a non-negative number. */
+export type MemoryBounds = Readonly<Record<PositiveOption, number>> & {
+  readonly now: () => number;
+  readonly shared: boolean;
+};
+
+/** The bounds a store takes when its options give none. */
+export const DEFAULT_BOUNDS: MemoryBounds = {
+  maxTerminalTasks: 5_000,
+  terminalTtlMs: 3_600_000,
+  maxTerminalBytes: 64 << 20,
+  maxTerminalTasksPerOwner: 1_000,
+  leaseTtlMs: 10_000,
+  now: Date.now,
+  shared: false,
+};
+
+/**
+ * `options` checked, over the defaults (in `createMemoryTaskStore` only: a
+ * gateway's default store has no options to check).
+ */
+export function resolveBounds(options: MemoryTaskStoreOptions): MemoryBounds {
+  const bounds: Record<string, unknown> = { ...DEFAULT_BOUNDS };
+  const names: readonly PositiveOption[] = [
+    "maxTerminalTasks",
+    "terminalTtlMs",
+    "maxTerminalBytes",
+    "maxTerminalTasksPerOwner",
+    "leaseTtlMs",
+  ];
+  for (const name of names) {
+    const value = options[name];
+    if (value === undefined) continue;
+    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+      throw new RangeError(
+        `Cannot create the memory task store: ${name} must be a non-negative finite number, got ${value}`,
+      );
+    }
+    bounds[name] = value;
   }
-  return value;
+  bounds.now = options.now ?? Date.now;
+  bounds.shared = options.shared === true;
+  return bounds as MemoryBounds;
 }
 
 /** A gateway's default store: {@linkcode MemoryTasks} with default bounds, not shared. */
 export function createDefaultTaskStore(): TaskStore {
-  return new MemoryTasks({});
+  return new MemoryTasks(DEFAULT_BOUNDS);
 }
 
 /**
@@ -110,16 +139,16 @@ export class MemoryTasks implements TaskStore {
   readonly leaseTtlMs: number;
 
   constructor(
-    options: MemoryTaskStoreOptions,
+    bounds: MemoryBounds,
     log?: (ttl: number, now: () => number) => TaskLogs,
   ) {
-    this.#maxTerminal = checkPositive(options, "maxTerminalTasks", 5_000);
-    this.#ttl = checkPositive(options, "terminalTtlMs", 3_600_000);
-    this.#maxBytes = checkPositive(options, "maxTerminalBytes", 64 << 20);
-    this.#maxPerOwner = checkPositive(options, "maxTerminalTasksPerOwner", 1_000);
-    this.#now = options.now ?? Date.now;
-    this.shared = options.shared === true;
-    this.leaseTtlMs = checkPositive(options, "leaseTtlMs", 10_000);
+    this.#maxTerminal = bounds.maxTerminalTasks;
+    this.#ttl = bounds.terminalTtlMs;
+    this.#maxBytes = bounds.maxTerminalBytes;
+    this.#maxPerOwner = bounds.maxTerminalTasksPerOwner;
+    this.#now = bounds.now;
+    this.shared = bounds.shared;
+    this.leaseTtlMs = bounds.leaseTtlMs;
     this.#log = log?.(this.leaseTtlMs, this.#now);
   }
 

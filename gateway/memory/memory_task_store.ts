@@ -6,7 +6,12 @@
  * @module
  */
 import { MemoryLog } from "./_memory_log.ts";
-import { MemoryTasks, type MemoryTaskStoreOptions, stateOf } from "./_memory_tasks.ts";
+import {
+  MemoryTasks,
+  type MemoryTaskStoreOptions,
+  resolveBounds,
+  stateOf,
+} from "./_memory_tasks.ts";
 import {
   type JsonObject,
   type StoredTaskAt,
@@ -96,7 +101,7 @@ class MemoryTaskStoreImpl extends MemoryTasks implements MemoryTaskStore {
 
   constructor(options: MemoryTaskStoreOptions) {
     let log!: MemoryLog;
-    super(options, (ttl, now) => log = new MemoryLog(ttl, now));
+    super(resolveBounds(options), (ttl, now) => log = new MemoryLog(ttl, now));
     this.#log = log;
   }
 

@@ -255,7 +255,7 @@ export class RemoteCalls {
     );
   }
 
-  /** Cancel task `id` (`CancelTask`), bounded by `timeoutMs`; failures are logged, never thrown. */
+  /** Cancel task `id` (`CancelTask`), bounded by `timeoutMs`; a refusal is warned of, never thrown. */
   async cancelTask(id: string): Promise<void> {
     const remote = this.#remote;
     const deadline = new Deadline(
@@ -270,8 +270,11 @@ export class RemoteCalls {
       );
     } catch (error) {
       const why = deadline.timedOut ? deadline.signal.reason : error;
-      this.#run.logger().debug(
-        `A2A run ${this.#run.id}: CancelTask "${id}": ${clipped(messageOf(why))}`,
+      // Heard, not swallowed: the run still ended (aborted), but the remote task may go on.
+      this.#run.logger().warn(
+        `A2A run ${this.#run.id}: the remote agent refused CancelTask "${id}" (${
+          clipped(messageOf(why))
+        }); its task may still run`,
       );
     } finally {
       deadline.release();

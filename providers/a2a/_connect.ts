@@ -71,6 +71,7 @@ export async function clientFor(
   binding: A2ABinding | undefined,
   where: string,
   origin: string | undefined,
+  warn?: (message: string) => void,
 ): Promise<Client> {
   const legacyCompat = { enabled: true };
   const resolver = new DefaultAgentCardResolver({ fetchImpl, legacyCompat });
@@ -104,6 +105,14 @@ export async function clientFor(
   }
   // Only http(s) interfaces (and only the card's origin, when asked) reach the SDK's choice.
   const screened = screenInterfaces(normalized!, where, origin);
+  const offered = screened.supportedInterfaces ?? [];
+  if (binding && !offered.some((i) => i.protocolBinding === binding)) {
+    warn?.(
+      `A2A provider: the agent card ${where} offers no ${binding} interface (binding: "${binding}"); using ${
+        [...new Set(offered.map((i) => i.protocolBinding))].join(" or ") || "none"
+      } instead`,
+    );
+  }
   try {
     return await factory.createFromAgentCard(screened);
   } catch (error) {

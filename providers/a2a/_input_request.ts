@@ -5,7 +5,14 @@ import type { SubagentInputAnswer, SubagentInputAsk, SubagentInputRelay } from "
 import type { Message } from "@a2a-js/sdk";
 import { RemoteProtocolError } from "./_async.ts";
 import { SEAM_EXTENSION_URI } from "./_extension.ts";
-import { blocksToParts, type Piece, TaskStates, textOfPieces, userMessage } from "./_wire.ts";
+import {
+  blocksToParts,
+  dataPart,
+  type Piece,
+  TaskStates,
+  textOfPieces,
+  userMessage,
+} from "./_wire.ts";
 
 /** What the remote task asks: the request, where it comes from, the remote request's id. */
 export interface RemoteAsk {
@@ -14,7 +21,15 @@ export interface RemoteAsk {
   readonly relay?: SubagentInputRelay;
   /** The id a seam gateway's answer names. */
   readonly remoteId?: string;
+  /** The function call the remote waits on (ADK's long-running call), answered as its response. */
+  readonly functionCall?: { readonly id?: string; readonly name: string };
 }
+
+/** At most this much of a question's data is put into its words. */
+const MAX_DATA_WORDS = 500;
+
+const clip = (text: string): string =>
+  text.length > MAX_DATA_WORDS ? `${text.slice(0, MAX_DATA_WORDS)}…` : text;
 
 function isRecord(value: unknown): value is Record<string, JsonValue> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
@@ -43,11 +58,45 @@ export function remoteAskOf(
     return seamAsk(ext.inputRequest, ownPath);
   }
   const said = textOfPieces(pieces).trim();
+  const data = pieces.find((p) => p.type === "data") as { data: JsonValue } | undefined;
+  if (said === "" && data && state === TaskStates.INPUT_REQUIRED) return dataAsk(data.data, taskId);
   const auth = state === TaskStates.AUTH_REQUIRED;
   const fallback = auth
     ? `The remote agent needs authentication to go on (task "${taskId}")`
     : `The remote agent needs more input to go on (task "${taskId}")`;
   return { ask: { kind: auth ? "authentication" : "question", message: said || fallback } };
+}
+
+/**
+ * A question that holds only data, put into words: a function call (ADK's
+ * long-running call, `{name, args, id}`) says what it calls with which
+ * arguments and carries them as the request's `toolCall`; other data is
+ * quoted.
+ */
+function dataAsk(data: JsonValue, taskId: string | undefined): RemoteAsk {
+  const task = `task "${taskId}"`;
+  if (isRecord(data) && typeof data.name === "string" && data.name !== "") {
+    const args = data.args ?? {};
+    const id = typeof data.id === "string" ? data.id : undefined;
+    return {
+      ask: {
+        kind: "question",
+        message: `The remote agent calls "${data.name}" with ${
+          clip(JSON.stringify(args))
+        } and waits for its result (${task}); answer with the result`,
+        toolCall: { name: data.name, kind: "function_call", rawInput: args },
+      },
+      functionCall: { id, name: data.name },
+    };
+  }
+  return {
+    ask: {
+      kind: "question",
+      message: `The remote agent needs more input to go on (${task}); it sent ${
+        clip(JSON.stringify(data))
+      }`,
+    },
+  };
 }
 
 function seamAsk(value: JsonValue, ownPath: readonly string[]): RemoteAsk {
@@ -85,7 +134,15 @@ export function answerMessage(
   answer: SubagentInputAnswer,
   remoteId: string | undefined,
   ids: { taskId: string; contextId: string | undefined; depth: number },
+  functionCall?: RemoteAsk["functionCall"],
 ): Message {
+  if (functionCall) {
+    // ADK's convention: the answer to a long-running call is its function_response data part.
+    return userMessage([functionResponse(functionCall, answer)], {
+      contextId: ids.contextId,
+      taskId: ids.taskId,
+    });
+  }
   const text = answer.outcome === "selected"
     ? answer.optionId
     : answer.outcome === "answered"
@@ -100,4 +157,25 @@ export function answerMessage(
       : undefined,
     extensions: seam ? [SEAM_EXTENSION_URI] : undefined,
   });
+}
+
+/** An ADK `function_response` data part answering `call` with `answer`. */
+function functionResponse(
+  call: NonNullable<RemoteAsk["functionCall"]>,
+  answer: SubagentInputAnswer,
+) {
+  let response: JsonValue;
+  if (answer.outcome === "answered") {
+    let parsed: JsonValue | undefined;
+    try {
+      parsed = JSON.parse(answer.text);
+    } catch { /* words, not JSON */ }
+    response = isRecord(parsed) ? parsed : { result: answer.text };
+  } else if (answer.outcome === "selected") {
+    response = { result: answer.optionId };
+  } else {
+    response = { error: answer.reason };
+  }
+  const data = { ...(call.id ? { id: call.id } : {}), name: call.name, response };
+  return dataPart(data, { adk_type: "function_response" });
 }

@@ -80,3 +80,38 @@ Deno.test("answerMessage() answers on the same task: the exact answer for a seam
   assert.equal(plain.metadata, undefined);
   assert.deepEqual(plain.parts.map((p) => p.content), [{ $case: "text", value: "report.txt" }]);
 });
+
+Deno.test("remoteAskOf() puts a data-only question into words; a function call is answered as ADK's function_response", () => {
+  const call = { id: "call-1", name: "approve_expense", args: { amount: 120, currency: "EUR" } };
+  const asked = remoteAskOf([{ type: "data", data: call }], TaskStates.INPUT_REQUIRED, "t1", []);
+  assert.equal(asked.ask.kind, "question");
+  assert.match(
+    asked.ask.message,
+    /calls "approve_expense" with \{"amount":120,"currency":"EUR"\} and waits for its result \(task "t1"\)/,
+  );
+  assert.deepEqual(asked.ask.toolCall, {
+    name: "approve_expense",
+    kind: "function_call",
+    rawInput: { amount: 120, currency: "EUR" },
+  });
+  assert.deepEqual(asked.functionCall, { id: "call-1", name: "approve_expense" });
+  const ids = { taskId: "t1", contextId: "c1", depth: 0 };
+  for (
+    const [answer, response] of [
+      [{ outcome: "answered", text: '{"status":"approved"}' }, { status: "approved" }],
+      [{ outcome: "answered", text: "approved" }, { result: "approved" }],
+      [{ outcome: "refused", reason: "no one to ask" }, { error: "no one to ask" }],
+    ] as const
+  ) {
+    const message = answerMessage(answer, undefined, ids, asked.functionCall);
+    assert.equal(message.taskId, "t1");
+    assert.equal(message.parts.length, 1);
+    const part = message.parts[0];
+    assert.equal(part.content?.$case, "data");
+    assert.deepEqual(part.content?.value, { id: "call-1", name: "approve_expense", response });
+    assert.deepEqual(part.metadata, { adk_type: "function_response" });
+  }
+  const other = remoteAskOf([{ type: "data", data: [1, 2] }], TaskStates.INPUT_REQUIRED, "t2", []);
+  assert.match(other.ask.message, /needs more input to go on \(task "t2"\); it sent \[1,2\]/);
+  assert.equal(other.functionCall, undefined);
+});

@@ -233,7 +233,7 @@ export class A2ARun {
       taskId: task.taskId!,
       contextId: task.contextId,
       depth: this.#plan.depth,
-    });
+    }, asked.functionCall);
     return sendRequest(remote.tenant, message, !remote.streaming);
   }
 

@@ -211,6 +211,14 @@ export class TaskReader {
         return this.readMessage(payload.value);
       case "statusUpdate": {
         const update = payload.value;
+        // The 0.3 SDK's server publishes an agent's throw on a new task as FAILED under
+        // another task id: it is this task's failure, with the agent's own words.
+        if (
+          this.#taskId !== undefined && update?.taskId !== this.#taskId &&
+          this.#condition !== "reply" && update?.status?.state === TaskStates.FAILED
+        ) {
+          return this.#readStatus(update.status, update.metadata, false);
+        }
         const first = this.#noteTask(update?.taskId, update?.contextId) ? FIRST_NEWS : NO_NEWS;
         return merge(first, this.#readStatus(update.status, update.metadata, false));
       }

@@ -445,3 +445,21 @@ Deno.test("TaskReader.answered(): the interruption answered, read again, is live
     assert.equal(plain.condition, "interrupted", "after WORKING, it is a new interruption");
   });
 });
+
+Deno.test("TaskReader reads a FAILED status under another task id as its task's failure", () => {
+  const r = reader();
+  r.read(status(TaskStates.WORKING));
+  r.read(status(TaskStates.FAILED, "the agent threw: no such file", "another"));
+  assert.equal(r.condition, "ended");
+  assert.equal(r.taskId, "t");
+  const outcome = r.outcome(undefined, true);
+  assert.equal(outcome.stopReason, "error");
+  assert.match(JSON.stringify(outcome), /the agent threw: no such file/);
+  // Any other state under another id is still refused.
+  const other = reader();
+  other.read(status(TaskStates.WORKING));
+  assert.throws(
+    () => other.read(status(TaskStates.COMPLETED, "x", "other")),
+    /event of task "other" on the stream of task "t"/,
+  );
+});

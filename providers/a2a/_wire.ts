@@ -57,6 +57,11 @@ function bytesOf(base64: string): Uint8Array {
   return bytes;
 }
 
+/** A data part (with `metadata`, e.g. ADK's `adk_type`). */
+export function dataPart(data: JsonValue, metadata?: Part["metadata"]): Part {
+  return part({ $case: "data", value: data as never }, "", metadata);
+}
+
 function part(
   content: Part["content"],
   mediaType = "",

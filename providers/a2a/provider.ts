@@ -189,7 +189,14 @@ export async function createA2AProvider(options: A2AProviderOptions): Promise<A2
     : JSON.parse(JSON.stringify(card)) as Record<string, unknown>;
   const seam = addressedProvider(raw, resolved.wanted, where);
   const origin = resolved.sameOriginInterfaces ? new URL(cardUrl!).origin : undefined;
-  const client = await clientFor(raw, fetchImpl, resolved.binding, where, origin);
+  const client = await clientFor(
+    raw,
+    fetchImpl,
+    resolved.binding,
+    where,
+    origin,
+    (message) => (resolved.logger ?? console).warn(message),
+  );
   const capabilities = raw.capabilities;
   const streaming = isRecord(capabilities) && capabilities.streaming === true;
 

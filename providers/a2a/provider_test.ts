@@ -200,3 +200,22 @@ Deno.test("start() holds an inherited depth cap for any agent, before any reques
   await provider.dispose();
   await root.dispose();
 });
+
+Deno.test("createA2AProvider() warns when the card offers no interface for the binding asked", async () => {
+  const rpcOnly: A2AAgentCard = { ...CARD, supportedInterfaces: [CARD.supportedInterfaces![0]] };
+  const { logger, records } = createMemoryLogger();
+  await createA2AProvider({ card: rpcOnly, binding: "HTTP+JSON", logger });
+  const warnings = records.filter((r) => r.level === "warn").map((r) => r.message);
+  assert.equal(warnings.length, 1, JSON.stringify(warnings));
+  assert.match(
+    warnings[0],
+    /offers no HTTP\+JSON interface \(binding: "HTTP\+JSON"\); using JSONRPC instead/,
+  );
+  records.length = 0;
+  await createA2AProvider({ card: CARD, binding: "HTTP+JSON", logger });
+  assert.deepEqual(
+    records.filter((r) => r.level === "warn"),
+    [],
+    "a card that offers it: no warning",
+  );
+});

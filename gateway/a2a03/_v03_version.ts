@@ -15,6 +15,8 @@
  * - any other version is `VersionNotSupportedError` naming both.
  */
 import { GatewayError } from "../core/_errors.ts";
+import type { BindingContext } from "../http/_binding.ts";
+import type { V03CardShape } from "../http/_card.ts";
 
 /** What a request says about its version. */
 export type VersionClaim = "none" | "0.3" | "1.0";
@@ -61,8 +63,48 @@ export function isV1Route(segment: string): boolean {
   return V1_ROUTES.has(segment);
 }
 
-/** Whether an agent card request is 0.3's (no `A2A-Version`, or 0.3). */
-export function isV03CardRequest(request: Request): boolean {
+/** Which card an agent card request asks for: 0.3 (no `A2A-Version`, or 0.3) or 1.0. */
+export function cardShapeOf(request: Request): "0.3" | "1.0" {
   const version = request.headers.get("a2a-version")?.trim();
-  return !version || V03.test(version);
+  return !version || V03.test(version) ? "0.3" : "1.0";
+}
+
+/** A2A 0.3 method names and their 1.0 successors, for the hint in "method not found". */
+const V1_METHODS: ReadonlyMap<string, string> = new Map([
+  ["message/send", "SendMessage"],
+  ["message/stream", "SendStreamingMessage"],
+  ["tasks/get", "GetTask"],
+  ["tasks/cancel", "CancelTask"],
+  ["tasks/resubscribe", "SubscribeToTask"],
+  ["tasks/pushNotificationConfig/set", "CreateTaskPushNotificationConfig"],
+  ["tasks/pushNotificationConfig/get", "GetTaskPushNotificationConfig"],
+  ["tasks/pushNotificationConfig/list", "ListTaskPushNotificationConfigs"],
+  ["tasks/pushNotificationConfig/delete", "DeleteTaskPushNotificationConfig"],
+  ["agent/getAuthenticatedExtendedCard", "GetExtendedAgentCard"],
+]);
+
+/** The 1.0 successor of an A2A 0.3 method, if `method` is one. */
+export function v1MethodOf(method: string): string | undefined {
+  return V1_METHODS.get(method);
+}
+
+/**
+ * The extended card in a 0.3 `shape`. A gateway whose card declares none
+ * answers 0.3's `AuthenticatedExtendedCardNotConfiguredError` (-32007), as
+ * 0.3 has no other; 1.0 answers `UnsupportedOperationError` (-32004).
+ */
+export function extendedCard03(
+  context: BindingContext,
+  request: Request,
+  shape: V03CardShape,
+): unknown {
+  try {
+    return context.extendedCard(request, shape);
+  } catch (error) {
+    if (!(error instanceof GatewayError) || error.kind !== "unsupportedOperation") throw error;
+    throw new GatewayError(
+      "extendedCardNotConfigured",
+      "Extended agent card not configured: this gateway has none (capabilities.extendedAgentCard is false)",
+    );
+  }
 }
