@@ -4,7 +4,7 @@
  * prompt}`, plus `outputSchema` where the provider has that capability.
  */
 import type { RegisteredSubagentProvider, SubagentService } from "@seam/subagent";
-import { subagentToolWording } from "@seam/tool-subagent";
+import { subagentToolParameters, subagentToolWording } from "@seam/tool-subagent";
 
 /** One tool, as `tools/list` shows it, and the provider it runs. */
 export interface ToolEntry {
@@ -49,10 +49,8 @@ export function toolsOf(
 
 function entryOf(provider: RegisteredSubagentProvider, name: string): ToolEntry {
   const wording = subagentToolWording(provider.inheritsParentContext);
-  const properties: Record<string, unknown> = {
-    description: { type: "string", description: wording.label },
-    prompt: { type: "string", description: wording.prompt },
-  };
+  const parameters = subagentToolParameters(wording);
+  const properties: Record<string, unknown> = { ...parameters.properties };
   if (provider.capabilities.outputSchema) {
     properties.outputSchema = {
       type: "object",
@@ -67,12 +65,7 @@ function entryOf(provider: RegisteredSubagentProvider, name: string): ToolEntry 
       name,
       title: `Subagent (${provider.name})`,
       description: wording.description,
-      inputSchema: {
-        type: "object",
-        properties,
-        required: ["description", "prompt"],
-        additionalProperties: false,
-      },
+      inputSchema: { ...parameters, properties },
     },
   };
 }

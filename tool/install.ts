@@ -30,7 +30,7 @@ import type { SubagentToolConfig } from "./types.ts";
 
 export type { SubagentToolConfig } from "./types.ts";
 import { subagentResultToToolResult } from "./result.ts";
-import { subagentToolWording } from "./wording.ts";
+import { subagentToolParameters, subagentToolWording } from "./wording.ts";
 
 /** The arguments the model gives the tool. */
 interface SubagentToolArgs {
@@ -300,15 +300,7 @@ function createTool(
 ): Tool<SubagentToolArgs> {
   const wording = subagentToolWording(provider.inheritsParentContext);
   const { provider: providerName, toolName, options } = config;
-  const parameters: JsonSchema = {
-    type: "object",
-    properties: {
-      description: { type: "string", description: wording.label },
-      prompt: { type: "string", description: wording.prompt },
-    },
-    required: ["description", "prompt"],
-    additionalProperties: false,
-  };
+  const parameters: JsonSchema = subagentToolParameters(wording);
   return {
     name: toolName,
     description: wording.description,

@@ -38,4 +38,9 @@
  */
 export { installSubagentTool, type SubagentToolConfig } from "./install.ts";
 export { subagentResultToToolResult } from "./result.ts";
-export { type SubagentToolWording, subagentToolWording } from "./wording.ts";
+export {
+  type SubagentToolParameters,
+  subagentToolParameters,
+  type SubagentToolWording,
+  subagentToolWording,
+} from "./wording.ts";

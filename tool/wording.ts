@@ -1,3 +1,5 @@
+import type { JsonValue } from "@seam/host";
+
 /** What the model is told about a subagent tool: derived from the bound provider. */
 export interface SubagentToolWording {
   /** The tool's description. */
@@ -61,4 +63,56 @@ export function subagentToolWording(inheritsParentContext: boolean): SubagentToo
     );
   }
   return inheritsParentContext ? INHERITING : FRESH;
+}
+
+/**
+ * The JSON Schema of a subagent tool's arguments: `{description, prompt}`,
+ * both required. A `JsonSchema` of `@seam/host`, and mutable, so it passes
+ * as any framework's JSON Schema type.
+ */
+export interface SubagentToolParameters {
+  /** Any other keyword a caller adds (an MCP tool's `outputSchema` property goes in `properties`). */
+  [keyword: string]: JsonValue;
+  /** Always `"object"`. */
+  type: "object";
+  /** The two arguments, described by the tool's wording. */
+  properties: {
+    description: { type: "string"; description: string };
+    prompt: { type: "string"; description: string };
+  };
+  /** Both arguments. */
+  required: string[];
+  /** No other argument. */
+  additionalProperties: false;
+}
+
+/**
+ * The arguments' JSON Schema of a subagent tool worded by `wording`: one
+ * schema for the host tool, the MCP tools and the framework adapters' tools,
+ * so each framework's model is asked the same thing. A fresh object on each
+ * call, for callers that extend it (an MCP tool adds `outputSchema`).
+ *
+ * @param wording The tool's wording ({@linkcode subagentToolWording}).
+ * @returns The schema, its parameter descriptions taken from `wording`.
+ *
+ * @example
+ * ```ts
+ * import { subagentToolParameters, subagentToolWording } from "@seam/tool-subagent";
+ * import assert from "node:assert/strict";
+ *
+ * const schema = subagentToolParameters(subagentToolWording(false));
+ * assert.deepEqual(schema.required, ["description", "prompt"]);
+ * assert.match(schema.properties.prompt.description, /self-contained/);
+ * ```
+ */
+export function subagentToolParameters(wording: SubagentToolWording): SubagentToolParameters {
+  return {
+    type: "object",
+    properties: {
+      description: { type: "string", description: wording.label },
+      prompt: { type: "string", description: wording.prompt },
+    },
+    required: ["description", "prompt"],
+    additionalProperties: false,
+  };
 }

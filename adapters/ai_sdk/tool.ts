@@ -17,7 +17,11 @@ import {
   type SubagentToolFilter,
   type SubagentUsage,
 } from "@seam/subagent";
-import { subagentResultToToolResult, subagentToolWording } from "@seam/tool-subagent";
+import {
+  subagentResultToToolResult,
+  subagentToolParameters,
+  subagentToolWording,
+} from "@seam/tool-subagent";
 import { jsonSchema, tool } from "ai";
 import { cannot, checkOptions, kindOf } from "./_checks.ts";
 
@@ -237,15 +241,7 @@ export function subagentTool(
   const wording = subagentToolWording(registered.inheritsParentContext);
   const made = tool({
     description: wording.description,
-    inputSchema: jsonSchema<SubagentToolInput>({
-      type: "object",
-      properties: {
-        description: { type: "string", description: wording.label },
-        prompt: { type: "string", description: wording.prompt },
-      },
-      required: ["description", "prompt"],
-      additionalProperties: false,
-    }),
+    inputSchema: jsonSchema<SubagentToolInput>(subagentToolParameters(wording)),
     execute: (input: SubagentToolInput, call: SubagentToolCallOptions) =>
       delegate(service, provider, parent, fields, input, call),
     toModelOutput: ({ output }: { output: SubagentToolOutput }): SubagentToolModelOutput => ({

@@ -22,7 +22,11 @@ import {
   type SubagentService,
   type SubagentToolFilter,
 } from "@seam/subagent";
-import { subagentResultToToolResult, subagentToolWording } from "@seam/tool-subagent";
+import {
+  subagentResultToToolResult,
+  subagentToolParameters,
+  subagentToolWording,
+} from "@seam/tool-subagent";
 
 /**
  * How a framework's `subagent` tool delegates: the provider it starts runs
@@ -177,15 +181,7 @@ export function createDelegation(
   return Object.freeze({
     name: toolName,
     description: wording.description,
-    parameters: {
-      type: "object",
-      properties: {
-        description: { type: "string", description: wording.label },
-        prompt: { type: "string", description: wording.prompt },
-      },
-      required: ["description", "prompt"],
-      additionalProperties: false,
-    },
+    parameters: subagentToolParameters(wording),
     delegate: (args: SubagentToolArgs, call: DelegateOptions = {}) =>
       delegate(service, provider!, options, args, {
         onProgress,
