@@ -4,67 +4,44 @@
 // loopback, no model: send, stream, get, cancel, multi-turn, input required
 // and its answer, an agent that throws, a call the peer refuses.
 import assert from "node:assert/strict";
-import { createMemoryLogger, createRootScope, type Scope, textOf } from "@seam/host";
-import {
-  createSubagentService,
-  handleSubagentInput,
-  subagentProgress,
-  type SubagentRun,
-} from "@seam/subagent";
-import { createA2AProvider } from "@seam/subagent-a2a";
+import { textOf } from "@seam/host";
+import { handleSubagentInput } from "@seam/subagent";
 import type { Message, Task } from "@a2a-js/sdk-03";
 import { type Client, ClientFactory } from "@a2a-js/sdk-03/client";
 import { serveSdk03 } from "./interop_a2a03_support.ts";
 import { serveInteropGateway } from "./interop_gateway_support.ts";
+import { settle, settleStreamed, withProvider } from "./interop_provider_support.ts";
 import { until } from "./a2a_support.ts";
 
-/** Run `fn` with a seam service whose `a2a` provider is the 0.3 SDK server at `url`. */
-async function withProvider(
+/** `withProvider` for the 0.3 SDK's server at `url`, its log of the agent's throw silenced. */
+async function withSdk03(
   url: string,
-  fn: (start: (prompt: string) => SubagentRun, root: Scope) => Promise<void>,
+  fn: Parameters<typeof withProvider>[1],
 ): Promise<void> {
-  const root = createRootScope({ logger: createMemoryLogger().logger });
-  const subagents = createSubagentService(root);
-  const parent = { id: "main", scope: root.child("main") };
   const quiet = console.error;
-  console.error = () => {}; // the SDK logs the agent's throw
+  console.error = () => {};
   try {
-    subagents.registerProvider(
-      await createA2AProvider({ url, timeoutMs: 10_000, pollIntervalMs: 5 }),
-    );
-    await fn((prompt) => subagents.start("a2a", { prompt, parent }), root);
+    await withProvider({ url, pollIntervalMs: 5 }, fn);
   } finally {
     console.error = quiet;
-    await root.dispose();
   }
 }
 
 Deno.test("seam's A2A provider in front of the 0.3 SDK's own server", async (t) => {
   const remote = await serveSdk03();
   try {
-    await withProvider(remote.url, async (start, root) => {
-      const settle = async (prompt: string) => {
-        const run = start(prompt);
-        try {
-          return { run, result: await run.result };
-        } finally {
-          await run.dispose();
-        }
-      };
-
+    await withSdk03(remote.url, async (start, root) => {
       await t.step("send: the agent's answer is the run's output", async () => {
-        const { result } = await settle("hello there");
+        const result = await settle(start("hello there"));
         assert.equal(result.stopReason, "completed", JSON.stringify(result));
         assert.equal(textOf(result.output), "echo: hello there");
       });
 
       await t.step("stream: each artifact chunk is progress, their text the output", async () => {
-        const progress: string[] = [];
-        const off = root.on(subagentProgress, (info) => {
-          if (info.kind === "text") progress.push(info.text!);
-        });
-        const { result } = await settle("words one two three");
-        await off();
+        const { result, progress } = await settleStreamed(
+          root,
+          () => start("words one two three"),
+        );
         assert.equal(result.stopReason, "completed", JSON.stringify(result));
         assert.equal(textOf(result.output), "one two three");
         assert.equal(progress.join(""), "one two three");
@@ -120,7 +97,7 @@ Deno.test("seam's A2A provider in front of the 0.3 SDK's own server", async (t) 
             return { outcome: "answered", text: "report.txt" };
           });
           try {
-            const { result } = await settle("ask which file?");
+            const result = await settle(start("ask which file?"));
             assert.equal(result.stopReason, "completed", JSON.stringify(result));
             assert.equal(textOf(result.output), "got: report.txt");
           } finally {
@@ -167,7 +144,7 @@ Deno.test("seam's A2A provider in front of the 0.3 SDK's own server", async (t) 
             return { outcome: "answered", text: "too late" };
           });
           try {
-            const { result } = await settle("ask which file?");
+            const result = await settle(start("ask which file?"));
             assert.equal(result.stopReason, "error", JSON.stringify(result));
             assert.equal(result.error?.code, "CHILD_FAILED", JSON.stringify(result.error));
             assert.match(result.error!.message, /terminal state \(canceled\)/);
@@ -208,7 +185,7 @@ Deno.test("seam's A2A provider in front of the 0.3 SDK's own server", async (t) 
       await t.step(
         "an agent that throws: the run ends error with the agent's own text",
         async () => {
-          const { result } = await settle("throw");
+          const result = await settle(start("throw"));
           assert.equal(result.stopReason, "error", JSON.stringify(result));
           assert.match(JSON.stringify(result), /Agent execution error: no model is configured/);
           assert.doesNotMatch(JSON.stringify(result), /on the stream of task/);
@@ -223,7 +200,7 @@ Deno.test("seam's A2A provider in front of the 0.3 SDK's own server", async (t) 
 Deno.test("seam's A2A provider polls the 0.3 SDK's server with GetTask when it does not stream", async () => {
   const remote = await serveSdk03({ streaming: false });
   try {
-    await withProvider(remote.url, async (start) => {
+    await withSdk03(remote.url, async (start) => {
       const run = start("slow");
       try {
         const result = await run.result;
