@@ -1,7 +1,7 @@
 // How a `seam` command is declared: its flags and usage once, and what it
-// runs with them checked. `--help`, arguments a command does not take and
-// the flags two commands share are handled here, the same for every command.
-import { type CliCommand, envOf, out } from "./command.ts";
+// runs with them checked. `--help` and arguments a command does not take are
+// handled here, the same for every command.
+import { type CliCommand, out } from "./command.ts";
 import { type FlagSpec, parseArgs, type ParsedArgs, UsageError, usageOf } from "./args.ts";
 
 /** A command as its file declares it. */
@@ -47,42 +47,6 @@ export function defineCommand(definition: CommandDefinition): DefinedCommand {
       return await definition.run(parsed);
     },
   };
-}
-
-/** `--token-env`, for the commands that call an agent with a bearer token. */
-export const TOKEN_ENV_FLAG: FlagSpec = {
-  name: "token-env",
-  kind: "value",
-  value: "VAR",
-  help: "the variable holding the bearer token (default SEAM_TOKEN)",
-};
-
-/**
- * The bearer token: from the variable `--token-env` names, else SEAM_TOKEN
- * (`undefined` when unset or empty).
- *
- * @throws {UsageError} when the variable `--token-env` names is not set.
- */
-export function tokenOf(flags: ParsedArgs["flags"]): string | undefined {
-  const named = flags["token-env"];
-  const variable = typeof named === "string" ? named : "SEAM_TOKEN";
-  const token = envOf(variable) || undefined;
-  if (named !== undefined && token === undefined) {
-    throw new UsageError(`--token-env ${variable}: that variable is not set`);
-  }
-  return token;
-}
-
-/**
- * `url` when it is an http(s) URL.
- *
- * @throws {UsageError} naming `<url>` otherwise.
- */
-export function httpUrlOf(url: string): string {
-  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
-    throw new UsageError(`<url> must be an http(s) URL, got "${url}"`);
-  }
-  return url;
 }
 
 /** A value flag's value, or `undefined` when absent. */

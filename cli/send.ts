@@ -11,14 +11,8 @@
 import process from "node:process";
 import { complain, out } from "./command.ts";
 import { type FlagSpec, intFlag, UsageError } from "./args.ts";
-import {
-  defineCommand,
-  type DefinedCommand,
-  httpUrlOf,
-  stringFlag,
-  TOKEN_ENV_FLAG,
-  tokenOf,
-} from "./_command.ts";
+import { defineCommand, type DefinedCommand, stringFlag } from "./_command.ts";
+import { httpUrlOf, TOKEN_ENV_FLAG, tokenOf } from "./_remote_flags.ts";
 import { LineReader, ProgressLine } from "./_terminal.ts";
 import { askAtTerminal } from "./_ask.ts";
 

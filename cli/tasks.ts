@@ -7,14 +7,8 @@
  */
 import { complain, out } from "./command.ts";
 import { type FlagSpec, intFlag, UsageError } from "./args.ts";
-import {
-  defineCommand,
-  type DefinedCommand,
-  httpUrlOf,
-  stringFlag,
-  TOKEN_ENV_FLAG,
-  tokenOf,
-} from "./_command.ts";
+import { defineCommand, type DefinedCommand, stringFlag } from "./_command.ts";
+import { httpUrlOf, TOKEN_ENV_FLAG, tokenOf } from "./_remote_flags.ts";
 
 const FLAGS: readonly FlagSpec[] = [
   TOKEN_ENV_FLAG,
