@@ -1,14 +1,12 @@
 import { Command } from "@langchain/langgraph";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import { describe, isRecord, textOf } from "@seam/host";
-import type {
-  SubagentInputAnswer,
-  SubagentProvider,
-  SubagentRequest,
-  SubagentResultInput,
-  SubagentRunHandle,
-} from "@seam/subagent";
-import { type FrameworkRunContext, startFrameworkRun } from "@seam/adapter-kit";
+import type { SubagentInputAnswer, SubagentProvider, SubagentResultInput } from "@seam/subagent";
+import {
+  checkProviderOptions,
+  createFrameworkProvider,
+  type FrameworkRunContext,
+} from "@seam/adapter-kit";
 import { asksOf, resumeOf } from "./_interrupts.ts";
 import { SEAM_PARENT } from "./_context.ts";
 
@@ -113,17 +111,13 @@ interface Message {
  * ```
  */
 export function createLangGraphProvider(options: LangGraphProviderOptions): SubagentProvider {
-  const fail = (problem: string): never => {
-    throw new TypeError(`Cannot create the LangGraph provider: ${problem}`);
-  };
-  if (!isRecord(options)) fail(`options must be an object, got ${describe(options)}`);
-  for (const key of Object.keys(options)) {
-    if (!OPTIONS.includes(key)) fail(`unknown option ${key} (known: ${OPTIONS.join(", ")})`);
-  }
-  const { name = "langgraph", graph, input, output, recursionLimit } = options;
-  if (typeof name !== "string" || name === "") {
-    fail(`options.name must be a non-empty string, got ${describe(name)}`);
-  }
+  const { name, fail, positiveInteger } = checkProviderOptions(
+    "LangGraph",
+    options,
+    OPTIONS,
+    "langgraph",
+  );
+  const { graph, input, output, recursionLimit } = options;
   if (isRecord(graph) && typeof graph.compile === "function" && !("stream" in graph)) {
     fail("options.graph is a StateGraph that is not compiled: pass graph.compile()");
   }
@@ -137,14 +131,11 @@ export function createLangGraphProvider(options: LangGraphProviderOptions): Suba
       fail(`options.${key} must be a function, got ${describe(value)}`);
     }
   }
-  if (
-    recursionLimit !== undefined && !(Number.isSafeInteger(recursionLimit) && recursionLimit > 0)
-  ) {
-    fail(`options.recursionLimit must be a positive integer, got ${describe(recursionLimit)}`);
-  }
+  positiveInteger("recursionLimit", recursionLimit);
   const setup: Setup = { graph: graph as unknown as Graph, input, output, recursionLimit };
-  return {
+  return createFrameworkProvider({
     name,
+    framework: "LangGraph",
     capabilities: {
       outputSchema: false,
       depthLimit: true,
@@ -152,13 +143,8 @@ export function createLangGraphProvider(options: LangGraphProviderOptions): Suba
       persona: true,
       budget: true,
     },
-    inheritsParentContext: false,
-    start: (request: SubagentRequest): SubagentRunHandle =>
-      startFrameworkRun(request, (run) => isolated(() => drive(run, setup)), {
-        framework: "LangGraph",
-        idPrefix: name,
-      }),
-  };
+    drive: (run) => isolated(() => drive(run, setup)),
+  });
 }
 
 /**
