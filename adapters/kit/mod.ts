@@ -12,6 +12,7 @@
  * - {@linkcode createFrameworkProvider} and {@linkcode checkProviderOptions}:
  *   the provider around a driver, and the checks its options start with;
  *   {@linkcode questionOf}: a framework's request for input as a question.
+ * - {@linkcode UsageTally}: a run's own usage, summed call by call.
  *
  * @example A driver that answers at once
  * ```ts
@@ -62,3 +63,4 @@ export {
   type ProviderOptionsCheck,
   questionOf,
 } from "./provider.ts";
+export { type ModelCallUsage, UsageTally } from "./usage.ts";
