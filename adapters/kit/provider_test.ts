@@ -1,24 +1,34 @@
 import assert from "node:assert/strict";
 import { createRootScope } from "@seam/host";
-import { createSubagentService, type SubagentProgressInfo } from "@seam/subagent";
+import {
+  createSubagentService,
+  type SubagentProgressInfo,
+  type SubagentProvider,
+} from "@seam/subagent";
 import {
   checkProviderOptions,
   createDelegation,
   createFrameworkProvider,
+  type FrameworkDriver,
   questionOf,
 } from "./mod.ts";
+
+/** The `echo` provider of the framework `Echo`, driven by `drive`. */
+function echo(drive: FrameworkDriver): SubagentProvider {
+  return createFrameworkProvider({
+    name: "echo",
+    framework: "Echo",
+    capabilities: { outputSchema: false, depthLimit: true, toolFilter: false, persona: false },
+    drive,
+  });
+}
 
 Deno.test("createFrameworkProvider() starts each run with the driver, ids prefixed by the name", async () => {
   const root = createRootScope();
   const subagents = createSubagentService(root);
-  subagents.registerProvider(createFrameworkProvider({
-    name: "echo",
-    framework: "Echo",
-    capabilities: { outputSchema: false, depthLimit: true, toolFilter: false, persona: false },
-    drive: (run) => {
-      run.text("hel");
-      return Promise.reject(new Error("lost"));
-    },
+  subagents.registerProvider(echo((run) => {
+    run.text("hel");
+    return Promise.reject(new Error("lost"));
   }));
   assert.equal(subagents.getProvider("echo")?.inheritsParentContext, false);
   const run = subagents.start("echo", { prompt: "hi", parent: { id: "main", scope: root } });
@@ -79,14 +89,9 @@ Deno.test("questionOf() asks the value, its first string key or the fallback, bo
 Deno.test("Delegation.answer() words the outcome for the model; both progress listeners hear it", async () => {
   const root = createRootScope();
   const subagents = createSubagentService(root);
-  subagents.registerProvider(createFrameworkProvider({
-    name: "echo",
-    framework: "Echo",
-    capabilities: { outputSchema: false, depthLimit: true, toolFilter: false, persona: false },
-    drive: (run) => {
-      run.text(String(run.request.prompt[0]?.type === "text" ? run.request.prompt[0].text : ""));
-      return Promise.resolve({ output: "done", stopReason: "completed" });
-    },
+  subagents.registerProvider(echo((run) => {
+    run.text(String(run.request.prompt[0]?.type === "text" ? run.request.prompt[0].text : ""));
+    return Promise.resolve({ output: "done", stopReason: "completed" });
   }));
   const heard: string[] = [];
   const note = (who: string) => (progress: SubagentProgressInfo) =>
