@@ -10,8 +10,9 @@
  */
 import process from "node:process";
 import { Readable, Writable } from "node:stream";
-import { type CliCommand, envOf, out } from "./command.ts";
-import { type FlagSpec, parseArgs, UsageError, usageOf } from "./args.ts";
+import { envOf } from "./command.ts";
+import { type FlagSpec, UsageError } from "./args.ts";
+import { defineCommand, type DefinedCommand } from "./_command.ts";
 
 const LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
 
@@ -24,29 +25,19 @@ const FLAGS: readonly FlagSpec[] = [
   },
 ];
 
-/** The usage `seam acp --help` prints. */
-export const ACP_USAGE: string = usageOf(
-  "seam acp [options]",
-  `Serve a seam agent over ACP (Agent Client Protocol) on stdin/stdout until stdin closes. Each
+/** `seam acp`. */
+export const acpCommand: DefinedCommand = defineCommand({
+  name: "acp",
+  summary: "serve a seam agent over ACP on stdio (for an editor or createAcpProvider)",
+  synopsis: "seam acp [options]",
+  description:
+    `Serve a seam agent over ACP (Agent Client Protocol) on stdin/stdout until stdin closes. Each
 session gets a host agent with the update_plan tool, on the scripted model (deterministic, no
 network) or on a real one when DEEPSEEK_API_KEY or OPENAI_API_KEY (with OPENAI_BASE_URL,
 SEAM_MODEL) is set. stdout carries the protocol and nothing else.`,
-  FLAGS,
-);
-
-/** `seam acp`. */
-export const acpCommand: CliCommand = {
-  name: "acp",
-  summary: "serve a seam agent over ACP on stdio (for an editor or createAcpProvider)",
-  async run(args) {
-    const { flags, positionals } = parseArgs(args, FLAGS);
-    if (flags.help) {
-      out(ACP_USAGE);
-      return 0;
-    }
-    if (positionals.length > 0) {
-      throw new UsageError(`takes no arguments, got "${positionals.join(" ")}"`);
-    }
+  flags: FLAGS,
+  positionals: false,
+  async run({ flags }) {
     const level = (flags["log-level"] ?? "warn") as string;
     if (!(LEVELS as readonly string[]).includes(level)) {
       throw new UsageError(`--log-level must be one of ${LEVELS.join(", ")}, got "${level}"`);
@@ -87,4 +78,4 @@ export const acpCommand: CliCommand = {
     await host.scope.dispose();
     return 0;
   },
-};
+});

@@ -7,34 +7,21 @@
  * @module
  */
 import process from "node:process";
-import { type CliCommand, complain, envOf, isDeno, out } from "./command.ts";
-import { type FlagSpec, parseArgs, UsageError, usageOf } from "./args.ts";
+import { complain, envOf, isDeno } from "./command.ts";
+import { defineCommand, type DefinedCommand } from "./_command.ts";
 
-const FLAGS: readonly FlagSpec[] = [];
-
-/** The usage `seam mcp --help` prints. */
-export const MCP_USAGE: string = usageOf(
-  "seam mcp [options]",
-  `Serve the spawn and fork providers over MCP on stdio, one tool each (subagent_spawn,
+/** `seam mcp`. */
+export const mcpCommand: DefinedCommand = defineCommand({
+  name: "mcp",
+  summary: "serve spawn and fork to an MCP client on stdio (deno task mcp)",
+  synopsis: "seam mcp [options]",
+  description: `Serve the spawn and fork providers over MCP on stdio, one tool each (subagent_spawn,
 subagent_fork), until the client closes stdin; its runs are then cancelled. The model is the
 scripted one, or a real one when DEEPSEEK_API_KEY or OPENAI_API_KEY (with OPENAI_BASE_URL,
 SEAM_MODEL) is set. For MCP over HTTP, \`seam serve\` answers at /mcp. Needs Deno.`,
-  FLAGS,
-);
-
-/** `seam mcp`. */
-export const mcpCommand: CliCommand = {
-  name: "mcp",
-  summary: "serve spawn and fork to an MCP client on stdio (deno task mcp)",
-  async run(args) {
-    const { flags, positionals } = parseArgs(args, FLAGS);
-    if (flags.help) {
-      out(MCP_USAGE);
-      return 0;
-    }
-    if (positionals.length > 0) {
-      throw new UsageError(`takes no arguments, got "${positionals.join(" ")}"`);
-    }
+  flags: [],
+  positionals: false,
+  async run() {
     if (!isDeno()) {
       complain(
         "mcp",
@@ -48,4 +35,4 @@ export const mcpCommand: CliCommand = {
     // A write to a client that left without reading may still be pending: do not wait for it.
     process.exit(0);
   },
-};
+});

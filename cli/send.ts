@@ -9,8 +9,10 @@
  * @module
  */
 import process from "node:process";
-import { type CliCommand, complain, envOf, out } from "./command.ts";
-import { type FlagSpec, intFlag, parseArgs, UsageError, usageOf } from "./args.ts";
+import { complain, out } from "./command.ts";
+import { type FlagSpec, intFlag, UsageError } from "./args.ts";
+import { defineCommand, type DefinedCommand, stringFlag } from "./_command.ts";
+import { httpUrlOf, TOKEN_ENV_FLAG, tokenOf } from "./_remote_flags.ts";
 import { LineReader, ProgressLine } from "./_terminal.ts";
 import { askAtTerminal } from "./_ask.ts";
 
@@ -21,12 +23,7 @@ const FLAGS: readonly FlagSpec[] = [
     value: "NAME",
     help: "a seam gateway's provider to address (default: the card's)",
   },
-  {
-    name: "token-env",
-    kind: "value",
-    value: "VAR",
-    help: "the variable holding the bearer token (default SEAM_TOKEN)",
-  },
+  TOKEN_ENV_FLAG,
   {
     name: "timeout",
     kind: "value",
@@ -48,47 +45,32 @@ const FLAGS: readonly FlagSpec[] = [
   },
 ];
 
-/** The usage `seam send --help` prints. */
-export const SEND_USAGE: string = usageOf(
-  "seam send [options] <url> <prompt…>",
-  `Send a task to the A2A agent at <url> (its base URL or agent card URL; for a seam gateway,
+/** `seam send`. */
+export const sendCommand: DefinedCommand = defineCommand({
+  name: "send",
+  summary: "send a task to an A2A agent and stream its answer",
+  synopsis: "seam send [options] <url> <prompt…>",
+  description:
+    `Send a task to the A2A agent at <url> (its base URL or agent card URL; for a seam gateway,
 http://host:port or http://host:port/<provider>) and stream its answer to stdout. When the remote
 asks a question or a permission, it is asked here: type the answer (or an option's number) and
 Enter; an empty line or end of input refuses. Ctrl-C cancels the remote task (twice: exit at once).
 Exit status: 0 completed, 1 the task failed or could not be sent, 2 bad usage, 130 cancelled.`,
-  FLAGS,
-);
-
-/** `seam send`. */
-export const sendCommand: CliCommand = {
-  name: "send",
-  summary: "send a task to an A2A agent and stream its answer",
-  async run(args) {
-    const { flags, positionals } = parseArgs(args, FLAGS);
-    if (flags.help) {
-      out(SEND_USAGE);
-      return 0;
-    }
+  flags: FLAGS,
+  positionals: true,
+  async run({ flags, positionals }) {
     const [url, ...words] = positionals;
     if (url === undefined || words.length === 0) {
       throw new UsageError("needs a URL and a prompt: seam send <url> <prompt…>");
     }
-    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
-      throw new UsageError(`<url> must be an http(s) URL, got "${url}"`);
-    }
+    httpUrlOf(url);
     const timeoutMs = intFlag(flags, "timeout", 30_000, 1)!;
     const idleTimeoutMs = intFlag(flags, "idle-timeout", 300_000, 1)!;
     const deadlineMs = intFlag(flags, "deadline", undefined, 1);
     const progressMs = intFlag(flags, "progress", 2_000, 0)!;
-    const tokenVariable = typeof flags["token-env"] === "string"
-      ? flags["token-env"]
-      : "SEAM_TOKEN";
-    const token = envOf(tokenVariable) || undefined;
-    if (flags["token-env"] !== undefined && token === undefined) {
-      throw new UsageError(`--token-env ${tokenVariable}: that variable is not set`);
-    }
+    const token = tokenOf(flags);
     return await send(url, words.join(" "), {
-      provider: typeof flags.provider === "string" ? flags.provider : undefined,
+      provider: stringFlag(flags, "provider"),
       token,
       timeoutMs,
       idleTimeoutMs,
@@ -96,7 +78,7 @@ export const sendCommand: CliCommand = {
       progressMs,
     });
   },
-};
+});
 
 interface SendOptions {
   readonly provider?: string;

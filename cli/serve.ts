@@ -5,8 +5,9 @@
  *
  * @module
  */
-import { type CliCommand, complain, envOf, isDeno, out } from "./command.ts";
-import { type FlagSpec, intFlag, parseArgs, UsageError, usageOf } from "./args.ts";
+import { complain, envOf, isDeno } from "./command.ts";
+import { type FlagSpec, intFlag, UsageError } from "./args.ts";
+import { defineCommand, type DefinedCommand } from "./_command.ts";
 
 const FLAGS: readonly FlagSpec[] = [
   { name: "host", kind: "value", value: "HOST", help: "interface to listen on (HOST; 127.0.0.1)" },
@@ -30,16 +31,6 @@ const FLAGS: readonly FlagSpec[] = [
   },
 ];
 
-/** The usage `seam serve --help` prints. */
-export const SERVE_USAGE: string = usageOf(
-  "seam serve [options]",
-  `Serve the spawn and fork providers as an A2A v1.0 agent until Ctrl-C (live tasks are then
-cancelled). The model is the scripted one, or a real one when DEEPSEEK_API_KEY or OPENAI_API_KEY
-(with OPENAI_BASE_URL, SEAM_MODEL) is set. SEAM_GATEWAY_TOKEN turns bearer auth on (a secret: it is
-read from the environment only); serving beyond loopback without it prints a WARNING. Needs Deno.`,
-  FLAGS,
-);
-
 const ENV_OF_FLAG: Readonly<Record<string, string>> = {
   host: "HOST",
   port: "PORT",
@@ -48,18 +39,18 @@ const ENV_OF_FLAG: Readonly<Record<string, string>> = {
 };
 
 /** `seam serve`. */
-export const serveCommand: CliCommand = {
+export const serveCommand: DefinedCommand = defineCommand({
   name: "serve",
   summary: "serve spawn and fork as an A2A gateway (deno task start)",
-  async run(args) {
-    const { flags, positionals } = parseArgs(args, FLAGS);
-    if (flags.help) {
-      out(SERVE_USAGE);
-      return 0;
-    }
-    if (positionals.length > 0) {
-      throw new UsageError(`takes no arguments, got "${positionals.join(" ")}"`);
-    }
+  synopsis: "seam serve [options]",
+  description:
+    `Serve the spawn and fork providers as an A2A v1.0 agent until Ctrl-C (live tasks are then
+cancelled). The model is the scripted one, or a real one when DEEPSEEK_API_KEY or OPENAI_API_KEY
+(with OPENAI_BASE_URL, SEAM_MODEL) is set. SEAM_GATEWAY_TOKEN turns bearer auth on (a secret: it is
+read from the environment only); serving beyond loopback without it prints a WARNING. Needs Deno.`,
+  flags: FLAGS,
+  positionals: false,
+  async run({ flags }) {
     intFlag(flags, "port", undefined, 0, 65_535);
     const env = envOf("PORT");
     if (flags.port === undefined && env !== undefined && env !== "" && !/^\d+$/.test(env)) {
@@ -84,4 +75,4 @@ export const serveCommand: CliCommand = {
     await serveStart((name) => name in overrides ? overrides[name] : envOf(name));
     return 0;
   },
-};
+});

@@ -5,16 +5,13 @@
  *
  * @module
  */
-import { type CliCommand, complain, envOf, out } from "./command.ts";
-import { type FlagSpec, intFlag, parseArgs, UsageError, usageOf } from "./args.ts";
+import { complain, out } from "./command.ts";
+import { type FlagSpec, intFlag, UsageError } from "./args.ts";
+import { defineCommand, type DefinedCommand, stringFlag } from "./_command.ts";
+import { httpUrlOf, TOKEN_ENV_FLAG, tokenOf } from "./_remote_flags.ts";
 
 const FLAGS: readonly FlagSpec[] = [
-  {
-    name: "token-env",
-    kind: "value",
-    value: "VAR",
-    help: "the variable holding the bearer token (default SEAM_TOKEN)",
-  },
+  TOKEN_ENV_FLAG,
   {
     name: "provider",
     kind: "value",
@@ -27,31 +24,22 @@ const FLAGS: readonly FlagSpec[] = [
   { name: "json", kind: "switch", help: "print the answer as JSON" },
 ];
 
-/** The usage `seam tasks --help` prints. */
-export const TASKS_USAGE: string = usageOf(
-  "seam tasks [options] <url> [list | get <task-id> | cancel <task-id>]",
-  `List the tasks the A2A agent at <url> keeps for you (the default), show one with its status and
-output, or cancel one. Exit status: 0 done, 1 the agent refused or could not be reached, 2 bad usage.`,
-  FLAGS,
-);
-
 const ACTIONS = ["list", "get", "cancel"] as const;
 
 /** `seam tasks`. */
-export const tasksCommand: CliCommand = {
+export const tasksCommand: DefinedCommand = defineCommand({
   name: "tasks",
   summary: "list, show or cancel the tasks of an A2A agent",
-  async run(args) {
-    const { flags, positionals } = parseArgs(args, FLAGS);
-    if (flags.help) {
-      out(TASKS_USAGE);
-      return 0;
-    }
+  synopsis: "seam tasks [options] <url> [list | get <task-id> | cancel <task-id>]",
+  description:
+    `List the tasks the A2A agent at <url> keeps for you (the default), show one with its status and
+output, or cancel one. Exit status: 0 done, 1 the agent refused or could not be reached, 2 bad usage.`,
+  flags: FLAGS,
+  positionals: true,
+  async run({ flags, positionals }) {
     const [url, action = "list", id, ...rest] = positionals;
     if (url === undefined) throw new UsageError("needs a URL: seam tasks <url> [list|get|cancel]");
-    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
-      throw new UsageError(`<url> must be an http(s) URL, got "${url}"`);
-    }
+    httpUrlOf(url);
     if (!(ACTIONS as readonly string[]).includes(action)) {
       throw new UsageError(`unknown action "${action}" (known: ${ACTIONS.join(", ")})`);
     }
@@ -63,13 +51,7 @@ export const tasksCommand: CliCommand = {
     }
     const timeoutMs = intFlag(flags, "timeout", 30_000, 1)!;
     const limit = intFlag(flags, "limit", 50, 1, 100)!;
-    const tokenVariable = typeof flags["token-env"] === "string"
-      ? flags["token-env"]
-      : "SEAM_TOKEN";
-    const token = envOf(tokenVariable) || undefined;
-    if (flags["token-env"] !== undefined && token === undefined) {
-      throw new UsageError(`--token-env ${tokenVariable}: that variable is not set`);
-    }
+    const token = tokenOf(flags);
     const { connect } = await import("./_a2a_client.ts");
     let client;
     try {
@@ -78,13 +60,13 @@ export const tasksCommand: CliCommand = {
       complain("tasks", `Cannot reach the A2A agent at ${url}: ${messageOf(error)}`);
       return 1;
     }
-    const tenant = typeof flags.provider === "string" ? flags.provider : "";
+    const tenant = stringFlag(flags, "provider") ?? "";
     const json = flags.json === true;
     try {
       if (action === "list") {
         const page = await client.list({
           tenant,
-          contextId: typeof flags.context === "string" ? flags.context : "",
+          contextId: stringFlag(flags, "context") ?? "",
           pageSize: limit,
         });
         if (json) out(`${JSON.stringify(page.tasks, null, 2)}\n`);
@@ -103,7 +85,7 @@ export const tasksCommand: CliCommand = {
       return 1;
     }
   },
-};
+});
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

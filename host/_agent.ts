@@ -410,26 +410,15 @@ export class AgentImpl implements Agent {
         const call = calls[i];
         const outcome = outcomes[i] ?? cancelled(call.id, call.name);
         if (outcome.stopTurn) stop = true;
-        this.#record(
-          outcome.code === undefined
-            ? {
-              seq: 0,
-              type: "tool-result",
-              callId: call.id,
-              name: call.name,
-              content: outcome.content,
-              isError: outcome.isError,
-            }
-            : {
-              seq: 0,
-              type: "tool-result",
-              callId: call.id,
-              name: call.name,
-              content: outcome.content,
-              isError: outcome.isError,
-              code: outcome.code,
-            },
-        );
+        this.#record({
+          seq: 0,
+          type: "tool-result",
+          callId: call.id,
+          name: call.name,
+          content: outcome.content,
+          isError: outcome.isError,
+          ...(outcome.code === undefined ? {} : { code: outcome.code }),
+        });
       }
       if (signal.aborted) return ABORTED;
       if (stop) return COMPLETED;

@@ -48,3 +48,63 @@ export function brandError(error: Error, brand: symbol, name: string): void {
   Object.defineProperty(error, brand, { value: true });
   error.name = name;
 }
+
+/**
+ * A base for a branded error class: the class names its brand in a static
+ * `brand` (a `Symbol.for` key whose last segment is the class's name,
+ * `"@seam/host/JsonCopyError"`); each error it makes carries that brand and
+ * that name, and `instanceof` it asks {@linkcode hasBrand}, so an error made
+ * by another copy of the same package is still recognised. See
+ * {@linkcode BrandedError}, {@linkcode BrandedTypeError} and
+ * {@linkcode BrandedRangeError}.
+ */
+export interface BrandedErrorClass<E extends Error> {
+  /** Make an error named and branded as the class's `brand` says. */
+  new (message?: string, options?: ErrorOptions): E;
+  /** The prototype of the errors it makes. */
+  readonly prototype: E;
+  /** The class's brand: a `Symbol.for` key ending in its name; each class sets its own. */
+  readonly brand: string;
+}
+
+type ErrorConstructorLike<E extends Error> = new (message?: string, options?: ErrorOptions) => E;
+
+function brandedErrorClass<E extends Error>(Base: ErrorConstructorLike<E>): BrandedErrorClass<E> {
+  const Branded = class extends (Base as ErrorConstructorLike<Error>) {
+    static brand = "";
+    static override [Symbol.hasInstance](value: unknown): boolean {
+      return hasBrand(value, Symbol.for(this.brand));
+    }
+    constructor(message?: string, options?: ErrorOptions) {
+      super(message, options);
+      const key = new.target.brand;
+      brandError(this, Symbol.for(key), key.slice(key.lastIndexOf("/") + 1));
+    }
+  };
+  return Branded as unknown as BrandedErrorClass<E>;
+}
+
+/**
+ * The base of a branded `Error` class: see {@linkcode BrandedErrorClass}.
+ *
+ * @example
+ * ```ts
+ * import { BrandedError } from "@seam/host";
+ * import assert from "node:assert/strict";
+ *
+ * class QuotaError extends BrandedError {
+ *   static override readonly brand = "example/QuotaError";
+ * }
+ * const error = new QuotaError("Cannot start: the quota is spent");
+ * assert.ok(error instanceof QuotaError && error instanceof Error);
+ * assert.equal(error.name, "QuotaError");
+ * assert.ok(!(new Error("x") instanceof QuotaError));
+ * ```
+ */
+export const BrandedError: BrandedErrorClass<Error> = brandedErrorClass(Error);
+
+/** The base of a branded `TypeError` class: see {@linkcode BrandedErrorClass}. */
+export const BrandedTypeError: BrandedErrorClass<TypeError> = brandedErrorClass(TypeError);
+
+/** The base of a branded `RangeError` class: see {@linkcode BrandedErrorClass}. */
+export const BrandedRangeError: BrandedErrorClass<RangeError> = brandedErrorClass(RangeError);

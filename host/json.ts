@@ -1,4 +1,4 @@
-import { brandError, hasBrand } from "./brand.ts";
+import { BrandedTypeError } from "./brand.ts";
 import { formatPath } from "./path.ts";
 import { isArray } from "./_builtins.ts";
 
@@ -11,17 +11,13 @@ export type JsonValue =
   | JsonValue[]
   | { [key: string]: JsonValue };
 
-const JSON_COPY_ERROR_BRAND = Symbol.for("@seam/host/JsonCopyError");
-
 /**
  * Thrown by {@linkcode jsonCopy} for a value JSON would lose or change.
  * `path` names where it sits (`request.prompt[0].text`).
  */
-export class JsonCopyError extends TypeError {
-  /** Recognises a JsonCopyError made by any copy of this package. */
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return hasBrand(value, JSON_COPY_ERROR_BRAND);
-  }
+export class JsonCopyError extends BrandedTypeError {
+  /** Its brand: a JsonCopyError made by any copy of this package is recognised. */
+  static override readonly brand: string = "@seam/host/JsonCopyError";
   /** Stable code for callers that branch on it. */
   readonly code = "NOT_JSON" as const;
   /** Where the offending value sits. */
@@ -29,7 +25,6 @@ export class JsonCopyError extends TypeError {
   /** Make the error for the value at `path`, described by `reason`. */
   constructor(path: string, reason: string) {
     super(`Cannot copy ${path}: ${reason}`);
-    brandError(this, JSON_COPY_ERROR_BRAND, "JsonCopyError");
     this.path = path;
   }
 }

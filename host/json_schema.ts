@@ -1,5 +1,5 @@
 import { dereference, type Schema, Validator } from "@cfworker/json-schema";
-import { brandError, hasBrand } from "./brand.ts";
+import { BrandedTypeError } from "./brand.ts";
 import { formatPath } from "./path.ts";
 import { jsonCopy, type JsonValue } from "./json.ts";
 import { draftOf, findSchemaProblem, type SchemaDraft } from "./_schema_keywords.ts";
@@ -16,14 +16,10 @@ import { isArray, stringify } from "./_builtins.ts";
  */
 export type JsonSchema = { readonly [keyword: string]: JsonValue };
 
-const JSON_SCHEMA_ERROR_BRAND = Symbol.for("@seam/host/JsonSchemaError");
-
 /** Thrown by {@linkcode checkJsonSchema} for a schema it refuses. */
-export class JsonSchemaError extends TypeError {
-  /** Recognises a JsonSchemaError made by any copy of this package. */
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return hasBrand(value, JSON_SCHEMA_ERROR_BRAND);
-  }
+export class JsonSchemaError extends BrandedTypeError {
+  /** Its brand: a JsonSchemaError made by any copy of this package is recognised. */
+  static override readonly brand: string = "@seam/host/JsonSchemaError";
   /** Stable code for callers that branch on it. */
   readonly code = "INVALID_SCHEMA" as const;
   /** Where in the schema the problem sits (`schema.properties.age.minimum`). */
@@ -33,7 +29,6 @@ export class JsonSchemaError extends TypeError {
   /** Make the error for the schema node at `path`. */
   constructor(path: string, reason: string, keyword?: string) {
     super(`Invalid ${path}: ${reason}`);
-    brandError(this, JSON_SCHEMA_ERROR_BRAND, "JsonSchemaError");
     this.path = path;
     this.keyword = keyword;
   }

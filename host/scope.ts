@@ -1,4 +1,4 @@
-import { brandError, hasBrand } from "./brand.ts";
+import { BrandedError } from "./brand.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { cannot } from "./_invalid.ts";
 import { freeze } from "./_builtins.ts";
@@ -63,17 +63,13 @@ export function defineService<T>(name: string): ServiceKey<T> {
   return freeze({ name });
 }
 
-const INACTIVE_SCOPE_ERROR_BRAND = Symbol.for("@seam/host/InactiveScopeError");
-
 /**
  * Thrown for any registration (effect, listener, service, child scope) on a
  * scope that is disposing or disposed.
  */
-export class InactiveScopeError extends Error {
-  /** Recognises a InactiveScopeError made by any copy of this package. */
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return hasBrand(value, INACTIVE_SCOPE_ERROR_BRAND);
-  }
+export class InactiveScopeError extends BrandedError {
+  /** Its brand: a InactiveScopeError made by any copy of this package is recognised. */
+  static override readonly brand: string = "@seam/host/InactiveScopeError";
   /** Stable code for callers that branch on it. */
   readonly code = "INACTIVE_SCOPE" as const;
   /** The state the scope was in. */
@@ -81,7 +77,6 @@ export class InactiveScopeError extends Error {
   /** Make the error for an `action` refused in `state`. */
   constructor(action: string, label: string, state: ScopeState) {
     super(`Cannot ${action}: scope "${label}" is ${state} (inactive context)`);
-    brandError(this, INACTIVE_SCOPE_ERROR_BRAND, "InactiveScopeError");
     this.state = state;
   }
 }

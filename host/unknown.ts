@@ -42,3 +42,24 @@ export function messageOf(error: unknown): string {
   }
   return message;
 }
+
+/**
+ * {@linkcode messageOf}, followed by the error's `code` in parentheses when
+ * it has a string one the message does not already name: how a tool's
+ * output or a refusal words an error, so the code can be acted on.
+ *
+ * @example
+ * ```ts
+ * import { describeError } from "@seam/host";
+ * import assert from "node:assert/strict";
+ *
+ * const error = Object.assign(new Error("no provider"), { code: "NO_PROVIDER" });
+ * assert.equal(describeError(error), "no provider (NO_PROVIDER)");
+ * assert.equal(describeError(new Error("NO_PROVIDER: none")), "NO_PROVIDER: none");
+ * ```
+ */
+export function describeError(error: unknown): string {
+  const message = messageOf(error);
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  return typeof code === "string" && !message.includes(code) ? `${message} (${code})` : message;
+}

@@ -4,7 +4,9 @@
  */
 import { createMcpHttpHandler, type McpHttpOptions } from "./http.ts";
 import { createMcpTasksHandler, type McpTasksOptions } from "./tasks.ts";
-import type { McpServer } from "./types.ts";
+import type { McpEndpoint, McpServer } from "./types.ts";
+
+export type { McpEndpoint } from "./types.ts";
 
 /** Options of {@linkcode createMcpEndpoint}. */
 export interface McpEndpointOptions {
@@ -12,14 +14,6 @@ export interface McpEndpointOptions {
   readonly http?: McpHttpOptions;
   /** The 2026-07-28 line's tasks (see `createMcpTasksHandler`). */
   readonly tasks?: McpTasksOptions;
-}
-
-/** Both lines at one URL. */
-export interface McpEndpoint {
-  /** Answer one request for `principal` (who the caller authenticated as). */
-  fetch(request: Request, principal?: string): Promise<Response>;
-  /** Close both lines (their runs cancelled). */
-  close(): Promise<void>;
 }
 
 const MODERN = "2026-07-28";

@@ -7,7 +7,7 @@
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Backlog, BoundedTransport } from "./_backlog.ts";
-import type { McpConnection, McpServer, McpTransport } from "./types.ts";
+import type { McpConnection, McpEndpoint, McpServer, McpTransport } from "./types.ts";
 
 /** Options of {@linkcode createMcpHttpHandler}. */
 export interface McpHttpOptions {
@@ -30,19 +30,16 @@ export interface McpHttpOptions {
   readonly maxUnreadBytes?: number;
 }
 
-/** An MCP endpoint: answer requests for `principal` (who the caller authenticated as). */
-export interface McpHttpHandler {
-  /**
-   * Answer one request to the endpoint (`POST`, `GET` for the event stream,
-   * `DELETE` to end a session). A session belongs to the principal that
-   * opened it: another principal naming it gets 404, as for a session that
-   * does not exist, so it can neither see, answer nor cancel its runs.
-   */
-  fetch(request: Request, principal?: string): Promise<Response>;
+/**
+ * An MCP endpoint on sessions: `fetch` answers `POST`, `GET` for the event
+ * stream and `DELETE` to end a session for `principal`; `close` closes every
+ * session (their runs cancelled). A session belongs to the principal that
+ * opened it: another principal naming it gets 404, as for a session that
+ * does not exist, so it can neither see, answer nor cancel its runs.
+ */
+export interface McpHttpHandler extends McpEndpoint {
   /** Sessions open now. */
   readonly sessions: number;
-  /** Close every session (their runs cancelled). */
-  close(): Promise<void>;
 }
 
 interface Session {

@@ -11,7 +11,7 @@ import type { ServerCore } from "./_core.ts";
 import { McpTask } from "./_task.ts";
 import { traceContextOf } from "./_trace.ts";
 import { coreOf } from "./server.ts";
-import type { McpServer } from "./types.ts";
+import type { McpEndpoint, McpServer } from "./types.ts";
 
 /** Options of {@linkcode createMcpTasksHandler}. */
 export interface McpTasksOptions {
@@ -21,18 +21,15 @@ export interface McpTasksOptions {
   readonly pollIntervalMs?: number;
 }
 
-/** An MCP 2026-07-28 endpoint with Tasks. */
-export interface McpTasksHandler {
-  /**
-   * Answer one request (each is self-contained on this line: no session).
-   * Tasks belong to `principal`: another principal naming one is told it
-   * does not exist.
-   */
-  fetch(request: Request, principal?: string): Promise<Response>;
+/**
+ * An MCP 2026-07-28 endpoint with Tasks: `fetch` answers one request (each
+ * is self-contained on this line: no session); `close` cancels every task
+ * (their runs and subtrees end) and stops. Tasks belong to `principal`:
+ * another principal naming one is told it does not exist.
+ */
+export interface McpTasksHandler extends McpEndpoint {
   /** Tasks kept now (running, waiting for input, or ended within their TTL). */
   readonly tasks: number;
-  /** Cancel every task (their runs and subtrees end) and stop. */
-  close(): Promise<void>;
 }
 
 const TASKS = "io.modelcontextprotocol/tasks";

@@ -89,3 +89,15 @@ export interface McpServer {
   /** Close every connection (their runs cancelled) and stop following providers. */
   close(): Promise<void>;
 }
+
+/**
+ * An MCP endpoint over HTTP, as a fetch handler: what
+ * {@linkcode createMcpEndpoint}, {@linkcode createMcpHttpHandler} and
+ * {@linkcode createMcpTasksHandler} return.
+ */
+export interface McpEndpoint {
+  /** Answer one request for `principal` (who the caller authenticated as). */
+  fetch(request: Request, principal?: string): Promise<Response>;
+  /** Close the endpoint: what it keeps (sessions, tasks) ends, their runs cancelled. */
+  close(): Promise<void>;
+}

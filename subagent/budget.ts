@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { brandError, describe, hasBrand, isRecord } from "@seam/host";
+import { BrandedRangeError, describe, isRecord } from "@seam/host";
 import { assertSubagentMaxDepth } from "./max_depth.ts";
 import { cannot } from "./_invalid.ts";
 import { freeze, isArray } from "./_builtins.ts";
@@ -100,8 +100,6 @@ export interface SubagentBudgetExhaustion {
   readonly used: number;
 }
 
-const SUBAGENT_BUDGET_ERROR_BRAND = Symbol.for("@seam/subagent/SubagentBudgetError");
-
 /**
  * Thrown before a child exists when starting it would go beyond a children
  * cap (`children` or `liveChildren`) of its parent run's budget or of a
@@ -122,11 +120,9 @@ const SUBAGENT_BUDGET_ERROR_BRAND = Symbol.for("@seam/subagent/SubagentBudgetErr
  * assert.equal(error.limit, "children");
  * ```
  */
-export class SubagentBudgetError extends RangeError {
-  /** Recognises a SubagentBudgetError made by any copy of this package. */
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return hasBrand(value, SUBAGENT_BUDGET_ERROR_BRAND);
-  }
+export class SubagentBudgetError extends BrandedRangeError {
+  /** Its brand: a SubagentBudgetError made by any copy of this package is recognised. */
+  static override readonly brand: string = "@seam/subagent/SubagentBudgetError";
   /** Stable code for callers that branch on it. */
   readonly code = "BUDGET_EXHAUSTED" as const;
   /** The limit that would be exceeded. */
@@ -138,7 +134,6 @@ export class SubagentBudgetError extends RangeError {
   /** Make the error; `message` names the limit and the figures. */
   constructor(message: string, exhaustion: SubagentBudgetExhaustion) {
     super(message);
-    brandError(this, SUBAGENT_BUDGET_ERROR_BRAND, "SubagentBudgetError");
     this.limit = exhaustion.limit;
     this.budget = exhaustion.budget;
     this.used = exhaustion.used;

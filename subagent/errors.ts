@@ -1,4 +1,4 @@
-import { brandError, hasBrand } from "@seam/host";
+import { BrandedError, BrandedRangeError, BrandedTypeError } from "@seam/host";
 
 /** The stable codes of {@linkcode SubagentError}. */
 export type SubagentErrorCode =
@@ -6,8 +6,6 @@ export type SubagentErrorCode =
   | "NO_PROVIDER"
   | "SERVICE_DISPOSED"
   | "UNSUPPORTED_CAPABILITY";
-
-const SUBAGENT_ERROR_BRAND = Symbol.for("@seam/subagent/SubagentError");
 
 /**
  * An error a caller of the subagent service is expected to catch and branch
@@ -22,11 +20,9 @@ const SUBAGENT_ERROR_BRAND = Symbol.for("@seam/subagent/SubagentError");
  * assert.equal(error.code, "NO_PROVIDER");
  * ```
  */
-export class SubagentError extends Error {
-  /** Recognises a SubagentError made by any copy of this package. */
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return hasBrand(value, SUBAGENT_ERROR_BRAND);
-  }
+export class SubagentError extends BrandedError {
+  /** Its brand: a SubagentError made by any copy of this package is recognised. */
+  static override readonly brand: string = "@seam/subagent/SubagentError";
   /** What went wrong, stable across versions. */
   readonly code: SubagentErrorCode;
   /** Make an error with `code` and a message naming what was wrong. */
@@ -36,22 +32,17 @@ export class SubagentError extends Error {
     options?: ErrorOptions,
   ) {
     super(message, options);
-    brandError(this, SUBAGENT_ERROR_BRAND, "SubagentError");
     this.code = code;
   }
 }
-
-const OUTPUT_SCHEMA_ERROR_BRAND = Symbol.for("@seam/subagent/OutputSchemaError");
 
 /**
  * Thrown when a requested `outputSchema` is not an object-rooted schema in
  * the supported subset (see `checkOutputSchema`).
  */
-export class OutputSchemaError extends TypeError {
-  /** Recognises a OutputSchemaError made by any copy of this package. */
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return hasBrand(value, OUTPUT_SCHEMA_ERROR_BRAND);
-  }
+export class OutputSchemaError extends BrandedTypeError {
+  /** Its brand: a OutputSchemaError made by any copy of this package is recognised. */
+  static override readonly brand: string = "@seam/subagent/OutputSchemaError";
   /** Stable code for callers that branch on it. */
   readonly code = "INVALID_OUTPUT_SCHEMA" as const;
   /** Where in the schema the problem sits (`outputSchema.properties.n.type`). */
@@ -59,22 +50,17 @@ export class OutputSchemaError extends TypeError {
   /** Make the error for the schema node at `path`. */
   constructor(path: string, message: string, options?: ErrorOptions) {
     super(message, options);
-    brandError(this, OUTPUT_SCHEMA_ERROR_BRAND, "OutputSchemaError");
     this.path = path;
   }
 }
-
-const SUBAGENT_DEPTH_ERROR_BRAND = Symbol.for("@seam/subagent/SubagentDepthError");
 
 /**
  * Thrown before a child exists when it would sit deeper than the depth cap
  * allows (`maxDepth`, or a cap inherited from an ancestor).
  */
-export class SubagentDepthError extends RangeError {
-  /** Recognises a SubagentDepthError made by any copy of this package. */
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return hasBrand(value, SUBAGENT_DEPTH_ERROR_BRAND);
-  }
+export class SubagentDepthError extends BrandedRangeError {
+  /** Its brand: a SubagentDepthError made by any copy of this package is recognised. */
+  static override readonly brand: string = "@seam/subagent/SubagentDepthError";
   /** Stable code for callers that branch on it. */
   readonly code = "MAX_DEPTH_EXCEEDED" as const;
   /** The depth the child would have had. */
@@ -86,13 +72,10 @@ export class SubagentDepthError extends RangeError {
     super(
       `Cannot start subagent: the child would be at depth ${depth}, above the maximum depth ${maxDepth}`,
     );
-    brandError(this, SUBAGENT_DEPTH_ERROR_BRAND, "SubagentDepthError");
     this.depth = depth;
     this.maxDepth = maxDepth;
   }
 }
-
-const SUBAGENT_CONTRACT_ERROR_BRAND = Symbol.for("@seam/subagent/SubagentContractError");
 
 /**
  * Thrown (or rejected with) when a provider breaks the run contract: a
@@ -111,11 +94,9 @@ const SUBAGENT_CONTRACT_ERROR_BRAND = Symbol.for("@seam/subagent/SubagentContrac
  * assert.equal(error.code, "CONTRACT_VIOLATION");
  * ```
  */
-export class SubagentContractError extends TypeError {
-  /** Recognises a SubagentContractError made by any copy of this package. */
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return hasBrand(value, SUBAGENT_CONTRACT_ERROR_BRAND);
-  }
+export class SubagentContractError extends BrandedTypeError {
+  /** Its brand: a SubagentContractError made by any copy of this package is recognised. */
+  static override readonly brand: string = "@seam/subagent/SubagentContractError";
   /** Stable code for callers that branch on it. */
   readonly code = "CONTRACT_VIOLATION" as const;
   /** The provider that broke the contract. */
@@ -123,7 +104,6 @@ export class SubagentContractError extends TypeError {
   /** Make the error for `provider`, saying what it did wrong. */
   constructor(provider: string, message: string, options?: ErrorOptions) {
     super(`Subagent provider "${provider}" broke the run contract: ${message}`, options);
-    brandError(this, SUBAGENT_CONTRACT_ERROR_BRAND, "SubagentContractError");
     this.provider = provider;
   }
 }

@@ -2,11 +2,11 @@ import { withUsageLine } from "./_usage_line.ts";
 import {
   agentTurnStart,
   describe,
+  describeError,
   type Host,
   hostKey,
   InactiveScopeError,
   type JsonSchema,
-  messageOf,
   type Scope,
   type Tool,
   type ToolCallContext,
@@ -62,13 +62,6 @@ function serviceScopeOf(scope: Scope, service: SubagentService): Scope {
     found = s;
   }
   return found;
-}
-
-/** An error's message, with its stable `code` when it has one the message does not name. */
-function describeError(error: unknown): string {
-  const message = messageOf(error);
-  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
-  return typeof code === "string" && !message.includes(code) ? `${message} (${code})` : message;
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   type SubagentStopReason,
 } from "@seam/subagent";
 import type { ModelMessage, StreamTextResult, ToolSet } from "ai";
+import { UsageTally } from "@seam/adapter-kit";
 import { userParts } from "./_messages.ts";
 
 /** The AI SDK agent a run calls (checked by the provider). */
@@ -60,15 +61,6 @@ export function nextRunId(provider: string): string {
   return `${provider}-${++counter}`;
 }
 
-interface Usage {
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens: number;
-  modelCalls: number;
-  toolCalls: number;
-  partial: boolean;
-}
-
 interface ApprovalAsk {
   readonly approvalId: string;
   readonly toolName: string;
@@ -84,14 +76,7 @@ export class AiSdkRun {
   readonly #plan: RunPlan;
   readonly #inputs: SubagentInputs;
   readonly #controller = new AbortController();
-  readonly #usage: Usage = {
-    inputTokens: 0,
-    outputTokens: 0,
-    cachedInputTokens: 0,
-    modelCalls: 0,
-    toolCalls: 0,
-    partial: false,
-  };
+  readonly #usage = new UsageTally();
   #state: RunState = "starting";
   #messages: ModelMessage[];
   #output = "";
@@ -245,7 +230,7 @@ export class AiSdkRun {
           break;
         case "tool-result":
         case "tool-error":
-          this.#usage.toolCalls++;
+          this.#usage.toolCall();
           this.#progress({
             kind: "tool-result",
             name: part.toolName,
@@ -265,15 +250,13 @@ export class AiSdkRun {
           }
           break;
         case "finish-step": {
-          const usage = this.#usage;
           const { inputTokens, outputTokens } = part.usage;
-          const cached = part.usage.inputTokenDetails?.cacheReadTokens ?? 0;
-          usage.modelCalls++;
-          if (inputTokens === undefined || outputTokens === undefined) usage.partial = true;
-          usage.inputTokens += inputTokens ?? 0;
-          usage.outputTokens += outputTokens ?? 0;
-          usage.cachedInputTokens += cached;
-          meter?.charge({ inputTokens: inputTokens ?? 0, outputTokens: outputTokens ?? 0 });
+          const charge = this.#usage.modelCall({
+            inputTokens,
+            outputTokens,
+            cachedInputTokens: part.usage.inputTokenDetails?.cacheReadTokens ?? 0,
+          });
+          meter?.charge(charge);
           finishReason = part.finishReason;
           break;
         }
@@ -389,7 +372,6 @@ export class AiSdkRun {
     }
     // What still runs was aborted by cancel(); a run that ended by itself has no stream open.
     this.#inputs.cancelAll("the run ended");
-    const usage = this.#usage;
     const output: ContentBlock[] = this.#output === ""
       ? []
       : [{ type: "text", text: this.#output }];
@@ -398,16 +380,7 @@ export class AiSdkRun {
       stopReason,
       ...(error && stopReason !== "completed" ? { error } : {}),
       ...(structured !== undefined ? { structured } : {}),
-      usage: {
-        self: {
-          inputTokens: usage.inputTokens,
-          outputTokens: usage.outputTokens,
-          cachedInputTokens: usage.cachedInputTokens,
-          modelCalls: usage.modelCalls,
-          toolCalls: usage.toolCalls,
-        },
-        ...(usage.partial ? { partial: true } : {}),
-      },
+      usage: this.#usage.usage(),
     });
     this.#plan.onEnd(this);
   }

@@ -1,9 +1,9 @@
 import {
   type AgentRef,
   describe,
+  describeError,
   isRecord,
   type JsonSchema,
-  messageOf,
   type Scope,
   textOf,
 } from "@seam/host";
@@ -65,7 +65,7 @@ export interface SubagentToolArgs {
   readonly prompt: string;
 }
 
-/** How one call delegates. */
+/** How one call delegates; an `undefined` field is as good as an absent one. */
 export interface DelegateOptions {
   /**
    * The delegating agent, when the framework's run is itself a seam child
@@ -75,7 +75,10 @@ export interface DelegateOptions {
   readonly parent?: AgentRef;
   /** The call's abort signal: aborting it cancels the child. */
   readonly signal?: AbortSignal;
-  /** Hears the child's `subagent/progress` while it runs. */
+  /**
+   * Hears the child's `subagent/progress` while it runs (the framework's
+   * stream for it), besides the config's `onProgress`.
+   */
   readonly onProgress?: (progress: SubagentProgressInfo) => void;
 }
 
@@ -99,6 +102,11 @@ export interface Delegation {
   readonly parameters: JsonSchema;
   /** Delegate one task; never rejects (a refusal is an error outcome). */
   delegate(args: SubagentToolArgs, options?: DelegateOptions): Promise<DelegationOutcome>;
+  /**
+   * Delegate one task and give the tool's output: the outcome's text, after
+   * `Error: ` for an error outcome. Never rejects.
+   */
+  answer(args: SubagentToolArgs, options?: DelegateOptions): Promise<string>;
 }
 
 const KEYS = [
@@ -178,15 +186,25 @@ export function createDelegation(
   };
   const wording = subagentToolWording(registered!.inheritsParentContext);
   const topLevel: AgentRef = Object.freeze({ id: agentId, scope });
+  const delegation = (args: SubagentToolArgs, call: DelegateOptions = {}) =>
+    delegate(service, provider!, options, args, {
+      signal: call.signal,
+      onProgress: onProgress && call.onProgress
+        ? (progress) => {
+          call.onProgress!(progress);
+          onProgress(progress);
+        }
+        : onProgress ?? call.onProgress,
+    }, call.parent ?? topLevel);
   return Object.freeze({
     name: toolName,
     description: wording.description,
     parameters: subagentToolParameters(wording),
-    delegate: (args: SubagentToolArgs, call: DelegateOptions = {}) =>
-      delegate(service, provider!, options, args, {
-        onProgress,
-        ...call,
-      }, call.parent ?? topLevel),
+    delegate: delegation,
+    answer: async (args: SubagentToolArgs, call?: DelegateOptions) => {
+      const outcome = await delegation(args, call);
+      return outcome.isError ? `Error: ${outcome.text}` : outcome.text;
+    },
   });
 }
 
@@ -238,10 +256,4 @@ async function delegate(
     await unlisten?.();
     await run.dispose();
   }
-}
-
-function describeError(error: unknown): string {
-  const message = messageOf(error);
-  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
-  return typeof code === "string" && !message.includes(code) ? `${message} (${code})` : message;
 }

@@ -9,6 +9,10 @@
  * - {@linkcode createDelegation}: the core of a framework's `subagent` tool,
  *   with `@seam/tool-subagent`'s schema and wording; the adapter wraps it in
  *   its framework's tool type.
+ * - {@linkcode createFrameworkProvider} and {@linkcode checkProviderOptions}:
+ *   the provider around a driver, and the checks its options start with;
+ *   {@linkcode questionOf}: a framework's request for input as a question.
+ * - {@linkcode UsageTally}: a run's own usage, summed call by call.
  *
  * @example A driver that answers at once
  * ```ts
@@ -52,3 +56,11 @@ export {
   type FrameworkToolConfig,
   type SubagentToolArgs,
 } from "./delegation.ts";
+export {
+  checkProviderOptions,
+  createFrameworkProvider,
+  type FrameworkProviderSpec,
+  type ProviderOptionsCheck,
+  questionOf,
+} from "./provider.ts";
+export { type ModelCallUsage, UsageTally } from "./usage.ts";

@@ -22,11 +22,14 @@
  *
  * @module
  */
-import type { Scope } from "@seam/host";
+import { createRootScope, type Scope } from "@seam/host";
 import {
+  createSubagentService,
   handleSubagentInput,
   type SubagentInputRequest,
   subagentInputRequired,
+  type SubagentProvider,
+  type SubagentRun,
 } from "@seam/subagent";
 
 /** The input requests raised below a scope, held for the test to answer. */
@@ -76,5 +79,46 @@ export function holdInputRequests(scope: Scope): HeldInputRequests {
         waiters.add(wake);
       });
     },
+  };
+}
+
+/** A provider registered under a root scope of its own, for a test to start runs on. */
+export interface ProviderUnderTest {
+  /** The root scope: dispose it at the end of the test. */
+  readonly root: Scope;
+  /** Start a run of `prompt` on the provider, from the top-level agent `main`. */
+  start(prompt: string): SubagentRun;
+}
+
+/**
+ * Register `provider` with a subagent service under a new root scope: the
+ * set-up an adapter's provider tests start with.
+ *
+ * @example
+ * ```ts
+ * import { createFrameworkProvider } from "@seam/adapter-kit";
+ * import { providerUnderTest } from "@seam/adapter-kit/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const { root, start } = providerUnderTest(createFrameworkProvider({
+ *   name: "echo",
+ *   framework: "Echo",
+ *   capabilities: { outputSchema: false, depthLimit: true, toolFilter: false, persona: false },
+ *   drive: () => Promise.resolve({ output: "hello", stopReason: "completed" }),
+ * }));
+ * const run = start("hi");
+ * assert.deepEqual((await run.result).output, [{ type: "text", text: "hello" }]);
+ * await run.dispose();
+ * await root.dispose();
+ * ```
+ */
+export function providerUnderTest(provider: SubagentProvider): ProviderUnderTest {
+  const root = createRootScope();
+  const subagents = createSubagentService(root);
+  subagents.registerProvider(provider);
+  return {
+    root,
+    start: (prompt) =>
+      subagents.start(provider.name, { prompt, parent: { id: "main", scope: root } }),
   };
 }

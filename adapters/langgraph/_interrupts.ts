@@ -4,6 +4,7 @@ import type {
   SubagentInputAsk,
   SubagentPermissionOption,
 } from "@seam/subagent";
+import { questionOf } from "@seam/adapter-kit";
 
 /**
  * A tool call an interrupt asks a person to review, in either of the two
@@ -26,9 +27,6 @@ type Shape = "human-interrupt" | "human-interrupts" | "middleware" | "question";
 const APPROVE: SubagentPermissionOption = { id: "approve", label: "Approve", kind: "allow_once" };
 const REJECT: SubagentPermissionOption = { id: "reject", label: "Reject", kind: "reject_once" };
 
-/** The most characters of an interrupt's value a question's message carries. */
-const MAX_MESSAGE = 4_000;
-
 /**
  * The seam requests for one `interrupt()` value: one permission request per
  * reviewed tool call, or one question (the value if a string, its
@@ -45,14 +43,7 @@ export function asksOf(value: unknown): SubagentInputAsk[] {
       options: review.allow && review.allow.allow_accept === false ? [REJECT] : [APPROVE, REJECT],
     }));
   }
-  const text = typeof value === "string"
-    ? value
-    : isRecord(value) && typeof value.question === "string"
-    ? value.question
-    : isRecord(value) && typeof value.message === "string"
-    ? value.message
-    : JSON.stringify(value) ?? String(value);
-  return [{ kind: "question", message: text.slice(0, MAX_MESSAGE) || "(empty question)" }];
+  return [questionOf(value, ["question", "message"], () => JSON.stringify(value) ?? String(value))];
 }
 
 /**

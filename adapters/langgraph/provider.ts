@@ -1,14 +1,13 @@
 import { Command } from "@langchain/langgraph";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import { describe, isRecord, textOf } from "@seam/host";
-import type {
-  SubagentInputAnswer,
-  SubagentProvider,
-  SubagentRequest,
-  SubagentResultInput,
-  SubagentRunHandle,
-} from "@seam/subagent";
-import { type FrameworkRunContext, startFrameworkRun } from "@seam/adapter-kit";
+import type { SubagentInputAnswer, SubagentProvider, SubagentResultInput } from "@seam/subagent";
+import {
+  checkProviderOptions,
+  createFrameworkProvider,
+  type FrameworkRunContext,
+  UsageTally,
+} from "@seam/adapter-kit";
 import { asksOf, resumeOf } from "./_interrupts.ts";
 import { SEAM_PARENT } from "./_context.ts";
 
@@ -34,14 +33,9 @@ export interface LangGraphProviderOptions {
 
 const OPTIONS = ["name", "graph", "input", "output", "recursionLimit"];
 
-/** What the run's messages add up to. */
+/** What the run's messages add up to, and the last AI message (whether it was cut short). */
 interface Tally {
-  inputTokens: number;
-  outputTokens: number;
-  cachedInputTokens: number;
-  modelCalls: number;
-  toolCalls: number;
-  partial: boolean;
+  readonly usage: UsageTally;
   lastAi: Message | undefined;
 }
 
@@ -113,17 +107,13 @@ interface Message {
  * ```
  */
 export function createLangGraphProvider(options: LangGraphProviderOptions): SubagentProvider {
-  const fail = (problem: string): never => {
-    throw new TypeError(`Cannot create the LangGraph provider: ${problem}`);
-  };
-  if (!isRecord(options)) fail(`options must be an object, got ${describe(options)}`);
-  for (const key of Object.keys(options)) {
-    if (!OPTIONS.includes(key)) fail(`unknown option ${key} (known: ${OPTIONS.join(", ")})`);
-  }
-  const { name = "langgraph", graph, input, output, recursionLimit } = options;
-  if (typeof name !== "string" || name === "") {
-    fail(`options.name must be a non-empty string, got ${describe(name)}`);
-  }
+  const { name, fail, positiveInteger } = checkProviderOptions(
+    "LangGraph",
+    options,
+    OPTIONS,
+    "langgraph",
+  );
+  const { graph, input, output, recursionLimit } = options;
   if (isRecord(graph) && typeof graph.compile === "function" && !("stream" in graph)) {
     fail("options.graph is a StateGraph that is not compiled: pass graph.compile()");
   }
@@ -137,14 +127,11 @@ export function createLangGraphProvider(options: LangGraphProviderOptions): Suba
       fail(`options.${key} must be a function, got ${describe(value)}`);
     }
   }
-  if (
-    recursionLimit !== undefined && !(Number.isSafeInteger(recursionLimit) && recursionLimit > 0)
-  ) {
-    fail(`options.recursionLimit must be a positive integer, got ${describe(recursionLimit)}`);
-  }
+  positiveInteger("recursionLimit", recursionLimit);
   const setup: Setup = { graph: graph as unknown as Graph, input, output, recursionLimit };
-  return {
+  return createFrameworkProvider({
     name,
+    framework: "LangGraph",
     capabilities: {
       outputSchema: false,
       depthLimit: true,
@@ -152,13 +139,8 @@ export function createLangGraphProvider(options: LangGraphProviderOptions): Suba
       persona: true,
       budget: true,
     },
-    inheritsParentContext: false,
-    start: (request: SubagentRequest): SubagentRunHandle =>
-      startFrameworkRun(request, (run) => isolated(() => drive(run, setup)), {
-        framework: "LangGraph",
-        idPrefix: name,
-      }),
-  };
+    drive: (run) => isolated(() => drive(run, setup)),
+  });
 }
 
 /**
@@ -200,15 +182,7 @@ async function drive(run: FrameworkRunContext, setup: Setup): Promise<SubagentRe
     streamMode: ["messages", "updates", "values"],
     ...(setup.recursionLimit !== undefined ? { recursionLimit: setup.recursionLimit } : {}),
   };
-  const tally: Tally = {
-    inputTokens: 0,
-    outputTokens: 0,
-    cachedInputTokens: 0,
-    modelCalls: 0,
-    toolCalls: 0,
-    partial: false,
-    lastAi: undefined,
-  };
+  const tally: Tally = { usage: new UsageTally(), lastAi: undefined };
   let state: unknown;
   try {
     for (;;) {
@@ -253,16 +227,7 @@ async function drive(run: FrameworkRunContext, setup: Setup): Promise<SubagentRe
   } finally {
     await forget(setup.graph, run.id);
   }
-  const usage = {
-    self: {
-      inputTokens: tally.inputTokens,
-      outputTokens: tally.outputTokens,
-      cachedInputTokens: tally.cachedInputTokens,
-      modelCalls: tally.modelCalls,
-      toolCalls: tally.toolCalls,
-    },
-    partial: tally.partial,
-  };
+  const usage = tally.usage.usage();
   const outputText = setup.output ? setup.output(state) : lastAiText(state);
   const stop = tally.lastAi?.response_metadata;
   const cut = stop?.finish_reason === "length" || stop?.stop_reason === "max_tokens";
@@ -309,19 +274,17 @@ function updated(run: FrameworkRunContext, tally: Tally, update: Record<string, 
     for (const message of Array.isArray(messages) ? messages : [messages]) {
       if (!isAi(message)) continue;
       tally.lastAi = message as Message;
-      tally.modelCalls++;
       const usage = (message as Message).usage_metadata;
-      if (usage) {
-        tally.inputTokens += usage.input_tokens ?? 0;
-        tally.outputTokens += usage.output_tokens ?? 0;
-        tally.cachedInputTokens += usage.input_token_details?.cache_read ?? 0;
-        run.charge({
+      const charge = tally.usage.modelCall(
+        usage && {
           inputTokens: usage.input_tokens ?? 0,
           outputTokens: usage.output_tokens ?? 0,
-        });
-      } else tally.partial = true;
+          cachedInputTokens: usage.input_token_details?.cache_read ?? 0,
+        },
+      );
+      if (usage) run.charge(charge);
       for (const call of (message as Message).tool_calls ?? []) {
-        tally.toolCalls++;
+        tally.usage.toolCall();
         run.charge({ toolCalls: 1 });
         run.progress({
           kind: "tool-call",

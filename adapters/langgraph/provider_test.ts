@@ -1,14 +1,11 @@
 import assert from "node:assert/strict";
-import { createRootScope, type Scope } from "@seam/host";
-import {
-  createSubagentService,
-  handleSubagentInput,
-  subagentProgress,
-  type SubagentProgressInfo,
-  type SubagentRun,
-} from "@seam/subagent";
+import { handleSubagentInput, subagentProgress, type SubagentProgressInfo } from "@seam/subagent";
 import { testSubagentProvider } from "@seam/subagent/testing";
-import { holdInputRequests } from "@seam/adapter-kit/testing";
+import {
+  holdInputRequests,
+  type ProviderUnderTest,
+  providerUnderTest,
+} from "@seam/adapter-kit/testing";
 import { createLangGraphProvider } from "./mod.ts";
 import { promptGraph } from "./_test_fixtures.ts";
 
@@ -26,15 +23,8 @@ Deno.test("createLangGraphProvider() passes the conformance suite", (t) =>
     timeoutMs: 5_000,
   }));
 
-function setUp(): { root: Scope; start: (prompt: string) => SubagentRun } {
-  const root = createRootScope();
-  const subagents = createSubagentService(root);
-  subagents.registerProvider(createLangGraphProvider({ graph: promptGraph() }));
-  return {
-    root,
-    start: (prompt) =>
-      subagents.start("langgraph", { prompt, parent: { id: "main", scope: root } }),
-  };
+function setUp(): ProviderUnderTest {
+  return providerUnderTest(createLangGraphProvider({ graph: promptGraph() }));
 }
 
 Deno.test("createLangGraphProvider() streams tokens as progress and maps usage", async () => {

@@ -60,22 +60,13 @@ export function subagentTool(
   config: LangGraphSubagentToolConfig,
 ): SubagentLangChainTool {
   const delegation = createDelegation(scope, config, "langgraph");
-  return tool(async (args: unknown, runConfig) => {
-    const parent = seamParentOf(runConfig);
+  return tool((args: unknown, runConfig) => {
     const writer = (runConfig as { writer?: (chunk: unknown) => void }).writer;
-    const outcome = await delegation.delegate(args as never, {
-      ...(parent ? { parent } : {}),
-      ...(runConfig?.signal ? { signal: runConfig.signal } : {}),
-      ...(writer || config.onProgress
-        ? {
-          onProgress: (progress) => {
-            writer?.({ subagent: progress });
-            config.onProgress?.(progress);
-          },
-        }
-        : {}),
+    return delegation.answer(args as never, {
+      parent: seamParentOf(runConfig),
+      signal: runConfig?.signal,
+      onProgress: writer && ((progress) => writer({ subagent: progress })),
     });
-    return outcome.isError ? `Error: ${outcome.text}` : outcome.text;
   }, {
     name: delegation.name,
     description: delegation.description,

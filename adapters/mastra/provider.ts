@@ -4,12 +4,15 @@ import type {
   SubagentInputAnswer,
   SubagentPermissionOption,
   SubagentProvider,
-  SubagentRequest,
   SubagentResultInput,
-  SubagentRunHandle,
   SubagentStopReason,
 } from "@seam/subagent";
-import { type FrameworkRunContext, startFrameworkRun } from "@seam/adapter-kit";
+import {
+  checkProviderOptions,
+  createFrameworkProvider,
+  type FrameworkRunContext,
+  questionOf,
+} from "@seam/adapter-kit";
 import { SEAM_PARENT } from "./_context.ts";
 
 /** How {@linkcode createMastraProvider} runs a Mastra agent. */
@@ -111,17 +114,13 @@ interface Pause {
  * ```
  */
 export function createMastraProvider(options: MastraProviderOptions): SubagentProvider {
-  const fail = (problem: string): never => {
-    throw new TypeError(`Cannot create the Mastra provider: ${problem}`);
-  };
-  if (!isRecord(options)) fail(`options must be an object, got ${describe(options)}`);
-  for (const key of Object.keys(options)) {
-    if (!OPTIONS.includes(key)) fail(`unknown option ${key} (known: ${OPTIONS.join(", ")})`);
-  }
-  const { name = "mastra", agent, maxSteps } = options;
-  if (typeof name !== "string" || name === "") {
-    fail(`options.name must be a non-empty string, got ${describe(name)}`);
-  }
+  const { name, fail, positiveInteger } = checkProviderOptions(
+    "Mastra",
+    options,
+    OPTIONS,
+    "mastra",
+  );
+  const { agent, maxSteps } = options;
   // By shape, not instanceof: the application's copy of Mastra may not be ours.
   if (
     !isRecord(agent) || typeof agent.name !== "string" || typeof agent.stream !== "function" ||
@@ -129,12 +128,11 @@ export function createMastraProvider(options: MastraProviderOptions): SubagentPr
   ) {
     fail(`options.agent must be an Agent of @mastra/core, got ${describe(agent)}`);
   }
-  if (maxSteps !== undefined && !(Number.isSafeInteger(maxSteps) && maxSteps > 0)) {
-    fail(`options.maxSteps must be a positive integer, got ${describe(maxSteps)}`);
-  }
+  positiveInteger("maxSteps", maxSteps);
   const mastra = agent as unknown as MastraAgent;
-  return {
+  return createFrameworkProvider({
     name,
+    framework: "Mastra",
     capabilities: {
       outputSchema: true,
       depthLimit: true,
@@ -142,13 +140,8 @@ export function createMastraProvider(options: MastraProviderOptions): SubagentPr
       persona: true,
       budget: true,
     },
-    inheritsParentContext: false,
-    start: (request: SubagentRequest): SubagentRunHandle =>
-      startFrameworkRun(request, (run) => drive(run, mastra, maxSteps), {
-        framework: "Mastra",
-        idPrefix: name,
-      }),
-  };
+    drive: (run) => drive(run, mastra, maxSteps),
+  });
 }
 
 async function drive(
@@ -253,15 +246,11 @@ function askOf(agent: MastraAgent, pause: Pause) {
       options: APPROVAL_OPTIONS,
     };
   }
-  const payload = pause.payload;
-  const text = typeof payload === "string"
-    ? payload
-    : isRecord(payload) && typeof payload.message === "string"
-    ? payload.message
-    : isRecord(payload) && typeof payload.question === "string"
-    ? payload.question
-    : `Tool "${pause.toolName}" asks: ${JSON.stringify(payload) ?? "(no payload)"}`;
-  return { kind: "question" as const, message: text.slice(0, 4_000) || "(empty question)" };
+  return questionOf(
+    pause.payload,
+    ["message", "question"],
+    () => `Tool "${pause.toolName}" asks: ${JSON.stringify(pause.payload) ?? "(no payload)"}`,
+  );
 }
 
 /** The resume data of an answer: its JSON when it is JSON, else its text. */

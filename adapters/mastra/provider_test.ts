@@ -1,15 +1,18 @@
 import assert from "node:assert/strict";
 import { createTool } from "@mastra/core/tools";
-import { createRootScope, type Scope } from "@seam/host";
+import { createRootScope } from "@seam/host";
 import {
   createSubagentService,
   handleSubagentInput,
   subagentProgress,
   type SubagentProgressInfo,
-  type SubagentRun,
 } from "@seam/subagent";
 import { testSubagentProvider } from "@seam/subagent/testing";
-import { holdInputRequests } from "@seam/adapter-kit/testing";
+import {
+  holdInputRequests,
+  type ProviderUnderTest,
+  providerUnderTest,
+} from "@seam/adapter-kit/testing";
 import { createMastraProvider } from "./mod.ts";
 import { promptAgent } from "./_test_fixtures.ts";
 
@@ -54,14 +57,8 @@ const ask = createTool({
   },
 });
 
-function setUp(): { root: Scope; start: (prompt: string) => SubagentRun } {
-  const root = createRootScope();
-  const subagents = createSubagentService(root);
-  subagents.registerProvider(createMastraProvider({ agent: promptAgent({ danger, ask }) }));
-  return {
-    root,
-    start: (prompt) => subagents.start("mastra", { prompt, parent: { id: "main", scope: root } }),
-  };
+function setUp(): ProviderUnderTest {
+  return providerUnderTest(createMastraProvider({ agent: promptAgent({ danger, ask }) }));
 }
 
 Deno.test("createMastraProvider() streams text and tool calls as progress, and maps usage", async () => {

@@ -73,22 +73,14 @@ export function subagentTool(scope: Scope, config: MastraSubagentToolConfig): Su
     id: delegation.name,
     description: delegation.description,
     inputSchema: delegation.parameters as never,
-    execute: async (input: unknown, context) => {
-      const parent = seamParentOf(context?.requestContext);
+    execute: (input: unknown, context) => {
       const writer = context?.writer;
-      const outcome = await delegation.delegate(input as never, {
-        ...(parent ? { parent } : {}),
-        ...(context?.abortSignal ? { signal: context.abortSignal } : {}),
-        ...(writer || config.onProgress
-          ? {
-            onProgress: (progress) => {
-              writer?.write({ type: "subagent-progress", progress })?.catch(() => {});
-              config.onProgress?.(progress);
-            },
-          }
-          : {}),
+      return delegation.answer(input as never, {
+        parent: seamParentOf(context?.requestContext),
+        signal: context?.abortSignal,
+        onProgress: writer &&
+          ((progress) => writer.write({ type: "subagent-progress", progress })?.catch(() => {})),
       });
-      return outcome.isError ? `Error: ${outcome.text}` : outcome.text;
     },
   }) as unknown as SubagentMastraTool;
 }

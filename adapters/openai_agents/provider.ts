@@ -19,9 +19,12 @@ import type {
   SubagentProvider,
   SubagentRequest,
   SubagentResultInput,
-  SubagentRunHandle,
 } from "@seam/subagent";
-import { type FrameworkRunContext, startFrameworkRun } from "@seam/adapter-kit";
+import {
+  checkProviderOptions,
+  createFrameworkProvider,
+  type FrameworkRunContext,
+} from "@seam/adapter-kit";
 import { bindSeamParent } from "./_context.ts";
 
 /** How {@linkcode createOpenAIAgentsProvider} runs an OpenAI Agents JS agent. */
@@ -95,17 +98,13 @@ const APPROVAL_OPTIONS: readonly SubagentPermissionOption[] = Object.freeze([
  * ```
  */
 export function createOpenAIAgentsProvider(options: OpenAIAgentsProviderOptions): SubagentProvider {
-  const fail = (problem: string): never => {
-    throw new TypeError(`Cannot create the OpenAI Agents provider: ${problem}`);
-  };
-  if (!isRecord(options)) fail(`options must be an object, got ${describe(options)}`);
-  for (const key of Object.keys(options)) {
-    if (!OPTIONS.includes(key)) fail(`unknown option ${key} (known: ${OPTIONS.join(", ")})`);
-  }
-  const { name = "openai-agents", agent, runner = new Runner(), maxTurns, context } = options;
-  if (typeof name !== "string" || name === "") {
-    fail(`options.name must be a non-empty string, got ${describe(name)}`);
-  }
+  const { name, fail, positiveInteger } = checkProviderOptions(
+    "OpenAI Agents",
+    options,
+    OPTIONS,
+    "openai-agents",
+  );
+  const { agent, runner = new Runner(), maxTurns, context } = options;
   // By shape, not instanceof: the application's copy of the framework may not be ours.
   if (
     !isRecord(agent) || typeof agent.name !== "string" || typeof agent.clone !== "function" ||
@@ -116,17 +115,16 @@ export function createOpenAIAgentsProvider(options: OpenAIAgentsProviderOptions)
   if (!isRecord(runner) || typeof runner.run !== "function" || !isRecord(runner.config)) {
     fail(`options.runner must be a Runner of @openai/agents, got ${describe(runner)}`);
   }
-  if (maxTurns !== undefined && !(Number.isSafeInteger(maxTurns) && maxTurns > 0)) {
-    fail(`options.maxTurns must be a positive integer, got ${describe(maxTurns)}`);
-  }
+  positiveInteger("maxTurns", maxTurns);
   const setup = {
     agent: agent as unknown as AnyAgent,
     runner: runner as unknown as Runner,
     maxTurns,
     context,
   };
-  return {
+  return createFrameworkProvider({
     name,
+    framework: "OpenAI Agents",
     capabilities: {
       outputSchema: true,
       depthLimit: true,
@@ -134,13 +132,8 @@ export function createOpenAIAgentsProvider(options: OpenAIAgentsProviderOptions)
       persona: true,
       budget: true,
     },
-    inheritsParentContext: false,
-    start: (request: SubagentRequest): SubagentRunHandle =>
-      startFrameworkRun(request, (run) => drive(run, setup), {
-        framework: "OpenAI Agents",
-        idPrefix: name,
-      }),
-  };
+    drive: (run) => drive(run, setup),
+  });
 }
 
 // deno-lint-ignore no-explicit-any

@@ -1,14 +1,11 @@
 import assert from "node:assert/strict";
-import { createRootScope, type Scope } from "@seam/host";
-import {
-  createSubagentService,
-  handleSubagentInput,
-  subagentProgress,
-  type SubagentProgressInfo,
-  type SubagentRun,
-} from "@seam/subagent";
+import { handleSubagentInput, subagentProgress, type SubagentProgressInfo } from "@seam/subagent";
 import { testSubagentProvider } from "@seam/subagent/testing";
-import { holdInputRequests } from "@seam/adapter-kit/testing";
+import {
+  holdInputRequests,
+  type ProviderUnderTest,
+  providerUnderTest,
+} from "@seam/adapter-kit/testing";
 import { createOpenAIAgentsProvider } from "./mod.ts";
 import { approvalTool, promptAgent } from "./_test_fixtures.ts";
 
@@ -29,13 +26,8 @@ Deno.test("createOpenAIAgentsProvider() passes the conformance suite", (t) =>
 
 const danger = approvalTool();
 
-function setUp(): { root: Scope; start: (prompt: string) => SubagentRun } {
-  const root = createRootScope();
-  const subagents = createSubagentService(root);
-  subagents.registerProvider(createOpenAIAgentsProvider({ agent: promptAgent([danger]) }));
-  const startRun = (prompt: string) =>
-    subagents.start("openai-agents", { prompt, parent: { id: "main", scope: root } });
-  return { root, start: startRun };
+function setUp(): ProviderUnderTest {
+  return providerUnderTest(createOpenAIAgentsProvider({ agent: promptAgent([danger]) }));
 }
 
 Deno.test("createOpenAIAgentsProvider() streams text and tool calls as progress, and maps usage", async () => {

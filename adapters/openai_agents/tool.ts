@@ -93,13 +93,10 @@ export function subagentTool(
     description: delegation.description,
     parameters: delegation.parameters as never,
     strict: true,
-    execute: async (args, context, details) => {
-      const parent = seamParentOf(context);
-      const outcome = await delegation.delegate(args as never, {
-        ...(parent ? { parent } : {}),
-        ...(details?.signal ? { signal: details.signal } : {}),
-      });
-      return outcome.isError ? `Error: ${outcome.text}` : outcome.text;
-    },
+    execute: (args, context, details) =>
+      delegation.answer(args as never, {
+        parent: seamParentOf(context),
+        signal: details?.signal,
+      }),
   }) as SubagentFunctionTool;
 }

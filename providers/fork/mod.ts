@@ -32,7 +32,7 @@
  */
 import type { Host } from "@seam/host";
 import type { SubagentProvider } from "@seam/subagent";
-import { createInProcessProvider } from "@seam/subagent-in-process";
+import { createInProcessPreset } from "@seam/subagent-in-process";
 
 /** Options of {@linkcode createForkProvider}. */
 export interface ForkProviderOptions {
@@ -44,15 +44,5 @@ export interface ForkProviderOptions {
 
 /** Create the `fork` provider: a child seeded with the parent's completed turns. */
 export function createForkProvider(options: ForkProviderOptions = {}): SubagentProvider {
-  const { name = "fork", host, ...unknown } = options;
-  for (const key in unknown) {
-    throw new TypeError(
-      `Cannot create provider "fork": unknown option "${key}" (known: name, host)`,
-    );
-  }
-  return createInProcessProvider({
-    name,
-    inheritsParentContext: true,
-    host,
-  });
+  return createInProcessPreset("fork", true, options);
 }

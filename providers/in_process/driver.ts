@@ -132,6 +132,48 @@ export function createInProcessProvider(options: InProcessProviderOptions): Suba
   };
 }
 
+/** Options of a provider preset on the in-process driver: see {@linkcode createInProcessPreset}. */
+export interface InProcessPresetOptions {
+  /** The name to register under. Default: the preset's. */
+  readonly name?: string;
+  /** The host children run in. Default: the one provided in the parent's scope. */
+  readonly host?: Host;
+}
+
+/**
+ * A preset of the in-process driver, as `spawn` and `fork` are: the
+ * provider {@linkcode createInProcessProvider} makes under `options.name`
+ * (default `preset`), with or without the parent's context.
+ *
+ * @throws {TypeError} naming an option other than `name` and `host`.
+ *
+ * @example
+ * ```ts
+ * import { createInProcessPreset } from "@seam/subagent-in-process";
+ * import assert from "node:assert/strict";
+ *
+ * const provider = createInProcessPreset("helper", false, {});
+ * assert.equal(provider.name, "helper");
+ * assert.throws(
+ *   () => createInProcessPreset("helper", false, { model: "x" } as never),
+ *   /Cannot create provider "helper": unknown option "model" \(known: name, host\)/,
+ * );
+ * ```
+ */
+export function createInProcessPreset(
+  preset: string,
+  inheritsParentContext: boolean,
+  options: InProcessPresetOptions,
+): SubagentProvider {
+  const { name = preset, host, ...unknown } = options;
+  for (const key in unknown) {
+    throw new TypeError(
+      `Cannot create provider "${preset}": unknown option "${key}" (known: name, host)`,
+    );
+  }
+  return createInProcessProvider({ name, inheritsParentContext, host });
+}
+
 /**
  * Compose the run scope synchronously: every registration that can fail
  * (an unknown tool name, a schema the tool registry refuses) fails here,

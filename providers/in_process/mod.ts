@@ -35,7 +35,9 @@
  * @module
  */
 export {
+  createInProcessPreset,
   createInProcessProvider,
+  type InProcessPresetOptions,
   type InProcessProviderOptions,
   PERSONA_SECTION,
 } from "./driver.ts";

@@ -30,7 +30,7 @@
  */
 import type { Host } from "@seam/host";
 import type { SubagentProvider } from "@seam/subagent";
-import { createInProcessProvider } from "@seam/subagent-in-process";
+import { createInProcessPreset } from "@seam/subagent-in-process";
 
 /** Options of {@linkcode createSpawnProvider}. */
 export interface SpawnProviderOptions {
@@ -42,15 +42,5 @@ export interface SpawnProviderOptions {
 
 /** Create the `spawn` provider: a fresh in-process child per run. */
 export function createSpawnProvider(options: SpawnProviderOptions = {}): SubagentProvider {
-  const { name = "spawn", host, ...unknown } = options;
-  for (const key in unknown) {
-    throw new TypeError(
-      `Cannot create provider "spawn": unknown option "${key}" (known: name, host)`,
-    );
-  }
-  return createInProcessProvider({
-    name,
-    inheritsParentContext: false,
-    host,
-  });
+  return createInProcessPreset("spawn", false, options);
 }
