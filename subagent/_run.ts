@@ -19,6 +19,7 @@ import type {
 } from "./types.ts";
 import { failRunSpan, startRunSpan, traceRun, underParent } from "./_trace.ts";
 import { freeze } from "./_builtins.ts";
+import { registerRunControl } from "./run_control.ts";
 
 /**
  * A live run as the service's long-lived collections hold it (its
@@ -181,6 +182,7 @@ class RunRecord implements RunNode {
   #pendingEnd: SubagentResult | FailedEnd | undefined;
   #info: SubagentRunInfo | undefined;
   #unbindSignal = noop;
+  #unregister = noop;
   #unlinked?: boolean;
   #released?: boolean;
   readonly #cell: LiveRunCell = { run: undefined, node: undefined };
@@ -258,6 +260,8 @@ class RunRecord implements RunNode {
     cell.node = this;
     context.runs.add(cell);
     context.places.set(id, cell);
+    // Cancellable by id from above (the ACP server's per-child cancel) until it ends.
+    this.#unregister = registerRunControl(context.parentScope, id, run.cancel);
     return run;
   }
 
@@ -320,6 +324,7 @@ class RunRecord implements RunNode {
   #unbind(): void {
     this.#unbindSignal();
     this.#unbindSignal = noop;
+    this.#unregister();
   }
 
   #onStarted(): void {

@@ -380,3 +380,89 @@ Deno.test("a per-child cancel of an ACP agent's own child session reaches that a
     await close();
   }
 });
+
+/** The first announcement of the child session titled `title`, once the client saw it. */
+function announcedIn(seen: readonly Seen[], title: string): Update | undefined {
+  return seen.find((s) => s.update.sessionUpdate === "subagent_update" && s.update.title === title)
+    ?.update;
+}
+
+/** How the child session titled `title` ended (`_meta.seam.stopReason` of its last update). */
+function endedIn(seen: readonly Seen[], title: string): string | undefined {
+  const id = announcedIn(seen, title)?.sessionId;
+  const last = seen.filter((s) =>
+    s.update.sessionUpdate === "subagent_update" && s.update.sessionId === id
+  ).at(-1)?.update;
+  return (last?._meta as { seam?: { stopReason?: string } } | undefined)?.seam?.stopReason;
+}
+
+async function untilAnnounced(seen: readonly Seen[], ...titles: string[]): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!titles.every((t) => announcedIn(seen, t)) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  for (const title of titles) assert.ok(announcedIn(seen, title), `${title} was not announced`);
+}
+
+Deno.test("a per-child cancel ends an ACP provider's run and the child sessions it reported", async () => {
+  const { client, seen, sessionId, close } = await connect(true);
+  const calls = [
+    { name: "acp_agent", args: { description: "acp parent", prompt: "children-hang" } },
+    { name: "subagent", args: { description: "sibling", prompt: "@delay 300\n@reply sibling ok" } },
+  ];
+  try {
+    const prompt = client.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: `@calls ${JSON.stringify(calls)}\n@reply turn goes on` }],
+    });
+    await untilAnnounced(seen, "acp parent", "helper child-1");
+    const parent = announcedIn(seen, "acp parent")!;
+    // The ACP provider's run registered its cancel: the client is offered it.
+    assert.deepEqual(parent.capabilities, { cancel: {} });
+    await client.agent.notify(acp.methods.agent.session.cancel, {
+      sessionId: parent.sessionId as string,
+    });
+    const answer = await prompt;
+    assert.equal(answer.stopReason, "end_turn");
+    assert.match(textUnder(seen, sessionId), /turn goes on/);
+    assert.equal(endedIn(seen, "acp parent"), "aborted");
+    // Its agent's child session ended with it, still at work.
+    assert.equal(endedIn(seen, "helper child-1"), "aborted");
+    assert.equal(endedIn(seen, "sibling"), "completed");
+    assert.equal(textUnder(seen, announcedIn(seen, "sibling")!.sessionId as string), "sibling ok");
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("a per-child cancel ends a grandchild ACP run; its parent goes on", async () => {
+  const { client, seen, sessionId, close } = await connect(true);
+  const inner = `@call acp_agent ${
+    JSON.stringify({ description: "grand", prompt: "hang" })
+  }\n@reply helper after: {{results}}`;
+  try {
+    const prompt = client.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{
+        type: "text",
+        text: `@call subagent ${
+          JSON.stringify({ description: "helper", prompt: inner })
+        }\n@reply top: {{results}}`,
+      }],
+    });
+    await untilAnnounced(seen, "helper", "grand");
+    const grand = announcedIn(seen, "grand")!;
+    assert.deepEqual(grand.capabilities, { cancel: {} });
+    await client.agent.notify(acp.methods.agent.session.cancel, {
+      sessionId: grand.sessionId as string,
+    });
+    const answer = await prompt;
+    assert.equal(answer.stopReason, "end_turn");
+    assert.equal(endedIn(seen, "grand"), "aborted");
+    assert.equal(endedIn(seen, "helper"), "completed");
+    assert.match(textUnder(seen, announcedIn(seen, "helper")!.sessionId as string), /helper after/);
+    assert.match(textUnder(seen, sessionId), /top: helper after/);
+  } finally {
+    await close();
+  }
+});

@@ -80,7 +80,6 @@ export class AcpServerConnection {
       notify,
       tree: {
         logger,
-        agents: options.host.agents,
         subagents: () => this.#subagents,
         notify,
         requestPermission: (params, signal) =>
