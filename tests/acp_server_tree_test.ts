@@ -21,11 +21,15 @@ interface Seen {
   readonly update: Update;
 }
 
-/** Start the server process and an SDK client on it; `subagents`: advertise the capability. */
+/**
+ * Start the server process and an SDK client on it; `subagents`: advertise the
+ * capability; `onElicit`: declare form elicitation and answer it so.
+ */
 async function connect(
   subagents: boolean,
   onPermission?: (params: Record<string, unknown>) => void,
   extraArgs: readonly string[] = [],
+  onElicit?: (params: Record<string, unknown>) => acp.CreateElicitationResponse,
 ) {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
@@ -55,10 +59,17 @@ async function connect(
       const allow = params.options.find((o) => o.kind === "allow_once")!;
       return { outcome: { outcome: "selected", optionId: allow.optionId } };
     })
+    .onRequest(acp.methods.client.elicitation.create, ({ params }) => {
+      if (!onElicit) throw new Error("this client declared no elicitation");
+      return onElicit(params as unknown as Record<string, unknown>);
+    })
     .connect(acp.ndJsonStream(child.stdin, child.stdout));
   await client.agent.request(acp.methods.agent.initialize, {
     protocolVersion: 1,
-    clientCapabilities: (subagents ? { subagents: {} } : {}) as acp.ClientCapabilities,
+    clientCapabilities: {
+      ...(subagents ? { subagents: {} } : {}),
+      ...(onElicit ? { elicitation: { form: {} } } : {}),
+    } as acp.ClientCapabilities,
   });
   const { sessionId } = await client.agent.request(acp.methods.agent.session.new, {
     cwd: "/tmp",
@@ -465,4 +476,86 @@ Deno.test("a per-child cancel ends a grandchild ACP run; its parent goes on", as
   } finally {
     await close();
   }
+});
+
+Deno.test("serveAcpAgent() asks a descendant's question by elicitation when the client takes it", async () => {
+  const asked: Record<string, unknown>[] = [];
+  const { client, seen, sessionId, close } = await connect(true, undefined, [], (params) => {
+    asked.push(params);
+    return { action: "accept", content: { answer: "blue" } };
+  });
+  try {
+    const answer = await client.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{
+        type: "text",
+        text: `@call ask_user ${
+          JSON.stringify({ description: "asker", prompt: "Which colour?" })
+        }\n@reply got {{results}}`,
+      }],
+    });
+    assert.equal(answer.stopReason, "end_turn");
+    const asker = announcedIn(seen, "asker")!;
+    assert.equal(asked.length, 1);
+    // A form of one free-text field, on the asking child's session.
+    assert.equal(asked[0].sessionId, asker.sessionId);
+    assert.equal(asked[0].mode, "form");
+    assert.equal(asked[0].message, "Which colour?");
+    assert.deepEqual(asked[0].requestedSchema, {
+      type: "object",
+      properties: { answer: { type: "string", title: "Answer" } },
+      required: ["answer"],
+    });
+    const states = seen.filter((s) =>
+      s.update.sessionUpdate === "subagent_update" && s.update.sessionId === asker.sessionId
+    ).map((s) => (s.update.state as { state: string } | undefined)?.state);
+    assert.ok(states.includes("requires_action"), `${states}`);
+    assert.match(textUnder(seen, sessionId), /got answered: blue/);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("a declined elicitation refuses the question; without the capability it passes up", async (t) => {
+  await t.step("declined", async () => {
+    const { client, seen, sessionId, close } = await connect(
+      true,
+      undefined,
+      [],
+      () => ({ action: "decline" }),
+    );
+    try {
+      await client.agent.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{
+          type: "text",
+          text: `@call ask_user ${
+            JSON.stringify({ description: "asker", prompt: "Which colour?" })
+          }\n@reply got {{results}}`,
+        }],
+      });
+      assert.match(textUnder(seen, sessionId), /got refused: the ACP client declined/);
+    } finally {
+      await close();
+    }
+  });
+  await t.step("no elicitation capability", async () => {
+    const { client, seen, sessionId, close } = await connect(true);
+    try {
+      await client.agent.request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{
+          type: "text",
+          text: `@call ask_user ${
+            JSON.stringify({ description: "asker", prompt: "Which colour?" })
+          }\n@reply got {{results}}`,
+        }],
+      });
+      // Nobody above the server answers: refused, as before elicitation.
+      assert.match(textUnder(seen, sessionId), /got refused: /);
+      assert.doesNotMatch(textUnder(seen, sessionId), /ACP client/);
+    } finally {
+      await close();
+    }
+  });
 });

@@ -3,7 +3,8 @@
 // (ACP's unstable `subagent_update`, then its traffic under that session id)
 // when the client advertised `clientCapabilities.subagents`, else as one
 // thought line per start, end and input request. A descendant's input request
-// is "needs action" and goes to the client as `session/request_permission`;
+// is "needs action" and goes to the client as `session/request_permission`
+// (a question as an elicitation form, when the client takes those: _ask.ts);
 // the client's `session/cancel` for a child session cancels that child and so
 // its subtree, nothing above or beside it: whatever run it is (in-process, a
 // provider's run, a nested run a provider reports), through the canceller its
@@ -23,22 +24,18 @@ import {
   subagentStart,
 } from "@seam/subagent";
 import { cut } from "../_failure.ts";
+import { askClient, type ClientQuestions } from "./_ask.ts";
 import { acpChild } from "../events.ts";
 
 /** The most descendants told per session; the rest are not (logged once). */
 export const MAX_TOLD_DESCENDANTS = 1024;
 
 /** What a tree needs of its connection. */
-export interface TreeContext {
+export interface TreeContext extends ClientQuestions {
   readonly logger: Logger;
   /** Whether the client advertised `clientCapabilities.subagents`. */
   subagents(): boolean;
   notify(sessionId: string, update: acp.SessionUpdate): void;
-  /** Ask the client `session/request_permission`. */
-  requestPermission(
-    params: acp.RequestPermissionRequest,
-    signal: AbortSignal,
-  ): Promise<acp.RequestPermissionResponse>;
 }
 
 interface Told {
@@ -209,43 +206,16 @@ export class SessionTree {
     });
   }
 
-  /** A descendant's permission request, asked of the client; others pass up. */
+  /** A descendant's input request, asked of the client when it is the one to ask (`_ask.ts`). */
   async #ask(
     request: SubagentInputRequest,
     signal: AbortSignal,
   ): Promise<SubagentInputAnswer | undefined> {
-    if (request.kind !== "permission" || !request.options?.length) return undefined;
     const told = this.#told.get(request.runId);
     const sessionId = told && this.#context.subagents() ? told.sessionId : this.#sessionId;
-    const toolCall = request.toolCall;
-    let answer: acp.RequestPermissionResponse;
-    try {
-      answer = await this.#context.requestPermission({
-        sessionId,
-        toolCall: {
-          toolCallId: request.id.startsWith(request.runId)
-            ? request.id
-            : `${request.runId}/${request.id}`,
-          title: toolCall?.title ?? toolCall?.name ?? cut(request.message, 200),
-          ...(toolCall?.rawInput === undefined ? {} : { rawInput: toolCall.rawInput }),
-        },
-        options: request.options.map((option) => ({
-          optionId: option.id,
-          name: option.label,
-          kind: option.kind,
-        })),
-      }, signal);
-    } catch (error) {
-      this.#context.logger.warn(
-        `Asking the ACP client for ${request.runId}'s permission failed`,
-        error,
-      );
-      return { outcome: "refused", reason: "the ACP client did not answer the permission request" };
-    }
-    if (told && !told.ended) this.#state(told, "running");
-    const outcome = answer.outcome;
-    if (outcome.outcome === "selected") return { outcome: "selected", optionId: outcome.optionId };
-    return { outcome: "refused", reason: "the ACP client cancelled the permission request" };
+    const answer = await askClient(this.#context, this.#context.logger, request, sessionId, signal);
+    if (answer && told && !told.ended) this.#state(told, "running");
+    return answer;
   }
 }
 
