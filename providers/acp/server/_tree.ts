@@ -119,8 +119,9 @@ export class SessionTree {
     try {
       if (cancel) cancel("the ACP client cancelled this child");
       else {
-        this.#context.logger.warn(
-          `Cannot cancel child session ${
+        // Debug: a client may cancel what just ended, as often as it likes.
+        this.#context.logger.debug(
+          `Ignored session/cancel for child session ${
             cut(childSessionId, 200)
           }: run ${runId} has ended or cannot be cancelled`,
         );
