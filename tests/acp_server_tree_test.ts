@@ -82,7 +82,16 @@ async function connect(
     clearTimeout(timer);
     await client.closed.catch(() => {});
   };
-  return { client, seen, sessionId, close };
+  /** A turn of the session on `text`: its answer. */
+  const turn = (text: string) =>
+    client.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text }],
+    });
+  /** The client's `session/cancel` for (child) session `id`. */
+  const cancelChild = (id: unknown) =>
+    client.agent.notify(acp.methods.agent.session.cancel, { sessionId: id as string });
+  return { client, seen, sessionId, close, turn, cancelChild };
 }
 
 /** Each child session's parent session, from the announcements. */
@@ -129,12 +138,12 @@ const TREE_PROMPT = [
 
 Deno.test("serveAcpAgent() tells a subagents client every descendant as a child session", async () => {
   const permissions: Record<string, unknown>[] = [];
-  const { client, seen, sessionId, close } = await connect(true, (p) => permissions.push(p));
+  const { seen, sessionId, close, turn } = await connect(
+    true,
+    (p) => permissions.push(p),
+  );
   try {
-    const answer = await client.agent.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: TREE_PROMPT }],
-    });
+    const answer = await turn(TREE_PROMPT);
     assert.equal(answer.stopReason, "end_turn");
     const tree = parents(seen);
     // helper (in-process) → deep (ACP) → child-1 → child-1-1, and asker (ACP).
@@ -176,7 +185,7 @@ Deno.test("serveAcpAgent() tells a subagents client every descendant as a child 
 });
 
 Deno.test("serveAcpAgent() ends one child's subtree on the client's per-child cancel", async () => {
-  const { client, seen, sessionId, close } = await connect(true);
+  const { seen, sessionId, close, turn, cancelChild } = await connect(true);
   const calls = [
     {
       name: "subagent",
@@ -188,13 +197,7 @@ Deno.test("serveAcpAgent() ends one child's subtree on the client's per-child ca
     { name: "subagent", args: { description: "sibling", prompt: "@delay 500\n@reply sibling ok" } },
   ];
   try {
-    const prompt = client.agent.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{
-        type: "text",
-        text: `@calls ${JSON.stringify(calls)}\n@reply after the cancel: {{results}}`,
-      }],
-    });
+    const prompt = turn(`@calls ${JSON.stringify(calls)}\n@reply after the cancel: {{results}}`);
     const announced = (title: string) =>
       seen.find((s) => s.update.sessionUpdate === "subagent_update" && s.update.title === title)
         ?.update;
@@ -205,9 +208,7 @@ Deno.test("serveAcpAgent() ends one child's subtree on the client's per-child ca
     const sleeper = announced("sleeper")!;
     assert.ok(sleeper && announced("grand"), "the children were not announced");
     assert.deepEqual(sleeper.capabilities, { cancel: {} });
-    await client.agent.notify(acp.methods.agent.session.cancel, {
-      sessionId: sleeper.sessionId as string,
-    });
+    await cancelChild(sleeper.sessionId);
     const answer = await prompt;
     // The session's own turn went on: only the sleeper's subtree was cancelled.
     assert.equal(answer.stopReason, "end_turn");
@@ -229,17 +230,11 @@ Deno.test("serveAcpAgent() ends one child's subtree on the client's per-child ca
 });
 
 Deno.test("serveAcpAgent() tells a client without the capability its descendants as thoughts", async () => {
-  const { client, seen, sessionId, close } = await connect(false);
+  const { seen, sessionId, close, turn } = await connect(false);
   try {
-    const answer = await client.agent.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{
-        type: "text",
-        text: `@call acp_agent ${
-          JSON.stringify({ description: "d", prompt: "children 1" })
-        }\n@reply ok`,
-      }],
-    });
+    const answer = await turn(
+      `@call acp_agent ${JSON.stringify({ description: "d", prompt: "children 1" })}\n@reply ok`,
+    );
     assert.equal(answer.stopReason, "end_turn");
     assert.ok(!seen.some((s) => s.update.sessionUpdate === "subagent_update"));
     assert.ok(seen.every((s) => s.sessionId === sessionId));
@@ -278,12 +273,11 @@ function throughGateway(prompt: string): string {
 Deno.test("ACP client → seam ACP server → A2A gateway → ACP agent: the client sees the tree", async () => {
   const watch = new AgentWatch();
   const { gateway, card } = acpGateway(watch);
-  const { client, seen, sessionId, close } = await connect(true, undefined, [`--a2a=${card}`]);
+  const { seen, sessionId, close, turn } = await connect(true, undefined, [
+    `--a2a=${card}`,
+  ]);
   try {
-    const answer = await client.agent.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: throughGateway("complete from behind the gateway") }],
-    });
+    const answer = await turn(throughGateway("complete from behind the gateway"));
     assert.equal(answer.stopReason, "end_turn");
     const tree = parents(seen);
     const ids = [...tree.keys()];
@@ -313,12 +307,11 @@ Deno.test("ACP client → seam ACP server → A2A gateway → ACP agent: the cli
 Deno.test("a per-child cancel ends that child's subtree through the A2A gateway", async () => {
   const watch = new AgentWatch();
   const { gateway, card } = acpGateway(watch);
-  const { client, seen, sessionId, close } = await connect(true, undefined, [`--a2a=${card}`]);
+  const { seen, sessionId, close, turn, cancelChild } = await connect(true, undefined, [
+    `--a2a=${card}`,
+  ]);
   try {
-    const prompt = client.agent.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: throughGateway("hang") }],
-    });
+    const prompt = turn(throughGateway("hang"));
     const titled = (title: string) => {
       const id = seen.find((s) =>
         s.update.sessionUpdate === "subagent_update" && s.update.title === title
@@ -333,9 +326,7 @@ Deno.test("a per-child cancel ends that child's subtree through the A2A gateway"
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     assert.ok(titled("far"), "the A2A run was not announced");
-    await client.agent.notify(acp.methods.agent.session.cancel, {
-      sessionId: titled("helper")!.sessionId as string,
-    });
+    await cancelChild(titled("helper")!.sessionId);
     const answer = await prompt;
     assert.equal(answer.stopReason, "end_turn");
     const stop = (title: string) =>
@@ -359,17 +350,13 @@ Deno.test("a per-child cancel ends that child's subtree through the A2A gateway"
 });
 
 Deno.test("a per-child cancel of an ACP agent's own child session reaches that agent", async () => {
-  const { client, seen, sessionId, close } = await connect(true);
+  const { seen, sessionId, close, turn, cancelChild } = await connect(true);
   try {
-    const prompt = client.agent.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{
-        type: "text",
-        text: `@call acp_agent ${
-          JSON.stringify({ description: "parent", prompt: "children-hang" })
-        }\n@reply {{results}}`,
-      }],
-    });
+    const prompt = turn(
+      `@call acp_agent ${
+        JSON.stringify({ description: "parent", prompt: "children-hang" })
+      }\n@reply {{results}}`,
+    );
     const child = () =>
       seen.find((s) =>
         s.update.sessionUpdate === "subagent_update" && s.update.title === "helper child-1"
@@ -381,7 +368,7 @@ Deno.test("a per-child cancel of an ACP agent's own child session reaches that a
     assert.ok(child(), "the ACP agent's child was not announced");
     assert.deepEqual(child()!.capabilities, { cancel: {} });
     const id = child()!.sessionId as string;
-    await client.agent.notify(acp.methods.agent.session.cancel, { sessionId: id });
+    await cancelChild(id);
     const answer = await prompt;
     assert.equal(answer.stopReason, "end_turn");
     // The agent got the cancel for its child, not for its own turn, and went on.
@@ -416,23 +403,18 @@ async function untilAnnounced(seen: readonly Seen[], ...titles: string[]): Promi
 }
 
 Deno.test("a per-child cancel ends an ACP provider's run and the child sessions it reported", async () => {
-  const { client, seen, sessionId, close } = await connect(true);
+  const { seen, sessionId, close, turn, cancelChild } = await connect(true);
   const calls = [
     { name: "acp_agent", args: { description: "acp parent", prompt: "children-hang" } },
     { name: "subagent", args: { description: "sibling", prompt: "@delay 300\n@reply sibling ok" } },
   ];
   try {
-    const prompt = client.agent.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: `@calls ${JSON.stringify(calls)}\n@reply turn goes on` }],
-    });
+    const prompt = turn(`@calls ${JSON.stringify(calls)}\n@reply turn goes on`);
     await untilAnnounced(seen, "acp parent", "helper child-1");
     const parent = announcedIn(seen, "acp parent")!;
     // The ACP provider's run registered its cancel: the client is offered it.
     assert.deepEqual(parent.capabilities, { cancel: {} });
-    await client.agent.notify(acp.methods.agent.session.cancel, {
-      sessionId: parent.sessionId as string,
-    });
+    await cancelChild(parent.sessionId);
     const answer = await prompt;
     assert.equal(answer.stopReason, "end_turn");
     assert.match(textUnder(seen, sessionId), /turn goes on/);
@@ -447,26 +429,20 @@ Deno.test("a per-child cancel ends an ACP provider's run and the child sessions 
 });
 
 Deno.test("a per-child cancel ends a grandchild ACP run; its parent goes on", async () => {
-  const { client, seen, sessionId, close } = await connect(true);
+  const { seen, sessionId, close, turn, cancelChild } = await connect(true);
   const inner = `@call acp_agent ${
     JSON.stringify({ description: "grand", prompt: "hang" })
   }\n@reply helper after: {{results}}`;
   try {
-    const prompt = client.agent.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{
-        type: "text",
-        text: `@call subagent ${
-          JSON.stringify({ description: "helper", prompt: inner })
-        }\n@reply top: {{results}}`,
-      }],
-    });
+    const prompt = turn(
+      `@call subagent ${
+        JSON.stringify({ description: "helper", prompt: inner })
+      }\n@reply top: {{results}}`,
+    );
     await untilAnnounced(seen, "helper", "grand");
     const grand = announcedIn(seen, "grand")!;
     assert.deepEqual(grand.capabilities, { cancel: {} });
-    await client.agent.notify(acp.methods.agent.session.cancel, {
-      sessionId: grand.sessionId as string,
-    });
+    await cancelChild(grand.sessionId);
     const answer = await prompt;
     assert.equal(answer.stopReason, "end_turn");
     assert.equal(endedIn(seen, "grand"), "aborted");
@@ -480,20 +456,21 @@ Deno.test("a per-child cancel ends a grandchild ACP run; its parent goes on", as
 
 Deno.test("serveAcpAgent() asks a descendant's question by elicitation when the client takes it", async () => {
   const asked: Record<string, unknown>[] = [];
-  const { client, seen, sessionId, close } = await connect(true, undefined, [], (params) => {
-    asked.push(params);
-    return { action: "accept", content: { answer: "blue" } };
-  });
+  const { seen, sessionId, close, turn } = await connect(
+    true,
+    undefined,
+    [],
+    (params) => {
+      asked.push(params);
+      return { action: "accept", content: { answer: "blue" } };
+    },
+  );
   try {
-    const answer = await client.agent.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{
-        type: "text",
-        text: `@call ask_user ${
-          JSON.stringify({ description: "asker", prompt: "Which colour?" })
-        }\n@reply got {{results}}`,
-      }],
-    });
+    const answer = await turn(
+      `@call ask_user ${
+        JSON.stringify({ description: "asker", prompt: "Which colour?" })
+      }\n@reply got {{results}}`,
+    );
     assert.equal(answer.stopReason, "end_turn");
     const asker = announcedIn(seen, "asker")!;
     assert.equal(asked.length, 1);
@@ -518,39 +495,31 @@ Deno.test("serveAcpAgent() asks a descendant's question by elicitation when the 
 
 Deno.test("a declined elicitation refuses the question; without the capability it passes up", async (t) => {
   await t.step("declined", async () => {
-    const { client, seen, sessionId, close } = await connect(
+    const { seen, sessionId, close, turn, cancelChild } = await connect(
       true,
       undefined,
       [],
       () => ({ action: "decline" }),
     );
     try {
-      await client.agent.request(acp.methods.agent.session.prompt, {
-        sessionId,
-        prompt: [{
-          type: "text",
-          text: `@call ask_user ${
-            JSON.stringify({ description: "asker", prompt: "Which colour?" })
-          }\n@reply got {{results}}`,
-        }],
-      });
+      await turn(
+        `@call ask_user ${
+          JSON.stringify({ description: "asker", prompt: "Which colour?" })
+        }\n@reply got {{results}}`,
+      );
       assert.match(textUnder(seen, sessionId), /got refused: the ACP client declined/);
     } finally {
       await close();
     }
   });
   await t.step("no elicitation capability", async () => {
-    const { client, seen, sessionId, close } = await connect(true);
+    const { seen, sessionId, close, turn, cancelChild } = await connect(true);
     try {
-      await client.agent.request(acp.methods.agent.session.prompt, {
-        sessionId,
-        prompt: [{
-          type: "text",
-          text: `@call ask_user ${
-            JSON.stringify({ description: "asker", prompt: "Which colour?" })
-          }\n@reply got {{results}}`,
-        }],
-      });
+      await turn(
+        `@call ask_user ${
+          JSON.stringify({ description: "asker", prompt: "Which colour?" })
+        }\n@reply got {{results}}`,
+      );
       // Nobody above the server answers: refused, as before elicitation.
       assert.match(textUnder(seen, sessionId), /got refused: /);
       assert.doesNotMatch(textUnder(seen, sessionId), /ACP client/);
