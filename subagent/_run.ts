@@ -19,7 +19,6 @@ import type {
 } from "./types.ts";
 import { failRunSpan, startRunSpan, traceRun, underParent } from "./_trace.ts";
 import { freeze } from "./_builtins.ts";
-import { registerRunControl } from "./run_control.ts";
 
 /**
  * A live run as the service's long-lived collections hold it (its
@@ -32,7 +31,16 @@ import { registerRunControl } from "./run_control.ts";
 export interface LiveRunCell {
   run: SubagentRun | undefined;
   node: RunNode | undefined;
+  /** The scope its events are emitted on (its parent's). */
+  scope: Scope | undefined;
 }
+
+/**
+ * The places of each service while it has a live run: where
+ * `findRunControl` (run_control.ts) finds a run to cancel by id, at no cost
+ * per run beyond what the service keeps anyway.
+ */
+export const livePlaces: Set<Map<string, LiveRunCell>> = new Set();
 
 /** What a run wrapper needs to know about the run it wraps. */
 export interface RunContext {
@@ -182,10 +190,9 @@ class RunRecord implements RunNode {
   #pendingEnd: SubagentResult | FailedEnd | undefined;
   #info: SubagentRunInfo | undefined;
   #unbindSignal = noop;
-  #unregister = noop;
   #unlinked?: boolean;
   #released?: boolean;
-  readonly #cell: LiveRunCell = { run: undefined, node: undefined };
+  readonly #cell: LiveRunCell = { run: undefined, node: undefined, scope: undefined };
 
   constructor(handle: object, rawDispose: Fn, context: RunContext) {
     this.#handle = handle;
@@ -258,10 +265,10 @@ class RunRecord implements RunNode {
     const cell = this.#cell;
     cell.run = run;
     cell.node = this;
+    cell.scope = context.parentScope;
     context.runs.add(cell);
     context.places.set(id, cell);
-    // Cancellable by id from above (the ACP server's per-child cancel) until it ends.
-    this.#unregister = registerRunControl(context.parentScope, id, run.cancel);
+    livePlaces.add(context.places);
     return run;
   }
 
@@ -310,7 +317,8 @@ class RunRecord implements RunNode {
       const cell = this.#cell;
       context.runs.delete(cell);
       if (context.places.get(this.#id) === cell) context.places.delete(this.#id);
-      cell.run = cell.node = undefined;
+      if (!context.places.size) livePlaces.delete(context.places);
+      cell.run = cell.node = cell.scope = undefined;
       this.#unbind();
     }
     const disposal = this.dispose();
@@ -324,7 +332,6 @@ class RunRecord implements RunNode {
   #unbind(): void {
     this.#unbindSignal();
     this.#unbindSignal = noop;
-    this.#unregister();
   }
 
   #onStarted(): void {

@@ -25,7 +25,7 @@ Deno.test("findRunControl() finds a run at or below the scope, never beside or a
   await root.dispose();
 });
 
-Deno.test("start() makes every run cancellable by id until it ends", async () => {
+Deno.test("findRunControl() finds every run the service started until it is disposed", async () => {
   const { root, service, parent } = setup();
   const provider = manualProvider("manual");
   service.registerProvider(provider);
@@ -38,11 +38,30 @@ Deno.test("start() makes every run cancellable by id until it ends", async () =>
   provider.runs[0].started.resolve();
   provider.runs[0].result.resolve({ stopReason: "aborted", output: [] });
   await run.result;
-  assert.equal(findRunControl(root, run.id), undefined, "an ended run is no longer found");
-  // A run disposed before it ends is removed too.
+  // Two live at once; each found, each gone once disposed.
   const second = service.start("manual", { prompt: "y", parent });
   assert.ok(findRunControl(parent.scope, second.id));
+  await run.dispose();
+  assert.equal(findRunControl(root, run.id), undefined, "a disposed run is no longer found");
+  assert.ok(findRunControl(root, second.id));
   await second.dispose();
   assert.equal(findRunControl(root, second.id), undefined);
   await root.dispose();
+});
+
+Deno.test("findRunControl() tells apart two services' runs of one id by their scope", async () => {
+  const a = setup();
+  const b = setup();
+  const providers = [manualProvider("manual"), manualProvider("manual")];
+  a.service.registerProvider(providers[0]);
+  b.service.registerProvider(providers[1]);
+  const runA = a.service.start("manual", { prompt: "x", parent: a.parent });
+  const runB = b.service.start("manual", { prompt: "x", parent: b.parent });
+  assert.equal(runA.id, runB.id);
+  findRunControl(b.root, runB.id)!("only b");
+  assert.deepEqual(providers.map((p) => p.runs[0].cancels), [[], ["only b"]]);
+  await runA.dispose();
+  await runB.dispose();
+  await a.root.dispose();
+  await b.root.dispose();
 });
