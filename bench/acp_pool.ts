@@ -4,12 +4,11 @@
 // refilled before each warm run, so a run always finds one idle), for our own
 // ACP server (`providers/acp/serve.ts` on the scripted model, from source and
 // bundled) and the test agent. Rounds alternate cold and warm in one process.
-// With `--codex=<path of the codex-acp binary>` (npm `@zed-industries/codex-acp`,
-// its platform package's `bin/codex-acp`), codex-acp too: offline (a dummy
-// key, a model URL nobody answers), its first update is the
-// `available_commands_update` it sends after `session/new`, no model reply;
-// its run is cancelled then.
-// Run: deno run --allow-all bench/acp_pool.ts [--rounds=12] [--codex=<path>]
+// With `--codex` (npm `@zed-industries/codex-acp`, installed into tests/.out
+// on first use; or `--codex=<path>` of its executable), codex-acp too,
+// offline: its model is the fake Responses API server of the tests
+// (tests/mcp_fake_responses.ts, tests/acp_codex.ts), so its run answers.
+// Run: deno run --allow-all bench/acp_pool.ts [--rounds=12] [--codex[=<path>]]
 import { createMemoryLogger, createRootScope } from "@seam/host";
 import { createSubagentService } from "@seam/subagent";
 import { type AcpProvider, acpUpdate, createAcpProvider } from "@seam/subagent-acp";
@@ -19,12 +18,19 @@ import {
   serverConfig,
   testAgentConfig,
 } from "../tests/acp_support.ts";
+import { codexAcp, codexAcpConfig, codexHome } from "../tests/acp_codex.ts";
+import { startFakeResponses } from "../tests/mcp_fake_responses.ts";
 
 const rounds = Number(
   Deno.args.find((a) => a.startsWith("--rounds="))?.slice("--rounds=".length) ?? 12,
 );
-const codex = Deno.args.find((a) => a.startsWith("--codex="))?.slice("--codex=".length);
-const codexHome = codex === undefined ? undefined : await Deno.makeTempDir();
+const codexFlag = Deno.args.find((a) => a === "--codex" || a.startsWith("--codex="));
+const codex = codexFlag === undefined
+  ? undefined
+  : codexFlag.slice("--codex=".length) || await codexAcp();
+if (codexFlag !== undefined && codex === undefined) throw new Error("codex-acp is not installed");
+const fake = codex === undefined ? undefined : startFakeResponses();
+const home = fake === undefined ? undefined : await codexHome(fake.baseUrl);
 const { logger } = createMemoryLogger();
 const root = createRootScope({ logger });
 const service = createSubagentService(root);
@@ -35,18 +41,7 @@ const kinds = {
     bundledServerConfig(bundle.path, { logger, ...extra }, "warn"),
   "test agent": (extra: object) => testAgentConfig([], { logger, ...extra }),
   ...(codex === undefined ? {} : {
-    "codex-acp": (extra: object) => ({
-      command: codex,
-      env: {
-        OPENAI_API_KEY: "sk-offline",
-        CODEX_HOME: codexHome!,
-        OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
-      },
-      disposeEofGraceMs: 200,
-      disposeGraceMs: 1_000,
-      logger,
-      ...extra,
-    }),
+    "codex-acp": (extra: object) => codexAcpConfig(codex, home!, { logger, ...extra }),
   }),
 };
 const providers: Array<{ kind: string; mode: "cold" | "warm"; provider: AcpProvider }> = [];
@@ -74,20 +69,10 @@ async function once(provider: AcpProvider, kind: string): Promise<[number, numbe
   const prompt = kind === "test agent"
     ? "complete hello"
     : kind === "codex-acp"
-    ? "hi"
+    ? "say hello"
     : "@reply hello";
   const run = service.start(provider.name, { prompt, parent: { id: `p${counter}`, scope } });
   try {
-    if (kind === "codex-acp") {
-      // No model answers: the first update is all there is to time.
-      await run.started;
-      const deadline = performance.now() + 10_000;
-      while (first === 0 && performance.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 1));
-      }
-      if (first === 0) throw new Error("codex-acp sent no update within 10 s");
-      return [first, Number.NaN];
-    }
     const { stopReason } = await run.result;
     if (stopReason !== "completed") throw new Error(`${provider.name} ended ${stopReason}`);
     return [first, performance.now() - t0];
@@ -115,7 +100,8 @@ try {
   for (const { provider } of providers) await provider.dispose();
   await root.dispose();
   await bundle.remove();
-  if (codexHome !== undefined) await Deno.remove(codexHome, { recursive: true });
+  await fake?.[Symbol.asyncDispose]();
+  if (home !== undefined) await Deno.remove(home, { recursive: true });
 }
 
 const pct = (values: number[], p: number) => {

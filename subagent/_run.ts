@@ -31,7 +31,16 @@ import { freeze } from "./_builtins.ts";
 export interface LiveRunCell {
   run: SubagentRun | undefined;
   node: RunNode | undefined;
+  /** The scope its events are emitted on (its parent's). */
+  scope: Scope | undefined;
 }
+
+/**
+ * The places of each service while it has a live run: where
+ * `findRunControl` (run_control.ts) finds a run to cancel by id, at no cost
+ * per run beyond what the service keeps anyway.
+ */
+export const livePlaces: Set<Map<string, LiveRunCell>> = new Set();
 
 /** What a run wrapper needs to know about the run it wraps. */
 export interface RunContext {
@@ -183,7 +192,7 @@ class RunRecord implements RunNode {
   #unbindSignal = noop;
   #unlinked?: boolean;
   #released?: boolean;
-  readonly #cell: LiveRunCell = { run: undefined, node: undefined };
+  readonly #cell: LiveRunCell = { run: undefined, node: undefined, scope: undefined };
 
   constructor(handle: object, rawDispose: Fn, context: RunContext) {
     this.#handle = handle;
@@ -256,8 +265,10 @@ class RunRecord implements RunNode {
     const cell = this.#cell;
     cell.run = run;
     cell.node = this;
+    cell.scope = context.parentScope;
     context.runs.add(cell);
     context.places.set(id, cell);
+    livePlaces.add(context.places);
     return run;
   }
 
@@ -306,7 +317,8 @@ class RunRecord implements RunNode {
       const cell = this.#cell;
       context.runs.delete(cell);
       if (context.places.get(this.#id) === cell) context.places.delete(this.#id);
-      cell.run = cell.node = undefined;
+      if (!context.places.size) livePlaces.delete(context.places);
+      cell.run = cell.node = cell.scope = undefined;
       this.#unbind();
     }
     const disposal = this.dispose();

@@ -39,6 +39,7 @@ export * from "./events.ts";
 export * from "./input.ts";
 export * from "./max_depth.ts";
 export * from "./output_schema.ts";
+export * from "./run_control.ts";
 export * from "./service.ts";
 export * from "./start_fields.ts";
 export * from "./trace.ts";

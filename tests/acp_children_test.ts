@@ -191,3 +191,59 @@ Deno.test("createAcpProvider() follows OpenCode's task tool calls as nested runs
       [[`${root}.1`, "completed"], [`${root}.2`, "error"]],
     );
   }));
+
+for (const mode of ["a process per run", "reuseProcess", "pool"] as const) {
+  Deno.test(`createAcpProvider() ignores what an agent sends after it answered the prompt (${mode})`, () =>
+    withAcpAgent(
+      [],
+      mode === "reuseProcess"
+        ? { reuseProcess: true }
+        : mode === "pool"
+        ? { pool: { size: 1 } }
+        : {},
+      async ({ parent, start, watch }) => {
+        let ended = false;
+        const late: string[] = [];
+        const run = start("children-late");
+        // What is heard of this run's tree once the run ended.
+        const heard = (what: string) => (info: { runId: string }) =>
+          void (ended && info.runId.startsWith(run.id) && late.push(`${what} ${info.runId}`));
+        parent.scope.on(acpChild, heard("acp/child"));
+        parent.scope.on(subagentStart, heard("subagent/start"));
+        parent.scope.on(subagentProgress, heard("subagent/progress"));
+        parent.scope.on(subagentEnd, (info) => void (info.runId === run.id && (ended = true)));
+        const result = await run.result;
+        assert.equal(result.stopReason, "completed");
+        assert.equal(textOf(result.output), "late done");
+        await until(() => watch.agentLines().includes("sent late updates"), "the late updates");
+        // A next run (the same process under reuseProcess) reads past the late lines first.
+        const next = start("complete next");
+        assert.equal((await next.result).stopReason, "completed");
+        await run.dispose();
+        assert.deepEqual(late, [], "heard after the run ended");
+        // The late usage (999) counted nowhere.
+        assert.equal(result.usage!.total.inputTokens, 0);
+        // Logged once, never as a failure.
+        const logged = watch.messages("debug").filter((m) => m.includes("after it answered"));
+        assert.equal(logged.length, 1, logged.join("\n"));
+        assert.deepEqual(watch.messages("warn"), []);
+      },
+    ));
+}
+
+Deno.test("createAcpProvider() keeps a child session with the session that announced it first", () =>
+  // `children-hang` waits for a cancel of its child, not of its turn: no waiting for that.
+  withAcpAgent([], { reuseProcess: true, cancelGraceMs: 100 }, async ({ parent, start, watch }) => {
+    const announced: string[] = [];
+    parent.scope.on(subagentStart, (info) => void announced.push(info.runId));
+    // Two sessions of one process; the agent names `child-1` under both.
+    const first = start("children-hang");
+    await until(() => announced.includes(`${first.id}.1`), "the first session's child");
+    const second = await start("children 1").result;
+    assert.equal(second.stopReason, "completed");
+    assert.equal(textOf(second.output), "children done");
+    first.cancel("enough");
+    assert.equal((await first.result).stopReason, "aborted");
+    const claimed = watch.messages("warn").filter((m) => m.includes("another session"));
+    assert.equal(claimed.length, 1, watch.messages("warn").join("\n"));
+  }));

@@ -4,10 +4,15 @@
 import assert from "node:assert/strict";
 import { textOf } from "@seam/host";
 import { createAcpProvider } from "@seam/subagent-acp";
-import { processTable, TEST_AGENT, testAgentConfig, until, withAcpAgent } from "./acp_support.ts";
-
-const FIXTURE = new URL("./acp_host_fixture.ts", import.meta.url).pathname;
-const CONFIG = new URL("../deno.json", import.meta.url).pathname;
+import {
+  liveMembers,
+  startHostFixture,
+  TEST_AGENT,
+  testAgentConfig,
+  until,
+  untilGone,
+  withAcpAgent,
+} from "./acp_support.ts";
 
 /** The pid the test agent answers `pid` with. */
 function pidOf(text: string): number {
@@ -131,54 +136,15 @@ Deno.test("createAcpProvider() refuses a bad pool option, naming it", () => {
 });
 
 Deno.test("createAcpProvider() with a pool leaves no warm agent behind when the host is killed", async () => {
-  const host = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--config",
-      CONFIG,
-      "--allow-env",
-      "--allow-read",
-      "--allow-run",
-      FIXTURE,
-      "--seam-pool=2",
-    ],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = host.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  const running = async (pids: number[]) =>
-    (await processTable()).filter((p) =>
-      !p.stat.startsWith("Z") && (pids.includes(p.pid) || pids.includes(p.pgid)) &&
-      p.args.includes(TEST_AGENT)
-    ).map((p) => p.pid);
-  let pids: number[] = [];
+  const { host, text, pids, stop } = await startHostFixture(["--seam-pool=2"]);
   try {
-    while (!text.includes("ready\n")) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += value;
-    }
-    pids = [...text.matchAll(/^agent (\d+)$/gm)].map((m) => Number(m[1]));
     assert.equal(pids.length, 3, `one running agent and two warm ones; the host printed: ${text}`);
-    assert.equal((await running(pids)).length, 3);
+    assert.equal((await liveMembers(pids, [TEST_AGENT])).length, 3);
     host.kill("SIGKILL");
     await host.status;
-    const deadline = performance.now() + 10_000;
-    while ((await running(pids)).length > 0 && performance.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    assert.deepEqual(await running(pids), [], "agents outlived their host");
+    assert.deepEqual(await untilGone(pids, [TEST_AGENT]), [], "agents outlived their host");
   } finally {
-    for (const pid of await running(pids)) Deno.kill(pid, "SIGKILL");
-    await reader.cancel();
-    try {
-      host.kill("SIGKILL");
-    } catch {
-      // already gone
-    }
-    await host.status;
+    for (const pid of await liveMembers(pids, [TEST_AGENT])) Deno.kill(pid, "SIGKILL");
+    await stop();
   }
 });

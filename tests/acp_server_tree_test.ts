@@ -21,11 +21,15 @@ interface Seen {
   readonly update: Update;
 }
 
-/** Start the server process and an SDK client on it; `subagents`: advertise the capability. */
+/**
+ * Start the server process and an SDK client on it; `subagents`: advertise the
+ * capability; `onElicit`: declare form elicitation and answer it so.
+ */
 async function connect(
   subagents: boolean,
   onPermission?: (params: Record<string, unknown>) => void,
   extraArgs: readonly string[] = [],
+  onElicit?: (params: Record<string, unknown>) => acp.CreateElicitationResponse,
 ) {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
@@ -55,10 +59,17 @@ async function connect(
       const allow = params.options.find((o) => o.kind === "allow_once")!;
       return { outcome: { outcome: "selected", optionId: allow.optionId } };
     })
+    .onRequest(acp.methods.client.elicitation.create, ({ params }) => {
+      if (!onElicit) throw new Error("this client declared no elicitation");
+      return onElicit(params as unknown as Record<string, unknown>);
+    })
     .connect(acp.ndJsonStream(child.stdin, child.stdout));
   await client.agent.request(acp.methods.agent.initialize, {
     protocolVersion: 1,
-    clientCapabilities: (subagents ? { subagents: {} } : {}) as acp.ClientCapabilities,
+    clientCapabilities: {
+      ...(subagents ? { subagents: {} } : {}),
+      ...(onElicit ? { elicitation: { form: {} } } : {}),
+    } as acp.ClientCapabilities,
   });
   const { sessionId } = await client.agent.request(acp.methods.agent.session.new, {
     cwd: "/tmp",
@@ -71,7 +82,16 @@ async function connect(
     clearTimeout(timer);
     await client.closed.catch(() => {});
   };
-  return { client, seen, sessionId, close };
+  /** A turn of the session on `text`: its answer. */
+  const turn = (text: string) =>
+    client.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text }],
+    });
+  /** The client's `session/cancel` for (child) session `id`. */
+  const cancelChild = (id: unknown) =>
+    client.agent.notify(acp.methods.agent.session.cancel, { sessionId: id as string });
+  return { client, seen, sessionId, close, turn, cancelChild };
 }
 
 /** Each child session's parent session, from the announcements. */
@@ -118,12 +138,12 @@ const TREE_PROMPT = [
 
 Deno.test("serveAcpAgent() tells a subagents client every descendant as a child session", async () => {
   const permissions: Record<string, unknown>[] = [];
-  const { client, seen, sessionId, close } = await connect(true, (p) => permissions.push(p));
+  const { seen, sessionId, close, turn } = await connect(
+    true,
+    (p) => permissions.push(p),
+  );
   try {
-    const answer = await client.agent.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: TREE_PROMPT }],
-    });
+    const answer = await turn(TREE_PROMPT);
     assert.equal(answer.stopReason, "end_turn");
     const tree = parents(seen);
     // helper (in-process) → deep (ACP) → child-1 → child-1-1, and asker (ACP).
@@ -165,7 +185,7 @@ Deno.test("serveAcpAgent() tells a subagents client every descendant as a child 
 });
 
 Deno.test("serveAcpAgent() ends one child's subtree on the client's per-child cancel", async () => {
-  const { client, seen, sessionId, close } = await connect(true);
+  const { seen, sessionId, close, turn, cancelChild } = await connect(true);
   const calls = [
     {
       name: "subagent",
@@ -177,13 +197,7 @@ Deno.test("serveAcpAgent() ends one child's subtree on the client's per-child ca
     { name: "subagent", args: { description: "sibling", prompt: "@delay 500\n@reply sibling ok" } },
   ];
   try {
-    const prompt = client.agent.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{
-        type: "text",
-        text: `@calls ${JSON.stringify(calls)}\n@reply after the cancel: {{results}}`,
-      }],
-    });
+    const prompt = turn(`@calls ${JSON.stringify(calls)}\n@reply after the cancel: {{results}}`);
     const announced = (title: string) =>
       seen.find((s) => s.update.sessionUpdate === "subagent_update" && s.update.title === title)
         ?.update;
@@ -194,9 +208,7 @@ Deno.test("serveAcpAgent() ends one child's subtree on the client's per-child ca
     const sleeper = announced("sleeper")!;
     assert.ok(sleeper && announced("grand"), "the children were not announced");
     assert.deepEqual(sleeper.capabilities, { cancel: {} });
-    await client.agent.notify(acp.methods.agent.session.cancel, {
-      sessionId: sleeper.sessionId as string,
-    });
+    await cancelChild(sleeper.sessionId);
     const answer = await prompt;
     // The session's own turn went on: only the sleeper's subtree was cancelled.
     assert.equal(answer.stopReason, "end_turn");
@@ -218,17 +230,11 @@ Deno.test("serveAcpAgent() ends one child's subtree on the client's per-child ca
 });
 
 Deno.test("serveAcpAgent() tells a client without the capability its descendants as thoughts", async () => {
-  const { client, seen, sessionId, close } = await connect(false);
+  const { seen, sessionId, close, turn } = await connect(false);
   try {
-    const answer = await client.agent.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{
-        type: "text",
-        text: `@call acp_agent ${
-          JSON.stringify({ description: "d", prompt: "children 1" })
-        }\n@reply ok`,
-      }],
-    });
+    const answer = await turn(
+      `@call acp_agent ${JSON.stringify({ description: "d", prompt: "children 1" })}\n@reply ok`,
+    );
     assert.equal(answer.stopReason, "end_turn");
     assert.ok(!seen.some((s) => s.update.sessionUpdate === "subagent_update"));
     assert.ok(seen.every((s) => s.sessionId === sessionId));
@@ -267,12 +273,11 @@ function throughGateway(prompt: string): string {
 Deno.test("ACP client → seam ACP server → A2A gateway → ACP agent: the client sees the tree", async () => {
   const watch = new AgentWatch();
   const { gateway, card } = acpGateway(watch);
-  const { client, seen, sessionId, close } = await connect(true, undefined, [`--a2a=${card}`]);
+  const { seen, sessionId, close, turn } = await connect(true, undefined, [
+    `--a2a=${card}`,
+  ]);
   try {
-    const answer = await client.agent.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: throughGateway("complete from behind the gateway") }],
-    });
+    const answer = await turn(throughGateway("complete from behind the gateway"));
     assert.equal(answer.stopReason, "end_turn");
     const tree = parents(seen);
     const ids = [...tree.keys()];
@@ -302,12 +307,11 @@ Deno.test("ACP client → seam ACP server → A2A gateway → ACP agent: the cli
 Deno.test("a per-child cancel ends that child's subtree through the A2A gateway", async () => {
   const watch = new AgentWatch();
   const { gateway, card } = acpGateway(watch);
-  const { client, seen, sessionId, close } = await connect(true, undefined, [`--a2a=${card}`]);
+  const { seen, sessionId, close, turn, cancelChild } = await connect(true, undefined, [
+    `--a2a=${card}`,
+  ]);
   try {
-    const prompt = client.agent.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: throughGateway("hang") }],
-    });
+    const prompt = turn(throughGateway("hang"));
     const titled = (title: string) => {
       const id = seen.find((s) =>
         s.update.sessionUpdate === "subagent_update" && s.update.title === title
@@ -322,9 +326,7 @@ Deno.test("a per-child cancel ends that child's subtree through the A2A gateway"
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     assert.ok(titled("far"), "the A2A run was not announced");
-    await client.agent.notify(acp.methods.agent.session.cancel, {
-      sessionId: titled("helper")!.sessionId as string,
-    });
+    await cancelChild(titled("helper")!.sessionId);
     const answer = await prompt;
     assert.equal(answer.stopReason, "end_turn");
     const stop = (title: string) =>
@@ -348,17 +350,13 @@ Deno.test("a per-child cancel ends that child's subtree through the A2A gateway"
 });
 
 Deno.test("a per-child cancel of an ACP agent's own child session reaches that agent", async () => {
-  const { client, seen, sessionId, close } = await connect(true);
+  const { seen, sessionId, close, turn, cancelChild } = await connect(true);
   try {
-    const prompt = client.agent.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{
-        type: "text",
-        text: `@call acp_agent ${
-          JSON.stringify({ description: "parent", prompt: "children-hang" })
-        }\n@reply {{results}}`,
-      }],
-    });
+    const prompt = turn(
+      `@call acp_agent ${
+        JSON.stringify({ description: "parent", prompt: "children-hang" })
+      }\n@reply {{results}}`,
+    );
     const child = () =>
       seen.find((s) =>
         s.update.sessionUpdate === "subagent_update" && s.update.title === "helper child-1"
@@ -370,7 +368,7 @@ Deno.test("a per-child cancel of an ACP agent's own child session reaches that a
     assert.ok(child(), "the ACP agent's child was not announced");
     assert.deepEqual(child()!.capabilities, { cancel: {} });
     const id = child()!.sessionId as string;
-    await client.agent.notify(acp.methods.agent.session.cancel, { sessionId: id });
+    await cancelChild(id);
     const answer = await prompt;
     assert.equal(answer.stopReason, "end_turn");
     // The agent got the cancel for its child, not for its own turn, and went on.
@@ -379,4 +377,154 @@ Deno.test("a per-child cancel of an ACP agent's own child session reaches that a
   } finally {
     await close();
   }
+});
+
+/** The first announcement of the child session titled `title`, once the client saw it. */
+function announcedIn(seen: readonly Seen[], title: string): Update | undefined {
+  return seen.find((s) => s.update.sessionUpdate === "subagent_update" && s.update.title === title)
+    ?.update;
+}
+
+/** How the child session titled `title` ended (`_meta.seam.stopReason` of its last update). */
+function endedIn(seen: readonly Seen[], title: string): string | undefined {
+  const id = announcedIn(seen, title)?.sessionId;
+  const last = seen.filter((s) =>
+    s.update.sessionUpdate === "subagent_update" && s.update.sessionId === id
+  ).at(-1)?.update;
+  return (last?._meta as { seam?: { stopReason?: string } } | undefined)?.seam?.stopReason;
+}
+
+async function untilAnnounced(seen: readonly Seen[], ...titles: string[]): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!titles.every((t) => announcedIn(seen, t)) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  for (const title of titles) assert.ok(announcedIn(seen, title), `${title} was not announced`);
+}
+
+Deno.test("a per-child cancel ends an ACP provider's run and the child sessions it reported", async () => {
+  const { seen, sessionId, close, turn, cancelChild } = await connect(true);
+  const calls = [
+    { name: "acp_agent", args: { description: "acp parent", prompt: "children-hang" } },
+    { name: "subagent", args: { description: "sibling", prompt: "@delay 300\n@reply sibling ok" } },
+  ];
+  try {
+    const prompt = turn(`@calls ${JSON.stringify(calls)}\n@reply turn goes on`);
+    await untilAnnounced(seen, "acp parent", "helper child-1");
+    const parent = announcedIn(seen, "acp parent")!;
+    // The ACP provider's run registered its cancel: the client is offered it.
+    assert.deepEqual(parent.capabilities, { cancel: {} });
+    await cancelChild(parent.sessionId);
+    const answer = await prompt;
+    assert.equal(answer.stopReason, "end_turn");
+    assert.match(textUnder(seen, sessionId), /turn goes on/);
+    assert.equal(endedIn(seen, "acp parent"), "aborted");
+    // Its agent's child session ended with it, still at work.
+    assert.equal(endedIn(seen, "helper child-1"), "aborted");
+    assert.equal(endedIn(seen, "sibling"), "completed");
+    assert.equal(textUnder(seen, announcedIn(seen, "sibling")!.sessionId as string), "sibling ok");
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("a per-child cancel ends a grandchild ACP run; its parent goes on", async () => {
+  const { seen, sessionId, close, turn, cancelChild } = await connect(true);
+  const inner = `@call acp_agent ${
+    JSON.stringify({ description: "grand", prompt: "hang" })
+  }\n@reply helper after: {{results}}`;
+  try {
+    const prompt = turn(
+      `@call subagent ${
+        JSON.stringify({ description: "helper", prompt: inner })
+      }\n@reply top: {{results}}`,
+    );
+    await untilAnnounced(seen, "helper", "grand");
+    const grand = announcedIn(seen, "grand")!;
+    assert.deepEqual(grand.capabilities, { cancel: {} });
+    await cancelChild(grand.sessionId);
+    const answer = await prompt;
+    assert.equal(answer.stopReason, "end_turn");
+    assert.equal(endedIn(seen, "grand"), "aborted");
+    assert.equal(endedIn(seen, "helper"), "completed");
+    assert.match(textUnder(seen, announcedIn(seen, "helper")!.sessionId as string), /helper after/);
+    assert.match(textUnder(seen, sessionId), /top: helper after/);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("serveAcpAgent() asks a descendant's question by elicitation when the client takes it", async () => {
+  const asked: Record<string, unknown>[] = [];
+  const { seen, sessionId, close, turn } = await connect(
+    true,
+    undefined,
+    [],
+    (params) => {
+      asked.push(params);
+      return { action: "accept", content: { answer: "blue" } };
+    },
+  );
+  try {
+    const answer = await turn(
+      `@call ask_user ${
+        JSON.stringify({ description: "asker", prompt: "Which colour?" })
+      }\n@reply got {{results}}`,
+    );
+    assert.equal(answer.stopReason, "end_turn");
+    const asker = announcedIn(seen, "asker")!;
+    assert.equal(asked.length, 1);
+    // A form of one free-text field, on the asking child's session.
+    assert.equal(asked[0].sessionId, asker.sessionId);
+    assert.equal(asked[0].mode, "form");
+    assert.equal(asked[0].message, "Which colour?");
+    assert.deepEqual(asked[0].requestedSchema, {
+      type: "object",
+      properties: { answer: { type: "string", title: "Answer" } },
+      required: ["answer"],
+    });
+    const states = seen.filter((s) =>
+      s.update.sessionUpdate === "subagent_update" && s.update.sessionId === asker.sessionId
+    ).map((s) => (s.update.state as { state: string } | undefined)?.state);
+    assert.ok(states.includes("requires_action"), `${states}`);
+    assert.match(textUnder(seen, sessionId), /got answered: blue/);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("a declined elicitation refuses the question; without the capability it passes up", async (t) => {
+  await t.step("declined", async () => {
+    const { seen, sessionId, close, turn, cancelChild } = await connect(
+      true,
+      undefined,
+      [],
+      () => ({ action: "decline" }),
+    );
+    try {
+      await turn(
+        `@call ask_user ${
+          JSON.stringify({ description: "asker", prompt: "Which colour?" })
+        }\n@reply got {{results}}`,
+      );
+      assert.match(textUnder(seen, sessionId), /got refused: the ACP client declined/);
+    } finally {
+      await close();
+    }
+  });
+  await t.step("no elicitation capability", async () => {
+    const { seen, sessionId, close, turn, cancelChild } = await connect(true);
+    try {
+      await turn(
+        `@call ask_user ${
+          JSON.stringify({ description: "asker", prompt: "Which colour?" })
+        }\n@reply got {{results}}`,
+      );
+      // Nobody above the server answers: refused, as before elicitation.
+      assert.match(textUnder(seen, sessionId), /got refused: /);
+      assert.doesNotMatch(textUnder(seen, sessionId), /ACP client/);
+    } finally {
+      await close();
+    }
+  });
 });

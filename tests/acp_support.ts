@@ -198,22 +198,21 @@ export class AgentWatch {
    * Running (non-zombie) processes that are an agent seen, a member of its
    * process group, or an announced grandchild.
    */
-  async live(): Promise<number[]> {
-    const watched = new Set([...this.pids, ...this.grandchildren]);
-    return (await processTable())
-      .filter((p) =>
-        !p.stat.startsWith("Z") && (watched.has(p.pid) || this.pids.has(p.pgid)) &&
-        // Guards against a pid reused by an unrelated process meanwhile.
-        (p.args.includes(TEST_AGENT) || p.args.includes(SERVE_SCRIPT) ||
-          p.args.includes(BUNDLE_DIR_PREFIX) ||
-          p.args.includes(GRANDCHILD_MARK))
-      )
-      .map((p) => p.pid);
+  live(): Promise<number[]> {
+    return liveMembers([...this.pids, ...this.grandchildren], AGENT_MARKS);
   }
 }
 
 /** What the test agent's grandchild runs (`--grandchild`). */
 const GRANDCHILD_MARK = "process.on('SIGTERM'";
+
+/** What the command line of a process of ours holds: the test agent, our server, a grandchild. */
+export const AGENT_MARKS: readonly string[] = [
+  TEST_AGENT,
+  SERVE_SCRIPT,
+  BUNDLE_DIR_PREFIX,
+  GRANDCHILD_MARK,
+];
 
 /** One row of `ps -e -o pid=,pgid=,stat=,args=`. */
 export interface ProcessRow {
@@ -237,6 +236,85 @@ export async function processTable(): Promise<ProcessRow[]> {
     const [pid, pgid, stat, ...args] = line.trim().split(/\s+/);
     return pid ? [{ pid: Number(pid), pgid: Number(pgid), stat, args: args.join(" ") }] : [];
   });
+}
+
+/**
+ * The running (non-zombie) processes among `pids` or in a process group one
+ * of them leads; with `marks`, only those whose command line holds one of
+ * them (against a pid reused by an unrelated process meanwhile).
+ */
+export async function liveMembers(
+  pids: Iterable<number>,
+  marks?: readonly string[],
+): Promise<number[]> {
+  const leaders = new Set(pids);
+  return (await processTable())
+    .filter((p) =>
+      !p.stat.startsWith("Z") && (leaders.has(p.pid) || leaders.has(p.pgid)) &&
+      (marks === undefined || marks.some((mark) => p.args.includes(mark)))
+    )
+    .map((p) => p.pid);
+}
+
+/** Poll {@linkcode liveMembers} until none is left or `ms` passed; what is left. */
+export async function untilGone(
+  pids: Iterable<number>,
+  marks?: readonly string[],
+  ms = 10_000,
+): Promise<number[]> {
+  const deadline = performance.now() + ms;
+  let left = await liveMembers(pids, marks);
+  while (left.length > 0 && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    left = await liveMembers(pids, marks);
+  }
+  return left;
+}
+
+/** A host process running tests/acp_host_fixture.ts with `flags`, once it printed `ready`. */
+export async function startHostFixture(flags: readonly string[]): Promise<{
+  readonly host: Deno.ChildProcess;
+  /** What it printed up to `ready`. */
+  readonly text: string;
+  /** The `agent <pid>` and `grandchild <pid>` it printed. */
+  readonly pids: number[];
+  /** End it (SIGKILL when still running) and its output. */
+  stop(): Promise<void>;
+}> {
+  const host = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      "--config",
+      new URL("../deno.json", import.meta.url).pathname,
+      "--allow-env",
+      "--allow-read",
+      "--allow-run",
+      new URL("./acp_host_fixture.ts", import.meta.url).pathname,
+      ...flags,
+    ],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = host.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("ready\n")) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  const pids = [...text.matchAll(/^(?:agent|grandchild) (\d+)$/gm)].map((m) => Number(m[1]));
+  const stop = async () => {
+    await reader.cancel();
+    try {
+      host.kill("SIGKILL");
+    } catch {
+      // already gone
+    }
+    await host.status;
+  };
+  return { host, text, pids, stop };
 }
 
 /** Milliseconds `body` took. */

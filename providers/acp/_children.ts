@@ -8,6 +8,7 @@
 // and skipped, never a failure of the run.
 import { deepFreeze, isRecord, type Logger, type Scope } from "@seam/host";
 import {
+  registerRunControl,
   type SubagentBudgetMeter,
   subagentEnd,
   subagentProgress,
@@ -23,20 +24,6 @@ import { OpenCodeTasks } from "./_opencode_tasks.ts";
 import { toProgress } from "./_progress.ts";
 import { MAX_CHILD_SESSIONS } from "./_session_routes.ts";
 import { acpChild, type AcpChildInfo, type AcpChildState } from "./events.ts";
-
-/** How to cancel each cancellable child followed (by nested run id), while its run lives. */
-const cancellers = new Map<string, () => void>();
-
-/**
- * Cancel the ACP child session behind nested run `runId` (`session/cancel`
- * naming it), when an agent said it may be cancelled; `false` when no live
- * run follows such a child. For the ACP server's per-child cancel.
- */
-export function cancelAcpChildRun(runId: string): boolean {
-  const cancel = cancellers.get(runId);
-  cancel?.();
-  return cancel !== undefined;
-}
 
 /** ACP's state words, in ours. */
 const STATES: Readonly<Record<string, AcpChildState>> = {
@@ -60,6 +47,8 @@ interface Child {
   toolCalls: number;
   /** A bad usage figure was logged already. */
   warned: boolean;
+  /** Removes its canceller (`registerRunControl`); set while it is cancellable. */
+  unregister: (() => void) | undefined;
   /** When it was first announced (`performance.now()`). */
   readonly since: number;
 }
@@ -203,7 +192,7 @@ export class ChildTree {
     if (this.#state !== "open") return;
     this.#state = "ended";
     for (const child of this.#children.values()) {
-      cancellers.delete(child.runId);
+      child.unregister?.();
       this.#tell(child);
       this.#ended(child, stopReason);
     }
@@ -230,6 +219,7 @@ export class ChildTree {
         charged: 0,
         toolCalls: 0,
         warned: false,
+        unregister: undefined,
         since: performance.now(),
       };
       this.#children.set(sessionId, child);
@@ -249,9 +239,17 @@ export class ChildTree {
     else if (raw.title === null) child.title = undefined;
     if (raw.capabilities === null) child.cancellable = false;
     else if (isRecord(raw.capabilities)) child.cancellable = isRecord(raw.capabilities.cancel);
+    // Cancellable by id (the ACP server's per-child cancel): `session/cancel` naming it.
     if (child.cancellable) {
-      cancellers.set(child.runId, () => this.#options.cancel(sessionId));
-    } else cancellers.delete(child.runId);
+      child.unregister ??= registerRunControl(
+        this.#options.parent.scope,
+        child.runId,
+        () => this.#options.cancel(sessionId),
+      );
+    } else {
+      child.unregister?.();
+      child.unregister = undefined;
+    }
     if (raw.state === null) child.state = undefined;
     else if (isRecord(raw.state) && typeof raw.state.state === "string") {
       child.state = STATES[raw.state.state] ?? cut(raw.state.state, 64);

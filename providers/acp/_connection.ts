@@ -12,20 +12,15 @@ import { isRecord } from "@seam/host";
 import { deferred, settledWithin } from "./_async.ts";
 import { type AgentInfo, agentInfoOf, protocolMismatch, requestError } from "./_answers.ts";
 import { authenticate } from "./_auth.ts";
-import { AcpError, type AcpFailureCode, cut, quoted } from "./_failure.ts";
+import { AcpError, type AcpFailureCode, quoted } from "./_failure.ts";
 import { InboundScreen } from "./_inbound.ts";
 import { PromptOrder } from "./_prompt_order.ts";
-import {
-  type PermissionOutcome,
-  type PermissionParams,
-  SessionRoutes,
-  type SessionSink,
-} from "./_session_routes.ts";
+import { type PermissionParams, SessionRoutes, type SessionSink } from "./_session_routes.ts";
 import { LineFramer } from "./_framing.ts";
 import {
+  type AgentCommand,
   type AgentProcess,
   describeExit,
-  type Launcher,
   spawnAgentProcess,
   type TeardownGraces,
 } from "./_process.ts";
@@ -33,15 +28,9 @@ import {
 type Json = Record<string, unknown>;
 
 /** What an {@linkcode AgentConnection} needs. */
-export interface ConnectionConfig {
-  readonly command: string;
-  readonly args: readonly string[];
-  readonly cwd: string;
-  readonly env: Record<string, string>;
-  readonly launcher: Launcher;
+export interface ConnectionConfig extends AgentCommand {
   readonly maxMessageBytes: number;
   readonly graces: TeardownGraces;
-  readonly logger: Logger;
   /** The `authenticate` method to use; default: an `env_var` one whose variables are set. */
   readonly authMethod: string | undefined;
 }
@@ -53,7 +42,6 @@ export type {
   SessionSink,
 } from "./_session_routes.ts";
 
-const CANCELLED: PermissionOutcome = Object.freeze({ outcome: "cancelled" });
 /** How long to wait for the other half (exit or stdout EOF) when one is seen. */
 const DRAIN_MS = 250;
 const CLIENT_VERSION = "0.1.0";
@@ -157,7 +145,7 @@ export class AgentConnection {
       .onRequest(
         acp.methods.client.session.requestPermission,
         ({ params, signal }) =>
-          this.#permission(params as unknown as Json & PermissionParams, signal)
+          this.#routes.permission(params as unknown as Json & PermissionParams, signal)
             .then((outcome) => ({ outcome })),
       )
       .connect({ readable, writable });
@@ -377,24 +365,12 @@ export class AgentConnection {
     if (message.method === "session/update" && !("id" in message)) {
       return this.#routes.update(message.params, bytes);
     }
+    if (message.method === undefined) this.#routes.answered(message.id);
     try {
       this.#toSdk?.enqueue(message as acp.AnyMessage);
     } catch {
       // The SDK stopped reading: the connection is closed.
     }
-  }
-
-  async #permission(params: Json & PermissionParams, signal: AbortSignal) {
-    const sessionId = String(params.sessionId);
-    // Asked before session/new was answered: wait for the answers.
-    const sink = this.#routes.get(sessionId) ?? await this.#routes.afterOpening(sessionId);
-    if (!sink) {
-      this.#logger.warn(
-        `Cancelled a permission request for unknown session ${cut(sessionId, 200)}`,
-      );
-      return CANCELLED;
-    }
-    return await sink.permission(params, signal);
   }
 
   async #write(message: acp.AnyMessage): Promise<void> {
@@ -407,6 +383,7 @@ export class AgentConnection {
       // Queued on stdin: a cancel written from now on comes after it.
       if (sent.method === "session/prompt" && isRecord(sent.params)) {
         this.#prompts.written(String(sent.params.sessionId));
+        this.#routes.prompted(sent.id, String(sent.params.sessionId));
       }
       await written;
     } catch (error) {

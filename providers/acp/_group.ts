@@ -110,23 +110,29 @@ export async function processRunning(pid: number): Promise<boolean> {
   return table.some((row) => row.pid === pid && !row.zombie);
 }
 
+/** The running (non-zombie) processes of `table` by their parent's pid. */
+function childrenOf(table: readonly ProcessRow[]): Map<number, ProcessRow[]> {
+  const children = new Map<number, ProcessRow[]>();
+  for (const row of table) {
+    if (row.zombie) continue;
+    const list = children.get(row.ppid);
+    if (list) list.push(row);
+    else children.set(row.ppid, [row]);
+  }
+  return children;
+}
+
 /** The running descendants of `pid` (empty when the process table is unavailable). */
 export async function descendants(pid: number): Promise<number[]> {
   const table = await processTable();
   if (!table) return [];
-  const children = new Map<number, number[]>();
-  for (const row of table) {
-    if (row.zombie) continue;
-    const list = children.get(row.ppid);
-    if (list) list.push(row.pid);
-    else children.set(row.ppid, [row.pid]);
-  }
+  const children = childrenOf(table);
   const found: number[] = [];
   const queue = [pid];
   while (queue.length > 0) {
     for (const child of children.get(queue.pop()!) ?? []) {
-      found.push(child);
-      queue.push(child);
+      found.push(child.pid);
+      queue.push(child.pid);
     }
   }
   return found;
@@ -139,13 +145,7 @@ export async function descendants(pid: number): Promise<number[]> {
 export async function escapees(pid: number, pgid: number): Promise<ProcessRow[]> {
   const table = await processTable();
   if (!table) return [];
-  const children = new Map<number, ProcessRow[]>();
-  for (const row of table) {
-    if (row.zombie) continue;
-    const list = children.get(row.ppid);
-    if (list) list.push(row);
-    else children.set(row.ppid, [row]);
-  }
+  const children = childrenOf(table);
   const found: ProcessRow[] = [];
   const seen = new Set<number>();
   const queue = [pid, ...table.filter((r) => r.pgid === pgid && !r.zombie).map((r) => r.pid)];

@@ -21,14 +21,18 @@ import type { AcpLauncher } from "./types.ts";
 /** How the agent is put into a process group of its own (see `AcpLauncher`). */
 export type Launcher = AcpLauncher;
 
-/** What {@linkcode spawnAgentProcess} needs. */
-export interface ProcessOptions {
+/** The agent to run: its command line, where, with what environment, and who logs. */
+export interface AgentCommand {
   readonly command: string;
   readonly args: readonly string[];
   readonly cwd: string;
   readonly env: Record<string, string>;
   readonly launcher: Launcher;
   readonly logger: Logger;
+}
+
+/** What {@linkcode spawnAgentProcess} needs. */
+export interface ProcessOptions extends AgentCommand {
   /** Each chunk of the agent's stdout, in order. */
   readonly onStdout: (chunk: Uint8Array) => void;
   /** The agent's stdout ended (or failed: `error`). */

@@ -61,6 +61,9 @@ export class AcpSession implements SessionSink {
   pendingPrompt: Promise<unknown> | undefined;
   #holds = 0;
   #release: () => Promise<void>;
+  /** The run whose prompt the agent answered, while it still holds the session. */
+  #answered: SessionTurn | undefined;
+  #lateLogged = false;
 
   constructor(
     connection: AgentConnection,
@@ -75,15 +78,38 @@ export class AcpSession implements SessionSink {
   }
 
   update(update: unknown): void {
-    this.turn?.onUpdate(update);
+    if (!this.#late()) this.turn?.onUpdate(update);
   }
 
   child(from: string, update: unknown): void {
-    this.turn?.onChildUpdate(from, update);
+    if (!this.#late()) this.turn?.onChildUpdate(from, update);
   }
 
   permission(params: PermissionParams, signal: AbortSignal): Promise<PermissionOutcome> {
     return this.turn ? this.turn.onPermission(params, signal) : Promise.resolve(CANCELLED);
+  }
+
+  answered(): void {
+    this.#answered = this.turn;
+    this.#lateLogged = false;
+  }
+
+  /**
+   * Whether the agent answered the prompt of the run holding the session:
+   * what it sends now (its usage, its child sessions) is no part of that
+   * turn, though the run may not have read the answer yet. Logged once.
+   */
+  #late(): boolean {
+    if (this.turn === undefined || this.turn !== this.#answered) return false;
+    if (!this.#lateLogged) {
+      this.#lateLogged = true;
+      this.logger.debug(
+        `ACP session ${
+          cut(this.sessionId ?? "", 200)
+        }: ignored what the agent sent after it answered the prompt`,
+      );
+    }
+    return true;
   }
 
   /** Track a `session/prompt` until the agent answers it. */

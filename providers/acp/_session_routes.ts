@@ -40,6 +40,8 @@ export interface SessionSink {
   child(from: string, update: unknown): void;
   /** Decide a permission request; `signal` aborts when the agent withdraws it. */
   permission(params: PermissionParams, signal: AbortSignal): Promise<PermissionOutcome>;
+  /** The agent answered the session's `session/prompt`: what follows is no part of that turn. */
+  answered(): void;
 }
 
 /** The sessions of one connection and the sessions being opened. */
@@ -51,6 +53,10 @@ export class SessionRoutes {
   /** Per open session, how many children it has; the ones that hit the bound were logged. */
   #childCounts = new Map<string, number>();
   #early = new EarlyUpdates();
+  /** A child session claimed by a second session was logged. */
+  #claimedLogged = false;
+  /** Each `session/prompt` written and not answered yet: its request id → its session. */
+  #unanswered = new Map<unknown, string>();
   /** `session/new` requests under way. */
   #creating = 0;
   #creatingIdle = deferred();
@@ -87,6 +93,9 @@ export class SessionRoutes {
   /** Stop routing `sessionId`'s traffic. */
   detach(sessionId: string): void {
     this.#sinks.delete(sessionId);
+    for (const [id, session] of this.#unanswered) {
+      if (session === sessionId) this.#unanswered.delete(id);
+    }
     if (!this.#childCounts.delete(sessionId)) return;
     for (const [child, root] of this.#children) {
       if (root === sessionId) this.#children.delete(child);
@@ -131,7 +140,17 @@ export class SessionRoutes {
       return false;
     }
     const known = this.#children.get(child);
-    if (known !== undefined) return known === root;
+    if (known !== undefined) {
+      if (known !== root && !this.#claimedLogged) {
+        this.#claimedLogged = true; // once per connection: an agent may do it on every update
+        this.#logger.warn(
+          `Ignored a subagent_update of session ${cut(root, 200)} naming ${
+            cut(child, 200)
+          }, a child session of another session (its traffic stays with that one)`,
+        );
+      }
+      return known === root;
+    }
     if (this.#sinks.has(child)) {
       this.#logger.warn(
         `Ignored a subagent_update naming open session ${cut(child, 200)} as a child`,
@@ -153,6 +172,40 @@ export class SessionRoutes {
     this.#childCounts.set(root, count + 1);
     this.#children.set(child, root);
     return true;
+  }
+
+  /** `session/prompt` request `id` of `sessionId` was written. */
+  prompted(id: unknown, sessionId: string): void {
+    this.#unanswered.set(id, sessionId);
+  }
+
+  /**
+   * A response (`id`) arrived: when it answers a prompt, its session's sink
+   * is told now, not once the SDK resolves the request, so the updates that
+   * follow it on the wire are not taken for the turn's.
+   */
+  answered(id: unknown): void {
+    const sessionId = this.#unanswered.get(id);
+    if (sessionId === undefined) return;
+    this.#unanswered.delete(id);
+    this.#sinks.get(sessionId)?.answered();
+  }
+
+  /** The agent's `session/request_permission`, to its session's sink (`cancelled` for none). */
+  async permission(
+    params: Record<string, unknown> & PermissionParams,
+    signal: AbortSignal,
+  ): Promise<PermissionOutcome> {
+    const sessionId = String(params.sessionId);
+    // Asked before session/new was answered: wait for the answers.
+    const sink = this.get(sessionId) ?? await this.afterOpening(sessionId);
+    if (!sink) {
+      this.#logger.warn(
+        `Cancelled a permission request for unknown session ${cut(sessionId, 200)}`,
+      );
+      return { outcome: "cancelled" };
+    }
+    return await sink.permission(params, signal);
   }
 
   /** The sink of `sessionId`, if it is open (a child session's: its open session's). */

@@ -2,11 +2,14 @@
 // in-process child (spawn; it may delegate again) and `acp_agent` to the ACP
 // test agent (`permission: "ask"`, so its permission requests travel up),
 // all on the scripted model. For tests/acp_server_tree_test.ts.
+// `ask_user` runs a child that asks its prompt as a question (an input
+// request of kind "question", through @seam/subagent's SubagentInputs, as any
+// provider asks) and replies with the answer, or the refusal's reason.
 // With `--a2a=<agent card url>`, also `remote_agent`: an A2A agent there
 // (a seam gateway), for the three-level tree.
 // Usage: deno run --allow-env --allow-run --allow-read --allow-net acp_tree_server.ts <test agent path> [--a2a=<url>]
-import { createHost, createLogger, createScriptedModel } from "@seam/host";
-import { createSubagentService } from "@seam/subagent";
+import { createHost, createLogger, createScriptedModel, textOf } from "@seam/host";
+import { createSubagentService, SubagentInputs, type SubagentProvider } from "@seam/subagent";
 import { createA2AProvider } from "@seam/subagent-a2a";
 import { createAcpProvider, serveAcpAgent } from "@seam/subagent-acp";
 import { createSpawnProvider } from "@seam/subagent-spawn";
@@ -30,7 +33,9 @@ subagents.registerProvider(createAcpProvider({
   disposeEofGraceMs: 300,
   disposeGraceMs: 500,
 }));
+subagents.registerProvider(questionProvider());
 installSubagentTool(host.scope, { provider: "spawn", toolName: "subagent" });
+installSubagentTool(host.scope, { provider: "asker", toolName: "ask_user" });
 installSubagentTool(host.scope, { provider: "acp", toolName: "acp_agent" });
 const a2a = Deno.args.find((a) => a.startsWith("--a2a="))?.slice("--a2a=".length);
 if (a2a) {
@@ -45,3 +50,35 @@ const server = serveAcpAgent({
 });
 await server.closed;
 await host.scope.dispose();
+
+/** Runs that ask their prompt as a question and reply with what they were told. */
+function questionProvider(): SubagentProvider {
+  let runs = 0;
+  return {
+    name: "asker",
+    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
+    inheritsParentContext: false,
+    start(request) {
+      const id = `asker-${++runs}`;
+      const inputs = new SubagentInputs(request.parent.scope, id);
+      const result = inputs.ask({ kind: "question", message: textOf(request.prompt) }).then(
+        (answer) => ({
+          stopReason: "completed" as const,
+          output: answer.outcome === "answered"
+            ? `answered: ${answer.text}`
+            : `refused: ${answer.outcome === "refused" ? answer.reason : answer.outcome}`,
+        }),
+      );
+      return {
+        id,
+        started: Promise.resolve(),
+        result,
+        cancel: (reason) => inputs.cancelAll(reason ?? "cancelled"),
+        dispose: () => {
+          inputs.cancelAll("disposed");
+          return Promise.resolve();
+        },
+      };
+    },
+  };
+}

@@ -63,6 +63,8 @@ export class AcpServerConnection {
   readonly #connection: acp.AgentConnection;
   /** The client advertised `clientCapabilities.subagents` (ACP's unstable child sessions). */
   #subagents = false;
+  /** The client declared `clientCapabilities.elicitation.form` (ACP's unstable elicitation). */
+  #elicitation = false;
 
   constructor(options: AcpServerOptions) {
     this.#options = options;
@@ -80,13 +82,19 @@ export class AcpServerConnection {
       notify,
       tree: {
         logger,
-        agents: options.host.agents,
         subagents: () => this.#subagents,
+        elicitation: () => this.#elicitation,
         notify,
         requestPermission: (params, signal) =>
           this.#connection.client.request(
             acp.methods.client.session.requestPermission,
             params,
+            { cancellationSignal: signal, stopWaitingOnCancel: true },
+          ),
+        elicit: (params, signal) =>
+          this.#connection.client.request(
+            acp.methods.client.elicitation.create,
+            params as unknown as acp.CreateElicitationRequest,
             { cancellationSignal: signal, stopWaitingOnCancel: true },
           ),
       },
@@ -137,6 +145,8 @@ export class AcpServerConnection {
     const initializing = (params: unknown) => {
       const capabilities = isRecord(params) ? params.clientCapabilities : undefined;
       this.#subagents = isRecord(capabilities) && isRecord(capabilities.subagents);
+      const elicitation = isRecord(capabilities) ? capabilities.elicitation : undefined;
+      this.#elicitation = isRecord(elicitation) && isRecord(elicitation.form);
     };
     // Dropped here with the id cut (the SDK would print it whole).
     const readable = framed.readable.pipeThrough(

@@ -3,13 +3,17 @@
 // (ACP's unstable `subagent_update`, then its traffic under that session id)
 // when the client advertised `clientCapabilities.subagents`, else as one
 // thought line per start, end and input request. A descendant's input request
-// is "needs action" and goes to the client as `session/request_permission`;
-// the client's `session/cancel` for a child session cancels that child (an
-// in-process agent) and so its subtree, nothing above or beside it.
+// is "needs action" and goes to the client as `session/request_permission`
+// (a question as an elicitation form, when the client takes those: _ask.ts);
+// the client's `session/cancel` for a child session cancels that child and so
+// its subtree, nothing above or beside it: whatever run it is (in-process, a
+// provider's run, a nested run a provider reports), through the canceller its
+// starter registered (`registerRunControl` of @seam/subagent).
 // @ts-types="@agentclientprotocol/sdk"
 import type * as acp from "../_acp_sdk.bundle.js";
-import { type Agent, type AgentRegistry, deepFreeze, type Logger, textOf } from "@seam/host";
+import { type Agent, deepFreeze, type Logger, textOf } from "@seam/host";
 import {
+  findRunControl,
   handleSubagentInput,
   subagentEnd,
   type SubagentInputAnswer,
@@ -19,25 +23,19 @@ import {
   type SubagentProgressInfo,
   subagentStart,
 } from "@seam/subagent";
-import { cancelAcpChildRun } from "../_children.ts";
 import { cut } from "../_failure.ts";
+import { askClient, type ClientQuestions } from "./_ask.ts";
 import { acpChild } from "../events.ts";
 
 /** The most descendants told per session; the rest are not (logged once). */
 export const MAX_TOLD_DESCENDANTS = 1024;
 
 /** What a tree needs of its connection. */
-export interface TreeContext {
+export interface TreeContext extends ClientQuestions {
   readonly logger: Logger;
-  readonly agents: AgentRegistry;
   /** Whether the client advertised `clientCapabilities.subagents`. */
   subagents(): boolean;
   notify(sessionId: string, update: acp.SessionUpdate): void;
-  /** Ask the client `session/request_permission`. */
-  requestPermission(
-    params: acp.RequestPermissionRequest,
-    signal: AbortSignal,
-  ): Promise<acp.RequestPermissionResponse>;
 }
 
 interface Told {
@@ -92,17 +90,15 @@ export class SessionTree {
     scope.on(acpChild, (info) => {
       const told = this.#ensure(info.runId, info.parentRunId, {
         ...(info.title === undefined ? {} : { title: info.title }),
-      }, info.cancellable);
-      if (!told || told.ended) return;
-      const state = info.ended
-        ? "idle"
-        : info.state === "needs-action"
+      });
+      // Its end is told by the `subagent/end` that follows (with how it ended).
+      if (!told || told.ended || info.ended) return;
+      const state = info.state === "needs-action"
         ? "requires_action"
         : info.state === "running" || info.state === "idle"
         ? info.state
         : undefined;
       if (state) this.#state(told, state, { usage: info.usage });
-      if (info.ended) told.ended = true;
     });
     scope.on(subagentInputRequired, (request) => {
       const told = this.#ensure(request.runId, request.path.at(-2));
@@ -119,14 +115,19 @@ export class SessionTree {
   cancelChild(childSessionId: string): boolean {
     const runId = this.#bySession.get(childSessionId);
     if (runId === undefined) return false;
-    const agent = this.#context.agents.get(runId);
-    if (agent) agent.cancel("the ACP client cancelled this child");
-    else if (!cancelAcpChildRun(runId)) {
-      this.#context.logger.warn(
-        `Cannot cancel child session ${
-          cut(childSessionId, 200)
-        }: run ${runId} is no in-process agent`,
-      );
+    const cancel = findRunControl(this.#agent.scope, runId);
+    try {
+      if (cancel) cancel("the ACP client cancelled this child");
+      else {
+        // Debug: a client may cancel what just ended, as often as it likes.
+        this.#context.logger.debug(
+          `Ignored session/cancel for child session ${
+            cut(childSessionId, 200)
+          }: run ${runId} has ended or cannot be cancelled`,
+        );
+      }
+    } catch (error) {
+      this.#context.logger.warn(`Cancelling run ${runId} for the ACP client failed`, error);
     }
     return true;
   }
@@ -136,7 +137,6 @@ export class SessionTree {
     runId: string,
     parentRunId: string | undefined,
     fields: { title?: string; description?: string } = {},
-    cancellable: boolean = this.#context.agents.get(runId) !== undefined,
   ): Told | undefined {
     let told = this.#told.get(runId);
     if (told) return told;
@@ -164,7 +164,7 @@ export class SessionTree {
         sessionUpdate: "subagent_update",
         sessionId: told.sessionId,
         ...fields,
-        capabilities: cancellable ? { cancel: {} } : null,
+        capabilities: findRunControl(this.#agent.scope, runId) ? { cancel: {} } : null,
         state: { state: "running" },
       } as unknown as acp.SessionUpdate);
     }
@@ -207,43 +207,16 @@ export class SessionTree {
     });
   }
 
-  /** A descendant's permission request, asked of the client; others pass up. */
+  /** A descendant's input request, asked of the client when it is the one to ask (`_ask.ts`). */
   async #ask(
     request: SubagentInputRequest,
     signal: AbortSignal,
   ): Promise<SubagentInputAnswer | undefined> {
-    if (request.kind !== "permission" || !request.options?.length) return undefined;
     const told = this.#told.get(request.runId);
     const sessionId = told && this.#context.subagents() ? told.sessionId : this.#sessionId;
-    const toolCall = request.toolCall;
-    let answer: acp.RequestPermissionResponse;
-    try {
-      answer = await this.#context.requestPermission({
-        sessionId,
-        toolCall: {
-          toolCallId: request.id.startsWith(request.runId)
-            ? request.id
-            : `${request.runId}/${request.id}`,
-          title: toolCall?.title ?? toolCall?.name ?? cut(request.message, 200),
-          ...(toolCall?.rawInput === undefined ? {} : { rawInput: toolCall.rawInput }),
-        },
-        options: request.options.map((option) => ({
-          optionId: option.id,
-          name: option.label,
-          kind: option.kind,
-        })),
-      }, signal);
-    } catch (error) {
-      this.#context.logger.warn(
-        `Asking the ACP client for ${request.runId}'s permission failed`,
-        error,
-      );
-      return { outcome: "refused", reason: "the ACP client did not answer the permission request" };
-    }
-    if (told && !told.ended) this.#state(told, "running");
-    const outcome = answer.outcome;
-    if (outcome.outcome === "selected") return { outcome: "selected", optionId: outcome.optionId };
-    return { outcome: "refused", reason: "the ACP client cancelled the permission request" };
+    const answer = await askClient(this.#context, this.#context.logger, request, sessionId, signal);
+    if (answer && told && !told.ended) this.#state(told, "running");
+    return answer;
   }
 }
 

@@ -92,6 +92,10 @@
  * replies `hostile done`. `children-hang` announces a cancellable `child-1`
  * and waits for a `session/cancel` naming it; then `child-1` says `child 1
  * cancelled` and goes idle, and the agent replies `after the child's cancel`.
+ * `children-late` announces `child-1`, which says `on time` and goes idle,
+ * replies `late done` and, after its answer, sends for `child-1` a
+ * `subagent_update` (running), a chunk `too late` and a `usage_update`, and
+ * announces `child-late`; then logs `sent late updates`.
  *
  * More verbs: `fail-data [bytes]` (a -32603 "Internal error" whose reason is
  * in `error.data.message`, as codex-acp sends, padded by `bytes`),
@@ -663,6 +667,35 @@ async function prompt(id: unknown, params: Json): Promise<void> {
     case "children-hostile":
       chunk(sid, childSessions(sid, verb, Number(restWords[0] ?? 1)));
       return stop("end_turn");
+    case "children-late": {
+      if (!subagentsAdvertised) {
+        chunk(sid, "no subagents capability");
+        return stop("end_turn");
+      }
+      const running = {
+        sessionUpdate: "subagent_update",
+        sessionId: "child-1",
+        title: "late child",
+      };
+      update(sid, { ...running, state: { state: "running" } });
+      chunk("child-1", "on time");
+      update(sid, {
+        sessionUpdate: "subagent_update",
+        sessionId: "child-1",
+        state: { state: "idle" },
+      });
+      chunk(sid, "late done");
+      stop("end_turn");
+      update(sid, { ...running, state: { state: "running" } });
+      chunk("child-1", "too late");
+      update("child-1", { sessionUpdate: "usage_update", used: 999, size: 1000 });
+      update(sid, {
+        sessionUpdate: "subagent_update",
+        sessionId: "child-late",
+        state: { state: "running" },
+      });
+      return log("sent late updates");
+    }
     default:
       chunk(sid, `unknown verb ${JSON.stringify(verb)}`);
       return stop("end_turn");
