@@ -307,7 +307,7 @@ Deno.test("ACP client → seam ACP server → A2A gateway → ACP agent: the cli
 Deno.test("a per-child cancel ends that child's subtree through the A2A gateway", async () => {
   const watch = new AgentWatch();
   const { gateway, card } = acpGateway(watch);
-  const { seen, sessionId, close, turn, cancelChild } = await connect(true, undefined, [
+  const { seen, close, turn, cancelChild } = await connect(true, undefined, [
     `--a2a=${card}`,
   ]);
   try {
@@ -495,7 +495,7 @@ Deno.test("serveAcpAgent() asks a descendant's question by elicitation when the 
 
 Deno.test("a declined elicitation refuses the question; without the capability it passes up", async (t) => {
   await t.step("declined", async () => {
-    const { seen, sessionId, close, turn, cancelChild } = await connect(
+    const { seen, sessionId, close, turn } = await connect(
       true,
       undefined,
       [],
@@ -513,7 +513,7 @@ Deno.test("a declined elicitation refuses the question; without the capability i
     }
   });
   await t.step("no elicitation capability", async () => {
-    const { seen, sessionId, close, turn, cancelChild } = await connect(true);
+    const { seen, sessionId, close, turn } = await connect(true);
     try {
       await turn(
         `@call ask_user ${
