@@ -6,13 +6,13 @@
 import type { Span } from "@opentelemetry/api";
 import type { Scope } from "./scope.ts";
 import { activeTracer, failSpan, startSpan } from "./trace.ts";
+import { SEAM_VERSION } from "./version.ts";
 
 const NAME = "@seam/host";
-const VERSION = "0.1.0";
 
 /** Start the span of one model call, or nothing when no tracer is registered. */
 export function startModelSpan(scope: Scope, model: string, adapter: string): Span | undefined {
-  const tracer = activeTracer(NAME, VERSION);
+  const tracer = activeTracer(NAME, SEAM_VERSION);
   if (tracer === undefined) return undefined;
   return startSpan(tracer, {
     name: `chat ${model}`,

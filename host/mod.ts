@@ -55,3 +55,4 @@ export * from "./session.ts";
 export * from "./tools.ts";
 export * from "./trace.ts";
 export * from "./unknown.ts";
+export * from "./version.ts";

@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 // The SDK's subpath export maps `*.js` to `*.js.d.ts`; its declarations are found without `.js`.
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { type JsonValue, textOf } from "@seam/host";
+import { type JsonValue, SEAM_VERSION, textOf } from "@seam/host";
 import {
   type SubagentInputAnswer,
   SubagentInputs,
@@ -171,7 +171,7 @@ export class McpRun implements SubagentRunHandle {
       return this.#argumentsFor(tools);
     }
     const client = this.#client = new Client(
-      { name: "seam", version: "0.1.0" },
+      { name: "seam", version: SEAM_VERSION },
       { capabilities: { elicitation: { form: {}, url: {} } } },
     );
     client.setRequestHandler(

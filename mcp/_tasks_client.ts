@@ -12,7 +12,7 @@ import {
   resultFromTaskOutcome,
   type TaskEnabledSession,
 } from "@modelcontextprotocol/ext-tasks/client";
-import type { JsonValue } from "@seam/host";
+import { type JsonValue, SEAM_VERSION } from "@seam/host";
 
 /** The line's version. */
 export const MODERN = "2026-07-28";
@@ -33,7 +33,7 @@ export async function detectProtocol(
   headers: Readonly<Record<string, string>>,
   timeoutMs: number,
 ): Promise<ProtocolLine> {
-  const client = new Client({ name: "seam", version: "0.1.0" }, {
+  const client = new Client({ name: "seam", version: SEAM_VERSION }, {
     versionNegotiation: { mode: "auto" },
   });
   const transport = new StreamableHTTPClientTransport(new URL(url), {
@@ -74,7 +74,7 @@ export class TasksConnection {
   /** Connect; the server's tools (name and input schema). */
   async connect(): Promise<{ name: string; inputSchema?: { properties?: object } }[]> {
     const { url, headers } = this.#options;
-    const client = this.#client = new Client({ name: "seam", version: "0.1.0" }, {
+    const client = this.#client = new Client({ name: "seam", version: SEAM_VERSION }, {
       versionNegotiation: { mode: { pin: MODERN } },
     });
     await client.connect(
@@ -85,7 +85,7 @@ export class TasksConnection {
       rawDispatch: (request) => this.#dispatch(request as Record<string, unknown>) as never,
       v2RequestFraming: {
         protocolVersion: MODERN,
-        clientInfo: { name: "seam", version: "0.1.0" },
+        clientInfo: { name: "seam", version: SEAM_VERSION },
         clientCapabilities: {},
       },
       onInputRequest: (request: ApplicationInputRequest) => this.#input(request) as never,

@@ -1,5 +1,5 @@
 /** {@linkcode createMcpServer}: a subagent service as an MCP server. */
-import type { Scope } from "@seam/host";
+import { type Scope, SEAM_VERSION } from "@seam/host";
 import {
   getSubagentService,
   subagentProviderAdded,
@@ -90,7 +90,7 @@ class SubagentMcpServer implements McpServer, ServerCore {
     this.subagents = options.subagents ?? getSubagentService(scope);
     this.agentOptions = options.agentOptions;
     this.limits = resolveLimits(options.limits);
-    this.info = options.info ?? { name: "seam", version: "0.1.0" };
+    this.info = options.info ?? { name: "seam", version: SEAM_VERSION };
     if (options.providers !== undefined && !Array.isArray(options.providers)) {
       refuse("providers must be an array of provider names");
     }

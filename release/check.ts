@@ -1,7 +1,8 @@
 /**
  * `deno task release:check`: the release is consistent. Every package of the
  * root `deno.json` workspace carries the same version (one version for all,
- * semver), and `CHANGELOG.md` has a section for it (`## [x.y.z] - date`, as
+ * semver), `@seam/host`'s `SEAM_VERSION` (`host/version.ts`, where the
+ * workspace has one) says it too, and `CHANGELOG.md` has a section for it (`## [x.y.z] - date`, as
  * Keep a Changelog writes it). With `--tag vX.Y.Z` (the publish workflow
  * passes the pushed tag) the tag must name that version too.
  *
@@ -17,7 +18,12 @@ import { readWorkspace, ROOT } from "../compat/_workspace.ts";
 
 /** A reason the release is not consistent, with a stable code. */
 export interface ReleaseProblem {
-  readonly code: "VERSION_MISMATCH" | "VERSION_INVALID" | "CHANGELOG_MISSING" | "TAG_MISMATCH";
+  readonly code:
+    | "VERSION_MISMATCH"
+    | "VERSION_INVALID"
+    | "CHANGELOG_MISSING"
+    | "TAG_MISMATCH"
+    | "CONSTANT_STALE";
   readonly message: string;
 }
 
@@ -68,6 +74,18 @@ export async function checkRelease(root: URL, tag?: string): Promise<ReleaseChec
         code: "CHANGELOG_MISSING",
         message: `Cannot release ${version}: CHANGELOG.md has no "## [${version}] - YYYY-MM-DD" ` +
           `section; move the [Unreleased] entries under one`,
+      });
+    }
+    const constant = await Deno.readTextFile(new URL("host/version.ts", root)).catch(() =>
+      undefined
+    );
+    const stated = constant?.match(/SEAM_VERSION: string = "([^"]*)"/)?.[1];
+    if (constant !== undefined && stated !== version) {
+      problems.push({
+        code: "CONSTANT_STALE",
+        message: `Cannot release ${version}: host/version.ts says SEAM_VERSION is ${
+          stated === undefined ? "nothing this check can read" : `"${stated}"`
+        }; set it to "${version}"`,
       });
     }
     if (tag !== undefined && tag !== `v${version}`) {

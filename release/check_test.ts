@@ -27,6 +27,13 @@ Deno.test("release:check fails when CHANGELOG.md has no section for the version"
   assert.doesNotMatch(output, /disagree/);
 });
 
+Deno.test("release:check fails when SEAM_VERSION names another version than the packages", async () => {
+  const { code, output } = await releaseCheck("--root", "release/testdata/constant_stale");
+  assert.equal(code, 1, output);
+  assert.match(output, /host\/version\.ts says SEAM_VERSION is "0\.2\.9"; set it to "0\.3\.0"/);
+  assert.doesNotMatch(output, /disagree|CHANGELOG/);
+});
+
 Deno.test("release:check passes a consistent workspace and fails a tag naming another version", async () => {
   const passed = await releaseCheck("--root", "release/testdata/consistent", "--tag", "v0.3.0");
   assert.equal(passed.code, 0, passed.output);

@@ -4,11 +4,10 @@
  * costs one global read (`activeTracer`) and nothing is recorded or copied.
  */
 import type { Context, Span } from "@opentelemetry/api";
-import { activeTracer, failSpan, type Scope, startSpan } from "@seam/host";
+import { activeTracer, failSpan, type Scope, SEAM_VERSION, startSpan } from "@seam/host";
 import type { SubagentResult, SubagentRun, SubagentRunPlace } from "./types.ts";
 
 const NAME = "@seam/subagent";
-const VERSION = "0.1.0";
 
 /** The parent set by `startRunsUnder` for the runs started synchronously inside it. */
 export type PendingParent = unknown;
@@ -46,7 +45,7 @@ export function startRunSpan(
   parentScope: Scope,
   model: string | undefined,
 ): RunSpan | undefined {
-  const tracer = activeTracer(NAME, VERSION);
+  const tracer = activeTracer(NAME, SEAM_VERSION);
   if (tracer === undefined) return undefined;
   const attributes: Record<string, string | number> = {
     "gen_ai.operation.name": "invoke_agent",

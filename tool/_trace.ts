@@ -4,10 +4,16 @@
  * registered tracer provider.
  */
 import type { Context, Span } from "@opentelemetry/api";
-import { activeTracer, failSpan, type Scope, startSpan, type ToolResult } from "@seam/host";
+import {
+  activeTracer,
+  failSpan,
+  type Scope,
+  SEAM_VERSION,
+  startSpan,
+  type ToolResult,
+} from "@seam/host";
 
 const NAME = "@seam/tool-subagent";
-const VERSION = "0.1.0";
 
 /** A tool call's span and the context the run it starts hangs under. */
 export interface ToolSpan {
@@ -22,7 +28,7 @@ export function startToolSpan(
   callId: string,
   provider: string,
 ): ToolSpan | undefined {
-  const tracer = activeTracer(NAME, VERSION);
+  const tracer = activeTracer(NAME, SEAM_VERSION);
   if (tracer === undefined) return undefined;
   return startSpan(tracer, {
     name: `execute_tool ${toolName}`,

@@ -7,10 +7,9 @@
  * read here and nothing else.
  */
 import { type Context, propagation, ROOT_CONTEXT, type Span } from "@opentelemetry/api";
-import { activeTracer, failSpan, startSpan } from "@seam/host";
+import { activeTracer, failSpan, SEAM_VERSION, startSpan } from "@seam/host";
 
 const NAME = "@seam/gateway";
-const VERSION = "0.1.0";
 
 interface ServerSpan {
   readonly span: Span;
@@ -55,7 +54,7 @@ export function traceRequest(
   request: Request,
   handle: () => Promise<Response>,
 ): Promise<Response> {
-  const tracer = activeTracer(NAME, VERSION);
+  const tracer = activeTracer(NAME, SEAM_VERSION);
   if (!tracer) return handle();
   const parent = propagation.extract(ROOT_CONTEXT, request.headers, headerGetter);
   const url = new URL(request.url);

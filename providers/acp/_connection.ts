@@ -8,7 +8,7 @@
 // @ts-types="@agentclientprotocol/sdk"
 import * as acp from "./_acp_sdk.bundle.js";
 import type { Logger } from "@seam/host";
-import { isRecord } from "@seam/host";
+import { isRecord, SEAM_VERSION } from "@seam/host";
 import { deferred, settledWithin } from "./_async.ts";
 import { type AgentInfo, agentInfoOf, protocolMismatch, requestError } from "./_answers.ts";
 import { authenticate } from "./_auth.ts";
@@ -44,7 +44,6 @@ export type {
 
 /** How long to wait for the other half (exit or stdout EOF) when one is seen. */
 const DRAIN_MS = 250;
-const CLIENT_VERSION = "0.1.0";
 
 const encoder = new TextEncoder();
 const noop = () => {};
@@ -189,7 +188,7 @@ export class AgentConnection {
           // ACP's unstable `SubagentCapabilities`: the agent may tell its child sessions.
           subagents: {},
         } as acp.ClientCapabilities,
-        clientInfo: { name: "seam", version: CLIENT_VERSION },
+        clientInfo: { name: "seam", version: SEAM_VERSION },
       }) as unknown as Json;
     } catch (error) {
       throw this.#requestError("initialize", error, "START_FAILED");

@@ -7,10 +7,9 @@
  * (and nothing travels without a registered propagator).
  */
 import { type Context, propagation, ROOT_CONTEXT, type Span } from "@opentelemetry/api";
-import { activeTracer, failSpan, startSpan, traceCarrier } from "@seam/host";
+import { activeTracer, failSpan, SEAM_VERSION, startSpan, traceCarrier } from "@seam/host";
 
 const NAME = "@seam/subagent-acp";
-const VERSION = "0.1.0";
 
 /** The `_meta` carrying a run's trace context, or `undefined` when there is nothing to carry. */
 export const traceMeta: (traceContext: unknown) => Record<string, string> | undefined =
@@ -40,7 +39,7 @@ export function startPromptSpan(
   sessionId: string,
   model: string,
 ): PromptSpan | undefined {
-  const tracer = activeTracer(NAME, VERSION);
+  const tracer = activeTracer(NAME, SEAM_VERSION);
   if (tracer === undefined) return undefined;
   const parent = meta !== null && typeof meta === "object" && !Array.isArray(meta)
     ? propagation.extract(ROOT_CONTEXT, meta as Record<string, unknown>, metaGetter)
@@ -79,5 +78,5 @@ export function endPromptSpan(
 
 /** Whether a tracer provider is registered now. */
 export function isTracing(): boolean {
-  return activeTracer(NAME, VERSION) !== undefined;
+  return activeTracer(NAME, SEAM_VERSION) !== undefined;
 }

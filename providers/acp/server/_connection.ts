@@ -4,7 +4,15 @@
 // read from) and the end (every session agent disposed, the output closed).
 // @ts-types="@agentclientprotocol/sdk"
 import * as acp from "../_acp_sdk.bundle.js";
-import { type Agent, type Host, isRecord, type Logger, messageOf, type Scope } from "@seam/host";
+import {
+  type Agent,
+  type Host,
+  isRecord,
+  type Logger,
+  messageOf,
+  type Scope,
+  SEAM_VERSION,
+} from "@seam/host";
 import { cut, quoted } from "../_failure.ts";
 import { pace, type Pacing, UnreadOutputError } from "../_pacing.ts";
 import { ServerSession, type SessionContext } from "./_session.ts";
@@ -12,7 +20,6 @@ import { SessionSlots } from "./_slots.ts";
 import type { AcpServerOptions, AcpSessionInfo } from "./types.ts";
 
 /** The version sent as `agentInfo.version` by default. */
-const VERSION = "0.1.0";
 const noop = () => {};
 /** The most characters of a client's session id quoted in an answer or a log line. */
 const ID_CHARS = 200;
@@ -192,7 +199,7 @@ export class AcpServerConnection {
         authMethods: [],
         agentInfo: {
           name: options.name ?? "seam",
-          version: options.version ?? VERSION,
+          version: options.version ?? SEAM_VERSION,
           ...(options.title === undefined ? {} : { title: options.title }),
         },
       }))

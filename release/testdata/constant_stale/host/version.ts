@@ -1,0 +1,1 @@
+export const SEAM_VERSION: string = "0.2.9";
