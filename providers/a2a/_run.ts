@@ -16,10 +16,10 @@ import {
   type SubagentUsageInput,
 } from "@seam/subagent";
 import type { SendMessageRequest } from "@a2a-js/sdk";
-import { type Alarm, RemoteProtocolError, type TimedOut } from "./_async.ts";
+import { type Alarm, type FailureData, RemoteProtocolError, type TimedOut } from "./_async.ts";
 import { RemoteCalls } from "./_calls.ts";
 import { rearmsIdle } from "./_reconnect.ts";
-import { clipped, failureOf } from "./_failure.ts";
+import { cancelRefused, clipped, failureOf } from "./_failure.ts";
 import { answerMessage, remoteAskOf } from "./_input_request.ts";
 import {
   deadlineAlarm,
@@ -45,6 +45,9 @@ import { type Piece, sendRequest } from "./_wire.ts";
  * - `following`: the task is followed after that stream (re-attached) or polled;
  * - `asking`: the task waits for input (INPUT_REQUIRED, AUTH_REQUIRED) and the
  *   run asks its parent (the idle timeout and the deadline paused);
+ * - `cancelling`: cancelled with its task known; the I/O stopped, `CancelTask`
+ *   sent, the result (`aborted`) waits for its answer to say whether the
+ *   remote refused (bounded by `timeoutMs`);
  * - `ending`: the result is settled; the I/O winds down (a task still live is cancelled);
  * - `ended`: settled and wound down;
  * - `handed-over`: ended, its interrupted task continued by a `resume` run.
@@ -54,6 +57,7 @@ type RunState =
   | "streaming"
   | "following"
   | "asking"
+  | "cancelling"
   | "ending"
   | "ended"
   | "handed-over";
@@ -82,7 +86,7 @@ export class A2ARun {
   #rejectStarted!: (error: Error) => void;
   #resolveResult!: (result: SubagentResultInput) => void;
   #driving: Promise<void>;
-  #remoteCancel: Promise<void> | undefined;
+  #remoteCancel: Promise<FailureData | undefined> | undefined;
   #disposal: Promise<void> | undefined;
   #unbindSignal = noop;
 
@@ -129,9 +133,10 @@ export class A2ARun {
     return this.#remote.logger ?? this.#plan.parent.scope.logger;
   }
 
-  /** Whether the result is settled. */
+  /** Whether the result is settled, or decided (`cancelling`: nothing else may settle it). */
   get #settled(): boolean {
-    return this.#state === "ending" || this.#state === "ended" || this.#state === "handed-over";
+    return this.#state === "cancelling" || this.#state === "ending" || this.#state === "ended" ||
+      this.#state === "handed-over";
   }
 
   // ---- the drive ----
@@ -337,7 +342,7 @@ export class A2ARun {
     structured?: JsonValue,
     usage?: SubagentUsageInput,
   ): void {
-    if (this.#settled) return;
+    if (this.#settled && this.#state !== "cancelling") return;
     const wasStarting = this.#state === "starting";
     this.#state = "ending";
     this.#unbindSignal();
@@ -352,22 +357,43 @@ export class A2ARun {
     this.#resolveResult(result);
   }
 
-  /** Cancel the remote task (`CancelTask`), once; failures are logged, never thrown. */
-  #cancelRemote(): Promise<void> {
+  /** Cancel the remote task (`CancelTask`), once; a refusal is warned of and answered as data, never thrown. */
+  #cancelRemote(): Promise<FailureData | undefined> {
     return this.#remoteCancel ??= this.#calls.cancelTask(this.#task.taskId!);
   }
 
   // ---- the handle ----
 
-  /** End the run `aborted` at once; the remote task is cancelled in the background. */
+  /**
+   * End the run `aborted`. Its task known and live: stop the I/O, send
+   * `CancelTask`, and settle once it is answered (bounded by `timeoutMs`) and
+   * the drive stopped, the result's `error` saying whether the remote refused
+   * and its task may still run. No task yet: at once, the task cancelled in
+   * the background once it is known.
+   */
   cancel(reason?: string): void {
     if (this.#settled) return;
-    const asking = this.#state === "asking";
-    this.#finish("aborted", this.#task.pieces());
+    const task = this.#task;
+    const why = reason ?? "the run was cancelled";
+    if (
+      task.taskId === undefined || (task.condition !== "live" && task.condition !== "interrupted")
+    ) {
+      this.#finish("aborted", task.pieces());
+      this.#stopIo("cancelled");
+      this.#inputs.cancelAll(why);
+      return;
+    }
+    this.#state = "cancelling";
+    this.#unbindSignal();
+    this.#idle.stop();
+    this.#deadline?.stop();
     this.#stopIo("cancelled");
-    this.#inputs.cancelAll(reason ?? "the run was cancelled");
-    // The remote task waits on the answer that will not come.
-    if (asking) void this.#cancelRemote();
+    this.#inputs.cancelAll(why);
+    const taskId = task.taskId;
+    void Promise.all([this.#cancelRemote(), this.#driving]).then(([refused]) => {
+      this.#finish("aborted", task.pieces(), refused && cancelRefused(taskId, refused));
+      this.#state = "ended";
+    });
   }
 
   /** Cancel if live, wait for the drive to stop, cancel a task still live. Memoized. */
