@@ -5,7 +5,7 @@
 // `_task_reader.ts`; what the run does with them, and when reading can
 // stop, is the run's (`_run.ts`).
 import { delay, type Logger, messageOf } from "@seam/host";
-import type { StreamResponse } from "@a2a-js/sdk";
+import type { SendMessageRequest, StreamResponse } from "@a2a-js/sdk";
 import {
   ConnectionLost,
   Deadline,
@@ -254,6 +254,21 @@ export class RemoteCalls {
         limited ? " for a limit (HTTP 429)" : ""
       } (${clipped(messageOf(refusal))}); polling GetTask`,
     );
+  }
+
+  /** Send `request` to the running task (`SendMessage`); a refusal is an `Error` naming the run. */
+  async steer(request: SendMessageRequest): Promise<void> {
+    const remote = this.#remote;
+    try {
+      await this.unary((signal) => remote.client.sendMessage(request, this.options(signal)));
+    } catch (error) {
+      throw new Error(
+        `Cannot send a message to run "${this.#run.id}": the remote agent did not take it (${
+          clipped(messageOf(error))
+        })`,
+        { cause: error },
+      );
+    }
   }
 
   /**

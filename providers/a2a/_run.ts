@@ -19,9 +19,10 @@ import type { SendMessageRequest } from "@a2a-js/sdk";
 import { type Alarm, type FailureData, RemoteProtocolError, type TimedOut } from "./_async.ts";
 import { RemoteCalls } from "./_calls.ts";
 import { rearmsIdle } from "./_reconnect.ts";
-import { cancelRefused, clipped, failureOf } from "./_failure.ts";
+import { cancelRefused, failureOf } from "./_failure.ts";
 import { answerMessage, remoteAskOf } from "./_input_request.ts";
 import {
+  assertResumable,
   deadlineAlarm,
   emitHop,
   emitText,
@@ -365,31 +366,21 @@ export class A2ARun {
   // ---- the handle ----
 
   /**
-   * End the run `aborted`. Its task known and live: stop the I/O, send
-   * `CancelTask`, and settle once it is answered (bounded by `timeoutMs`) and
-   * the drive stopped, the result's `error` saying whether the remote refused
-   * and its task may still run. No task yet: at once, the task cancelled in
-   * the background once it is known.
+   * End the run `aborted`: at once while no task is live; else once
+   * `CancelTask` is answered (within `timeoutMs`) and the drive stopped, a
+   * refusal in the result's `error` (the remote task may still run).
    */
   cancel(reason?: string): void {
     if (this.#settled) return;
     const task = this.#task;
-    const why = reason ?? "the run was cancelled";
-    if (
-      task.taskId === undefined || (task.condition !== "live" && task.condition !== "interrupted")
-    ) {
-      this.#finish("aborted", task.pieces());
-      this.#stopIo("cancelled");
-      this.#inputs.cancelAll(why);
-      return;
-    }
-    this.#state = "cancelling";
-    this.#unbindSignal();
-    this.#idle.stop();
-    this.#deadline?.stop();
-    this.#stopIo("cancelled");
-    this.#inputs.cancelAll(why);
     const taskId = task.taskId;
+    const live = taskId !== undefined &&
+      (task.condition === "live" || task.condition === "interrupted");
+    if (live) this.#state = "cancelling";
+    else this.#finish("aborted", task.pieces());
+    this.#stopIo("cancelled");
+    this.#inputs.cancelAll(reason ?? "the run was cancelled");
+    if (!live) return;
     void Promise.all([this.#cancelRemote(), this.#driving]).then(([refused]) => {
       this.#finish("aborted", task.pieces(), refused && cancelRefused(taskId, refused));
       this.#state = "ended";
@@ -434,33 +425,15 @@ export class A2ARun {
       // The remote would take any message now as the answer to what it asks.
       throw new TypeError(waitingForAnswer(this.id, this.#inputs.pending));
     }
-    const remote = this.#remote;
-    const request = taskMessage(remote, content, this.#task.taskId, this.#task.contextId);
-    try {
-      await this.#calls.unary((signal) =>
-        remote.client.sendMessage(request, this.#calls.options(signal))
-      );
-    } catch (error) {
-      throw new Error(
-        `Cannot send a message to run "${this.id}": the remote agent did not take it (${
-          clipped(messageOf(error))
-        })`,
-        { cause: error },
-      );
-    }
+    await this.#calls.steer(
+      taskMessage(this.#remote, content, this.#task.taskId, this.#task.contextId),
+    );
   }
 
   /** A follow-up in the task's context (on the same task after INPUT_REQUIRED), as a new run. */
   resume(content: ContentInput, request?: SubagentResumeRequest): SubagentRunHandle {
     const task = this.#task;
-    const problem = this.#disposal !== undefined
-      ? "it was disposed"
-      : !this.#settled
-      ? "it has not finished"
-      : task.contextId === undefined
-      ? "it never reached the remote agent (there is no context to continue)"
-      : undefined;
-    if (problem) throw new TypeError(`Cannot resume run "${this.id}": ${problem}`);
+    assertResumable(this.id, this.#disposal !== undefined, this.#settled, task.contextId);
     const continueTask = task.condition === "interrupted" && this.#state !== "handed-over" &&
         this.#remoteCancel === undefined
       ? task.taskId
