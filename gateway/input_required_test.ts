@@ -470,3 +470,80 @@ Deno.test("an answer naming only its context goes to the task waiting there (iss
     });
   });
 });
+
+Deno.test("a question answered by data parts: the run gets answer.data; a wrong shape is refused and the task waits", async (t) => {
+  const provider = askingProvider({ kind: "question", message: "Result of approve_expense?" });
+  await withSetup([provider], {}, async (s) => {
+    const ask = async () =>
+      (await rpc(s.gateway, "SendMessage", { message: message("go") })).result.task;
+    const answer = (taskId: string, parts: unknown[], extra: Record<string, unknown> = {}) =>
+      rpc(s.gateway, "SendMessage", { message: { ...message("", { taskId }), parts, ...extra } });
+    await t.step("a data part alone: answer.data, its words the text", async () => {
+      const task = await ask();
+      const done = await answer(task.id, [{ data: { status: "approved" } }]);
+      assert.equal(done.result.task.status.state, "TASK_STATE_COMPLETED");
+      assert.deepEqual(provider.answers.at(-1), {
+        outcome: "answered",
+        text: '{"status":"approved"}',
+        data: { status: "approved" },
+      });
+    });
+    await t.step("words and a data part: both", async () => {
+      const task = await ask();
+      await answer(task.id, [{ text: "approved, see data" }, { data: { amount: 120 } }]);
+      assert.deepEqual(provider.answers.at(-1), {
+        outcome: "answered",
+        text: "approved, see data",
+        data: { amount: 120 },
+      });
+    });
+    await t.step("ADK's function_response part: its response is the data", async () => {
+      const task = await ask();
+      await answer(task.id, [{
+        data: { id: "call-1", name: "approve_expense", response: { status: "approved" } },
+        metadata: { adk_type: "function_response" },
+      }]);
+      assert.deepEqual(provider.answers.at(-1), {
+        outcome: "answered",
+        text: '{"status":"approved"}',
+        data: { status: "approved" },
+      });
+    });
+    await t.step("the seam extension's answer carries data", async () => {
+      const task = await ask();
+      const requestId = task.status.message.parts[1].data[SEAM_EXTENSION_URI].inputRequest.id;
+      await answer(task.id, [{ text: "(structured)" }], {
+        metadata: { [SEAM_EXTENSION_URI]: { answer: { requestId, data: { branch: "main" } } } },
+      });
+      assert.deepEqual(provider.answers.at(-1), {
+        outcome: "answered",
+        text: '{"branch":"main"}',
+        data: { branch: "main" },
+      });
+    });
+    await t.step("a wrong shape: -32602 naming it, and the task still waits", async () => {
+      const task = await ask();
+      const before = provider.answers.length;
+      const wrong: [unknown[], RegExp][] = [
+        [[{ data: [1, 2] }], /answer\.data must be a JSON object/],
+        [[{ data: "approved" }], /answer\.data must be a JSON object/],
+        [[{ data: { a: 1 } }, { data: { b: 2 } }], /one data part at most/],
+        [[{
+          data: { name: "approve_expense", response: "approved" },
+          metadata: { adk_type: "function_response" },
+        }], /answer\.data must be a JSON object/],
+        [[{ text: "   " }], /the answer needs text or data/],
+      ];
+      for (const [parts, problem] of wrong) {
+        const refused = await answer(task.id, parts);
+        assert.equal(refused.error?.code, -32602, JSON.stringify(refused));
+        assert.match(refused.error.message, problem);
+      }
+      const got = await rpc(s.gateway, "GetTask", { id: task.id });
+      assert.equal(got.result.status.state, "TASK_STATE_INPUT_REQUIRED");
+      assert.equal(provider.answers.length, before, "nothing reached the run");
+      await answer(task.id, [{ data: { status: "approved" } }]);
+      assert.deepEqual(provider.answers.at(-1)?.outcome, "answered");
+    });
+  });
+});

@@ -3,7 +3,8 @@
  * answer back as an elicitation result. A form with no fields (a yes/no
  * confirmation, as `codex mcp-server` asks approvals) is a permission
  * request with "accept" and "decline"; a form with fields is a question
- * whose text answer fills its one field, or is parsed as JSON for several.
+ * whose text answer fills its one field, or is parsed as JSON for several;
+ * an answer with data is the form's content as it is.
  * A refusal declines. URL-mode elicitations are questions naming the URL.
  */
 import type { JsonValue } from "@seam/host";
@@ -67,6 +68,12 @@ export function elicitAnswerOf(params: ElicitParams, answer: SubagentInputAnswer
   if (params.mode === "url") return { action: "accept" };
   const properties = params.requestedSchema?.properties ?? {};
   const fields = Object.keys(properties);
+  // An answer's data is the form's content as it is (one field: that field's value, when it has it).
+  const data = answer.data;
+  if (data && fields.length !== 1) return { action: "accept", content: data };
+  if (data && Object.hasOwn(data, fields[0])) {
+    return { action: "accept", content: { [fields[0]]: data[fields[0]] } };
+  }
   if (fields.length === 1) {
     const [field] = fields;
     const type = properties[field]?.type;

@@ -3,7 +3,13 @@
  * form, and the client's answer back as a seam answer. A client that did not
  * declare elicitation gets nothing: the request is refused with a note.
  */
-import type { SubagentInputAnswer, SubagentInputRequest } from "@seam/subagent";
+import {
+  checkAnswer,
+  type SubagentAnswerData,
+  type SubagentInputAnswer,
+  type SubagentInputRequest,
+} from "@seam/subagent";
+import { isRecord } from "@seam/host";
 
 /** The parameters of `elicitation/create` (form mode) for `request`. */
 export interface ElicitForm {
@@ -66,21 +72,35 @@ export function elicitFormOf(request: SubagentInputRequest): ElicitForm {
   };
 }
 
-/** The client's elicitation result as an answer to `request`. */
+/**
+ * The client's elicitation result as an answer to `request`: a permission
+ * request's `decision`; for a question, the form's `content` as
+ * `answer.data` (bounded as any answer's data), its `answer` field as the
+ * words (else the data in words).
+ *
+ * @throws {TypeError} for content that is not a JSON object within the bounds of `answer.data` (naming what is wrong).
+ */
 export function answerOf(request: SubagentInputRequest, result: unknown): SubagentInputAnswer {
-  const r = (result ?? {}) as { action?: unknown; content?: Record<string, unknown> };
+  const r = (result ?? {}) as { action?: unknown; content?: unknown };
   if (r.action === "decline") return { outcome: "refused", reason: "the user declined" };
   if (r.action !== "accept") {
     return { outcome: "refused", reason: "the user dismissed the request" };
   }
+  const content = r.content as Record<string, unknown> | undefined;
   if (request.kind === "permission" && request.options && request.options.length > 0) {
-    const chosen = r.content?.decision;
+    const chosen = content?.decision;
     return typeof chosen === "string" && request.options.some((o) => o.id === chosen)
       ? { outcome: "selected", optionId: chosen }
       : { outcome: "refused", reason: "the client's answer named no option that was offered" };
   }
-  const text = r.content?.answer;
-  return typeof text === "string"
-    ? { outcome: "answered", text }
-    : { outcome: "refused", reason: "the client's answer had no text" };
+  // Nothing filled in is no answer (a form's one field left empty).
+  if (content === undefined || (isRecord(content) && Object.keys(content).length === 0)) {
+    return { outcome: "refused", reason: "the client's answer had no content" };
+  }
+  const text = content?.answer;
+  return checkAnswer(request, {
+    outcome: "answered",
+    ...(typeof text === "string" ? { text } : {}),
+    data: content as SubagentAnswerData,
+  });
 }

@@ -2,7 +2,7 @@
  * A provider for the tests, driven by the prompt's first word:
  * `echo <words>` streams each word as progress, then answers the words;
  * `ask` asks permission and answers what was decided; `question` asks a
- * question and answers the answer; `hang` runs until cancelled; `nest
+ * question and answers the answer (`question-data`: the whole answer, as JSON); `hang` runs until cancelled; `nest
  * <prompt>` runs `<prompt>` in a grandchild through the service and answers
  * its output; `image` answers an image; `structured` answers `{answer: 42}`;
  * `fail` ends `error`; `complete <words>` answers the words at once; `max-tokens`
@@ -111,6 +111,10 @@ export function createTestProvider(
             case "question": {
               const answer = await inputs.ask({ kind: "question", message: "Which branch?" });
               return { output: describe(answer), stopReason: "completed" };
+            }
+            case "question-data": {
+              const answer = await inputs.ask({ kind: "question", message: "Which branch?" });
+              return { output: JSON.stringify(answer), stopReason: "completed" };
             }
             case "flood":
               await chunks(Number(rest[0]), progress);

@@ -4,6 +4,7 @@ import { createHost, createMemoryLogger } from "@seam/host";
 import {
   createSubagentService,
   handleSubagentInput,
+  type SubagentAnswerData,
   type SubagentInputRequest,
   subagentProgress,
 } from "@seam/subagent";
@@ -112,6 +113,22 @@ Deno.test("createMcpProvider() asks the server's elicitations up the tree", asyn
       await run.dispose();
       assert.deepEqual(result.output, [{ type: "text", text: "hello Ada" }]);
       await host.scope.dispose();
+    });
+    await t.step("an answer with data fills the form: one field, or all of them", async () => {
+      for (
+        const [prompt, data, said] of [
+          ["x", { name: "Ada" }, "hello Ada"],
+          ["and age", { name: "Ada", age: 36 }, 'hello {"name":"Ada","age":36}'],
+        ] as [string, SubagentAnswerData, string][]
+      ) {
+        const { host, subagents, parent } = plainWorld(pids, "ask_name");
+        handleSubagentInput(host.scope, () => ({ outcome: "answered", data }));
+        const run = subagents.start("plain", { prompt, parent });
+        const result = await run.result;
+        await run.dispose();
+        assert.deepEqual(result.output, [{ type: "text", text: said }]);
+        await host.scope.dispose();
+      }
     });
     assert.deepEqual(pids.live(), []);
   } finally {

@@ -218,6 +218,31 @@ Deno.test("an input request becomes elicitation/create, from any depth", async (
   }
 });
 
+Deno.test("an elicitation's content is the answer's data, its answer field the words", async (t) => {
+  const w = world();
+  try {
+    const client = await w.client({ elicitation: true });
+    const content = { answer: "main", remote: "origin" };
+    client.setRequestHandler(ElicitRequestSchema, () => ({ action: "accept", content }));
+    const call = async () =>
+      textOf(
+        await client.callTool({
+          name: "subagent_test",
+          arguments: { description: "Ask", prompt: "question-data" },
+        }),
+      );
+    await t.step("the form's fields are answer.data, its answer field the words", async () => {
+      assert.deepEqual(JSON.parse(await call()), {
+        outcome: "answered",
+        text: "main",
+        data: { answer: "main", remote: "origin" },
+      });
+    });
+  } finally {
+    await w[Symbol.asyncDispose]();
+  }
+});
+
 Deno.test("an input request is refused with a note when the client declared no elicitation", async () => {
   const w = world();
   try {

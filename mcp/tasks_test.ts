@@ -87,6 +87,52 @@ Deno.test("tasks/cancel ends the run and its whole subtree", async () => {
   }
 });
 
+Deno.test("tasks/update's content is the answer's data; content of the wrong shape is refused, naming it, and the request waits", async () => {
+  const t = await tasksWorld();
+  try {
+    const call = await t.raw("alice", "tools/call", {
+      name: "subagent_test",
+      arguments: args("question-data"),
+    });
+    const taskId = call.result!.taskId as string;
+    let task: Record<string, unknown> | undefined;
+    for (let i = 0; i < 100 && task?.status !== "input_required"; i++) {
+      task = (await t.raw("alice", "tasks/get", { taskId })).result;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const [key] = Object.keys(task!.inputRequests as object);
+    for (
+      const content of [["main"], "main", { deep: JSON.parse("[".repeat(40) + "]".repeat(40)) }]
+    ) {
+      const wrong = await t.raw("alice", "tasks/update", {
+        taskId,
+        inputResponses: { [key]: { action: "accept", content } },
+      });
+      assert.equal(wrong.error?.code, -32602, JSON.stringify(wrong));
+      assert.match(wrong.error!.message, /answer\.data must be a JSON object of at most 32 levels/);
+    }
+    assert.equal((await t.raw("alice", "tasks/get", { taskId })).result?.status, "input_required");
+    const ok = await t.raw("alice", "tasks/update", {
+      taskId,
+      inputResponses: { [key]: { action: "accept", content: { branch: "main" } } },
+    });
+    assert.equal(ok.error, undefined);
+    let done: Record<string, unknown> | undefined;
+    for (let i = 0; i < 100 && done?.status !== "completed"; i++) {
+      done = (await t.raw("alice", "tasks/get", { taskId })).result;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const [said] = (done!.result as { content: Text[] }).content;
+    assert.deepEqual(JSON.parse(said.text), {
+      outcome: "answered",
+      text: '{"branch":"main"}',
+      data: { branch: "main" },
+    });
+  } finally {
+    await t[Symbol.asyncDispose]();
+  }
+});
+
 Deno.test("a stale or mistyped tasks/update is an error naming the key; nothing is applied", async () => {
   const t = await tasksWorld();
   try {

@@ -106,13 +106,32 @@ export interface SubagentInputRequest {
 }
 
 /**
- * An answer: an option chosen (permission requests), text (questions and
- * authentication), or a refusal with its reason (any request).
+ * What an answer may carry besides words: a JSON object, at most
+ * {@linkcode MAX_ANSWER_DATA_CHARS} characters of JSON and
+ * {@linkcode MAX_ANSWER_DATA_DEPTH} levels deep (a function call's result,
+ * a form's fields).
+ */
+export type SubagentAnswerData = { readonly [key: string]: JsonValue };
+
+/**
+ * An answer as a run hears it: an option chosen (permission requests), text
+ * and maybe data (questions and authentication), or a refusal with its
+ * reason (any request). An answered request always has `text`: given, or
+ * the data in words (JSON) when only data was given, so a child that takes
+ * only words (an ACP agent, a text-only framework) still reads the answer.
  */
 export type SubagentInputAnswer =
   | { readonly outcome: "selected"; readonly optionId: string }
-  | { readonly outcome: "answered"; readonly text: string }
+  | { readonly outcome: "answered"; readonly text: string; readonly data?: SubagentAnswerData }
   | { readonly outcome: "refused"; readonly reason: string };
+
+/**
+ * An answer as it is given (`run.respond`, a handler): a
+ * {@linkcode SubagentInputAnswer}, or an answer with data and no text.
+ */
+export type SubagentInputAnswerInput =
+  | SubagentInputAnswer
+  | { readonly outcome: "answered"; readonly text?: string; readonly data: SubagentAnswerData };
 
 /** What a handler learns besides the request. */
 export interface SubagentInputHandlerContext {
@@ -128,9 +147,9 @@ export type SubagentInputHandler = (
   request: SubagentInputRequest,
   context: SubagentInputHandlerContext,
 ) =>
-  | SubagentInputAnswer
+  | SubagentInputAnswerInput
   | undefined
-  | Promise<SubagentInputAnswer | undefined>;
+  | Promise<SubagentInputAnswerInput | undefined>;
 
 /** What the delegating parent's scope hears when a request is answered. */
 export interface SubagentInputResolvedInfo {
@@ -244,6 +263,14 @@ export interface SubagentInputRelay {
  */
 export const MAX_PENDING_INPUTS = 64;
 
+/** The kinds of a permission option, written once (the edge entry counts every byte). */
+const OPTION_KINDS: readonly SubagentPermissionOptionKind[] = [
+  "allow_once",
+  "allow_always",
+  "reject_once",
+  "reject_always",
+];
+
 /** The most run ids a relayed request's `below` may hold, and the longest id. */
 const MAX_BELOW = 64;
 const MAX_RUN_ID = 256;
@@ -294,8 +321,7 @@ export class SubagentInputs {
     let settle!: (answer: SubagentInputAnswer) => void;
     const answered = new Promise<SubagentInputAnswer>((resolve) => {
       settle = (answer) => {
-        if (!this.#pending.has(request.id)) return;
-        this.#pending.delete(request.id);
+        if (!this.#pending.delete(request.id)) return;
         controller.abort();
         const frozen = deepFreeze(answer);
         this.#parentScope.emit(subagentInputResolved, deepFreeze({ request, answer: frozen }));
@@ -314,7 +340,7 @@ export class SubagentInputs {
    * @throws {RangeError} when no such request waits (answered, cancelled or never asked), or the option was not offered.
    * @throws {TypeError} for a malformed answer; the request keeps waiting.
    */
-  respond(requestId: string, answer: SubagentInputAnswer): void {
+  respond(requestId: string, answer: SubagentInputAnswerInput): void {
     const pending = this.#pending.get(requestId);
     if (!pending) {
       cannot(
@@ -353,24 +379,16 @@ export class SubagentInputs {
   ): Promise<void> {
     let entry = this.#parentScope.inject(handlerKey);
     while (entry && !signal.aborted) {
-      let answer: SubagentInputAnswer | undefined;
       try {
-        answer = await entry.handler(request, { signal });
+        const answer = await entry.handler(request, { signal });
+        if (signal.aborted) return;
+        if (answer !== undefined) return settle(checkAnswer(request, answer));
       } catch (error) {
-        entry.scope.logger.error(`An input handler threw on request "${request.id}"`, error);
-        answer = undefined;
-      }
-      if (signal.aborted) return;
-      if (answer !== undefined) {
-        try {
-          settle(checkAnswer(request, answer));
-          return;
-        } catch (error) {
-          entry.scope.logger.error(
-            `An input handler answered request "${request.id}" wrongly; it goes up`,
-            error,
-          );
-        }
+        // A throw and a wrong answer alike: logged, and the request goes up.
+        entry.scope.logger.error(
+          `An input handler threw on request "${request.id}" or answered it wrongly; it goes up`,
+          error,
+        );
       }
       entry = entry.scope.parent?.inject(handlerKey);
     }
@@ -416,11 +434,9 @@ export class SubagentInputs {
         if (
           !option || typeof option.id !== "string" || option.id === "" || ids.has(option.id) ||
           typeof option.label !== "string" ||
-          !["allow_once", "allow_always", "reject_once", "reject_always"].includes(option.kind)
+          !OPTION_KINDS.includes(option.kind)
         ) {
-          cannotAsk(
-            `options[${i}] must be {id (unique), label, kind: allow_once|allow_always|reject_once|reject_always}`,
-          );
+          cannotAsk(`options[${i}] must be {id (unique), label, kind: ${OPTION_KINDS.join("|")}}`);
         }
         ids.add(option.id);
       }
@@ -447,14 +463,27 @@ function cannotAsk(problem: string): never {
   cannot("ask for input", problem);
 }
 
+/** The most characters of JSON an answer's `data` may hold (64 KiB). */
+export const MAX_ANSWER_DATA_CHARS = 65_536;
+
+/** The most levels an answer's `data` may nest (the object itself is level 1). */
+export const MAX_ANSWER_DATA_DEPTH = 32;
+
+/** Whether `value` nests deeper than `left` more levels (stops there: no cycle or depth runs away). */
+const deeper = (value: unknown, left: number): boolean =>
+  value !== null && typeof value === "object" &&
+  (left < 1 || Object.values(value).some((v) => deeper(v, left - 1)));
+
 /**
- * `answer` checked against what `request` offers.
+ * `answer` checked against what `request` offers: a question or an
+ * authentication request takes text, data (a JSON object, bounded) or both;
+ * data alone gets its words (JSON) as `text`.
  *
  * @throws {TypeError | RangeError} naming what is wrong.
  */
 export function checkAnswer(
   request: SubagentInputRequest,
-  answer: SubagentInputAnswer,
+  answer: SubagentInputAnswerInput,
 ): SubagentInputAnswer {
   const action = `answer input request "${request.id}"`;
   if (answer === null || typeof answer !== "object") {
@@ -468,15 +497,18 @@ export function checkAnswer(
     }
     return { outcome, reason };
   }
-  if (request.kind === "permission") {
-    if (outcome !== "selected") {
-      cannot(
-        action,
-        `a permission request is answered {outcome: "selected", optionId} or {outcome: "refused", reason}, got outcome ${
-          stringify(outcome)
-        }`,
-      );
-    }
+  // One wording for both kinds of request: this ships in the edge entry.
+  const permission = request.kind === "permission";
+  const expected = permission ? "selected" : "answered";
+  if (outcome !== expected) {
+    cannot(
+      action,
+      `a ${request.kind} request is answered {outcome: "${expected}", ${
+        permission ? "optionId" : "text and/or data"
+      }} or {outcome: "refused", reason}, got outcome ${stringify(outcome)}`,
+    );
+  }
+  if (permission) {
     const optionId = (answer as { optionId?: unknown }).optionId;
     const offered = request.options!.map((o) => o.id);
     if (typeof optionId !== "string" || !offered.includes(optionId)) {
@@ -486,19 +518,26 @@ export function checkAnswer(
         true,
       );
     }
-    return { outcome, optionId };
+    return { outcome, optionId } as SubagentInputAnswer;
   }
-  if (outcome !== "answered") {
-    cannot(
-      action,
-      `a ${request.kind} request is answered {outcome: "answered", text} or {outcome: "refused", reason}, got outcome ${
-        stringify(outcome)
-      }`,
-    );
+  let { text, data } = answer as { text?: unknown; data?: unknown };
+  if (data !== undefined) {
+    // One refusal for every way data is wrong: this ships in the edge entry.
+    let words = "";
+    if (
+      data === null || typeof data !== "object" || isArray(data) ||
+      deeper(data, MAX_ANSWER_DATA_DEPTH) ||
+      (words = stringify(data = jsonCopy(data, "answer.data"))).length > MAX_ANSWER_DATA_CHARS
+    ) {
+      cannot(
+        action,
+        `answer.data must be a JSON object of at most ${MAX_ANSWER_DATA_DEPTH} levels and ${MAX_ANSWER_DATA_CHARS} characters`,
+      );
+    }
+    text ??= words;
   }
-  const text = (answer as { text?: unknown }).text;
   if (typeof text !== "string") {
-    cannot(action, "the answer's text must be a string");
+    cannot(action, "the answer needs text or data");
   }
-  return { outcome, text };
+  return { outcome, text, ...((data as object | undefined) && { data }) } as SubagentInputAnswer;
 }

@@ -2,8 +2,11 @@ import assert from "node:assert/strict";
 import { createMemoryLogger, createRootScope } from "@seam/host";
 import {
   handleSubagentInput,
+  MAX_ANSWER_DATA_CHARS,
+  MAX_ANSWER_DATA_DEPTH,
   MAX_PENDING_INPUTS,
   type SubagentInputAnswer,
+  type SubagentInputAnswerInput,
   type SubagentInputAsk,
   subagentInputRequired,
   subagentInputResolved,
@@ -268,4 +271,116 @@ Deno.test("SubagentInputs.ask() with a relay: the path reaches the run that asks
   } finally {
     await root.dispose();
   }
+});
+
+Deno.test("SubagentInputs.respond() takes data: a JSON object, copied and frozen, its words the text when none is given", async (t) => {
+  const root = createRootScope();
+  handleSubagentInput(root, () => new Promise<undefined>(() => {}));
+  const inputs = new SubagentInputs(root, "r");
+  await t.step("data alone: the text is the data in words", async () => {
+    const asking = inputs.ask({ kind: "question", message: "Approve the expense?" });
+    const data = { status: "approved", by: { name: "Ada" } };
+    inputs.respond(inputs.pending[0].id, { outcome: "answered", data });
+    data.status = "changed afterwards";
+    const answer = await asking;
+    assert.deepEqual(answer, {
+      outcome: "answered",
+      text: '{"status":"approved","by":{"name":"Ada"}}',
+      data: { status: "approved", by: { name: "Ada" } },
+    });
+    assert.ok(Object.isFrozen((answer as { data: { by: object } }).data.by));
+  });
+  await t.step("text and data: both kept as given", async () => {
+    const asking = inputs.ask({ kind: "authentication", message: "Log in" });
+    inputs.respond(inputs.pending[0].id, {
+      outcome: "answered",
+      text: "here is the token",
+      data: { token: "t-1" },
+    });
+    assert.deepEqual(await asking, {
+      outcome: "answered",
+      text: "here is the token",
+      data: { token: "t-1" },
+    });
+  });
+  await root.dispose();
+});
+
+Deno.test("SubagentInputs.respond() refuses data of the wrong shape, naming answer.data, and the request keeps waiting", async () => {
+  const root = createRootScope();
+  handleSubagentInput(root, () => new Promise<undefined>(() => {}));
+  const inputs = new SubagentInputs(root, "r");
+  const asking = inputs.ask({ kind: "question", message: "Which?" });
+  const id = inputs.pending[0].id;
+  let deep: Record<string, unknown> = {};
+  for (let i = 0; i < MAX_ANSWER_DATA_DEPTH; i++) deep = { d: deep };
+  const wrong: [string, unknown, RegExp][] = [
+    [
+      "an array",
+      [1, 2],
+      /answer\.data must be a JSON object of at most 32 levels and 65536 characters/,
+    ],
+    ["a string", "approved", /answer\.data must be a JSON object/],
+    ["null", null, /answer\.data must be a JSON object/],
+    ["too deep", deep, /answer\.data must be a JSON object of at most 32 levels/],
+    ["too big", { s: "x".repeat(MAX_ANSWER_DATA_CHARS) }, /65536 characters/],
+    [
+      "not JSON",
+      { when: new Date(0) },
+      /answer\.data\.when: a Date instance is not a plain JSON object/,
+    ],
+    ["no text, no data", undefined, /the answer needs text or data/],
+  ];
+  for (const [what, data, problem] of wrong) {
+    assert.throws(
+      () => inputs.respond(id, { outcome: "answered", data } as never),
+      (e: unknown) => e instanceof TypeError && problem.test(e.message),
+      what,
+    );
+    assert.equal(inputs.waiting, true, `${what}: still waiting`);
+  }
+  assert.throws(
+    () => inputs.respond(id, { outcome: "selected", optionId: "x" }),
+    /a question request is answered \{outcome: "answered", text and\/or data\}/,
+  );
+  // Just within the bounds: taken.
+  let edge: Record<string, unknown> = {};
+  for (let i = 1; i < MAX_ANSWER_DATA_DEPTH; i++) edge = { d: edge };
+  inputs.respond(id, { outcome: "answered", data: edge as never });
+  assert.deepEqual((await asking as { data: unknown }).data, edge);
+  await root.dispose();
+});
+
+Deno.test("a handler and run.respond answer with data; a permission request takes none", async () => {
+  const { logger, records } = createMemoryLogger();
+  const root = createRootScope({ logger });
+  handleSubagentInput(root, (request): SubagentInputAnswerInput => ({
+    outcome: "answered",
+    data: request.kind === "question" ? { branch: "main" } : { allow: true },
+  }));
+  const inputs = new SubagentInputs(root, "r");
+  assert.deepEqual(await inputs.ask({ kind: "question", message: "Which branch?" }), {
+    outcome: "answered",
+    text: '{"branch":"main"}',
+    data: { branch: "main" },
+  });
+  // The handler's data answer to a permission request is wrong: it goes up, and no one is left.
+  const refused = await inputs.ask(PERMISSION);
+  assert.equal(refused.outcome, "refused");
+  assert.match(records[0].message, /answered it wrongly; it goes up/);
+  await root.dispose();
+
+  const { root: host, service, parent } = setup();
+  handleSubagentInput(host, () => new Promise<undefined>(() => {}));
+  let asks!: SubagentInputs;
+  service.registerProvider(manualProvider("asks", undefined, () => {
+    asks = new SubagentInputs(parent.scope, "asks-1");
+    return { respond: (id: string, answer: SubagentInputAnswerInput) => asks.respond(id, answer) };
+  }));
+  const run = service.start("asks", { prompt: "x", parent });
+  const asking = asks.ask({ kind: "question", message: "Result of approve_expense?" });
+  run.respond!(asks.pending[0].id, { outcome: "answered", data: { status: "approved" } });
+  assert.deepEqual((await asking as { data: unknown }).data, { status: "approved" });
+  await run.dispose();
+  await host.dispose();
 });

@@ -1,5 +1,5 @@
 import type { SubagentBudget, SubagentBudgetMeter } from "./budget.ts";
-import type { SubagentInputAnswer } from "./input.ts";
+import type { SubagentInputAnswerInput } from "./input.ts";
 import type { AgentRef, ContentBlock, ContentInput, JsonValue, ZodLikeSchema } from "@seam/host";
 import { freeze } from "./_builtins.ts";
 
@@ -381,7 +381,7 @@ export interface SubagentRunHandle {
    * Answer one of the run's pending input requests (see `SubagentInputs`);
    * throws for an unknown, stale or malformed answer.
    */
-  respond?(requestId: string, answer: SubagentInputAnswer): void;
+  respond?(requestId: string, answer: SubagentInputAnswerInput): void;
 }
 
 /**
@@ -427,9 +427,9 @@ export interface SubagentRun {
    * Present when the provider takes answers to the run's input requests
    * (`subagent/input-required`): answer one by its id. Throws for a request
    * that no longer waits, an option not offered or a malformed answer (the
-   * request keeps waiting).
+   * request keeps waiting). A bound function, like every member here.
    */
-  readonly respond?: (requestId: string, answer: SubagentInputAnswer) => void;
+  respond?(requestId: string, answer: SubagentInputAnswerInput): void;
 }
 
 /** One transport for running a child. */

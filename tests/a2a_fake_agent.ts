@@ -79,8 +79,8 @@ export interface FakeAgentOptions {
   streaming?: boolean;
   /** The card to serve instead of the usual one (given the agent's base URL). */
   card?: (url: string) => Frame;
-  /** Refuse CancelTask (-32603), as an agent that cannot cancel does. */
-  refuseCancel?: boolean;
+  /** Refuse CancelTask (-32603), as an agent that cannot cancel does; `"hang"`: never answer it. */
+  refuseCancel?: boolean | "hang";
   /** Answer any request before the agent looks at it (a 401, a redirect); `undefined` passes. */
   intercept?: (request: Request, url: string) => Response | undefined;
 }
@@ -183,6 +183,7 @@ export function fakeAgent(options: FakeAgentOptions): FakeAgent {
         if (options.getTaskResponse) return options.getTaskResponse(body.id);
         return reply((options.getTask?.() ?? task("TASK_STATE_WORKING")).task);
       case "CancelTask":
+        if (options.refuseCancel === "hang") return hang();
         if (options.refuseCancel) {
           // As ADK's server answers it: the task goes on.
           return Response.json({

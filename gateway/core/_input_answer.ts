@@ -38,7 +38,10 @@ export function requestAnswered(
 }
 
 /**
- * The answer a follow-up message gives `request`.
+ * The answer a follow-up message gives `request`: the seam extension's
+ * `answer`; for a question, the message's words and its one data part (an
+ * ADK `function_response` part: its `response`) as `answer.data`; for a
+ * permission request, an option named in words.
  *
  * @throws {GatewayError} `invalidParams` naming what an answer must be; the request keeps waiting.
  */
@@ -47,15 +50,25 @@ export function answerFromMessage(
   parts: readonly A2APart[],
   extensionAnswer: unknown,
 ): SubagentInputAnswer {
-  if (extensionAnswer !== undefined) {
-    if (extensionAnswer === null || typeof extensionAnswer !== "object") {
-      throw invalidParams("the seam extension's answer must be an object");
-    }
-    const { requestId: _, ...given } = extensionAnswer as Record<string, unknown>;
-    if (given.outcome === undefined) {
-      if (typeof given.optionId === "string") given.outcome = "selected";
-      else if (typeof given.text === "string") given.outcome = "answered";
-    }
+  let given = extensionAnswer as Record<string, unknown> | undefined;
+  if (given && typeof given === "object") {
+    const { requestId: _, ...rest } = given;
+    rest.outcome ??= typeof rest.optionId === "string" ? "selected" : "answered";
+    given = rest;
+  } else if (given === undefined && request.kind !== "permission") {
+    const data = parts.filter((p) => p.data !== undefined);
+    const part = data[0];
+    if (data.length > 1) throw invalidParams("an answer has one data part at most");
+    given = {
+      outcome: "answered",
+      text: textOf(partsToBlocks(parts.filter((p) => p !== part))).trim() || undefined,
+      // ADK's convention: the answer to a long-running call is its function_response.
+      data: part?.metadata?.adk_type === "function_response"
+        ? (part.data as Record<string, unknown>)?.response
+        : part?.data,
+    };
+  }
+  if (given !== undefined) {
     try {
       return checkAnswer(request, given as unknown as SubagentInputAnswer);
     } catch (error) {
@@ -63,26 +76,14 @@ export function answerFromMessage(
     }
   }
   const text = textOf(partsToBlocks(parts)).trim();
-  if (request.kind !== "permission") {
-    if (text === "") {
-      throw invalidParams(
-        `task waits for an answer to "${request.message.slice(0, 200)}" (in text)`,
-      );
-    }
-    return { outcome: "answered", text };
-  }
   const options = request.options!;
   const lower = text.toLowerCase();
   const named = options.find((o) =>
     o.id.toLowerCase() === lower || o.label.toLowerCase() === lower
   );
   if (named) return { outcome: "selected", optionId: named.id };
-  const pick = (kinds: string[]) => options.find((o) => kinds.includes(o.kind));
-  const chosen = ALLOW.test(text)
-    ? pick(["allow_once", "allow_always"])
-    : REJECT.test(text)
-    ? pick(["reject_once", "reject_always"])
-    : undefined;
+  const pick = (kind: string) => options.find((o) => o.kind.startsWith(kind));
+  const chosen = ALLOW.test(text) ? pick("allow") : REJECT.test(text) ? pick("reject") : undefined;
   if (chosen) return { outcome: "selected", optionId: chosen.id };
   throw invalidParams(
     `task waits for permission ("${request.message.slice(0, 200)}"): answer with one of ${

@@ -1,7 +1,7 @@
 /**
  * A plain MCP server on the official SDK's high-level `McpServer` (no seam
  * inside), for the provider tests: `slow` streams progress, `confirm` asks a
- * yes/no elicitation, `ask_name` a one-field form, `wait` runs until
+ * yes/no elicitation, `ask_name` a one-field form (two fields for the prompt "and age"), `wait` runs until
  * cancelled (noting its start in `$MCP_PID_DIR/waiting`, the cancellation in `$MCP_PID_DIR/cancelled`), `boom`
  * throws.
  */
@@ -47,22 +47,26 @@ server.registerTool("confirm", { inputSchema: input }, async ({ prompt }: Args) 
   return { content: [{ type: "text", text: `confirm: ${answer.action}` }] };
 });
 
-server.registerTool("ask_name", { inputSchema: input }, async () => {
+server.registerTool("ask_name", { inputSchema: input }, async ({ prompt }: Args) => {
+  // Prompt "and age": a two-field form, answered with both fields.
+  const both = prompt === "and age";
   const answer = await server.server.elicitInput({
     mode: "form",
-    message: "Your name?",
+    message: both ? "Your name and age?" : "Your name?",
     requestedSchema: {
       type: "object",
-      properties: { name: { type: "string" } },
-      required: ["name"],
+      properties: both
+        ? { name: { type: "string" }, age: { type: "integer" } }
+        : { name: { type: "string" } },
+      required: both ? ["name", "age"] : ["name"],
     },
   });
-  return {
-    content: [{
-      type: "text",
-      text: `hello ${answer.action === "accept" ? answer.content?.name : "nobody"}`,
-    }],
-  };
+  const said = answer.action !== "accept"
+    ? "nobody"
+    : both
+    ? JSON.stringify(answer.content)
+    : answer.content?.name;
+  return { content: [{ type: "text", text: `hello ${said}` }] };
 });
 
 server.registerTool("wait", { inputSchema: input }, async (_args: Args, extra: Extra) => {

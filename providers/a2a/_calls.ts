@@ -5,17 +5,18 @@
 // `_task_reader.ts`; what the run does with them, and when reading can
 // stop, is the run's (`_run.ts`).
 import { delay, type Logger, messageOf } from "@seam/host";
-import type { StreamResponse } from "@a2a-js/sdk";
+import type { SendMessageRequest, StreamResponse } from "@a2a-js/sdk";
 import {
   ConnectionLost,
   Deadline,
+  type FailureData,
   isA2AError,
   isNetworkError,
   RemoteHttpError,
   RemoteProtocolError,
   TimedOut,
 } from "./_async.ts";
-import { clipped } from "./_failure.ts";
+import { a2aCodeOf, clipped } from "./_failure.ts";
 import { answerArrived, failedStatusOf } from "./_fetch.ts";
 import {
   type FollowFailure,
@@ -255,8 +256,27 @@ export class RemoteCalls {
     );
   }
 
-  /** Cancel task `id` (`CancelTask`), bounded by `timeoutMs`; a refusal is warned of, never thrown. */
-  async cancelTask(id: string): Promise<void> {
+  /** Send `request` to the running task (`SendMessage`); a refusal is an `Error` naming the run. */
+  async steer(request: SendMessageRequest): Promise<void> {
+    const remote = this.#remote;
+    try {
+      await this.unary((signal) => remote.client.sendMessage(request, this.options(signal)));
+    } catch (error) {
+      throw new Error(
+        `Cannot send a message to run "${this.#run.id}": the remote agent did not take it (${
+          clipped(messageOf(error))
+        })`,
+        { cause: error },
+      );
+    }
+  }
+
+  /**
+   * Cancel task `id` (`CancelTask`), bounded by `timeoutMs`. A refusal (an
+   * error answer, or none in time) is warned of, never thrown, and answered
+   * as `remoteCancel` data: `{refused: true, message, code?, timedOut?}`.
+   */
+  async cancelTask(id: string): Promise<FailureData | undefined> {
     const remote = this.#remote;
     const deadline = new Deadline(
       undefined,
@@ -268,14 +288,21 @@ export class RemoteCalls {
         { tenant: remote.tenant, id, metadata: undefined },
         this.options(deadline.signal),
       );
+      return undefined;
     } catch (error) {
       const why = deadline.timedOut ? deadline.signal.reason : error;
-      // Heard, not swallowed: the run still ended (aborted), but the remote task may go on.
+      const message = clipped(messageOf(why));
+      // Heard, not swallowed: the run still ends aborted, but the remote task may go on.
       this.#run.logger().warn(
-        `A2A run ${this.#run.id}: the remote agent refused CancelTask "${id}" (${
-          clipped(messageOf(why))
-        }); its task may still run`,
+        `A2A run ${this.#run.id}: the remote agent refused CancelTask "${id}" (${message}); its task may still run`,
       );
+      const code = a2aCodeOf(error);
+      return {
+        refused: true,
+        message,
+        ...(code === undefined ? {} : { code }),
+        ...(deadline.timedOut ? { timedOut: true } : {}),
+      };
     } finally {
       deadline.release();
     }

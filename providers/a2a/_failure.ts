@@ -81,6 +81,25 @@ export function failureOf(
 
 /** The JSON-RPC code of an SDK error, when it carries one. */
 function codeOf(error: unknown): FailureData {
-  const code = (error as { envelopeCode?: unknown }).envelopeCode;
-  return typeof code === "number" ? { a2aCode: code } : {};
+  const code = a2aCodeOf(error);
+  return code === undefined ? {} : { a2aCode: code };
+}
+
+/** The JSON-RPC (A2A) error code an SDK error carries, if any. */
+export function a2aCodeOf(error: unknown): number | undefined {
+  const code = (error as { envelopeCode?: unknown } | undefined)?.envelopeCode;
+  return typeof code === "number" ? code : undefined;
+}
+
+/**
+ * The failure of a run cancelled here whose remote task may go on: the
+ * remote refused `CancelTask` (or did not answer it in time). Its `data`
+ * says so (`remoteCancel`); the run still ends `aborted`.
+ */
+export function cancelRefused(taskId: string, remoteCancel: FailureData): SubagentFailure {
+  return failure(
+    "REMOTE_CANCEL_REFUSED",
+    `The run was cancelled, but the remote agent refused CancelTask for task "${taskId}" (${remoteCancel.message}); its task may still run`,
+    { call: "CancelTask", taskId, remoteCancel },
+  );
 }

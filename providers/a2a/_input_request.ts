@@ -127,8 +127,11 @@ function seamAsk(value: JsonValue, ownPath: readonly string[]): RemoteAsk {
 
 /**
  * The message that answers the remote task: for a seam gateway, the seam
- * extension's `answer` naming the remote request (so the option is exact),
- * with the answer in words beside it; for any other agent, text.
+ * extension's `answer` naming the remote request (so the option is exact,
+ * the data whole), with the answer in words beside it; for ADK's
+ * long-running function call, its `function_response` part; for any other
+ * agent, the words and `answer.data` as a data part (words that only repeat
+ * the data are not sent twice).
  */
 export function answerMessage(
   answer: SubagentInputAnswer,
@@ -136,22 +139,24 @@ export function answerMessage(
   ids: { taskId: string; contextId: string | undefined; depth: number },
   functionCall?: RemoteAsk["functionCall"],
 ): Message {
+  const on = { contextId: ids.contextId, taskId: ids.taskId };
   if (functionCall) {
     // ADK's convention: the answer to a long-running call is its function_response data part.
-    return userMessage([functionResponse(functionCall, answer)], {
-      contextId: ids.contextId,
-      taskId: ids.taskId,
-    });
+    return userMessage([functionResponse(functionCall, answer)], on);
   }
   const text = answer.outcome === "selected"
     ? answer.optionId
     : answer.outcome === "answered"
     ? answer.text
     : `refused: ${answer.reason}`;
+  const data = answer.outcome === "answered" ? answer.data : undefined;
   const seam = remoteId !== undefined;
-  return userMessage(blocksToParts([{ type: "text", text }]), {
-    contextId: ids.contextId,
-    taskId: ids.taskId,
+  const parts = data && !seam && text === JSON.stringify(data)
+    ? []
+    : blocksToParts([{ type: "text", text }]);
+  if (data && !seam) parts.push(dataPart(data));
+  return userMessage(parts, {
+    ...on,
     metadata: seam
       ? { [SEAM_EXTENSION_URI]: { depth: ids.depth, answer: { requestId: remoteId, ...answer } } }
       : undefined,
@@ -159,16 +164,20 @@ export function answerMessage(
   });
 }
 
-/** An ADK `function_response` data part answering `call` with `answer`. */
+/**
+ * An ADK `function_response` data part answering `call` with `answer`: its
+ * data as the response; words that are a JSON object, that object; other
+ * words `{result}`; an option `{result: optionId}`; a refusal `{error}`.
+ */
 function functionResponse(
   call: NonNullable<RemoteAsk["functionCall"]>,
   answer: SubagentInputAnswer,
 ) {
   let response: JsonValue;
   if (answer.outcome === "answered") {
-    let parsed: JsonValue | undefined;
+    let parsed: JsonValue | undefined = answer.data;
     try {
-      parsed = JSON.parse(answer.text);
+      parsed ??= JSON.parse(answer.text);
     } catch { /* words, not JSON */ }
     response = isRecord(parsed) ? parsed : { result: answer.text };
   } else if (answer.outcome === "selected") {

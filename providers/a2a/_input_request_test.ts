@@ -115,3 +115,38 @@ Deno.test("remoteAskOf() puts a data-only question into words; a function call i
   assert.match(other.ask.message, /needs more input to go on \(task "t2"\); it sent \[1,2\]/);
   assert.equal(other.functionCall, undefined);
 });
+
+Deno.test("answerMessage() sends answer.data: ADK's function_response, a data part, or the seam extension's answer", () => {
+  const ids = { taskId: "t1", contextId: "c1", depth: 1 };
+  const data = { status: "approved", amount: 120 };
+  const words = JSON.stringify(data);
+  const call = { id: "call-1", name: "approve_expense" };
+  const adk = answerMessage(
+    { outcome: "answered", text: "ok, approved", data },
+    undefined,
+    ids,
+    call,
+  );
+  assert.deepEqual(adk.parts.map((p) => p.content?.value), [{
+    id: "call-1",
+    name: "approve_expense",
+    response: data,
+  }]);
+  const contents = (answer: Parameters<typeof answerMessage>[0], remoteId?: string) =>
+    answerMessage(answer, remoteId, ids).parts.map((p) => p.content);
+  assert.deepEqual(
+    contents({ outcome: "answered", text: words, data }),
+    [{ $case: "data", value: data }],
+    "words that only repeat the data are not sent twice",
+  );
+  assert.deepEqual(contents({ outcome: "answered", text: "see the data", data }), [
+    { $case: "text", value: "see the data" },
+    { $case: "data", value: data },
+  ]);
+  const seam = answerMessage({ outcome: "answered", text: words, data }, "r-1", ids);
+  assert.deepEqual(seam.metadata?.[SEAM_EXTENSION_URI], {
+    depth: 1,
+    answer: { requestId: "r-1", outcome: "answered", text: words, data },
+  });
+  assert.deepEqual(seam.parts.map((p) => p.content), [{ $case: "text", value: words }]);
+});

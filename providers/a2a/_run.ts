@@ -16,12 +16,13 @@ import {
   type SubagentUsageInput,
 } from "@seam/subagent";
 import type { SendMessageRequest } from "@a2a-js/sdk";
-import { type Alarm, RemoteProtocolError, type TimedOut } from "./_async.ts";
+import { type Alarm, type FailureData, RemoteProtocolError, type TimedOut } from "./_async.ts";
 import { RemoteCalls } from "./_calls.ts";
 import { rearmsIdle } from "./_reconnect.ts";
-import { clipped, failureOf } from "./_failure.ts";
+import { cancelRefused, failureOf } from "./_failure.ts";
 import { answerMessage, remoteAskOf } from "./_input_request.ts";
 import {
+  assertResumable,
   deadlineAlarm,
   emitHop,
   emitText,
@@ -45,6 +46,9 @@ import { type Piece, sendRequest } from "./_wire.ts";
  * - `following`: the task is followed after that stream (re-attached) or polled;
  * - `asking`: the task waits for input (INPUT_REQUIRED, AUTH_REQUIRED) and the
  *   run asks its parent (the idle timeout and the deadline paused);
+ * - `cancelling`: cancelled with its task known; the I/O stopped, `CancelTask`
+ *   sent, the result (`aborted`) waits for its answer to say whether the
+ *   remote refused (bounded by `timeoutMs`);
  * - `ending`: the result is settled; the I/O winds down (a task still live is cancelled);
  * - `ended`: settled and wound down;
  * - `handed-over`: ended, its interrupted task continued by a `resume` run.
@@ -54,6 +58,7 @@ type RunState =
   | "streaming"
   | "following"
   | "asking"
+  | "cancelling"
   | "ending"
   | "ended"
   | "handed-over";
@@ -82,7 +87,7 @@ export class A2ARun {
   #rejectStarted!: (error: Error) => void;
   #resolveResult!: (result: SubagentResultInput) => void;
   #driving: Promise<void>;
-  #remoteCancel: Promise<void> | undefined;
+  #remoteCancel: Promise<FailureData | undefined> | undefined;
   #disposal: Promise<void> | undefined;
   #unbindSignal = noop;
 
@@ -129,9 +134,10 @@ export class A2ARun {
     return this.#remote.logger ?? this.#plan.parent.scope.logger;
   }
 
-  /** Whether the result is settled. */
+  /** Whether the result is settled, or decided (`cancelling`: nothing else may settle it). */
   get #settled(): boolean {
-    return this.#state === "ending" || this.#state === "ended" || this.#state === "handed-over";
+    return this.#state === "cancelling" || this.#state === "ending" || this.#state === "ended" ||
+      this.#state === "handed-over";
   }
 
   // ---- the drive ----
@@ -337,7 +343,7 @@ export class A2ARun {
     structured?: JsonValue,
     usage?: SubagentUsageInput,
   ): void {
-    if (this.#settled) return;
+    if (this.#settled && this.#state !== "cancelling") return;
     const wasStarting = this.#state === "starting";
     this.#state = "ending";
     this.#unbindSignal();
@@ -352,22 +358,33 @@ export class A2ARun {
     this.#resolveResult(result);
   }
 
-  /** Cancel the remote task (`CancelTask`), once; failures are logged, never thrown. */
-  #cancelRemote(): Promise<void> {
+  /** Cancel the remote task (`CancelTask`), once; a refusal is warned of and answered as data, never thrown. */
+  #cancelRemote(): Promise<FailureData | undefined> {
     return this.#remoteCancel ??= this.#calls.cancelTask(this.#task.taskId!);
   }
 
   // ---- the handle ----
 
-  /** End the run `aborted` at once; the remote task is cancelled in the background. */
+  /**
+   * End the run `aborted`: at once while no task is live; else once
+   * `CancelTask` is answered (within `timeoutMs`) and the drive stopped, a
+   * refusal in the result's `error` (the remote task may still run).
+   */
   cancel(reason?: string): void {
     if (this.#settled) return;
-    const asking = this.#state === "asking";
-    this.#finish("aborted", this.#task.pieces());
+    const task = this.#task;
+    const taskId = task.taskId;
+    const live = taskId !== undefined &&
+      (task.condition === "live" || task.condition === "interrupted");
+    if (live) this.#state = "cancelling";
+    else this.#finish("aborted", task.pieces());
     this.#stopIo("cancelled");
     this.#inputs.cancelAll(reason ?? "the run was cancelled");
-    // The remote task waits on the answer that will not come.
-    if (asking) void this.#cancelRemote();
+    if (!live) return;
+    void Promise.all([this.#cancelRemote(), this.#driving]).then(([refused]) => {
+      this.#finish("aborted", task.pieces(), refused && cancelRefused(taskId, refused));
+      this.#state = "ended";
+    });
   }
 
   /** Cancel if live, wait for the drive to stop, cancel a task still live. Memoized. */
@@ -408,33 +425,15 @@ export class A2ARun {
       // The remote would take any message now as the answer to what it asks.
       throw new TypeError(waitingForAnswer(this.id, this.#inputs.pending));
     }
-    const remote = this.#remote;
-    const request = taskMessage(remote, content, this.#task.taskId, this.#task.contextId);
-    try {
-      await this.#calls.unary((signal) =>
-        remote.client.sendMessage(request, this.#calls.options(signal))
-      );
-    } catch (error) {
-      throw new Error(
-        `Cannot send a message to run "${this.id}": the remote agent did not take it (${
-          clipped(messageOf(error))
-        })`,
-        { cause: error },
-      );
-    }
+    await this.#calls.steer(
+      taskMessage(this.#remote, content, this.#task.taskId, this.#task.contextId),
+    );
   }
 
   /** A follow-up in the task's context (on the same task after INPUT_REQUIRED), as a new run. */
   resume(content: ContentInput, request?: SubagentResumeRequest): SubagentRunHandle {
     const task = this.#task;
-    const problem = this.#disposal !== undefined
-      ? "it was disposed"
-      : !this.#settled
-      ? "it has not finished"
-      : task.contextId === undefined
-      ? "it never reached the remote agent (there is no context to continue)"
-      : undefined;
-    if (problem) throw new TypeError(`Cannot resume run "${this.id}": ${problem}`);
+    assertResumable(this.id, this.#disposal !== undefined, this.#settled, task.contextId);
     const continueTask = task.condition === "interrupted" && this.#state !== "handed-over" &&
         this.#remoteCancel === undefined
       ? task.taskId

@@ -129,6 +129,28 @@ export function taskMessage(
 }
 
 /**
+ * Refuse to resume run `id` when it was disposed, has not finished, or
+ * never reached the remote agent (no context to continue).
+ *
+ * @throws {TypeError} naming why.
+ */
+export function assertResumable(
+  id: string,
+  disposed: boolean,
+  finished: boolean,
+  contextId: string | undefined,
+): void {
+  const problem = disposed
+    ? "it was disposed"
+    : !finished
+    ? "it has not finished"
+    : contextId === undefined
+    ? "it never reached the remote agent (there is no context to continue)"
+    : undefined;
+  if (problem) throw new TypeError(`Cannot resume run "${id}": ${problem}`);
+}
+
+/**
  * The plan of a follow-up run in the context `contextId` of the run planned
  * as `plan`, continuing its interrupted task `continueTask` if any.
  */

@@ -295,7 +295,7 @@ export class TaskReader {
     let held = this.#statusMessage?.size ?? 0;
     const next = new Map<string, Held>();
     for (const artifact of artifacts ?? []) {
-      const pieces = partsToPieces(artifact.parts, this.#options.resourceUris);
+      const pieces = partsToPieces(artifact.parts, this.#options.resourceUris, true);
       const id = typeof artifact.artifactId === "string" ? artifact.artifactId : "";
       const size = sizeOf(pieces) + id.length;
       held += size;
@@ -440,7 +440,7 @@ export class TaskReader {
 
   #readArtifact(artifact: Artifact, append: boolean): TaskNews {
     const id = typeof artifact.artifactId === "string" ? artifact.artifactId : "";
-    const pieces = partsToPieces(artifact.parts, this.#options.resourceUris);
+    const pieces = partsToPieces(artifact.parts, this.#options.resourceUris, true);
     const previous = this.#artifacts.get(id);
     if (append && previous) {
       // An empty text chunk merges into the text before it and holds nothing

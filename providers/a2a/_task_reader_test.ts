@@ -463,3 +463,22 @@ Deno.test("TaskReader reads a FAILED status under another task id as its task's 
     /event of task "other" on the stream of task "t"/,
   );
 });
+
+Deno.test("TaskReader leaves ADK's tool traffic (function calls and responses) out of the output", () => {
+  const adk = (type: string, value: unknown): Part => ({
+    ...data(value),
+    metadata: { adk_type: type },
+  });
+  const r = reader();
+  r.read(snapshot(task(TaskStates.WORKING, {
+    artifacts: [
+      artifact([adk("function_call", { name: "lookup", args: { q: "x" }, id: "c1" })], "a1"),
+      artifact([adk("function_response", { name: "lookup", response: { hit: 1 } })], "a2"),
+      artifact([text("found it"), data({ kept: true })], "a3"),
+    ],
+  })));
+  assert.deepEqual(r.pieces(), [{ type: "text", text: "found it" }, {
+    type: "data",
+    data: { kept: true },
+  }]);
+});

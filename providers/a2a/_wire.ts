@@ -109,14 +109,23 @@ export function blocksToParts(blocks: readonly ContentBlock[]): Part[] {
   return parts;
 }
 
+/** Google ADK's tool traffic (`metadata.adk_type`): the agent's calls and their results, not its words. */
+const ADK_TOOL_TRAFFIC = new Set(["function_call", "function_response"]);
+
 /**
  * The pieces of remote parts: `text` → a text block (a resource block when
  * `resourceUris` and the part carries `metadata.uri`, the seam gateway's
  * form of an inlined resource), `raw` → an image block (a `data:` resource
  * for other bytes), `url` → a resource block, `data` → a data piece.
- * A part with no content is skipped.
+ * A part with no content is skipped; so is, in `output` (an artifact's
+ * parts), a data part of ADK's tool traffic (a function call or its
+ * response), which ADK streams as artifacts beside the agent's words.
  */
-export function partsToPieces(parts: readonly Part[] | undefined, resourceUris: boolean): Piece[] {
+export function partsToPieces(
+  parts: readonly Part[] | undefined,
+  resourceUris: boolean,
+  output = false,
+): Piece[] {
   const pieces: Piece[] = [];
   if (!parts) return pieces;
   for (const p of parts) {
@@ -166,6 +175,7 @@ export function partsToPieces(parts: readonly Part[] | undefined, resourceUris: 
         });
         break;
       case "data":
+        if (output && ADK_TOOL_TRAFFIC.has(p.metadata?.adk_type as string)) break;
         pieces.push({ type: "data", data: (content.value ?? null) as JsonValue });
         break;
     }
