@@ -11,6 +11,7 @@ import {
   registerRunControl,
   subagentEnd,
   subagentInputRequired,
+  subagentProgress,
   type SubagentRunInfo,
   subagentStart,
 } from "@seam/subagent";
@@ -141,8 +142,16 @@ Deno.test("descendants are bounded per task and per update; the rest dropped wit
     const run = ctl.runs[0];
     run.ready();
     for (let i = 0; i < 300; i++) startOf(run, `n${i}`);
-    // Below one never told: not told either.
+    // Below one never told: not told either; a dropped one's progress counts it once.
     startOf(run, "under-n299", "n299");
+    for (let i = 0; i < 3; i++) {
+      run.request.parent.scope.emit(subagentProgress, {
+        runId: "n299",
+        parentRunId: run.id,
+        kind: "text",
+        text: "more",
+      });
+    }
     run.finish({ output: "done", stopReason: "completed" });
     const updates = treeUpdates(await frames(response));
     const told = new Set(updates.flatMap((u) => u.descendants.map((d: Wire) => d.runId)));

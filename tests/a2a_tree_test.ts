@@ -18,6 +18,7 @@ import { createA2AProvider } from "@seam/subagent-a2a";
 import { acpChild, type AcpChildInfo, createAcpProvider } from "@seam/subagent-acp";
 import { installSubagentTool } from "@seam/tool-subagent";
 import { startSpawnGateway } from "./a2a_support.ts";
+import { controlledProvider, message, rpcRequest, withSetup } from "../gateway/_test_support.ts";
 import { AgentWatch, testAgentConfig } from "./acp_support.ts";
 import { CONTEXT, fakeAgent, type Frame, settleWithin, TASK, task } from "./a2a_fake_agent.ts";
 
@@ -227,4 +228,67 @@ Deno.test("a remote's lies about its descendants are bounded and logged once eac
     await root.dispose();
     await agent.close();
   }
+});
+
+/** The descendants updates of an SSE body, one at a time, as they arrive. */
+async function* treeUpdates(body: ReadableStream<Uint8Array>) {
+  let buffer = "";
+  for await (const chunk of body.pipeThrough(new TextDecoderStream())) {
+    buffer += chunk;
+    let end;
+    while ((end = buffer.indexOf("\n\n")) !== -1) {
+      const frame = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      if (!frame.startsWith("data: ")) continue;
+      const seam = JSON.parse(frame.slice(6)).result?.statusUpdate?.metadata?.[SEAM_URI];
+      if (seam?.descendants) yield seam.descendants as Frame[];
+    }
+  }
+}
+
+Deno.test("the gateway tells an ACP child session's states as the ACP provider tells them", async () => {
+  const ctl = controlledProvider();
+  await withSetup([ctl], {}, async ({ gateway }) => {
+    const response = await gateway.fetch(
+      rpcRequest("SendStreamingMessage", {
+        message: message("go", { metadata: { [SEAM_URI]: { depth: 0 } } }),
+      }),
+    );
+    const run = ctl.runs[0];
+    run.ready();
+    const child = (state: string | undefined, contextTokens: number, ended = false) =>
+      run.request.parent.scope.emit(acpChild, {
+        runId: `${run.id}.1`,
+        parentRunId: run.id,
+        rootRunId: run.id,
+        provider: "acp",
+        depth: 2,
+        sessionId: "child-1",
+        title: "helper child-1",
+        ...(state === undefined ? {} : { state }),
+        cancellable: false,
+        usage: { contextTokens, toolCalls: 1 },
+        ended,
+      });
+    const updates = treeUpdates(response.body!);
+    const next = async () => (await updates.next()).value![0];
+    child("running", 10);
+    assert.deepEqual(await next(), {
+      runId: `${run.id}.1`,
+      title: "helper child-1",
+      state: "running",
+      usage: { inputTokens: 10, outputTokens: 0, toolCalls: 1 },
+    });
+    child("needs-action", 20);
+    assert.equal((await next()).state, "needs-action");
+    child("idle", 30);
+    const idle = await next();
+    assert.deepEqual([idle.state, (idle.usage as Frame).inputTokens], ["idle", 30]);
+    // The same again is no change: no update for it.
+    child("idle", 30);
+    run.finish({ output: "done", stopReason: "completed" });
+    const rest = [];
+    for await (const update of updates) rest.push(update);
+    assert.deepEqual(rest, []);
+  });
 });

@@ -27,8 +27,8 @@ import {
   type SubagentUsageFigures,
 } from "@seam/subagent";
 import type { LiveTask } from "../core/_live_task.ts";
-import type { TaskSubscriber } from "../http/_sse.ts";
-import { SEAM_EXTENSION_URI } from "../types.ts";
+import type { StreamEvent, TaskSubscriber } from "../http/_sse.ts";
+import { type A2AMetadata, SEAM_EXTENSION_URI } from "../types.ts";
 
 /** The most descendants told per task. */
 export const MAX_DESCENDANTS = 256;
@@ -36,6 +36,8 @@ export const MAX_DESCENDANTS = 256;
 export const MAX_PER_UPDATE = 64;
 /** The shortest time between two updates of one task, in ms. */
 export const TREE_INTERVAL_MS = 100;
+/** The most descendants not told that are counted (`dropped` says at least this many past it). */
+const MAX_DROPPED = 4096;
 
 /** A descendant's state, as the seam extension words it. */
 export type DescendantState = "running" | "idle" | "needs-action" | "ended";
@@ -103,7 +105,8 @@ export class DescendantTree {
   /** The seam subscribers already sent the whole tree. */
   readonly #told = new WeakSet<TaskSubscriber>();
   readonly #offs: (() => Promise<void>)[] = [];
-  #dropped = 0;
+  /** The descendants not told (past the bound, or below one not told), up to {@linkcode MAX_DROPPED}. */
+  readonly #dropped = new Set<string>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #last = 0;
   #state: "following" | "stopped" = "following";
@@ -171,20 +174,23 @@ export class DescendantTree {
     const entry = this.#ensure(info.runId, info.parentRunId);
     // Its end is told by the `subagent/end` that follows (with how it ended).
     if (!entry || entry.state === "ended" || info.ended === true) return;
-    const title = cut(info.title, 200);
-    if (title !== undefined) entry.title = title;
-    const usage = info.usage;
-    if (usage) {
-      entry.usage = {
-        inputTokens: count(usage.contextTokens),
-        outputTokens: 0,
-        toolCalls: count(usage.toolCalls),
-      };
-    }
+    const title = cut(info.title, 200) ?? entry.title;
+    const usage = info.usage && {
+      inputTokens: count(info.usage.contextTokens),
+      outputTokens: 0,
+      toolCalls: count(info.usage.toolCalls),
+    };
     const state = info.state === "needs-action" || info.state === "idle" ||
         info.state === "running"
       ? info.state
       : entry.state;
+    const before = entry.usage;
+    if (
+      title === entry.title && state === entry.state && (!usage ||
+        (usage.inputTokens === before?.inputTokens && usage.toolCalls === before.toolCalls))
+    ) return;
+    entry.title = title;
+    if (usage) entry.usage = usage;
     this.#set(entry, state);
   }
 
@@ -201,15 +207,11 @@ export class DescendantTree {
     // Only runs below the task's own run; below one not told (past the bound), none.
     const under = parentRunId === own ? undefined : this.#entries.get(parentRunId);
     if (parentRunId !== own && !under) {
-      if (this.#dropped > 0) this.#dropped++;
+      if (this.#dropped.has(parentRunId)) this.#drop(runId);
       return undefined;
     }
     if (this.#entries.size >= MAX_DESCENDANTS) {
-      if (this.#dropped++ === 0) {
-        this.#logger.warn(
-          `Task "${this.#task.record.task.id}" has more than ${MAX_DESCENDANTS} descendants: its clients are told of the first ones only (said once)`,
-        );
-      }
+      this.#drop(runId);
       return undefined;
     }
     const entry: Entry = {
@@ -226,21 +228,36 @@ export class DescendantTree {
     return entry;
   }
 
+  /** Not told: counted (and warned of, once). */
+  #drop(runId: string): void {
+    if (this.#dropped.size === 0) {
+      this.#logger.warn(
+        `Task "${this.#task.record.task.id}" has more than ${MAX_DESCENDANTS} descendants: its clients are told of the first ones only (said once)`,
+      );
+    }
+    if (this.#dropped.size < MAX_DROPPED) this.#dropped.add(runId);
+  }
+
   #set(entry: Entry, state: DescendantState): void {
     entry.state = state;
     this.#mark(entry);
   }
 
-  /** `entry` changed: send it with the next update, at most every {@linkcode TREE_INTERVAL_MS}. */
+  /** `entry` changed: send it with the next update. */
   #mark(entry: Entry): void {
     if (this.#state === "stopped") return;
     this.#dirty.add(entry);
+    this.#schedule();
+  }
+
+  /** The next update, at most {@linkcode TREE_INTERVAL_MS} after the last. */
+  #schedule(): void {
     if (this.#timer !== undefined) return;
     const wait = Math.max(0, this.#last + TREE_INTERVAL_MS - performance.now());
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#flush();
-      if (this.#dirty.size > 0) this.#mark(this.#dirty.values().next().value!);
+      if (this.#dirty.size > 0) this.#schedule();
     }, wait);
   }
 
@@ -249,35 +266,39 @@ export class DescendantTree {
     this.#last = performance.now();
     const changed = [...this.#dirty].slice(0, MAX_PER_UPDATE);
     for (const entry of changed) this.#dirty.delete(entry);
-    const subscribers = [...this.#task.subscribers].filter((s) => s.seam && s.open);
-    if (subscribers.length === 0) return;
-    const all = [...this.#entries.values()];
-    for (const subscriber of subscribers) {
+    let delta: StreamEvent | undefined;
+    for (const subscriber of this.#task.subscribers) {
+      if (!subscriber.seam || !subscriber.open) continue;
       if (this.#told.has(subscriber)) {
-        if (changed.length > 0) this.#send(subscriber, changed);
+        if (changed.length > 0) this.#deliver(subscriber, delta ??= this.#event(changed));
         continue;
       }
       this.#told.add(subscriber);
+      const all = [...this.#entries.values()];
       for (let i = 0; i < all.length; i += MAX_PER_UPDATE) {
-        this.#send(subscriber, all.slice(i, i + MAX_PER_UPDATE));
+        this.#deliver(subscriber, this.#event(all.slice(i, i + MAX_PER_UPDATE)));
       }
     }
   }
 
-  #send(subscriber: TaskSubscriber, entries: readonly Entry[]): void {
+  /** A status update of the task carrying `entries` (and no word of the task itself). */
+  #event(entries: readonly Entry[]): StreamEvent {
     const t = this.#task.record.task;
     const seam: Record<string, unknown> = { descendants: entries.map((e) => this.#view(e)) };
-    if (this.#dropped > 0) seam.dropped = this.#dropped;
+    if (this.#dropped.size > 0) seam.dropped = this.#dropped.size;
+    return {
+      statusUpdate: {
+        taskId: t.id,
+        contextId: t.contextId,
+        status: { state: t.status.state, timestamp: t.status.timestamp },
+        metadata: { [SEAM_EXTENSION_URI]: seam } as A2AMetadata,
+      },
+    };
+  }
+
+  #deliver(subscriber: TaskSubscriber, event: StreamEvent): void {
     try {
-      subscriber.deliver({
-        statusUpdate: {
-          taskId: t.id,
-          contextId: t.contextId,
-          // The task's state as it is (no message: this update says nothing of the task itself).
-          status: { state: t.status.state, timestamp: t.status.timestamp },
-          metadata: { [SEAM_EXTENSION_URI]: seam } as never,
-        },
-      }, false);
+      subscriber.deliver(event, false);
     } catch (error) {
       this.#logger.error("A task subscriber threw", error);
     }
