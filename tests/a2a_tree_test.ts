@@ -292,3 +292,53 @@ Deno.test("the gateway tells an ACP child session's states as the ACP provider t
     assert.deepEqual(rest, []);
   });
 });
+
+Deno.test("a descendant update that tells nothing new does not keep an idle run alive", async (t) => {
+  const run = async (changing: boolean) => {
+    let n = 0;
+    const agent = fakeAgent({
+      card: seamCard,
+      stream: (send, ctx) => {
+        send(task("TASK_STATE_WORKING"));
+        ctx.every(10, () => {
+          n++;
+          send(tree([{ runId: "a", state: "running", usage: { toolCalls: changing ? n : 0 } }]));
+          // Changing for 800 ms, then done.
+          if (changing && n === 80) {
+            send({
+              statusUpdate: {
+                taskId: TASK,
+                contextId: CONTEXT,
+                status: { state: "TASK_STATE_COMPLETED" },
+              },
+            });
+            ctx.close();
+          }
+        });
+      },
+    });
+    const root = createRootScope({ logger: createMemoryLogger().logger });
+    const provider = await createA2AProvider({ url: agent.url, idleTimeoutMs: 500 });
+    try {
+      const handle = provider.start({
+        prompt: [{ type: "text", text: "go" }],
+        parent: { id: "p", scope: root },
+      });
+      const settled = await settleWithin(handle, 10_000);
+      await handle.dispose();
+      return settled;
+    } finally {
+      await provider.dispose();
+      await root.dispose();
+      await agent.close();
+    }
+  };
+  await t.step("the same update again and again: idle, the run ends error", async () => {
+    const settled = await run(false);
+    assert.equal(settled.stopReason, "error");
+    assert.match(settled.why, /idleTimeoutMs/);
+  });
+  await t.step("a descendant at work: the run goes on to the task's end", async () => {
+    assert.equal((await run(true)).stopReason, "completed");
+  });
+});

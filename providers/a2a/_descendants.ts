@@ -114,7 +114,7 @@ export class RemoteDescendants {
   /**
    * A stream event: `undefined` for the task's news; for a seam gateway's
    * descendants update (it says nothing of the task itself), taken here,
-   * whether it was read (`false` past the bounds or after the run's end).
+   * whether it told something new (never past the bounds or after the run's end).
    */
   take(event: StreamResponse): boolean | undefined {
     const payload = event?.payload;
@@ -134,11 +134,12 @@ export class RemoteDescendants {
       this.#warn("list", "sent descendants that are no array; ignoring them");
       return false;
     }
-    for (const entry of list.slice(0, MAX_DESCENDANTS)) this.#entry(entry);
+    let told = false;
+    for (const entry of list.slice(0, MAX_DESCENDANTS)) told = this.#entry(entry) || told;
     if (typeof seam.dropped === "number" && seam.dropped > 0) {
       this.#warn("dropped", "told only some of its descendants (over its bound)", "debug");
     }
-    return true;
+    return told;
   }
 
   /**
@@ -161,13 +162,14 @@ export class RemoteDescendants {
     }
   }
 
-  #entry(raw: unknown): void {
+  /** One descendant of an update; whether it told something new. */
+  #entry(raw: unknown): boolean {
     if (
       !isRecord(raw) || typeof raw.runId !== "string" || raw.runId === "" ||
       !STATES.has(raw.state as string)
     ) {
       this.#warn("shape", "sent a descendant without a run id or a known state; ignoring it");
-      return;
+      return false;
     }
     const remoteId = raw.runId.slice(0, 256);
     let nested = this.#runs.get(remoteId);
@@ -176,14 +178,17 @@ export class RemoteDescendants {
         "ended",
         `updated descendant ${clipped(remoteId, 100)} after it ended; ignoring it`,
       );
-      return;
+      return false;
     }
     const fresh = nested === undefined;
     nested ??= this.#add(remoteId, raw.parentRunId, raw.provider);
-    if (!nested) return;
+    if (!nested) return false;
+    const before = `${nested.title}\n${nested.state}\n${Object.values(nested.usage)}`;
     if (typeof raw.title === "string") nested.title = raw.title.slice(0, 200);
     this.#usage(nested, raw.usage);
     nested.state = raw.state as State;
+    const changed = fresh ||
+      before !== `${nested.title}\n${nested.state}\n${Object.values(nested.usage)}`;
     this.#cancellable(nested, raw.cancellable === true && nested.state !== "ended");
     const scope = this.#options.parent.scope;
     if (fresh && scope.hasListeners(subagentStart)) scope.emit(subagentStart, this.#info(nested));
@@ -192,7 +197,8 @@ export class RemoteDescendants {
         ? raw.stopReason as SubagentStopReason
         : "completed";
       this.#ended(nested);
-    } else this.#tell(nested);
+    } else if (changed) this.#tell(nested);
+    return changed;
   }
 
   /** A new nested run under its parent (the run itself, or one told before); `undefined` when it cannot be. */
