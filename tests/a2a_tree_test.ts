@@ -342,3 +342,50 @@ Deno.test("a descendant update that tells nothing new does not keep an idle run 
     assert.equal((await run(true)).stopReason, "completed");
   });
 });
+
+Deno.test("the inspector of a gateway in front sees the remote's grandchildren", async () => {
+  const back = startSpawnGateway("loopback", {
+    setup: (host) => installSubagentTool(host.scope, { provider: "spawn" }),
+  });
+  const toBack = await createA2AProvider({ url: back.url, name: "remote" });
+  const front = startSpawnGateway("loopback", {
+    inspector: true,
+    setup: (_host, subagents) => void subagents.registerProvider(toBack),
+  });
+  const inner = `@call subagent ${
+    JSON.stringify({ description: "deepest", prompt: "@reply from below" })
+  }\n@reply {{results}}`;
+  try {
+    const sent = await (await fetch(`${front.url}/`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "a2a-version": "1.0" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "SendMessage",
+        params: {
+          tenant: "remote",
+          message: message(
+            `@call subagent ${JSON.stringify({ description: "middle", prompt: inner })}\n@reply ok`,
+          ),
+        },
+      }),
+    })).json();
+    assert.equal(sent.result.task.status.state, "TASK_STATE_COMPLETED");
+    const seen = await (await fetch(`${front.url}/_inspect/tasks/${sent.result.task.id}`)).json();
+    const runs = seen.runs as Frame[];
+    const top = runs.find((r) => r.depth === 1)!;
+    const middle = runs.find((r) => r.label === "middle")!;
+    const deepest = runs.find((r) => r.label === "deepest")!;
+    assert.ok(top && middle && deepest, JSON.stringify(runs));
+    assert.deepEqual(
+      [middle.parentRunId, middle.depth, deepest.parentRunId, deepest.depth],
+      [top.runId, 2, middle.runId, 3],
+    );
+    assert.deepEqual([middle.status, deepest.status], ["completed", "completed"]);
+  } finally {
+    await front.close();
+    await toBack.dispose();
+    await back.close();
+  }
+});
