@@ -143,7 +143,8 @@ export function assertRequiredExtensions(
 
 /** Whether `request` activates the seam extension (its `A2A-Extensions` header names it). */
 export function activatesSeam(request: Request): boolean {
-  return request.headers.get("a2a-extensions")?.includes(SEAM_EXTENSION_URI) === true;
+  const header = request.headers.get("a2a-extensions");
+  return header !== null && header.split(",").some((uri) => uri.trim() === SEAM_EXTENSION_URI);
 }
 
 /**
