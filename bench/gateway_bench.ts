@@ -5,6 +5,7 @@ import { Hono } from "hono";
 import { createLogger, createRootScope } from "@seam/host";
 import { createSubagentService } from "@seam/subagent";
 import { createGateway } from "../gateway/mod.ts";
+import { createGateway as createLiteGateway } from "../gateway/lite.ts";
 import { isoNow } from "../gateway/core/_task_view.ts";
 import { V03_BINDINGS } from "../gateway/a2a03/_v03.ts";
 import { parseSendParams, parseSendParamsWithSchema } from "../gateway/http/_validate.ts";
@@ -186,5 +187,52 @@ Deno.bench({
   group: "A2A 0.3 hook on a 1.0 request",
   fn() {
     V03_BINDINGS.jsonRpc(undefined as never, hookRequest, hookCall);
+  },
+});
+
+// A task's descendants (gateway/tree/, issue 38): what following a task's
+// tree costs a SendMessage that carries the seam extension (six listeners on
+// the task's scope, taken off at its end), against the lite gateway, which
+// follows none, on the same message.
+const SEAM_BODY = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "SendMessage",
+  params: {
+    message: {
+      messageId: "bench-1",
+      role: "ROLE_USER",
+      parts: [{ text: "hello from the bench" }],
+      metadata: { "https://jsr.io/@seam/gateway/extensions/subagent/v1": { depth: 0 } },
+    },
+  },
+});
+const seamRequest = () =>
+  new Request("http://127.0.0.1/", {
+    method: "POST",
+    headers: { "content-type": "application/json", "a2a-version": "1.0" },
+    body: SEAM_BODY,
+  });
+const lite = createLiteGateway({ scope: root });
+Deno.bench({
+  name: "SendMessage with the seam extension, lite (no tree)",
+  group: "a task's descendants",
+  baseline: true,
+  async fn() {
+    await (await lite.fetch(seamRequest())).text();
+  },
+});
+Deno.bench({
+  name: "SendMessage with the seam extension, the tree followed",
+  group: "a task's descendants",
+  async fn() {
+    await (await gateway.fetch(seamRequest())).text();
+  },
+});
+Deno.bench({
+  name: "SendMessage without the extension (no tree)",
+  group: "a task's descendants",
+  async fn() {
+    await (await gateway.fetch(request())).text();
   },
 });

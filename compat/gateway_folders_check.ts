@@ -37,6 +37,7 @@ export const FEATURE_FOLDERS: readonly string[] = [
   "gateway/inspector/",
   "gateway/a2a03/",
   "gateway/mounts/",
+  "gateway/tree/",
 ];
 /** The one file through which core/ and http/ may name a feature's types. */
 export const SEAM = "gateway/_features.ts";

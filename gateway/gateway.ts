@@ -3,6 +3,7 @@ import { buildGateway, type GatewayFeatures } from "./http/_gateway.ts";
 import { InspectorRecord } from "./inspector/_inspector_record.ts";
 import { InspectorRoutes } from "./inspector/_inspector_routes.ts";
 import { MountRoutes } from "./mounts/_mounts.ts";
+import { DescendantTrees } from "./tree/_trees.ts";
 import { refuseUnknownOptions, resolveInspector, resolvePush } from "./http/_options.ts";
 import { PushService } from "./push/_push.ts";
 import { PUSH_BINDINGS } from "./push/_push_bindings.ts";
@@ -35,6 +36,7 @@ const EVERY_FEATURE: GatewayFeatures = {
   cluster: createSharedHome,
   inspector: { resolve: resolveInspector, Record: InspectorRecord, Routes: InspectorRoutes },
   mounts: MountRoutes,
+  tree: DescendantTrees,
 };
 
 /**

@@ -14,6 +14,7 @@ import { assertFollows, steer, type SteerHost, waitingIn } from "./_steer.ts";
 import {
   assertStorableText,
   GatewayError,
+  invalidParams,
   pushNotSupported,
   shuttingDown,
   tooMany,
@@ -24,7 +25,7 @@ import { Disposals, KeptRuns } from "./_kept_runs.ts";
 import { ShortLivedMap } from "./_short_lived_map.ts";
 import { providerFor } from "./_start_error.ts";
 import { LiveTask, type LiveTaskHooks, type LiveTaskLimits } from "./_live_task.ts";
-import type { InspectorRecord, PreparedPush, PushService } from "../_features.ts";
+import type { DescendantTrees, InspectorRecord, PreparedPush, PushService } from "../_features.ts";
 import {
   type ProgressSource,
   type StartedRun,
@@ -72,6 +73,8 @@ export interface EngineOptions {
   readonly push?: PushService;
   /** The run inspector's memory, when it is on. */
   readonly inspector?: InspectorRecord;
+  /** Each task's descendants, for its seam clients (absent from `@seam/gateway/lite`). */
+  readonly tree?: DescendantTrees;
   /**
    * The home of this engine's tasks when it is not a {@linkcode LocalHome}
    * (one instance of many, for a shared store: `TaskStorage` with `shared`);
@@ -308,7 +311,9 @@ export class Engine {
     const live = new LiveTask(record, started, hooks, this.#options.task);
     started.chain.current = live;
     this.#live.set(taskId, live);
-    live.stopProgress = started.stopProgress;
+    // A task started with the seam extension tells its seam clients its run's descendants.
+    live.stopProgress = this.#options.tree?.follow(live, started.stopProgress, ext.used) ??
+      started.stopProgress;
     // The task itself, not a closure: one made in this call would hold its
     // whole context for as long as the route is reachable, which dragged
     // each task's objects into V8's old generation (bench/promoted.ts).
@@ -348,13 +353,19 @@ export class Engine {
     return { record, live: running && running.phase !== "ended" ? running : undefined };
   }
 
-  /** Cancel a live task and answer its state once the run ended (or the cancel timed out). */
+  /**
+   * Cancel a live task and answer its state once the run ended (or the cancel
+   * timed out); with the seam extension in `metadata`, only the descendant it names.
+   */
   async cancel(
     id: string,
     principal: string | undefined,
     tenant: string | undefined,
+    metadata?: A2AMetadata,
   ): Promise<A2ATask> {
     const found = await this.find(id, principal, tenant);
+    const seam = metadata?.[SEAM_EXTENSION_URI];
+    if (seam !== undefined) return cancelDescendant(this, this.#options.tree, found, seam);
     // Another instance runs it: the cancel goes there.
     const there = found.live ? undefined : this.home.locate?.(found.record);
     return there ? there.cancel(principal) : this.cancelFound(found);
@@ -498,4 +509,16 @@ export class Engine {
       this.#count(task.record.owner, -1);
     }
   }
+}
+
+/** Cancel the descendant of `found` the seam extension names; answer the task as it is. */
+function cancelDescendant(
+  engine: Engine,
+  tree: DescendantTrees | undefined,
+  found: Found,
+  seam: unknown,
+): A2ATask {
+  if (!tree) throw invalidParams("this gateway cancels no descendant (lite)");
+  tree.cancel(found, seam);
+  return engine.view(found.record);
 }

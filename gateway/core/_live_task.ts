@@ -242,6 +242,11 @@ export class LiveTask {
     return this.#streamed;
   }
 
+  /** The streams open on the task on this instance. */
+  get subscribers(): Iterable<TaskSubscriber> {
+    return this.#subscribers ?? [];
+  }
+
   /** Stop the task's progress listener when it ends. */
   set stopProgress(stop: (() => void) | undefined) {
     this.#stopProgress = stop;

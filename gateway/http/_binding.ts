@@ -8,6 +8,7 @@ import type { PushService } from "../_features.ts";
 import type { V03CardShape } from "./_card.ts";
 import { linkSendTrace } from "./_trace.ts";
 import { parseSendParams, type SendParams } from "./_validate.ts";
+import { SEAM_EXTENSION_URI } from "../types.ts";
 
 /** The parts of the gateway a binding answers from. */
 export interface BindingContext {
@@ -138,6 +139,12 @@ export function assertRequiredExtensions(
       );
     }
   }
+}
+
+/** Whether `request` activates the seam extension (its `A2A-Extensions` header names it). */
+export function activatesSeam(request: Request): boolean {
+  const header = request.headers.get("a2a-extensions");
+  return header !== null && header.split(",").some((uri) => uri.trim() === SEAM_EXTENSION_URI);
 }
 
 /**

@@ -9,7 +9,13 @@ import type { BindingContext } from "./_binding.ts";
 import { CardCache } from "./_card.ts";
 import { Cors } from "./_cors.ts";
 import type { Logger } from "@seam/host";
-import type { InspectorRecord, InspectorRoutes, MountRoutes, PushService } from "../_features.ts";
+import type {
+  DescendantTrees,
+  InspectorRecord,
+  InspectorRoutes,
+  MountRoutes,
+  PushService,
+} from "../_features.ts";
 import type { V03Card } from "./_card.ts";
 import type { PushBindings, V03Bindings } from "./_binding.ts";
 import type { InspectorLimits, PushOptionsResolved } from "./_options.ts";
@@ -55,6 +61,8 @@ export interface GatewayFeatures {
   };
   /** Other endpoints under `basePath`, behind the bearer auth (`mounts`). */
   readonly mounts?: typeof MountRoutes;
+  /** Each task's descendants told to its seam clients, and cancelled by id (`tree`). */
+  readonly tree?: typeof DescendantTrees;
 }
 
 function missing(option: string, what: string): never {
@@ -110,6 +118,7 @@ export function buildGateway(options: GatewayOptions, features: GatewayFeatures)
     task: settings.task,
     push,
     home: features.cluster,
+    tree: features.tree && new features.tree(logger),
   });
   if (push) push.find = (id, principal, tenant) => engine.find(id, principal, tenant);
   const cards = new CardCache({
@@ -148,7 +157,6 @@ export function buildGateway(options: GatewayOptions, features: GatewayFeatures)
       await Promise.all(unlisten.map((off) => off()));
       await gatewayScope.dispose();
     })();
-
   const context: BindingContext = {
     operations: new Operations(engine, logger, settings.maxStreamsPerPrincipal),
     push,

@@ -2,6 +2,7 @@
 import { isRecord } from "@seam/host";
 import {
   acceptSend,
+  activatesSeam,
   assertOpen,
   type BindingContext,
   type JsonRpcMethod,
@@ -85,6 +86,7 @@ const METHODS: ReadonlyMap<string, Method> = new Map<string, Method>([
       principal,
       framing(id),
       lastEventId(request),
+      activatesSeam(request),
     );
     return sseResponse(answer.body, answer.headers);
   }],

@@ -106,6 +106,8 @@ export class Operations {
       // Another instance runs it (a steered task, or a follow-up it continued); one that
       // runs here had its subscriber opened by onLive.
       if (!sent.live) subscriber = sent.stream(framing);
+      // A message with the seam extension activates it: the stream hears the task's descendants.
+      subscriber!.seam = sent.extension;
       subscriber!.onClose = release;
       return { body: subscriber!.body, headers: headersOf(sent) };
     } catch (error) {
@@ -124,7 +126,7 @@ export class Operations {
 
   /** `CancelTask`. */
   cancel(params: IdParams, principal: string | undefined): Promise<A2ATask> {
-    return this.#engine.cancel(params.id, principal, params.tenant);
+    return this.#engine.cancel(params.id, principal, params.tenant, params.metadata);
   }
 
   /** `ListTasks`. */
@@ -135,13 +137,15 @@ export class Operations {
   /**
    * `SubscribeToTask`: a live task's current state, then its updates. On a
    * shared storage: the task's log after `cursor` (`Last-Event-ID`; from its
-   * start without one), then its updates, on any instance.
+   * start without one), then its updates, on any instance. `seam`: the
+   * request activated the seam extension.
    */
   async subscribe(
     params: IdParams,
     principal: string | undefined,
     framing: StreamFraming,
     cursor?: number,
+    seam?: boolean,
   ): Promise<StreamAnswer> {
     const release = this.#slot(principal);
     try {
@@ -158,6 +162,7 @@ export class Operations {
           `task "${t.id}" is ${stateWord(t)}; nothing to subscribe to (use GetTask)`,
         );
       }
+      subscriber.seam = seam === true;
       subscriber.onClose = release;
       return { body: subscriber.body, headers: undefined };
     } catch (error) {

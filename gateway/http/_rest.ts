@@ -6,6 +6,7 @@
 import { isRecord } from "@seam/host";
 import {
   acceptSend,
+  activatesSeam,
   assertOpen,
   type BindingContext,
   principalOf,
@@ -106,6 +107,7 @@ const ROUTES = {
         call.principal,
         FRAMING,
         lastEventId(call.request),
+        activatesSeam(call.request),
       );
       return sseResponse(answer.body, answer.headers);
     },

@@ -40,6 +40,8 @@ type SubscriberState = "open" | "closed";
  */
 export class TaskSubscriber {
   readonly body: ReadableStream<Uint8Array>;
+  /** Its client activated the seam extension: it hears the task's descendants. */
+  seam = false;
   #state: SubscriberState = "open";
   #controller!: ReadableStreamDefaultController<Uint8Array>;
   readonly #framing: StreamFraming;

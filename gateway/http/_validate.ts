@@ -138,6 +138,7 @@ export interface GetParams {
 export interface IdParams {
   readonly tenant?: string;
   readonly id: string;
+  readonly metadata?: A2AMetadata;
 }
 
 /** `ListTasks` params as accepted. */

@@ -16,6 +16,8 @@ import {
   RemoteProtocolError,
   TimedOut,
 } from "./_async.ts";
+import { cancelsDescendants, RemoteDescendants } from "./_descendants.ts";
+import { SEAM_EXTENSION_URI } from "./_extension.ts";
 import { a2aCodeOf, clipped } from "./_failure.ts";
 import { answerArrived, failedStatusOf } from "./_fetch.ts";
 import {
@@ -67,6 +69,15 @@ export interface CallsOwner {
   shouldStop(): boolean;
 }
 
+/** A seam gateway's descendants update: no news of the task; progress when it told something new. */
+const TREE_NEWS: TaskNews = Object.freeze({
+  text: "",
+  changed: false,
+  progress: true,
+  first: false,
+});
+const TREE_REPEATED: TaskNews = Object.freeze({ ...TREE_NEWS, progress: false });
+
 /** One run's requests, and what the run's result reports of the last one that failed. */
 export class RemoteCalls {
   /** Aborted to stop every request of the drive (a cancel once the task is known, or the end). */
@@ -77,6 +88,8 @@ export class RemoteCalls {
   failedStatus: number | undefined;
   /** Why the last stream dropped (a network error), for the error that gives up on the task. */
   lastDrop: unknown;
+  /** A seam gateway's descendants of the task's run, as nested runs of this one. */
+  readonly descendants: RemoteDescendants | undefined;
   /** What to do after a drop, a refusal or a failure (made at the first follow; spans the run). */
   #policy: ReconnectPolicy | undefined;
   readonly #remote: RemoteContext;
@@ -90,6 +103,16 @@ export class RemoteCalls {
     this.#task = task;
     this.#run = run;
     this.call = remote.streaming ? "SendStreamingMessage" : "SendMessage";
+    this.descendants = remote.seam && new RemoteDescendants({
+      runId: run.id,
+      provider: remote.providerName,
+      parent: plan.parent,
+      place: plan.place,
+      logger: () => run.logger(),
+      cancel: cancelsDescendants(remote.client)
+        ? (remoteId) => void this.cancelTask(task.taskId!, remoteId)
+        : undefined,
+    });
   }
 
   options(signal: AbortSignal): {
@@ -167,7 +190,8 @@ export class RemoteCalls {
     try {
       for await (const event of open(deadline.signal)) {
         if (events.count++ === 0) deadline.disarm();
-        const news = this.#task.read(event);
+        const tree = this.descendants?.take(event);
+        const news = tree === undefined ? this.#task.read(event) : tree ? TREE_NEWS : TREE_REPEATED;
         tallied(events, news);
         this.#run.take(news);
         if (this.#run.shouldStop()) return true;
@@ -272,11 +296,12 @@ export class RemoteCalls {
   }
 
   /**
-   * Cancel task `id` (`CancelTask`), bounded by `timeoutMs`. A refusal (an
+   * Cancel task `id` (`CancelTask`), or only its descendant run `descendant`
+   * (named in the seam extension), bounded by `timeoutMs`. A refusal (an
    * error answer, or none in time) is warned of, never thrown, and answered
    * as `remoteCancel` data: `{refused: true, message, code?, timedOut?}`.
    */
-  async cancelTask(id: string): Promise<FailureData | undefined> {
+  async cancelTask(id: string, descendant?: string): Promise<FailureData | undefined> {
     const remote = this.#remote;
     const deadline = new Deadline(
       undefined,
@@ -285,7 +310,13 @@ export class RemoteCalls {
     );
     try {
       await remote.client.cancelTask(
-        { tenant: remote.tenant, id, metadata: undefined },
+        {
+          tenant: remote.tenant,
+          id,
+          metadata: descendant === undefined
+            ? undefined
+            : { [SEAM_EXTENSION_URI]: { runId: descendant } },
+        },
         this.options(deadline.signal),
       );
       return undefined;
@@ -294,7 +325,9 @@ export class RemoteCalls {
       const message = clipped(messageOf(why));
       // Heard, not swallowed: the run still ends aborted, but the remote task may go on.
       this.#run.logger().warn(
-        `A2A run ${this.#run.id}: the remote agent refused CancelTask "${id}" (${message}); its task may still run`,
+        `A2A run ${this.#run.id}: the remote agent refused CancelTask "${id}"${
+          descendant === undefined ? "" : ` of descendant ${clipped(descendant, 100)}`
+        } (${message}); ${descendant === undefined ? "its task" : "it"} may still run`,
       );
       const code = a2aCodeOf(error);
       return {

@@ -354,6 +354,7 @@ export class A2ARun {
         new Error(error?.message ?? `the run ended "${stopReason}" before the remote task existed`),
       );
     }
+    this.#calls.descendants?.end(stopReason);
     const result = runResult(stopReason, pieces, error, structured, usage);
     this.#resolveResult(result);
   }
