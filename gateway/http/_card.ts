@@ -59,11 +59,11 @@ function describeProvider(provider: RegisteredSubagentProvider): string {
   const options = SUBAGENT_START_FIELDS.filter((spec) => caps[spec.capability]).map((spec) =>
     spec.field
   );
-  return `Delegates a self-contained task to a child agent through the "${provider.name}" provider. ${
+  return `Delegates a task to a child agent through "${provider.name}", ${
     provider.inheritsParentContext
-      ? "The child sees the delegating parent's completed turns."
-      : "The child starts fresh: state everything it needs in the message."
-  } Start-time options through the seam extension: ${
+      ? "which sees the parent's turns"
+      : "which starts fresh: say all it needs"
+  }. Start-time options through the seam extension: ${
     options.length ? options.join(", ") : "none"
   }.`;
 }
@@ -135,7 +135,7 @@ export function buildCard(options: {
         {
           uri: SEAM_EXTENSION_URI,
           description:
-            "seam subagent delegation: message.metadata[uri] may carry outputSchema, maxDepth, toolFilter, persona and the caller's depth; params list each provider's capability flags. A field the provider cannot honour is rejected, never ignored.",
+            "Delegation options in message.metadata[uri] (outputSchema, maxDepth, toolFilter, persona, depth); params: each provider's capabilities. A field a provider cannot honour is refused.",
           required: false,
           params,
         },
