@@ -7,7 +7,8 @@
  * event on a stream.
  */
 import { isRecord } from "@seam/host";
-import type { BindingContext } from "../http/_binding.ts";
+import type { BindingContext, RestCall } from "../http/_binding.ts";
+import type { SendParams } from "../http/_validate.ts";
 import {
   answerRoute,
   matchRoute,
@@ -15,7 +16,6 @@ import {
   type RestMatch,
   restTable,
 } from "../http/_rest_table.ts";
-import { linkSendTrace } from "../http/_trace.ts";
 import { discardBody, readJsonBody } from "../http/_body.ts";
 import { GatewayError, jsonRpcError, toGatewayError } from "../core/_errors.ts";
 import { json } from "../http/_http.ts";
@@ -23,7 +23,7 @@ import { sseResponse, type StreamFraming } from "../http/_sse.ts";
 import { eventOut, sendResultOut, taskOut } from "./_v03_convert.ts";
 import { sendParamsFromProto } from "./_v03_params.ts";
 import { extendedCard03 } from "./_v03_version.ts";
-import { assertV03Extensions, v03Headers } from "./_v03_jsonrpc.ts";
+import { acceptV03Send, v03Headers } from "./_v03_jsonrpc.ts";
 import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from "./_v03_push.ts";
 import { stringify } from "../core/_builtins.ts";
 
@@ -76,6 +76,12 @@ async function bodyOf(context: BindingContext, request: Request): Promise<unknow
   return body;
 }
 
+/** A send's params from its proto JSON body, accepted as both 0.3 bindings accept them. */
+async function sendOf(context: BindingContext, call: RestCall): Promise<SendParams> {
+  const params = sendParamsFromProto(await bodyOf(context, call.request), call.tenant);
+  return acceptV03Send(context, call.request, params);
+}
+
 function historyLengthOf(url: URL): number | undefined {
   const raw = url.searchParams.get("historyLength") ?? url.searchParams.get("history_length");
   if (raw === null || raw === "") return undefined;
@@ -95,9 +101,7 @@ const ROUTES = restTable({
   "v1/message:send": {
     methods: ["POST"],
     handle: async (context, call) => {
-      const params = sendParamsFromProto(await bodyOf(context, call.request), call.tenant);
-      assertV03Extensions(context, call.request, params);
-      linkSendTrace(call.request, params);
+      const params = await sendOf(context, call);
       const answer = await context.operations.send(params, call.principal, call.ctx);
       return json(sendResultOut(answer.result, "proto"), 200, v03Headers(answer.headers));
     },
@@ -105,9 +109,7 @@ const ROUTES = restTable({
   "v1/message:stream": {
     methods: ["POST"],
     handle: async (context, call) => {
-      const params = sendParamsFromProto(await bodyOf(context, call.request), call.tenant);
-      assertV03Extensions(context, call.request, params);
-      linkSendTrace(call.request, params);
+      const params = await sendOf(context, call);
       const answer = await context.operations.stream(params, call.principal, call.ctx, FRAMING);
       return sseResponse(answer.body, v03Headers(answer.headers));
     },
