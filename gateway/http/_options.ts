@@ -148,7 +148,7 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
     info: {
       name: options.card?.name ?? "seam gateway",
       description: options.card?.description ??
-        "Delegates tasks to child agents through the providers listed as skills.",
+        "Delegates tasks to child agents, a skill per provider.",
       version: options.card?.version ?? "0.1.0",
       provider: options.card?.provider,
       documentationUrl: options.card?.documentationUrl,

@@ -16,7 +16,13 @@ import {
 import { assertVersion, json, restErrorResponse } from "./_http.ts";
 import { lastEventId } from "./_operations.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
-import { listQueryToParams, parseGetParams, parseIdParams, parseListParams } from "./_validate.ts";
+import {
+  type IdParams,
+  listQueryToParams,
+  parseGetParams,
+  parseIdParams,
+  parseListParams,
+} from "./_validate.ts";
 import {
   answerRoute,
   matchRoute,
@@ -51,6 +57,12 @@ export function queryOf(call: RestCall): Record<string, unknown> {
   delete params["A2A-Version"];
   if (call.tenant !== undefined) params.tenant = call.tenant;
   return params;
+}
+
+/** The task a bodiless task route names (its body, if any, let go). */
+function idParamsOf(call: RestCall): IdParams {
+  discardBody(call.request);
+  return parseIdParams({ tenant: call.tenant, id: call.id });
 }
 
 /** `/tasks/{id}/pushNotificationConfigs[/{configId}]`, in the push feature (_push_bindings.ts). */
@@ -88,19 +100,14 @@ const ROUTES = restTable({
   },
   "tasks/{id}:cancel": {
     methods: ["POST"],
-    handle: async (context, call) => {
-      discardBody(call.request);
-      const params = parseIdParams({ tenant: call.tenant, id: call.id });
-      return json(await context.operations.cancel(params, call.principal));
-    },
+    handle: async (context, call) =>
+      json(await context.operations.cancel(idParamsOf(call), call.principal)),
   },
   "tasks/{id}:subscribe": {
     methods: ["GET", "POST"],
     handle: async (context, call) => {
-      discardBody(call.request);
-      const params = parseIdParams({ tenant: call.tenant, id: call.id });
       const answer = await context.operations.subscribe(
-        params,
+        idParamsOf(call),
         call.principal,
         FRAMING,
         lastEventId(call.request),
@@ -136,7 +143,7 @@ function notFound(request: Request, path: string): GatewayError {
     "methodNotFound",
     `Not found: ${request.method} ${
       path.slice(0, 100)
-    } (the agent card is at .well-known/agent-card.json under the gateway's base; JSON-RPC is POST to the base)`,
+    } (the card: {base}/.well-known/agent-card.json; JSON-RPC: POST {base})`,
   );
 }
 
