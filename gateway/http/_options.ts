@@ -371,8 +371,8 @@ const KNOWN_LIMITS = [
 /**
  * Refuse an option (or a limit) the gateway does not know, naming the known
  * ones: a misspelt bound would otherwise be its default, silently. In
- * `@seam/gateway`'s `createGateway` and `serveGateway` (the lite entry
- * leaves the lists out of its bundle).
+ * `createGateway` (of `@seam/gateway` and of `@seam/gateway/lite`) and
+ * `serveGateway`.
  */
 export function refuseUnknownOptions(options: GatewayOptions): void {
   if (!isRecord(options)) return; // resolveOptions says what is wrong
