@@ -145,7 +145,7 @@ const named = (keys: readonly string[]) =>
 
 function parse<T>(shape: Shape, value: unknown, what: string): T {
   const issues = shapeIssues(shape, value, named);
-  if (issues.length === 0) return value as T;
+  if (!issues) return value as T;
   throw new GatewayError("invalidParams", `Invalid params (A2A 0.3 ${what}): ${issues.join("; ")}`);
 }
 

@@ -278,15 +278,16 @@ export function discriminated(
  * What is wrong with `value` by `shape`, as a refusal lists it: at most five
  * issues, each after its path (`params` for the value itself); `named`
  * words an object's unknown fields (after "unknown fields"), as each binding
- * words them. Empty when it fits.
+ * words them; `undefined` when it fits.
  */
 export function shapeIssues(
   shape: Shape,
   value: unknown,
   named: (keys: readonly string[]) => string,
-): string[] {
+): string[] | undefined {
   const found: Issue[] = [];
   shape(value, [], found);
+  if (found.length === 0) return undefined;
   return found.slice(0, 5).map(({ path, message, unknownKeys: keys }) => {
     const where = formatPath("", path) || "params";
     return keys

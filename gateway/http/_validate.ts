@@ -158,7 +158,7 @@ const named = (keys: readonly string[]) =>
 
 function parse<T>(shape: Shape, value: unknown): T {
   const issues = shapeIssues(shape, value, named);
-  if (issues.length > 0) throw invalidParams(issues.join("; "));
+  if (issues) throw invalidParams(issues.join("; "));
   return value as T;
 }
 
