@@ -32,6 +32,7 @@
  * @module
  */
 import { buildGateway } from "./http/_gateway.ts";
+import { refuseUnknownOptions } from "./http/_options.ts";
 import type { Gateway, GatewayOptions } from "./options.ts";
 
 /**
@@ -39,10 +40,11 @@ import type { Gateway, GatewayOptions } from "./options.ts";
  * `createGateway` does, without A2A 0.3, push notifications, the run
  * inspector and shared task stores.
  *
- * @throws {TypeError} for a bad option, as `@seam/gateway`'s does, and for
- *   `a2a03: true`, `push`, `inspector` or a shared `taskStore`, naming the
- *   option and the entry that has it.
+ * @throws {TypeError} for a bad or unknown option, as `@seam/gateway`'s
+ *   does, and for `a2a03: true`, `push`, `inspector` or a shared
+ *   `taskStore`, naming the option and the entry that has it.
  */
 export function createGateway(options: GatewayOptions): Gateway {
+  refuseUnknownOptions(options);
   return buildGateway(options, {});
 }

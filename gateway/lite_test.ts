@@ -64,3 +64,27 @@ Deno.test("createGateway() from lite refuses a2a03, push, inspector, mounts and 
     await root.dispose();
   }
 });
+
+Deno.test("createGateway() from lite refuses an unknown option, naming it and the known ones", async () => {
+  const root = createRootScope();
+  createSubagentService(root);
+  const refused = (options: Record<string, unknown>, pattern: RegExp) =>
+    assert.throws(
+      () => createGateway({ scope: root, ...options }),
+      (error: Error) => error instanceof TypeError && pattern.test(error.message),
+    );
+  try {
+    // A misspelt `inspector` meant a 404 page, silently.
+    refused(
+      { inspecter: true },
+      /^Cannot create gateway: unknown option inspecter \(known: scope, subagents, .*inspector, mounts\)$/,
+    );
+    refused(
+      { limits: { maxLiveTask: 5 } },
+      /unknown option limits\.maxLiveTask \(known: maxLiveTasks, .*maxStreamBufferBytes\)/,
+    );
+  } finally {
+    // Nothing was made: the refusals come before the gateway is built.
+    await root.dispose();
+  }
+});

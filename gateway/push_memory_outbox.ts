@@ -5,37 +5,21 @@
  *
  * @module
  */
-import { createLogger, delay, type Logger } from "@seam/host";
+import { delay } from "@seam/host";
 import {
+  type PushDelivery,
+  type PushDeliveryOptions,
   type PushNotification,
   type PushOutbox,
-  pushRetryDelay,
-  type PushRetryOptions,
-  sendPushNotification,
+  resolvePushDelivery,
 } from "./push_outbox.ts";
 import type { A2APushNotificationConfig, PushConfigStore } from "./push_store.ts";
 import { isArray } from "./core/_builtins.ts";
 
 /** Options of {@linkcode createMemoryPushOutbox}. */
-export interface MemoryPushOutboxOptions extends PushRetryOptions {
-  /** Attempts per notification, the first included. Default 5. */
-  readonly maxAttempts?: number;
-  /** How long one request may take, in ms. Default 10,000. */
-  readonly timeoutMs?: number;
-  /**
-   * Notifications waiting per webhook URL; beyond it the oldest waiting one
-   * is dropped (with a warning), so a dead webhook keeps the latest states.
-   * Default 100.
-   */
-  readonly maxQueuedPerWebhook?: number;
+export interface MemoryPushOutboxOptions extends PushDeliveryOptions {
   /** Webhook URLs with notifications waiting at once; beyond it a new one's are dropped. Default 1,000. */
   readonly maxWebhooks?: number;
-  /** How long `close()` lets queued notifications have their attempt, in ms. Default 2,000. */
-  readonly closeGraceMs?: number;
-  /** Where drops are reported. Default: a console logger named `"push"`. */
-  readonly logger?: Logger;
-  /** The fetch to send with. Default: the global `fetch`. */
-  readonly fetch?: typeof fetch;
   /**
    * The config store the notifications' configs are kept in (the gateway's
    * `push.configStore`; the gateway passes its own to the outbox it makes
@@ -80,15 +64,8 @@ interface Queue {
 
 type OutboxState = "open" | "closing" | "closed";
 
-function positive(value: number | undefined, name: string, fallback: number, min = 1): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new RangeError(
-      `Cannot create push outbox: ${name} must be an integer of at least ${min}, got ${value}`,
-    );
-  }
-  return value;
-}
+/** How its refusals name it. */
+const OUTBOX = "push outbox";
 
 class MemoryPushOutbox implements PushOutbox {
   readonly #queues = new Map<string, Queue>();
@@ -99,28 +76,13 @@ class MemoryPushOutbox implements PushOutbox {
   readonly #requests = new AbortController();
   #state: OutboxState = "open";
   #closing: Promise<void> | undefined;
-  readonly #maxAttempts: number;
-  readonly #timeoutMs: number;
-  readonly #maxQueued: number;
+  readonly #delivery: PushDelivery;
   readonly #maxWebhooks: number;
-  readonly #graceMs: number;
-  readonly #retry: PushRetryOptions;
-  readonly #logger: Logger;
-  readonly #fetch: typeof fetch | undefined;
   readonly #configs: PushConfigStore | undefined;
 
   constructor(options: MemoryPushOutboxOptions) {
-    this.#maxAttempts = positive(options.maxAttempts, "maxAttempts", 5);
-    this.#timeoutMs = positive(options.timeoutMs, "timeoutMs", 10_000);
-    this.#maxQueued = positive(options.maxQueuedPerWebhook, "maxQueuedPerWebhook", 100);
-    this.#maxWebhooks = positive(options.maxWebhooks, "maxWebhooks", 1_000);
-    this.#graceMs = positive(options.closeGraceMs, "closeGraceMs", 2_000, 0);
-    this.#retry = {
-      baseDelayMs: positive(options.baseDelayMs, "baseDelayMs", 500, 0),
-      maxDelayMs: positive(options.maxDelayMs, "maxDelayMs", 30_000, 0),
-    };
-    this.#logger = options.logger ?? createLogger({ name: "push" });
-    this.#fetch = options.fetch;
+    this.#delivery = resolvePushDelivery(options, OUTBOX);
+    this.#maxWebhooks = this.#delivery.integer(options.maxWebhooks, "maxWebhooks", 1_000);
     const store = options.configStore;
     if (store !== undefined && typeof store?.list !== "function") {
       throw new TypeError(
@@ -147,11 +109,11 @@ class MemoryPushOutbox implements PushOutbox {
       queue = { url: notification.url, entries: [], head: undefined };
       this.#queues.set(notification.url, queue);
     }
-    if (queue.entries.length >= this.#maxQueued) {
+    if (queue.entries.length >= this.#delivery.maxQueuedPerWebhook) {
       const oldest = queue.entries.shift()!;
       this.#drop(
         oldest.notification,
-        `${this.#maxQueued} notifications wait for this webhook (maxQueuedPerWebhook)`,
+        `${this.#delivery.maxQueuedPerWebhook} notifications wait for this webhook (maxQueuedPerWebhook)`,
       );
     }
     queue.entries.push({ notification, attempt: 0, discarded: false });
@@ -175,20 +137,16 @@ class MemoryPushOutbox implements PushOutbox {
     return this.#closing ??= (async () => {
       this.#state = "closing";
       this.#waits.abort();
-      const workers = Promise.all([...this.#workers]);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const grace = new Promise<void>((resolve) => timer = setTimeout(resolve, this.#graceMs));
-      await Promise.race([workers, grace]);
-      clearTimeout(timer);
-      this.#state = "closed";
-      this.#requests.abort();
-      await workers;
+      await this.#delivery.drain(Promise.all([...this.#workers]), () => {
+        this.#state = "closed";
+        this.#requests.abort();
+      });
     })();
   }
 
   #start(queue: Queue): void {
     const worker = this.#work(queue).catch((error) =>
-      this.#logger.error("A push delivery worker failed", error)
+      this.#delivery.logger.error("A push delivery worker failed", error)
     );
     this.#workers.add(worker);
     worker.finally(() => this.#workers.delete(worker));
@@ -224,18 +182,14 @@ class MemoryPushOutbox implements PushOutbox {
       // hears nothing more (as the PostgreSQL outbox does), and the queue goes on.
       if (await this.#target(n) === "gone") return;
       if (entry.discarded) return;
-      const outcome = await sendPushNotification(n, {
-        signal: this.#requests.signal,
-        timeoutMs: this.#timeoutMs,
-        fetch: this.#fetch,
-      });
+      const outcome = await this.#delivery.send(n, this.#requests.signal);
       if (outcome.kind === "delivered") return;
       if (outcome.kind === "drop") {
         this.#drop(n, `the webhook refused it (${outcome.reason})`);
         return;
       }
       if (entry.discarded) return;
-      if (entry.attempt >= this.#maxAttempts) {
+      if (entry.attempt >= this.#delivery.maxAttempts) {
         this.#drop(n, `${entry.attempt} attempts failed, the last: ${outcome.reason}`);
         return;
       }
@@ -243,10 +197,7 @@ class MemoryPushOutbox implements PushOutbox {
         this.#drop(n, `the outbox is closing (last attempt: ${outcome.reason})`);
         return;
       }
-      const wait = Math.min(
-        this.#retry.maxDelayMs!,
-        Math.max(outcome.retryAfterMs ?? 0, pushRetryDelay(entry.attempt, this.#retry)),
-      );
+      const wait = this.#delivery.retryWait(entry.attempt, outcome.retryAfterMs);
       const woken = new AbortController();
       entry.wake = () => woken.abort();
       try {
@@ -276,7 +227,7 @@ class MemoryPushOutbox implements PushOutbox {
       configs = await this.#read(n.taskId);
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
-      this.#logger.warn(
+      this.#delivery.logger.warn(
         `Push notification ${n.id} for task "${n.taskId}" (config "${n.configId}"): its config could not be read (${
           why.slice(0, 200)
         }), so it is sent to the target it was enqueued with`,
@@ -305,8 +256,8 @@ class MemoryPushOutbox implements PushOutbox {
         read,
         new Promise<never>((_, reject) => {
           timer = setTimeout(
-            () => reject(new Error(`no answer within ${this.#timeoutMs} ms`)),
-            this.#timeoutMs,
+            () => reject(new Error(`no answer within ${this.#delivery.timeoutMs} ms`)),
+            this.#delivery.timeoutMs,
           );
           onAbort = () => reject(new Error("the outbox closed"));
           signal.addEventListener("abort", onAbort, { once: true });
@@ -319,7 +270,7 @@ class MemoryPushOutbox implements PushOutbox {
   }
 
   #drop(n: PushNotification, why: string): void {
-    this.#logger.warn(
+    this.#delivery.logger.warn(
       `Push notification ${n.id} for task "${n.taskId}" (config "${n.configId}") to ${
         n.url.slice(0, 200)
       } was dropped: ${why}`,

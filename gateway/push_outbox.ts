@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { createLogger, type Logger } from "@seam/host";
 import type { A2APushAuthentication } from "./push_store.ts";
 import type { TaskStorage } from "./task_storage.ts";
 
@@ -197,4 +198,121 @@ export function pushRetryDelay(attempt: number, options: PushRetryOptions = {}):
   const cap = options.maxDelayMs ?? 30_000;
   const exp = Math.min(cap, base * 2 ** Math.min(30, attempt - 1));
   return Math.round(exp / 2 + Math.random() * exp / 2);
+}
+
+/**
+ * The options every outbox takes (`createMemoryPushOutbox`'s, and
+ * `@seam/gateway-postgres`'s `createPostgresPushOutbox`'s), read by
+ * {@linkcode resolvePushDelivery}.
+ */
+export interface PushDeliveryOptions extends PushRetryOptions {
+  /**
+   * Attempts per notification, the first included (in a shared outbox, a
+   * claim whose instance died counts). Default 5.
+   */
+  readonly maxAttempts?: number;
+  /** How long one request may take, in ms. Default 10,000. */
+  readonly timeoutMs?: number;
+  /**
+   * Notifications waiting per webhook URL; beyond it the oldest waiting ones
+   * are dropped (with a warning), so a dead webhook keeps the latest states.
+   * Default 100.
+   */
+  readonly maxQueuedPerWebhook?: number;
+  /**
+   * How long `close()` lets the deliveries under way finish, in ms (a shared
+   * outbox leaves the rest to another instance). Default 2,000.
+   */
+  readonly closeGraceMs?: number;
+  /** Where drops (and the outbox's own trouble) are reported. Default: a console logger named `"push"`. */
+  readonly logger?: Logger;
+  /** The fetch to send with. Default: the global `fetch`. */
+  readonly fetch?: typeof fetch;
+}
+
+/**
+ * {@linkcode PushDeliveryOptions} checked, with their defaults, and the
+ * steps every outbox takes by them.
+ */
+export interface PushDelivery {
+  /** Attempts per notification, the first included (default 5). */
+  readonly maxAttempts: number;
+  /** How long one request may take, in ms (default {@linkcode PUSH_TIMEOUT_MS}). */
+  readonly timeoutMs: number;
+  /** Notifications waiting per webhook URL (default 100). */
+  readonly maxQueuedPerWebhook: number;
+  /** How long `close()` lets deliveries finish, in ms (default 2,000). */
+  readonly closeGraceMs: number;
+  /** Where drops are reported (default: a console logger named `"push"`). */
+  readonly logger: Logger;
+  /** One attempt ({@linkcode sendPushNotification}) with `timeoutMs` and `fetch`; `signal` aborts it. */
+  send(notification: PushNotification, signal: AbortSignal): Promise<PushAttemptOutcome>;
+  /**
+   * The wait before the next attempt after attempt `attempt` (1-based)
+   * failed: {@linkcode pushRetryDelay}, or the webhook's `Retry-After` if
+   * longer, at most `maxDelayMs`.
+   */
+  retryWait(attempt: number, retryAfterMs: number | undefined): number;
+  /**
+   * How `close()` ends the deliveries: `inflight` has `closeGraceMs` to
+   * settle, then `abort()` stops what is left; fulfils once `inflight` has
+   * settled, with no timer left.
+   */
+  drain(inflight: Promise<unknown>, abort: () => void): Promise<void>;
+  /**
+   * One of the outbox's own integer options, checked in the same words:
+   * `fallback` when absent, else a safe integer of at least `min` (default 1).
+   *
+   * @throws {RangeError} naming the outbox and the option.
+   */
+  integer(value: number | undefined, name: string, fallback: number, min?: number): number;
+}
+
+/**
+ * Check the options every outbox takes and fill in their defaults (the
+ * in-memory outbox and `@seam/gateway-postgres`'s take them so); `outbox`
+ * names it in refusals (`"the PostgreSQL push outbox"`).
+ *
+ * @throws {RangeError} naming the outbox and an option that is not an
+ *   integer of at least its minimum (1; 0 for the waits).
+ */
+export function resolvePushDelivery(options: PushDeliveryOptions, outbox: string): PushDelivery {
+  const integer = (value: number | undefined, name: string, fallback: number, min = 1) => {
+    if (value === undefined) return fallback;
+    if (!Number.isSafeInteger(value) || value < min) {
+      throw new RangeError(
+        `Cannot create ${outbox}: ${name} must be an integer of at least ${min}, got ${value}`,
+      );
+    }
+    return value;
+  };
+  const maxAttempts = integer(options.maxAttempts, "maxAttempts", 5);
+  const timeoutMs = integer(options.timeoutMs, "timeoutMs", PUSH_TIMEOUT_MS);
+  const maxQueuedPerWebhook = integer(options.maxQueuedPerWebhook, "maxQueuedPerWebhook", 100);
+  const closeGraceMs = integer(options.closeGraceMs, "closeGraceMs", 2_000, 0);
+  const retry = {
+    baseDelayMs: integer(options.baseDelayMs, "baseDelayMs", 500, 0),
+    maxDelayMs: integer(options.maxDelayMs, "maxDelayMs", 30_000, 0),
+  };
+  const fetch = options.fetch;
+  return {
+    maxAttempts,
+    timeoutMs,
+    maxQueuedPerWebhook,
+    closeGraceMs,
+    logger: options.logger ?? createLogger({ name: "push" }),
+    send: (notification, signal) =>
+      sendPushNotification(notification, { signal, timeoutMs, fetch }),
+    retryWait: (attempt, retryAfterMs) =>
+      Math.min(retry.maxDelayMs, Math.max(retryAfterMs ?? 0, pushRetryDelay(attempt, retry))),
+    drain: async (inflight, abort) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const grace = new Promise<void>((resolve) => timer = setTimeout(resolve, closeGraceMs));
+      await Promise.race([inflight, grace]);
+      clearTimeout(timer);
+      abort();
+      await inflight;
+    },
+    integer,
+  };
 }

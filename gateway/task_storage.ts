@@ -187,8 +187,6 @@ export interface TaskStorage extends TaskStore {
 /** Whether `store` implements the whole {@linkcode TaskStorage} port. */
 export function isTaskStorage(store: TaskStore): store is TaskStorage {
   const s = store as Partial<TaskStorage>;
-  return typeof s.append === "function" && typeof s.read === "function" &&
-    typeof s.subscribe === "function" && typeof s.heartbeat === "function" &&
-    typeof s.orphans === "function" && typeof s.send === "function" &&
-    typeof s.serve === "function" && typeof s.shared === "boolean";
+  return (["append", "read", "subscribe", "heartbeat", "orphans", "send", "serve"] as const)
+    .every((method) => typeof s[method] === "function") && typeof s.shared === "boolean";
 }

@@ -1,21 +1,16 @@
 /** The gateway's {@linkcode PushOutbox} on PostgreSQL (see {@linkcode createPostgresPushOutbox}). */
-import { createLogger, type Logger } from "@seam/host";
 import {
   isTaskStorageError,
+  type PushDelivery,
+  type PushDeliveryOptions,
   type PushNotification,
   type PushOutbox,
-  pushRetryDelay,
-  type PushRetryOptions,
-  sendPushNotification,
+  resolvePushDelivery,
 } from "@seam/gateway";
 import { type PostgresTaskStore, type StoreInternals, storeInternals } from "./postgres_store.ts";
 
 /** Options of {@linkcode createPostgresPushOutbox}. */
-export interface PostgresPushOutboxOptions extends PushRetryOptions {
-  /** Attempts per notification, the first included (a claim whose instance died counts). Default 5. */
-  readonly maxAttempts?: number;
-  /** How long one request may take, in ms. Default 10,000. */
-  readonly timeoutMs?: number;
+export interface PostgresPushOutboxOptions extends PushDeliveryOptions {
   /**
    * How long a claim lasts beyond `timeoutMs`, in ms: an instance that dies
    * holding one leaves it to another once it lapses. Default 5,000; at least
@@ -31,18 +26,6 @@ export interface PostgresPushOutboxOptions extends PushRetryOptions {
    * Default 1,000.
    */
   readonly pollIntervalMs?: number;
-  /**
-   * Notifications waiting per webhook URL; beyond it the oldest waiting ones
-   * are dropped (with a warning), so a dead webhook keeps the latest states.
-   * Default 100.
-   */
-  readonly maxQueuedPerWebhook?: number;
-  /** How long `close()` lets requests in flight finish, in ms; the rest stay for another instance. Default 2,000. */
-  readonly closeGraceMs?: number;
-  /** Where drops and database trouble are reported. Default: a console logger named `"push"`. */
-  readonly logger?: Logger;
-  /** The fetch to send with. Default: the global `fetch`. */
-  readonly fetch?: typeof fetch;
 }
 
 /** A {@linkcode PushOutbox} in PostgreSQL; `close()` stops this instance's deliveries (the rows stay). */
@@ -84,16 +67,8 @@ type Reach = "reachable" | "unreachable";
 /** The longest time between two trims (`maxQueuedPerWebhook`); ten polls if that is sooner. */
 const TRIM_EVERY_MS = 5_000;
 const ENQUEUE_RETRY_MAX_MS = 2_000;
-
-function positive(value: number | undefined, name: string, fallback: number, min = 1): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new RangeError(
-      `Cannot create the PostgreSQL push outbox: ${name} must be an integer of at least ${min}, got ${value}`,
-    );
-  }
-  return value;
-}
+/** How its refusals name it. */
+const OUTBOX = "the PostgreSQL push outbox";
 
 function toNotification(row: OutboxRow): PushNotification {
   return {
@@ -123,34 +98,21 @@ class PgPushOutbox implements PostgresPushOutbox {
   readonly #requests = new AbortController();
   readonly #db: StoreInternals;
   readonly #stopWaking: () => void;
-  readonly #maxAttempts: number;
-  readonly #timeoutMs: number;
+  readonly #delivery: PushDelivery;
   readonly #leaseMs: number;
   readonly #concurrency: number;
   readonly #pollMs: number;
-  readonly #maxQueued: number;
-  readonly #graceMs: number;
-  readonly #retry: PushRetryOptions;
-  readonly #logger: Logger;
-  readonly #fetch: typeof fetch | undefined;
 
   constructor(store: PostgresTaskStore, options: PostgresPushOutboxOptions) {
     this.#db = storeInternals(store, "the PostgreSQL push outbox");
     this.enqueuedBy = store;
-    this.#maxAttempts = positive(options.maxAttempts, "maxAttempts", 5);
-    this.#timeoutMs = positive(options.timeoutMs, "timeoutMs", 10_000);
-    this.#leaseMs = this.#timeoutMs + positive(options.leaseMarginMs, "leaseMarginMs", 5_000, 250);
-    this.#concurrency = positive(options.concurrency, "concurrency", 8);
-    this.#pollMs = positive(options.pollIntervalMs, "pollIntervalMs", 1_000, 10);
+    const delivery = this.#delivery = resolvePushDelivery(options, OUTBOX);
+    const { integer } = delivery;
+    this.#leaseMs = delivery.timeoutMs +
+      integer(options.leaseMarginMs, "leaseMarginMs", 5_000, 250);
+    this.#concurrency = integer(options.concurrency, "concurrency", 8);
+    this.#pollMs = integer(options.pollIntervalMs, "pollIntervalMs", 1_000, 10);
     this.#trimEveryMs = Math.min(TRIM_EVERY_MS, this.#pollMs * 10);
-    this.#maxQueued = positive(options.maxQueuedPerWebhook, "maxQueuedPerWebhook", 100);
-    this.#graceMs = positive(options.closeGraceMs, "closeGraceMs", 2_000, 0);
-    this.#retry = {
-      baseDelayMs: positive(options.baseDelayMs, "baseDelayMs", 500, 0),
-      maxDelayMs: positive(options.maxDelayMs, "maxDelayMs", 30_000, 0),
-    };
-    this.#logger = options.logger ?? createLogger({ name: "push" });
-    this.#fetch = options.fetch;
     this.#stopWaking = this.#db.onPushed(() => this.#kick());
     this.#tick();
   }
@@ -206,14 +168,11 @@ class PgPushOutbox implements PostgresPushOutbox {
       this.#timers.clear();
       await this.#pumping;
       const inflight = Promise.all([...this.#inflight]);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const grace = new Promise<void>((resolve) => timer = setTimeout(resolve, this.#graceMs));
-      await Promise.race([inflight, grace]);
-      clearTimeout(timer);
-      this.#state = "closed";
-      // What is still in flight is released for another instance.
-      this.#requests.abort();
-      await inflight;
+      await this.#delivery.drain(inflight, () => {
+        this.#state = "closed";
+        // What is still in flight is released for another instance.
+        this.#requests.abort();
+      });
     })();
   }
 
@@ -269,7 +228,7 @@ class PgPushOutbox implements PostgresPushOutbox {
     }
     for (const row of rows) {
       const delivery = this.#deliver(row).catch((error) =>
-        this.#logger.error("A push delivery failed", error)
+        this.#delivery.logger.error("A push delivery failed", error)
       ).finally(() => {
         this.#inflight.delete(delivery);
         // A slot is free, and the webhook's next notification may be due.
@@ -319,15 +278,11 @@ class PgPushOutbox implements PostgresPushOutbox {
       // config hears nothing more, and a replaced one's old target neither.
       return await this.#finish(row, "discard", "");
     }
-    if (row.attempts > this.#maxAttempts) {
+    if (row.attempts > this.#delivery.maxAttempts) {
       // Its last claims were by instances that stopped before they finished.
       return await this.#finish(row, "drop", `${row.attempts - 1} attempts were made`);
     }
-    const outcome = await sendPushNotification(n, {
-      signal: this.#requests.signal,
-      timeoutMs: this.#timeoutMs,
-      fetch: this.#fetch,
-    });
+    const outcome = await this.#delivery.send(n, this.#requests.signal);
     if (this.#requests.signal.aborted && outcome.kind === "retry") {
       return await this.#finish(row, "release", "the outbox closed");
     }
@@ -335,17 +290,14 @@ class PgPushOutbox implements PostgresPushOutbox {
     if (outcome.kind === "drop") {
       return await this.#finish(row, "drop", `the webhook refused it (${outcome.reason})`);
     }
-    if (row.attempts >= this.#maxAttempts) {
+    if (row.attempts >= this.#delivery.maxAttempts) {
       return await this.#finish(
         row,
         "drop",
         `${row.attempts} attempts failed, the last: ${outcome.reason}`,
       );
     }
-    const wait = Math.min(
-      this.#retry.maxDelayMs!,
-      Math.max(outcome.retryAfterMs ?? 0, pushRetryDelay(row.attempts, this.#retry)),
-    );
+    const wait = this.#delivery.retryWait(row.attempts, outcome.retryAfterMs);
     await this.#finish(row, "retry", outcome.reason, wait);
     this.#later(wait, () => this.#kick());
   }
@@ -373,7 +325,7 @@ class PgPushOutbox implements PostgresPushOutbox {
           !isTaskStorageError(error, "UNAVAILABLE") || Date.now() + wait > until ||
           this.#state === "closed"
         ) {
-          this.#logger.warn(
+          this.#delivery.logger.warn(
             `Push notification ${row.id} could not be settled (${how}); it is tried again once its claim lapses`,
             error,
           );
@@ -417,27 +369,29 @@ class PgPushOutbox implements PostgresPushOutbox {
           DELETE FROM push_outbox o USING (
             SELECT seq, row_number() OVER (PARTITION BY url ORDER BY seq DESC) AS n FROM push_outbox
           ) r
-          WHERE o.seq = r.seq AND r.n > ${this.#maxQueued}
+          WHERE o.seq = r.seq AND r.n > ${this.#delivery.maxQueuedPerWebhook}
             AND (o.lease_until IS NULL OR o.lease_until < now())
           RETURNING o.id, o.task_id, o.config_id, o.url`);
     } catch {
       return; // the claim that follows says so
     }
     for (const row of rows.slice(0, 10)) {
-      this.#logger.warn(
+      this.#delivery.logger.warn(
         `Push notification ${row.id} for task "${row.task_id}" (config "${row.config_id}") to ${
           row.url.slice(0, 200)
-        } was dropped: ${this.#maxQueued} newer ones wait for this webhook (maxQueuedPerWebhook)`,
+        } was dropped: ${this.#delivery.maxQueuedPerWebhook} newer ones wait for this webhook (maxQueuedPerWebhook)`,
       );
     }
     if (rows.length > 10) {
-      this.#logger.warn(`… and ${rows.length - 10} more push notifications (maxQueuedPerWebhook)`);
+      this.#delivery.logger.warn(
+        `… and ${rows.length - 10} more push notifications (maxQueuedPerWebhook)`,
+      );
     }
   }
 
   #reachable(): void {
     if (this.#reach === "unreachable") {
-      this.#logger.info("The push outbox reaches PostgreSQL again");
+      this.#delivery.logger.info("The push outbox reaches PostgreSQL again");
     }
     this.#reach = "reachable";
   }
@@ -445,13 +399,16 @@ class PgPushOutbox implements PostgresPushOutbox {
   #unreachable(error: unknown): void {
     // Said once per outage; the rows wait in the database meanwhile.
     if (this.#reach === "reachable") {
-      this.#logger.warn("The push outbox cannot reach PostgreSQL; its notifications wait", error);
+      this.#delivery.logger.warn(
+        "The push outbox cannot reach PostgreSQL; its notifications wait",
+        error,
+      );
     }
     this.#reach = "unreachable";
   }
 
   #drop(n: PushNotification, why: string, attempts: number): void {
-    this.#logger.warn(
+    this.#delivery.logger.warn(
       `Push notification ${n.id} for task "${n.taskId}" (config "${n.configId}") to ${
         n.url.slice(0, 200)
       } was dropped${attempts ? ` after ${attempts} attempts` : ""}: ${why}`,

@@ -64,7 +64,7 @@ function framing(id: RpcId): StreamFraming {
  *
  * @throws {GatewayError} -32008 naming the first one missing.
  */
-export function assertV03Extensions(
+function assertV03Extensions(
   context: BindingContext,
   request: Request,
   params: SendParams,
@@ -84,19 +84,30 @@ export function assertV03Extensions(
   }
 }
 
+/**
+ * The params of a 0.3 `message/send` (or `message/stream`) of either
+ * binding, parsed from its form: the extensions the gateway requires
+ * checked, and the request's trace linked to them.
+ */
+export function acceptV03Send(
+  context: BindingContext,
+  request: Request,
+  params: SendParams,
+): SendParams {
+  assertV03Extensions(context, request, params);
+  linkSendTrace(request, params);
+  return params;
+}
+
 /** The A2A 0.3 methods. */
 export const V03_METHODS: ReadonlyMap<string, V03Method> = new Map<string, V03Method>([
   ["message/send", async (context, { params, principal, id, ctx, tenant, request }) => {
-    const send = sendParamsFromJson(params, tenant);
-    assertV03Extensions(context, request, send);
-    linkSendTrace(request, send);
+    const send = acceptV03Send(context, request, sendParamsFromJson(params, tenant));
     const answer = await context.operations.send(send, principal, ctx);
     return ok(id, sendResultOut(answer.result, "json"), v03Headers(answer.headers));
   }],
   ["message/stream", async (context, { params, principal, id, ctx, tenant, request }) => {
-    const send = sendParamsFromJson(params, tenant);
-    assertV03Extensions(context, request, send);
-    linkSendTrace(request, send);
+    const send = acceptV03Send(context, request, sendParamsFromJson(params, tenant));
     const answer = await context.operations.stream(send, principal, ctx, framing(id));
     return sseResponse(answer.body, v03Headers(answer.headers));
   }],

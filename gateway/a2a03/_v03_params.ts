@@ -4,32 +4,36 @@
  * refusal naming the field and the version, and made into the 1.0 params
  * the operations take.
  */
-import { formatPath, type JsonValue } from "@seam/host";
+import type { JsonValue } from "@seam/host";
 import { GatewayError } from "../core/_errors.ts";
 import {
   array,
   boolean,
   discriminated,
-  int,
-  type Issue,
   oneOf,
   optional,
   record,
   type Shape,
+  shapeIssues,
   strictObject,
   string,
   union,
   unknown,
 } from "../http/_shape.ts";
 import { DATA_PART_COMPAT, isPlain } from "./_v03_convert.ts";
-import type { GetParams, IdParams, ParsedMessage, SendParams } from "../http/_validate.ts";
+import {
+  COMMON_FIELDS,
+  type GetParams,
+  type IdParams,
+  type ParsedMessage,
+  type SendParams,
+} from "../http/_validate.ts";
 import type { A2AMetadata, A2APart } from "../types.ts";
 import { isArray, stringify } from "../core/_builtins.ts";
 
 type Json = Record<string, unknown>;
 
-const metadata = optional(record());
-const text = optional(string());
+const { metadata, text, strings, historyLength, taskId } = COMMON_FIELDS;
 const fileName = { mimeType: text, name: text };
 
 const jsonPart = discriminated(
@@ -78,7 +82,7 @@ const ids = {
   contextId: text,
   taskId: text,
   metadata,
-  extensions: optional(array(string())),
+  extensions: strings,
 };
 
 const jsonMessage = strictObject({
@@ -92,7 +96,7 @@ const jsonMessage = strictObject({
         : 'must be "user" (a client sends user messages)',
   ),
   parts: array(jsonPart, { nonEmpty: "must hold at least one part" }),
-  referenceTaskIds: optional(array(string())),
+  referenceTaskIds: strings,
 });
 
 const protoMessage = strictObject({
@@ -113,47 +117,35 @@ const protoMessage = strictObject({
   }),
 });
 
-const historyLength = optional(int({ min: 0 }));
 const pushConfig = optional(record());
 
-const jsonSend = strictObject({
-  message: jsonMessage,
-  configuration: optional(strictObject({
-    acceptedOutputModes: optional(array(string())),
-    historyLength,
-    blocking: optional(boolean),
-    pushNotificationConfig: pushConfig,
-  })),
-  metadata,
-});
+/** A send's params in either 0.3 form, which differ in the message and the push config's name. */
+function sendShape(message: Shape, pushKey: "pushNotificationConfig" | "pushNotification"): Shape {
+  return strictObject({
+    message,
+    configuration: optional(strictObject({
+      acceptedOutputModes: strings,
+      historyLength,
+      blocking: optional(boolean),
+      [pushKey]: pushConfig,
+    })),
+    metadata,
+  });
+}
 
-const protoSend = strictObject({
-  message: protoMessage,
-  configuration: optional(strictObject({
-    acceptedOutputModes: optional(array(string())),
-    historyLength,
-    blocking: optional(boolean),
-    pushNotification: pushConfig,
-  })),
-  metadata,
-});
+const jsonSend = sendShape(jsonMessage, "pushNotificationConfig");
+const protoSend = sendShape(protoMessage, "pushNotification");
 
-const taskId = string("must be a non-empty task id");
 const jsonGet = strictObject({ id: taskId, historyLength, metadata });
 const jsonId = strictObject({ id: taskId, metadata });
 
+/** Unknown fields, as the 0.3 refusals name them. */
+const named = (keys: readonly string[]) =>
+  keys.slice(0, 5).map((k) => stringify(k.slice(0, 40))).join(", ");
+
 function parse<T>(shape: Shape, value: unknown, what: string): T {
-  const found: Issue[] = [];
-  shape(value, [], found);
-  if (found.length === 0) return value as T;
-  const issues = found.slice(0, 5).map(({ path, message, unknownKeys: keys }) => {
-    const where = formatPath("", path) || "params";
-    return keys
-      ? `${where}: unknown field${keys.length > 1 ? "s" : ""} ${
-        keys.slice(0, 5).map((k) => stringify(k.slice(0, 40))).join(", ")
-      }`
-      : `${where}: ${message}`;
-  });
+  const issues = shapeIssues(shape, value, named);
+  if (!issues) return value as T;
   throw new GatewayError("invalidParams", `Invalid params (A2A 0.3 ${what}): ${issues.join("; ")}`);
 }
 

@@ -7,8 +7,15 @@
  * event on a stream.
  */
 import { isRecord } from "@seam/host";
-import { type BindingContext, principalOf, type RestRoute } from "../http/_binding.ts";
-import { linkSendTrace } from "../http/_trace.ts";
+import type { BindingContext, RestCall } from "../http/_binding.ts";
+import type { SendParams } from "../http/_validate.ts";
+import {
+  answerRoute,
+  matchRoute,
+  type RestAnswer,
+  type RestMatch,
+  restTable,
+} from "../http/_rest_table.ts";
 import { discardBody, readJsonBody } from "../http/_body.ts";
 import { GatewayError, jsonRpcError, toGatewayError } from "../core/_errors.ts";
 import { json } from "../http/_http.ts";
@@ -16,7 +23,7 @@ import { sseResponse, type StreamFraming } from "../http/_sse.ts";
 import { eventOut, sendResultOut, taskOut } from "./_v03_convert.ts";
 import { sendParamsFromProto } from "./_v03_params.ts";
 import { extendedCard03 } from "./_v03_version.ts";
-import { assertV03Extensions, v03Headers } from "./_v03_jsonrpc.ts";
+import { acceptV03Send, v03Headers } from "./_v03_jsonrpc.ts";
 import { deletePushConfig, getPushConfig, listPushConfigs, setPushConfig } from "./_v03_push.ts";
 import { stringify } from "../core/_builtins.ts";
 
@@ -69,6 +76,12 @@ async function bodyOf(context: BindingContext, request: Request): Promise<unknow
   return body;
 }
 
+/** A send's params from its proto JSON body, accepted as both 0.3 bindings accept them. */
+async function sendOf(context: BindingContext, call: RestCall): Promise<SendParams> {
+  const params = sendParamsFromProto(await bodyOf(context, call.request), call.tenant);
+  return acceptV03Send(context, call.request, params);
+}
+
 function historyLengthOf(url: URL): number | undefined {
   const raw = url.searchParams.get("historyLength") ?? url.searchParams.get("history_length");
   if (raw === null || raw === "") return undefined;
@@ -83,35 +96,25 @@ function historyLengthOf(url: URL): number | undefined {
   return Number(raw);
 }
 
-const ROUTES = {
-  send: {
+/** The 0.3 routes by path. */
+const ROUTES = restTable({
+  "v1/message:send": {
     methods: ["POST"],
     handle: async (context, call) => {
-      const params = sendParamsFromProto(await bodyOf(context, call.request), call.tenant);
-      assertV03Extensions(context, call.request, params);
-      linkSendTrace(call.request, params);
+      const params = await sendOf(context, call);
       const answer = await context.operations.send(params, call.principal, call.ctx);
       return json(sendResultOut(answer.result, "proto"), 200, v03Headers(answer.headers));
     },
   },
-  stream: {
+  "v1/message:stream": {
     methods: ["POST"],
     handle: async (context, call) => {
-      const params = sendParamsFromProto(await bodyOf(context, call.request), call.tenant);
-      assertV03Extensions(context, call.request, params);
-      linkSendTrace(call.request, params);
+      const params = await sendOf(context, call);
       const answer = await context.operations.stream(params, call.principal, call.ctx, FRAMING);
       return sseResponse(answer.body, v03Headers(answer.headers));
     },
   },
-  get: {
-    methods: ["GET"],
-    handle: async (context, call) => {
-      const params = { tenant: call.tenant, id: call.id, historyLength: historyLengthOf(call.url) };
-      return json(taskOut(await context.operations.get(params, call.principal), "proto"));
-    },
-  },
-  cancel: {
+  "v1/tasks/{id}:cancel": {
     methods: ["POST"],
     handle: async (context, call) => {
       discardBody(call.request);
@@ -119,7 +122,7 @@ const ROUTES = {
       return json(taskOut(await context.operations.cancel(params, call.principal), "proto"));
     },
   },
-  subscribe: {
+  "v1/tasks/{id}:subscribe": {
     methods: ["GET", "POST"],
     handle: async (context, call) => {
       discardBody(call.request);
@@ -128,7 +131,14 @@ const ROUTES = {
       return sseResponse(answer.body, v03Headers(answer.headers));
     },
   },
-  pushConfigs: {
+  "v1/tasks/{id}": {
+    methods: ["GET"],
+    handle: async (context, call) => {
+      const params = { tenant: call.tenant, id: call.id, historyLength: historyLengthOf(call.url) };
+      return json(taskOut(await context.operations.get(params, call.principal), "proto"));
+    },
+  },
+  "v1/tasks/{id}/pushNotificationConfigs": {
     methods: ["GET", "POST"],
     handle: async (context, call) => {
       if (call.request.method === "GET") {
@@ -153,7 +163,7 @@ const ROUTES = {
       return json(made);
     },
   },
-  pushConfig: {
+  "v1/tasks/{id}/pushNotificationConfigs/{configId}": {
     methods: ["GET", "DELETE"],
     handle: async (context, call) => {
       if (call.request.method === "GET") {
@@ -164,52 +174,22 @@ const ROUTES = {
       return new Response(null, { status: 204 });
     },
   },
-  card: {
+  "v1/card": {
     methods: ["GET"],
     handle: (context, call) =>
       Promise.resolve(json(extendedCard03(context, call.request, "0.3-proto"))),
   },
-} as const satisfies Record<string, RestRoute>;
+});
 
-type RouteName = keyof typeof ROUTES;
-
-/** The route for the segments after `/v1`. */
-function route(
-  rest: readonly string[],
-): { name: RouteName; id: string; configId?: string } | undefined {
-  const [a, b, c] = rest;
-  if (rest.length === 1) {
-    if (a === "message:send") return { name: "send", id: "" };
-    if (a === "message:stream") return { name: "stream", id: "" };
-    if (a === "card") return { name: "card", id: "" };
-    return undefined;
-  }
-  if (a !== "tasks" || b === "") return undefined;
-  if (rest.length === 2) {
-    if (b.endsWith(":cancel")) return { name: "cancel", id: b.slice(0, -7) };
-    if (b.endsWith(":subscribe")) return { name: "subscribe", id: b.slice(0, -10) };
-    return { name: "get", id: b };
-  }
-  if (c !== "pushNotificationConfigs") return undefined;
-  if (rest.length === 3) return { name: "pushConfigs", id: b };
-  if (rest.length === 4 && rest[3] !== "") return { name: "pushConfig", id: b, configId: rest[3] };
-  return undefined;
+/**
+ * The 0.3 route for path segments (`v1/…` or `{tenant}/v1/…`). A 0.3 path
+ * has no empty segment: such a path, unversioned, is left to the 1.0 routes.
+ */
+function match(segs: readonly string[]): RestMatch | undefined {
+  return segs.includes("") ? undefined : matchRoute(ROUTES, segs);
 }
 
-/** The 0.3 route for path segments (`v1/…` or `{tenant}/v1/…`), with its tenant. */
-function match(
-  segs: readonly string[],
-): { name: RouteName; id: string; configId?: string; tenant: string | undefined } | undefined {
-  if (segs[0] === "v1" && segs.length >= 2) {
-    const found = route(segs.slice(1));
-    if (found) return { ...found, tenant: undefined };
-  }
-  if (segs[1] === "v1" && segs.length >= 3 && segs[0] !== "") {
-    const found = route(segs.slice(2));
-    if (found) return { ...found, tenant: segs[0] };
-  }
-  return undefined;
-}
+const ANSWER: RestAnswer = { refuse: errorResponse };
 
 /** Whether path segments name a 0.3 route. */
 export function isV03Route(segs: readonly string[]): boolean {
@@ -233,29 +213,7 @@ export async function handleV03Rest(
         `Not found: ${request.method} ${path} is not an A2A 0.3 HTTP+JSON route (they are under {base}/v1: POST /v1/message:send, POST /v1/message:stream, GET /v1/tasks/{id}, POST /v1/tasks/{id}:cancel, GET /v1/tasks/{id}:subscribe); send A2A-Version: 1.0 for the 1.0 routes`,
       );
     }
-    const r: RestRoute = ROUTES[matched.name];
-    if (!r.methods.includes(request.method)) {
-      discardBody(request);
-      return errorResponse(
-        new GatewayError(
-          "methodNotFound",
-          `Method not allowed: ${request.method} ${path} (allowed: ${r.methods.join(", ")})`,
-          { httpStatus: 405 },
-        ),
-        { allow: r.methods.join(", ") },
-      );
-    }
-    const pending = principalOf(context, request);
-    const principal = pending && await pending;
-    return await r.handle(context, {
-      request,
-      url,
-      tenant: matched.tenant,
-      id: matched.id,
-      configId: matched.configId,
-      principal,
-      ctx,
-    });
+    return await answerRoute(context, ANSWER, matched, { request, url, ctx });
   } catch (error) {
     discardBody(request);
     return errorResponse(toGatewayError(error, context.logger));

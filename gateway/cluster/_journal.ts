@@ -98,12 +98,7 @@ export class Journal {
   /** Queue a change; consecutive text deltas merge into one event. */
   emit(event: JsonObject): void {
     if (this.#state !== "open") return;
-    const last = this.#queue.length > this.#sealed
-      ? this.#queue[this.#queue.length - 1]
-      : undefined;
-    const merged = last && coalesce(last, event);
-    if (merged) this.#queue[this.#queue.length - 1] = merged;
-    else this.#queue.push(event);
+    this.#enqueue(event);
     this.#schedule();
   }
 
@@ -231,7 +226,7 @@ export class Journal {
         const since = this.#queue;
         this.#queue = events;
         this.#sealed = events.length;
-        for (const event of since) this.#requeue(event);
+        for (const event of since) this.#enqueue(event);
         this.#pushes = pushes.concat(this.#pushes);
         this.#waiters = waiters.concat(this.#waiters);
         await new Promise<void>((resolve) => {
@@ -272,8 +267,12 @@ export class Journal {
     return undefined;
   }
 
-  /** Re-queue an event that arrived during a failed write (merging as `emit` does). */
-  #requeue(event: JsonObject): void {
+  /**
+   * Queue an event last, merged into the last one when both are text deltas
+   * and that one is not sealed (`emit`, and the events that arrived during
+   * a failed write).
+   */
+  #enqueue(event: JsonObject): void {
     const last = this.#queue.length > this.#sealed
       ? this.#queue[this.#queue.length - 1]
       : undefined;

@@ -173,9 +173,3 @@ export interface RestCall {
   readonly principal: string | undefined;
   readonly ctx: unknown;
 }
-
-/** One HTTP+JSON route: the HTTP methods it allows and how it answers. */
-export interface RestRoute {
-  readonly methods: readonly string[];
-  readonly handle: (context: BindingContext, call: RestCall) => Promise<Response>;
-}

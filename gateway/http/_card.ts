@@ -59,11 +59,9 @@ function describeProvider(provider: RegisteredSubagentProvider): string {
   const options = SUBAGENT_START_FIELDS.filter((spec) => caps[spec.capability]).map((spec) =>
     spec.field
   );
-  return `Delegates a self-contained task to a child agent through the "${provider.name}" provider. ${
-    provider.inheritsParentContext
-      ? "The child sees the delegating parent's completed turns."
-      : "The child starts fresh: state everything it needs in the message."
-  } Start-time options through the seam extension: ${
+  return `A child agent through "${provider.name}" that ${
+    provider.inheritsParentContext ? "sees the parent's turns" : "starts fresh (say all it needs)"
+  }. Start-time options through the seam extension: ${
     options.length ? options.join(", ") : "none"
   }.`;
 }
@@ -84,24 +82,19 @@ function descriptor(provider: RegisteredSubagentProvider): SeamProviderDescripto
  * or at `{base}/{only}/.well-known/agent-card.json` (one provider, addressed
  * through the interfaces' `tenant`).
  */
-export function buildCard(options: {
-  readonly info: CardInfo;
-  readonly base: string;
-  readonly providers: readonly RegisteredSubagentProvider[];
-  readonly defaultProvider: string | undefined;
-  readonly only: RegisteredSubagentProvider | undefined;
-  readonly auth: boolean;
-  /** With A2A 0.3 served: the card for 1.0 clients, or for 0.3 clients. */
-  readonly v03?: V03CardShape;
-  /** What adds the 0.3 parts (given with `v03`). */
-  readonly addV03?: AddV03ToCard;
-  /** Whether push notifications are configured. */
-  readonly push?: boolean;
-  /** What the configuration adds: an extended card, required extensions. */
-  readonly extras?: CardExtras;
-  /** Build the extended card (the extras' additions shown). */
-  readonly extended?: boolean;
-}): BuiltCard {
+export function buildCard(
+  options: CardCacheOptions & {
+    readonly base: string;
+    readonly providers: readonly RegisteredSubagentProvider[];
+    /** The default provider, if it is registered. */
+    readonly defaultProvider: string | undefined;
+    readonly only: RegisteredSubagentProvider | undefined;
+    /** With A2A 0.3 served: the card for 1.0 clients, or for 0.3 clients. */
+    readonly shape?: V03CardShape;
+    /** Build the extended card (`extendedCard`'s additions shown). */
+    readonly extended?: boolean;
+  },
+): BuiltCard {
   const { info, base, only } = options;
   const tenant = only ? { tenant: only.name } : {};
   const providers: Record<string, SeamProviderDescriptor> = {};
@@ -115,7 +108,7 @@ export function buildCard(options: {
   const card: Record<string, unknown> = {
     name: only ? `${info.name} · ${only.name}` : info.name,
     description: only
-      ? `${info.description} This card addresses the "${only.name}" provider.`
+      ? `${info.description} (the "${only.name}" provider's card)`
       : info.description,
     version: info.version,
     supportedInterfaces: [
@@ -125,9 +118,9 @@ export function buildCard(options: {
     capabilities: {
       streaming: true,
       pushNotifications: options.push === true,
-      extendedAgentCard: options.extras?.extendedCard !== undefined,
+      extendedAgentCard: options.extendedCard !== undefined,
       extensions: [
-        ...(options.extras?.requiredExtensions ?? []).map((e) => ({
+        ...options.requiredExtensions.map((e) => ({
           uri: e.uri,
           ...(e.description ? { description: e.description } : {}),
           required: true,
@@ -135,7 +128,7 @@ export function buildCard(options: {
         {
           uri: SEAM_EXTENSION_URI,
           description:
-            "seam subagent delegation: message.metadata[uri] may carry outputSchema, maxDepth, toolFilter, persona and the caller's depth; params list each provider's capability flags. A field the provider cannot honour is rejected, never ignored.",
+            "Start-time options in message.metadata[uri]; params: each provider's capabilities. One a provider lacks is refused.",
           required: false,
           params,
         },
@@ -152,7 +145,7 @@ export function buildCard(options: {
       outputModes: OUTPUT_MODES,
     })),
   };
-  const extendedCard = options.extras?.extendedCard;
+  const extendedCard = options.extendedCard;
   if (options.extended && extendedCard) {
     if (extendedCard.description) card.description = extendedCard.description;
     if (extendedCard.skills?.length) {
@@ -173,7 +166,7 @@ export function buildCard(options: {
     };
     card.securityRequirements = [{ schemes: { bearer: { list: [] } } }];
   }
-  if (options.v03) options.addV03!(card, base, only?.name, options.v03);
+  if (options.shape) options.v03!.add(card, base, only?.name, options.shape);
   const body = stringify(card);
   return { body, etag: `W/"${hash(body)}"` };
 }
@@ -202,27 +195,22 @@ export function etagMatches(header: string | null, etag: string): boolean {
   return false;
 }
 
-/** What the configuration adds to the cards. */
-export interface CardExtras {
-  readonly extendedCard: GatewayExtendedCardOptions | undefined;
-  readonly requiredExtensions: readonly GatewayRequiredExtension[];
-}
-
-/** What the card cache needs. */
+/** What the card cache needs: the gateway's settings of these names (`GatewaySettings`), and a few. */
 export interface CardCacheOptions {
   readonly subagents: SubagentService;
   readonly info: CardInfo;
   readonly publicUrl: string | undefined;
   readonly basePath: string;
   readonly trustedHosts: ReadonlySet<string> | undefined;
-  readonly maxAge: number;
+  readonly cardMaxAge: number;
+  readonly extendedCard: GatewayExtendedCardOptions | undefined;
+  readonly requiredExtensions: readonly GatewayRequiredExtension[];
   readonly auth: boolean;
   readonly defaultProvider: string | undefined;
   /** With A2A 0.3 served, what adds it to a card (a 0.3 card request gets the 0.3 card). */
   readonly v03?: V03Card;
+  /** Whether push notifications are configured. */
   readonly push?: boolean;
-  /** What the configuration adds. */
-  readonly extras?: CardExtras;
 }
 
 /**
@@ -256,7 +244,7 @@ export class CardCache {
    * @throws {GatewayError} -32007 when no extended card is configured.
    */
   extended(request: Request, v03: V03CardShape = "1.0"): unknown {
-    if (!this.#options.extras?.extendedCard) {
+    if (!this.#options.extendedCard) {
       // Undeclared (A2A 1.0 §: UnsupportedOperationError); the card declares one exactly when it is configured.
       throw unsupportedOperation(
         "this gateway's card declares no extended agent card (capabilities.extendedAgentCard is false)",
@@ -282,25 +270,21 @@ export class CardCache {
     }
     const fallback = this.#options.defaultProvider ?? subagents.list()[0];
     return buildCard({
-      info: this.#options.info,
+      ...this.#options,
       base,
       providers,
       defaultProvider: fallback !== undefined && subagents.getProvider(fallback)
         ? fallback
         : undefined,
       only,
-      auth: this.#options.auth,
-      v03,
-      addV03: this.#options.v03?.add,
-      push: this.#options.push,
-      extras: this.#options.extras,
+      shape: v03,
       extended,
     });
   }
 
   /** The card response for `request`: every provider, or `only` one. */
   respond(request: Request, only: string | undefined): Response {
-    const { subagents, publicUrl, trustedHosts, maxAge } = this.#options;
+    const { subagents, publicUrl, trustedHosts, cardMaxAge: maxAge } = this.#options;
     let origin = publicUrl;
     let shared = publicUrl !== undefined;
     if (origin === undefined) {

@@ -67,7 +67,7 @@ export interface GatewayFeatures {
 
 function missing(option: string, what: string): never {
   refuse(
-    `${option} needs createGateway from @seam/gateway (the one from @seam/gateway/lite leaves ${what} out of its bundle)`,
+    `${option} needs createGateway from @seam/gateway (@seam/gateway/lite leaves out ${what})`,
   );
 }
 
@@ -91,7 +91,7 @@ export function buildGateway(options: GatewayOptions, features: GatewayFeatures)
   if (isTaskStorage(settings.store) && settings.store.shared && !features.cluster) {
     missing("a shared taskStore", "the instances' cluster");
   }
-  const { scope, subagents, basePath } = settings;
+  const { scope, basePath } = settings;
   const logger = scope.logger.child("gateway");
   const auth = options.auth ? new BearerAuth(options.auth, logger) : undefined;
   const gatewayScope = scope.child("a2a-gateway");
@@ -101,41 +101,26 @@ export function buildGateway(options: GatewayOptions, features: GatewayFeatures)
     ? new features.inspector!.Record(inspectorLimits, settings.task.maxBufferedBytes)
     : undefined;
   const engine = new Engine({
+    // subagents, store, progress, the run and task bounds: as resolved.
+    ...settings,
     inspector,
-    subagents,
-    store: settings.store,
     logger,
     scope: gatewayScope,
     parent: options.parent,
     parentId: "a2a-gateway",
-    progress: settings.progress,
     agentOptions: options.agentOptions,
     defaultProvider: options.defaultProvider,
-    maxResumableRuns: settings.maxResumableRuns,
-    keptRunIdleMs: settings.keptRunIdleMs,
-    maxLiveTasks: settings.maxLiveTasks,
-    maxLiveTasksPerPrincipal: settings.maxLiveTasksPerPrincipal,
-    task: settings.task,
     push,
     home: features.cluster,
     tree: features.tree && new features.tree(logger),
   });
   if (push) push.find = (id, principal, tenant) => engine.find(id, principal, tenant);
   const cards = new CardCache({
-    subagents,
-    info: settings.info,
-    publicUrl: settings.publicUrl,
-    basePath,
-    trustedHosts: settings.trustedHosts,
-    maxAge: settings.cardMaxAge,
+    ...settings,
     auth: auth !== undefined,
     defaultProvider: options.defaultProvider,
     v03: settings.a2a03 ? features.v03?.card : undefined,
     push: push !== undefined,
-    extras: {
-      extendedCard: settings.extendedCard,
-      requiredExtensions: settings.requiredExtensions,
-    },
   });
   // Cards are rebuilt after every provider change.
   const unlisten = [

@@ -109,11 +109,7 @@ function methodNotFound(method: string, context: BindingContext): GatewayError {
     "methodNotFound",
     `Method not found: "${method.slice(0, 80)}"${
       method.includes("/") ? " is an A2A 0.3 method; this gateway speaks A2A 1.0" : ""
-    } (${
-      v1
-        ? `use ${v1} with A2A-Version: 1.0`
-        : "known: SendMessage, SendStreamingMessage, GetTask, ListTasks, CancelTask, SubscribeToTask"
-    })`,
+    } (${v1 ? `use ${v1} with A2A-Version: 1.0` : `known: ${[...METHODS.keys()].join(", ")}`})`,
   );
 }
 

@@ -148,7 +148,7 @@ export function resolveOptions(options: GatewayOptions): GatewaySettings {
     info: {
       name: options.card?.name ?? "seam gateway",
       description: options.card?.description ??
-        "Delegates self-contained tasks to child agents through the seam subagent providers listed as skills.",
+        "Delegates tasks to child agents, a skill per provider.",
       version: options.card?.version ?? "0.1.0",
       provider: options.card?.provider,
       documentationUrl: options.card?.documentationUrl,
@@ -371,8 +371,8 @@ const KNOWN_LIMITS = [
 /**
  * Refuse an option (or a limit) the gateway does not know, naming the known
  * ones: a misspelt bound would otherwise be its default, silently. In
- * `@seam/gateway`'s `createGateway` and `serveGateway` (the lite entry
- * leaves the lists out of its bundle).
+ * `createGateway` (of `@seam/gateway` and of `@seam/gateway/lite`) and
+ * `serveGateway`.
  */
 export function refuseUnknownOptions(options: GatewayOptions): void {
   if (!isRecord(options)) return; // resolveOptions says what is wrong

@@ -9,10 +9,8 @@ import {
   activatesSeam,
   assertOpen,
   type BindingContext,
-  principalOf,
   pushOf,
   type RestCall,
-  type RestRoute,
 } from "./_binding.ts";
 import { discardBody, readJsonBody } from "./_body.ts";
 import {
@@ -25,7 +23,20 @@ import {
 import { assertVersion, json, restErrorResponse } from "./_http.ts";
 import { lastEventId } from "./_operations.ts";
 import { sseResponse, type StreamFraming } from "./_sse.ts";
-import { listQueryToParams, parseGetParams, parseIdParams, parseListParams } from "./_validate.ts";
+import {
+  type IdParams,
+  listQueryToParams,
+  parseGetParams,
+  parseIdParams,
+  parseListParams,
+} from "./_validate.ts";
+import {
+  answerRoute,
+  matchRoute,
+  type RestAnswer,
+  type RestRoute,
+  restTable,
+} from "./_rest_table.ts";
 import { stringify } from "../core/_builtins.ts";
 
 const FRAMING: StreamFraming = {
@@ -55,8 +66,25 @@ export function queryOf(call: RestCall): Record<string, unknown> {
   return params;
 }
 
-const ROUTES = {
-  send: {
+/** The task a bodiless task route names (its body, if any, let go). */
+function idParamsOf(call: RestCall): IdParams {
+  discardBody(call.request);
+  return parseIdParams({ tenant: call.tenant, id: call.id });
+}
+
+/** `/tasks/{id}/pushNotificationConfigs[/{configId}]`, in the push feature (_push_bindings.ts). */
+const PUSH: RestRoute = {
+  methods: ["GET", "POST", "DELETE"],
+  // Without the feature, pushOf refuses.
+  handle: async (context, call) => {
+    pushOf(context);
+    return await context.pushBindings!.rest(context, call);
+  },
+};
+
+/** The 1.0 routes by path. */
+const ROUTES = restTable({
+  "message:send": {
     methods: ["POST"],
     handle: async (context, call) => {
       const params = acceptSend(context, call.request, await bodyOf(context, call));
@@ -64,7 +92,7 @@ const ROUTES = {
       return json(answer.result, 200, answer.headers);
     },
   },
-  stream: {
+  "message:stream": {
     methods: ["POST"],
     handle: async (context, call) => {
       const params = acceptSend(context, call.request, await bodyOf(context, call));
@@ -72,12 +100,30 @@ const ROUTES = {
       return sseResponse(answer.body, answer.headers);
     },
   },
-  list: {
+  "tasks": {
     methods: ["GET"],
     handle: async (context, call) =>
       json(await context.operations.list(parseListParams(queryOf(call)), call.principal)),
   },
-  get: {
+  "tasks/{id}:cancel": {
+    methods: ["POST"],
+    handle: async (context, call) =>
+      json(await context.operations.cancel(idParamsOf(call), call.principal)),
+  },
+  "tasks/{id}:subscribe": {
+    methods: ["GET", "POST"],
+    handle: async (context, call) => {
+      const answer = await context.operations.subscribe(
+        idParamsOf(call),
+        call.principal,
+        FRAMING,
+        lastEventId(call.request),
+        activatesSeam(call.request),
+      );
+      return sseResponse(answer.body, answer.headers);
+    },
+  },
+  "tasks/{id}": {
     methods: ["GET"],
     handle: async (context, call) => {
       const q = queryOf(call);
@@ -89,75 +135,23 @@ const ROUTES = {
       return json(await context.operations.get(params, call.principal));
     },
   },
-  cancel: {
-    methods: ["POST"],
-    handle: async (context, call) => {
-      discardBody(call.request);
-      const params = parseIdParams({ tenant: call.tenant, id: call.id });
-      return json(await context.operations.cancel(params, call.principal));
-    },
-  },
-  subscribe: {
-    methods: ["GET", "POST"],
-    handle: async (context, call) => {
-      discardBody(call.request);
-      const params = parseIdParams({ tenant: call.tenant, id: call.id });
-      const answer = await context.operations.subscribe(
-        params,
-        call.principal,
-        FRAMING,
-        lastEventId(call.request),
-        activatesSeam(call.request),
-      );
-      return sseResponse(answer.body, answer.headers);
-    },
-  },
-  push: {
-    methods: ["GET", "POST", "DELETE"],
-    // In the push feature (_push_bindings.ts): without it, pushOf refuses.
-    handle: async (context, call) => {
-      pushOf(context);
-      return await context.pushBindings!.rest(context, call);
-    },
-  },
-  extendedCard: {
+  "tasks/{id}/pushNotificationConfigs": PUSH,
+  "tasks/{id}/pushNotificationConfigs/{configId}": PUSH,
+  "extendedAgentCard": {
     methods: ["GET"],
     handle: (context, call) => Promise.resolve(json(context.extendedCard(call.request))),
   },
-} as const satisfies Record<string, RestRoute>;
+});
 
-type RouteName = keyof typeof ROUTES;
-
-/** The route for path segments (after the base path and any tenant), and the task id in it. */
-function match(
-  segs: readonly string[],
-): { name: RouteName; id: string; configId?: string } | undefined {
-  const [a, b, c] = segs;
-  if (segs.length === 1) {
-    if (a === "message:send") return { name: "send", id: "" };
-    if (a === "message:stream") return { name: "stream", id: "" };
-    if (a === "tasks") return { name: "list", id: "" };
-    if (a === "extendedAgentCard") return { name: "extendedCard", id: "" };
-    return undefined;
-  }
-  if (a !== "tasks") return undefined;
-  if (segs.length === 2) {
-    if (b.endsWith(":cancel")) return { name: "cancel", id: b.slice(0, -7) };
-    if (b.endsWith(":subscribe")) return { name: "subscribe", id: b.slice(0, -10) };
-    return { name: "get", id: b };
-  }
-  if (c === "pushNotificationConfigs" && segs.length <= 4) {
-    return { name: "push", id: b, configId: segs[3] };
-  }
-  return undefined;
-}
+/** The 1.0 binding's answers: `google.rpc.Status` errors, and the version header checked. */
+const ANSWER: RestAnswer = { refuse: restErrorResponse, check: assertVersion };
 
 function notFound(request: Request, path: string): GatewayError {
   return new GatewayError(
     "methodNotFound",
     `Not found: ${request.method} ${
       path.slice(0, 100)
-    } (the agent card is at .well-known/agent-card.json under the gateway's base; JSON-RPC is POST to the base)`,
+    } (the card: {base}/.well-known/agent-card.json; JSON-RPC: POST {base})`,
   );
 }
 
@@ -184,39 +178,9 @@ export async function handleRest(
     if (segs.length > 1 && segs[segs.length - 1] === "") segs.pop();
     const v03 = context.v03?.rest(context, request, url, segs, ctx);
     if (v03) return await v03;
-    let tenant: string | undefined;
-    let matched = match(segs);
-    if (!matched && segs.length >= 2) {
-      matched = match(segs.slice(1));
-      if (matched) tenant = segs[0];
-    }
+    const matched = matchRoute(ROUTES, segs);
     if (!matched) throw notFound(request, path);
-    const route: RestRoute = ROUTES[matched.name];
-    if (!route.methods.includes(request.method)) {
-      discardBody(request);
-      return restErrorResponse(
-        new GatewayError(
-          "methodNotFound",
-          `Method not allowed: ${request.method} ${path.slice(0, 100)} (allowed: ${
-            route.methods.join(", ")
-          })`,
-          { httpStatus: 405 },
-        ),
-        { allow: route.methods.join(", ") },
-      );
-    }
-    const pending = principalOf(context, request);
-    const principal = pending && await pending;
-    assertVersion(request, url);
-    return await route.handle(context, {
-      request,
-      url,
-      tenant,
-      id: matched.id,
-      configId: matched.configId,
-      principal,
-      ctx,
-    });
+    return await answerRoute(context, ANSWER, matched, { request, url, ctx });
   } catch (error) {
     discardBody(request);
     return restErrorResponse(toGatewayError(error, context.logger));

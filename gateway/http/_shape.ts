@@ -11,6 +11,7 @@
  * as given (a strict object refuses unknown keys, so nothing is dropped).
  */
 
+import { formatPath } from "@seam/host";
 import { isArray, stringify } from "../core/_builtins.ts";
 
 /** A key on the way to a value. */
@@ -271,4 +272,26 @@ export function discriminated(
       { code: "invalid_union", input: value, message },
     );
   };
+}
+
+/**
+ * What is wrong with `value` by `shape`, as a refusal lists it: at most five
+ * issues, each after its path (`params` for the value itself); `named`
+ * words an object's unknown fields (after "unknown fields"), as each binding
+ * words them; `undefined` when it fits.
+ */
+export function shapeIssues(
+  shape: Shape,
+  value: unknown,
+  named: (keys: readonly string[]) => string,
+): string[] | undefined {
+  const found: Issue[] = [];
+  shape(value, [], found);
+  if (found.length === 0) return undefined;
+  return found.slice(0, 5).map(({ path, message, unknownKeys: keys }) => {
+    const where = formatPath("", path) || "params";
+    return keys
+      ? `${where}: unknown field${keys.length > 1 ? "s" : ""} ${named(keys)}`
+      : `${where}: ${message}`;
+  });
 }

@@ -1,16 +1,16 @@
 /** The shapes of A2A v1.0 requests; unknown fields are refused. */
-import { formatPath as formatJsonPath, isRecord } from "@seam/host";
+import { isRecord } from "@seam/host";
 import { invalidParams } from "../core/_errors.ts";
 import { camel, withJsonNames } from "./_proto_names.ts";
 import {
   array,
   boolean,
   int,
-  type Issue,
   oneOf,
   optional,
   record,
   type Shape,
+  shapeIssues,
   strictObject,
   string,
   union,
@@ -21,6 +21,12 @@ import { isArray, stringify } from "../core/_builtins.ts";
 
 const metadata = optional(record());
 const text = optional(string());
+const strings = optional(array(string()));
+const historyLength = optional(int({ min: 0 }));
+const taskId = string("must be a non-empty task id");
+
+/** The field shapes A2A 0.3's requests share with 1.0's (a2a03/_v03_params.ts). */
+export const COMMON_FIELDS = { metadata, text, strings, historyLength, taskId } as const;
 
 const part = strictObject({
   text,
@@ -44,8 +50,6 @@ const part = strictObject({
   },
 });
 
-const strings = optional(array(string()));
-
 const message = strictObject({
   messageId: string("must be a non-empty string"),
   role: oneOf(["ROLE_USER", 1], "must be ROLE_USER (a client sends user messages)"),
@@ -56,8 +60,6 @@ const message = strictObject({
   extensions: strings,
   referenceTaskIds: strings,
 });
-
-const historyLength = optional(int({ min: 0 }));
 
 const sendMessage = strictObject({
   tenant: text,
@@ -70,8 +72,6 @@ const sendMessage = strictObject({
   })),
   metadata,
 });
-
-const taskId = string("must be a non-empty task id");
 
 const getTask = strictObject({ tenant: text, id: taskId, historyLength });
 
@@ -153,22 +153,14 @@ export interface ListParams {
   readonly includeArtifacts: boolean;
 }
 
-function formatPath(root: string, keys: readonly PropertyKey[]): string {
-  return formatJsonPath(root, keys) || "params";
-}
+/** Unknown fields, as the 1.0 refusals name them. */
+const named = (keys: readonly string[]) =>
+  `${keys.map((k) => stringify(k.slice(0, 60))).join(", ")} (refused rather than ignored)`;
 
-function parse<T>(shape: Shape, value: unknown, root: string): T {
-  const found: Issue[] = [];
-  shape(value, [], found);
-  if (found.length === 0) return value as T;
-  const issues = found.slice(0, 5).map(({ path, message, unknownKeys: keys }) =>
-    keys
-      ? `${formatPath(root, path)}: unknown field${keys.length > 1 ? "s" : ""} ${
-        keys.map((k) => stringify(k.slice(0, 60))).join(", ")
-      } (refused rather than ignored)`
-      : `${formatPath(root, path)}: ${message}`
-  );
-  throw invalidParams(issues.join("; "));
+function parse<T>(shape: Shape, value: unknown): T {
+  const issues = shapeIssues(shape, value, named);
+  if (issues) throw invalidParams(issues.join("; "));
+  return value as T;
 }
 
 function emptyToUndefined(value: string | undefined): string | undefined {
@@ -227,7 +219,7 @@ function quickSend(value: unknown): SendParams | undefined {
 export function parseSendParams(value: unknown): SendParams {
   value = withJsonNames(value);
   const params = (quickSend(value) ??
-    parse<SendParams>(sendMessage, value, "")) as SendParams & {
+    parse<SendParams>(sendMessage, value)) as SendParams & {
       message: { contextId?: string; taskId?: string };
     };
   const msg = params.message as { contextId?: string; taskId?: string };
@@ -238,12 +230,12 @@ export function parseSendParams(value: unknown): SendParams {
 
 /** Check `GetTask` params. */
 export function parseGetParams(value: unknown): GetParams {
-  return parse<GetParams>(getTask, withJsonNames(value), "");
+  return parse<GetParams>(getTask, withJsonNames(value));
 }
 
 /** Check `CancelTask` / `SubscribeToTask` params. */
 export function parseIdParams(value: unknown): IdParams {
-  return parse<IdParams>(idOnly, withJsonNames(value), "");
+  return parse<IdParams>(idOnly, withJsonNames(value));
 }
 
 /** Check `ListTasks` params (JSON values, or strings from a query string already converted). */
@@ -257,7 +249,7 @@ export function parseListParams(value: unknown): ListParams {
     historyLength?: number;
     statusTimestampAfter?: string;
     includeArtifacts?: boolean;
-  }>(listTasks, withJsonNames(value), "");
+  }>(listTasks, withJsonNames(value));
   let state: A2ATaskState | undefined;
   if (typeof raw.status === "number") state = raw.status === 0 ? undefined : STATES[raw.status - 1];
   else if (raw.status !== undefined && raw.status !== "TASK_STATE_UNSPECIFIED") {
@@ -310,5 +302,5 @@ export function listQueryToParams(query: URLSearchParams): Record<string, unknow
 
 /** `SendMessage` params through the schema only (for tests of the quick path). */
 export function parseSendParamsWithSchema(value: unknown): SendParams {
-  return parse<SendParams>(sendMessage, withJsonNames(value), "");
+  return parse<SendParams>(sendMessage, withJsonNames(value));
 }

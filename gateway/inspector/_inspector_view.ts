@@ -235,21 +235,29 @@ function inputBox(input) {
   return box;
 }
 
-function runTree(task) {
-  const runs = [...state.runs.values()].filter((r) => r.taskId === task.id);
+/**
+ * Each run's children, by its id, in the order they started; "" holds the
+ * runs whose parent is not among them (the top).
+ */
+function childrenOf(runs) {
   const ids = new Set(runs.map((r) => r.runId));
   const children = new Map();
-  for (const run of runs) {
+  for (const run of [...runs].sort((a, b) => a.startedAt - b.startedAt)) {
     const parent = run.parentRunId && ids.has(run.parentRunId) ? run.parentRunId : "";
     if (!children.has(parent)) children.set(parent, []);
     children.get(parent).push(run);
   }
+  return children;
+}
+
+function runTree(task) {
+  const children = childrenOf([...state.runs.values()].filter((r) => r.taskId === task.id));
   const waiting = new Set(task.inputs.map((i) => i.runId));
   const below = (id) =>
     (children.get(id) || []).flatMap((child) => [child, ...below(child.runId)]);
   const list = (parent) => {
     const ul = el("ul", { class: "runs" });
-    for (const run of (children.get(parent) || []).sort((a, b) => a.startedAt - b.startedAt)) {
+    for (const run of children.get(parent) || []) {
       const left = run.budget ? budgetLeft(run.budget, run, below(run.runId)) : "";
       ul.append(runItem(run, waiting.has(run.runId), list(run.runId), left));
     }
@@ -379,16 +387,10 @@ export function timeline(taskId) {
 
 /** Runs in tree order (each after its parent, siblings by start), with their level below the top. */
 function treeOrder(runs) {
-  const ids = new Set(runs.map((r) => r.runId));
-  const children = new Map();
-  for (const run of runs) {
-    const parent = run.parentRunId && ids.has(run.parentRunId) ? run.parentRunId : "";
-    if (!children.has(parent)) children.set(parent, []);
-    children.get(parent).push(run);
-  }
+  const children = childrenOf(runs);
   const rows = [];
   const walk = (parent, level) => {
-    for (const run of (children.get(parent) || []).sort((a, b) => a.startedAt - b.startedAt)) {
+    for (const run of children.get(parent) || []) {
       rows.push([run, level]);
       walk(run.runId, level + 1);
     }

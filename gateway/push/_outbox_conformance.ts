@@ -66,7 +66,11 @@ interface Received {
   readonly headers: Headers;
 }
 
-type Handler = (received: Received, count: number) => Response | Promise<Response>;
+type Handler = (
+  received: Received,
+  count: number,
+  receiver: Receiver,
+) => Response | Promise<Response>;
 
 /** A webhook receiver on 127.0.0.1 whose answers the case decides. */
 class Receiver {
@@ -92,7 +96,7 @@ class Receiver {
         const received = { body: await request.text(), headers: request.headers };
         this.received.push(received);
         const count = this.received.filter((r) => r.body === received.body).length;
-        return await this.#handle(received, count);
+        return await this.#handle(received, count, this);
       },
     );
     this.#port = this.#server.addr.port;
@@ -120,6 +124,41 @@ class Receiver {
     this.#held.clear();
     await this.#server?.shutdown();
     this.#server = undefined;
+  }
+}
+
+/**
+ * A receiver that answers "ok", but holds each notification with the token
+ * `held` until `release()` (its attempt is on its way while the case
+ * changes the config) and then answers it 503; `heard(token)`: what came
+ * with that token.
+ */
+function holdingToken(held: string): {
+  receiver: Receiver;
+  release: () => void;
+  heard: (token: string) => Received[];
+} {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => release = resolve);
+  const token = (r: Received) => r.headers.get("x-a2a-notification-token");
+  const receiver = new Receiver(async (r) => {
+    if (token(r) !== held) return new Response("ok");
+    await released;
+    return new Response(null, { status: 503 });
+  }).listen();
+  return { receiver, release, heard: (t) => receiver.received.filter((r) => token(r) === t) };
+}
+
+/** Run `fn` with a receiver that answers by `handle`, stopped whatever happens. */
+async function withReceiver(
+  handle: Handler | undefined,
+  fn: (receiver: Receiver) => Promise<void>,
+): Promise<void> {
+  const receiver = new Receiver(handle).listen();
+  try {
+    await fn(receiver);
+  } finally {
+    await receiver.stop();
   }
 }
 
@@ -209,8 +248,7 @@ export async function testPushOutbox(
     "enqueue() delivers a notification with its body, id, token and authorization",
     {},
     async (outbox) => {
-      const receiver = new Receiver().listen();
-      try {
+      await withReceiver(undefined, async (receiver) => {
         const n = note(receiver.url, '{"statusUpdate":{}}', {
           token: "secret-token",
           authentication: { scheme: "Bearer", credentials: "abc" },
@@ -223,15 +261,12 @@ export async function testPushOutbox(
         check(got.headers.get("x-a2a-notification-token") === "secret-token", "the token");
         check(got.headers.get("authorization") === "Bearer abc", "Authorization");
         check(got.headers.get("content-type") === "application/json", "Content-Type");
-      } finally {
-        await receiver.stop();
-      }
+      });
     },
   );
 
   await withOutbox("a webhook hears its notifications in order", {}, async (outbox) => {
-    const receiver = new Receiver().listen();
-    try {
+    await withReceiver(undefined, async (receiver) => {
       const bodies = ["1", "2", "3", "4", "5"];
       for (const body of bodies) await enqueue(outbox, note(receiver.url, body));
       await until(() => receiver.received.length >= 5, "five notifications arrived");
@@ -239,30 +274,26 @@ export async function testPushOutbox(
         stringify(receiver.bodies()) === stringify(bodies),
         `the order: ${receiver.bodies()}`,
       );
-    } finally {
-      await receiver.stop();
-    }
+    });
   });
 
   await withOutbox(
     "a failed attempt (5xx) is retried, with the same id, until delivered",
     {},
     async (outbox) => {
-      const receiver = new Receiver((r, count) =>
-        new Response(null, { status: r.body === "flaky" && count < 3 ? 503 : 200 })
-      ).listen();
-      try {
-        const n = note(receiver.url, "flaky");
-        await enqueue(outbox, n);
-        await until(() => receiver.count("flaky") === 3, "the third attempt arrived");
-        const ids = new Set(receiver.received.map((r) => r.headers.get("x-a2a-notification-id")));
-        check(ids.size === 1 && ids.has(n.id), "every attempt carries the notification's id");
-        await enqueue(outbox, note(receiver.url, "next"));
-        await until(() => receiver.count("next") === 1, "the next one arrived");
-        check(receiver.count("flaky") === 3, "a delivered notification is not sent again");
-      } finally {
-        await receiver.stop();
-      }
+      await withReceiver(
+        (r, count) => new Response(null, { status: r.body === "flaky" && count < 3 ? 503 : 200 }),
+        async (receiver) => {
+          const n = note(receiver.url, "flaky");
+          await enqueue(outbox, n);
+          await until(() => receiver.count("flaky") === 3, "the third attempt arrived");
+          const ids = new Set(receiver.received.map((r) => r.headers.get("x-a2a-notification-id")));
+          check(ids.size === 1 && ids.has(n.id), "every attempt carries the notification's id");
+          await enqueue(outbox, note(receiver.url, "next"));
+          await until(() => receiver.count("next") === 1, "the next one arrived");
+          check(receiver.count("flaky") === 3, "a delivered notification is not sent again");
+        },
+      );
     },
   );
 
@@ -289,19 +320,17 @@ export async function testPushOutbox(
     "attempts are bounded: a notification that keeps failing is dropped after maxAttempts",
     { maxAttempts: 3 },
     async (outbox, records) => {
-      const receiver = new Receiver((r) =>
-        new Response(null, { status: r.body === "doomed" ? 500 : 200 })
-      ).listen();
-      try {
-        const doomed = note(receiver.url, "doomed");
-        await enqueue(outbox, doomed);
-        await enqueue(outbox, note(receiver.url, "after"));
-        await until(() => receiver.count("after") === 1, "the one behind it arrived");
-        check(receiver.count("doomed") === 3, `attempts made: ${receiver.count("doomed")}`);
-        await until(() => dropLogged(records, doomed.id), "the drop was logged");
-      } finally {
-        await receiver.stop();
-      }
+      await withReceiver(
+        (r) => new Response(null, { status: r.body === "doomed" ? 500 : 200 }),
+        async (receiver) => {
+          const doomed = note(receiver.url, "doomed");
+          await enqueue(outbox, doomed);
+          await enqueue(outbox, note(receiver.url, "after"));
+          await until(() => receiver.count("after") === 1, "the one behind it arrived");
+          check(receiver.count("doomed") === 3, `attempts made: ${receiver.count("doomed")}`);
+          await until(() => dropLogged(records, doomed.id), "the drop was logged");
+        },
+      );
     },
   );
 
@@ -309,15 +338,13 @@ export async function testPushOutbox(
     "a receiver that does not answer within timeoutMs is a failed attempt",
     { timeoutMs: 200, maxAttempts: 3 },
     async (outbox) => {
-      const receiver: Receiver = new Receiver((_r, count) =>
-        count === 1 ? receiver.hold() : new Response("ok")
-      ).listen();
-      try {
-        await enqueue(outbox, note(receiver.url, "slow"));
-        await until(() => receiver.count("slow") === 2, "a second attempt after the timeout");
-      } finally {
-        await receiver.stop();
-      }
+      await withReceiver(
+        (_r, count, self) => count === 1 ? self.hold() : new Response("ok"),
+        async (receiver) => {
+          await enqueue(outbox, note(receiver.url, "slow"));
+          await until(() => receiver.count("slow") === 2, "a second attempt after the timeout");
+        },
+      );
     },
   );
 
@@ -325,29 +352,28 @@ export async function testPushOutbox(
     "a 4xx or a redirect is dropped after one attempt",
     { maxAttempts: 5 },
     async (outbox, records) => {
-      const receiver = new Receiver((r) =>
-        r.body === "gone"
-          ? new Response(null, { status: 410 })
-          : r.body === "moved"
-          ? new Response(null, { status: 302, headers: { location: "/elsewhere" } })
-          : new Response("ok")
-      ).listen();
-      try {
-        const gone = note(receiver.url, "gone");
-        const moved = note(receiver.url, "moved");
-        await enqueue(outbox, gone);
-        await enqueue(outbox, moved);
-        await enqueue(outbox, note(receiver.url, "fine"));
-        await until(() => receiver.count("fine") === 1, "the one behind them arrived");
-        check(receiver.count("gone") === 1, "410 was attempted once");
-        check(receiver.count("moved") === 1, "302 was attempted once (and not followed)");
-        await until(
-          () => dropLogged(records, gone.id) && dropLogged(records, moved.id),
-          "the drops were logged",
-        );
-      } finally {
-        await receiver.stop();
-      }
+      await withReceiver(
+        (r) =>
+          r.body === "gone"
+            ? new Response(null, { status: 410 })
+            : r.body === "moved"
+            ? new Response(null, { status: 302, headers: { location: "/elsewhere" } })
+            : new Response("ok"),
+        async (receiver) => {
+          const gone = note(receiver.url, "gone");
+          const moved = note(receiver.url, "moved");
+          await enqueue(outbox, gone);
+          await enqueue(outbox, moved);
+          await enqueue(outbox, note(receiver.url, "fine"));
+          await until(() => receiver.count("fine") === 1, "the one behind them arrived");
+          check(receiver.count("gone") === 1, "410 was attempted once");
+          check(receiver.count("moved") === 1, "302 was attempted once (and not followed)");
+          await until(
+            () => dropLogged(records, gone.id) && dropLogged(records, moved.id),
+            "the drops were logged",
+          );
+        },
+      );
     },
   );
 
@@ -355,26 +381,24 @@ export async function testPushOutbox(
     "discard() drops what waits for a config: nothing more is sent for it, not even a retry that was waiting",
     { maxAttempts: 40, baseDelayMs: 400, maxDelayMs: 400 },
     async (outbox) => {
-      const receiver = new Receiver((r) =>
-        new Response(null, { status: r.body === "kept" ? 200 : 503 })
-      ).listen();
-      try {
-        await enqueue(outbox, note(receiver.url, "unwanted", { configId: "c-gone" }));
-        await until(() => receiver.count("unwanted") === 1, "the first attempt");
-        // Its retry waits (200 to 400 ms), and another of its config's behind it.
-        await enqueue(outbox, note(receiver.url, "unwanted too", { configId: "c-gone" }));
-        await outbox.discard("task-1", "c-gone");
-        await enqueue(outbox, note(receiver.url, "kept", { configId: "c-kept" }));
-        await until(() => receiver.count("kept") === 1, "the other config's arrived");
-        await delay(500); // past the retry the discarded one waited for
-        check(
-          receiver.count("unwanted") === 1,
-          `attempts after discard(): ${receiver.count("unwanted") - 1}`,
-        );
-        check(receiver.count("unwanted too") === 0, "the one behind it was not sent");
-      } finally {
-        await receiver.stop();
-      }
+      await withReceiver(
+        (r) => new Response(null, { status: r.body === "kept" ? 200 : 503 }),
+        async (receiver) => {
+          await enqueue(outbox, note(receiver.url, "unwanted", { configId: "c-gone" }));
+          await until(() => receiver.count("unwanted") === 1, "the first attempt");
+          // Its retry waits (200 to 400 ms), and another of its config's behind it.
+          await enqueue(outbox, note(receiver.url, "unwanted too", { configId: "c-gone" }));
+          await outbox.discard("task-1", "c-gone");
+          await enqueue(outbox, note(receiver.url, "kept", { configId: "c-kept" }));
+          await until(() => receiver.count("kept") === 1, "the other config's arrived");
+          await delay(500); // past the retry the discarded one waited for
+          check(
+            receiver.count("unwanted") === 1,
+            `attempts after discard(): ${receiver.count("unwanted") - 1}`,
+          );
+          check(receiver.count("unwanted too") === 0, "the one behind it was not sent");
+        },
+      );
     },
   );
 
@@ -491,15 +515,9 @@ export async function testPushOutbox(
       async (outbox) => {
         const store = configs(outbox);
         const change = changesOf(outbox, "ty");
-        let release!: () => void;
-        const released = new Promise<void>((resolve) => release = resolve);
-        const token = (r: Received) => r.headers.get("x-a2a-notification-token");
-        const receiver = new Receiver(async (r) => {
-          if (token(r) !== "gone") return new Response("ok");
-          await released; // the first attempt is on its way while the config is deleted
-          return new Response(null, { status: 503 });
-        }).listen();
-        const heard = (t: string) => receiver.received.filter((r) => token(r) === t).length;
+        // The first attempt to "gone" is on its way while the config is deleted.
+        const { receiver, release, ...held } = holdingToken("gone");
+        const heard = (t: string) => held.heard(t).length;
         try {
           await store.put({ id: "gone", taskId: "ty", url: receiver.url, token: "gone" });
           await store.put({ id: "kept", taskId: "ty", url: receiver.url, token: "kept" });
@@ -530,15 +548,8 @@ export async function testPushOutbox(
     async (outbox) => {
       const store = configs(outbox);
       const change = changesOf(outbox, "tz");
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => release = resolve);
-      const token = (r: Received) => r.headers.get("x-a2a-notification-token");
-      const receiver = new Receiver(async (r) => {
-        if (token(r) !== "old") return new Response("ok");
-        await released; // the first attempt is on its way while the config is replaced
-        return new Response(null, { status: 503 });
-      }).listen();
-      const heard = (t: string) => receiver.received.filter((r) => token(r) === t);
+      // The first attempt to "old" is on its way while the config is replaced.
+      const { receiver, release, heard } = holdingToken("old");
       try {
         await store.put({ id: "moved", taskId: "tz", url: receiver.url, token: "old" });
         await change("TASK_STATE_WORKING", "working");
