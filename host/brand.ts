@@ -78,7 +78,11 @@ function brandedErrorClass<E extends Error>(Base: ErrorConstructorLike<E>): Bran
     constructor(message?: string, options?: ErrorOptions) {
       super(message, options);
       const key = new.target.brand;
-      brandError(this, Symbol.for(key), key.slice(key.lastIndexOf("/") + 1));
+      this.name = key.slice(key.lastIndexOf("/") + 1);
+      // Every branded class above it too: whoever catches a base catches a subclass's error.
+      for (let at: { brand: string } = new.target; at.brand; at = Object.getPrototypeOf(at)) {
+        brandError(this, Symbol.for(at.brand), this.name);
+      }
     }
   };
   return Branded as unknown as BrandedErrorClass<E>;
