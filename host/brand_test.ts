@@ -80,3 +80,14 @@ Deno.test("an error of a branded subclass is also its branded base's", () => {
   assert.ok(new SameBrand("tokens") instanceof QuotaError);
   assert.equal(new SameBrand("tokens").name, "QuotaError");
 });
+
+Deno.test("an error of any branded class is an instance of the base it extends", () => {
+  class QuotaError extends BrandedRangeError {
+    static override readonly brand: string = "@seam/test/QuotaError";
+  }
+  assert.ok(new QuotaError("x") instanceof BrandedRangeError);
+  assert.ok(new JsonCopyError("value", "a function") instanceof BrandedTypeError);
+  assert.ok(!(new JsonCopyError("value", "a function") instanceof BrandedRangeError));
+  assert.ok(!(new RangeError("x") instanceof BrandedRangeError));
+  assert.ok(!(new TypeError("x") instanceof BrandedError));
+});
