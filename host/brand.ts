@@ -54,7 +54,10 @@ export function brandError(error: Error, brand: symbol, name: string): void {
  * `brand` (a `Symbol.for` key whose last segment is the class's name,
  * `"@seam/host/JsonCopyError"`); each error it makes carries that brand and
  * that name, and `instanceof` it asks {@linkcode hasBrand}, so an error made
- * by another copy of the same package is still recognised. See
+ * by another copy of the same package is still recognised. An error of a
+ * subclass carries its base's brand too, so it is an instance of both; one
+ * of any class extending {@linkcode BrandedError} is an instance of
+ * `BrandedError` itself (as the prototype chain says: this copy's only). See
  * {@linkcode BrandedError}, {@linkcode BrandedTypeError} and
  * {@linkcode BrandedRangeError}.
  */
@@ -73,12 +76,19 @@ function brandedErrorClass<E extends Error>(Base: ErrorConstructorLike<E>): Bran
   const Branded = class extends (Base as ErrorConstructorLike<Error>) {
     static brand = "";
     static override [Symbol.hasInstance](value: unknown): boolean {
-      return hasBrand(value, Symbol.for(this.brand));
+      // The base itself has no brand: its instances are those of its prototype chain.
+      return this.brand
+        ? hasBrand(value, Symbol.for(this.brand))
+        : super[Symbol.hasInstance](value);
     }
     constructor(message?: string, options?: ErrorOptions) {
       super(message, options);
       const key = new.target.brand;
-      brandError(this, Symbol.for(key), key.slice(key.lastIndexOf("/") + 1));
+      this.name = key.slice(key.lastIndexOf("/") + 1);
+      // Every branded class above it too: whoever catches a base catches a subclass's error.
+      for (let at: { brand: string } = new.target; at.brand; at = Object.getPrototypeOf(at)) {
+        brandError(this, Symbol.for(at.brand), this.name);
+      }
     }
   };
   return Branded as unknown as BrandedErrorClass<E>;

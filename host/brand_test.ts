@@ -57,3 +57,37 @@ Deno.test("BrandedError and BrandedRangeError keep the builtin they extend", () 
   assert.equal(new Range("b").name, "Range");
   assert.ok(!(new Plain("a") instanceof Range));
 });
+
+Deno.test("an error of a branded subclass is also its branded base's", () => {
+  class QuotaError extends BrandedRangeError {
+    static override readonly brand: string = "@seam/test/QuotaError";
+    constructor(readonly limit: string) {
+      super(`Cannot start: the ${limit} quota is spent`);
+    }
+  }
+  class TenantQuotaError extends QuotaError {
+    static override readonly brand: string = "@seam/test/TenantQuotaError";
+  }
+  class SameBrand extends QuotaError {}
+  const error = new TenantQuotaError("tokens");
+  assert.ok(error instanceof TenantQuotaError);
+  assert.ok(error instanceof QuotaError, "whoever catches the base still catches it");
+  assert.ok(error instanceof RangeError);
+  assert.equal(error.name, "TenantQuotaError");
+  assert.equal(error.limit, "tokens");
+  assert.ok(!(new QuotaError("tokens") instanceof TenantQuotaError));
+  // A subclass that names no brand of its own is its base's, by name too.
+  assert.ok(new SameBrand("tokens") instanceof QuotaError);
+  assert.equal(new SameBrand("tokens").name, "QuotaError");
+});
+
+Deno.test("an error of any branded class is an instance of the base it extends", () => {
+  class QuotaError extends BrandedRangeError {
+    static override readonly brand: string = "@seam/test/QuotaError";
+  }
+  assert.ok(new QuotaError("x") instanceof BrandedRangeError);
+  assert.ok(new JsonCopyError("value", "a function") instanceof BrandedTypeError);
+  assert.ok(!(new JsonCopyError("value", "a function") instanceof BrandedRangeError));
+  assert.ok(!(new RangeError("x") instanceof BrandedRangeError));
+  assert.ok(!(new TypeError("x") instanceof BrandedError));
+});

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { textOf } from "@seam/host";
 import {
+  findRunControl,
   subagentEnd,
   subagentProgress,
   type SubagentProgressInfo,
@@ -246,4 +247,24 @@ Deno.test("createAcpProvider() keeps a child session with the session that annou
     assert.equal((await first.result).stopReason, "aborted");
     const claimed = watch.messages("warn").filter((m) => m.includes("another session"));
     assert.equal(claimed.length, 1, watch.messages("warn").join("\n"));
+  }));
+
+Deno.test("createAcpProvider() makes a cancellable child session cancellable by id until its run ends", () =>
+  withAcpAgent([], {}, async ({ parent, start }) => {
+    const started: string[] = [];
+    parent.scope.on(subagentStart, (info) => void started.push(info.runId));
+    const run = start("children-hang");
+    const child = `${run.id}.1`;
+    await until(() => started.includes(child), "the child's subagent/start");
+    // Found from its tree (the parent's scope, or above it), never from beside it.
+    assert.equal(findRunControl(parent.scope.parent!.child("beside"), child), undefined);
+    const cancel = findRunControl(parent.scope, child);
+    assert.ok(cancel, "a live cancellable child session is registered");
+    // The agent ends its turn once told to cancel that child (`session/cancel` naming it).
+    cancel("the client cancelled it");
+    const result = await run.result;
+    assert.equal(result.stopReason, "completed");
+    assert.equal(textOf(result.output), "after the child's cancel");
+    // The run ended: its child's canceller went with it (before the run is disposed).
+    assert.equal(findRunControl(parent.scope, child), undefined, "a canceller outlived its run");
   }));
