@@ -28,13 +28,12 @@ export function tokenOf(flags: ParsedArgs["flags"]): string | undefined {
 }
 
 /**
- * `url` when it is an http(s) URL.
+ * Refuse `url` unless it is an http(s) URL.
  *
  * @throws {UsageError} naming `<url>` otherwise.
  */
-export function httpUrlOf(url: string): string {
+export function assertHttpUrl(url: string): void {
   if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
     throw new UsageError(`<url> must be an http(s) URL, got "${url}"`);
   }
-  return url;
 }

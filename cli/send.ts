@@ -12,7 +12,7 @@ import process from "node:process";
 import { complain, out } from "./command.ts";
 import { type FlagSpec, intFlag, UsageError } from "./args.ts";
 import { defineCommand, type DefinedCommand, stringFlag } from "./_command.ts";
-import { httpUrlOf, TOKEN_ENV_FLAG, tokenOf } from "./_remote_flags.ts";
+import { assertHttpUrl, TOKEN_ENV_FLAG, tokenOf } from "./_remote_flags.ts";
 import { LineReader, ProgressLine } from "./_terminal.ts";
 import { askAtTerminal } from "./_ask.ts";
 
@@ -63,7 +63,7 @@ Exit status: 0 completed, 1 the task failed or could not be sent, 2 bad usage, 1
     if (url === undefined || words.length === 0) {
       throw new UsageError("needs a URL and a prompt: seam send <url> <prompt…>");
     }
-    httpUrlOf(url);
+    assertHttpUrl(url);
     const timeoutMs = intFlag(flags, "timeout", 30_000, 1)!;
     const idleTimeoutMs = intFlag(flags, "idle-timeout", 300_000, 1)!;
     const deadlineMs = intFlag(flags, "deadline", undefined, 1);

@@ -8,7 +8,7 @@
 import { complain, out } from "./command.ts";
 import { type FlagSpec, intFlag, UsageError } from "./args.ts";
 import { defineCommand, type DefinedCommand, stringFlag } from "./_command.ts";
-import { httpUrlOf, TOKEN_ENV_FLAG, tokenOf } from "./_remote_flags.ts";
+import { assertHttpUrl, TOKEN_ENV_FLAG, tokenOf } from "./_remote_flags.ts";
 
 const FLAGS: readonly FlagSpec[] = [
   TOKEN_ENV_FLAG,
@@ -39,7 +39,7 @@ output, or cancel one. Exit status: 0 done, 1 the agent refused or could not be 
   async run({ flags, positionals }) {
     const [url, action = "list", id, ...rest] = positionals;
     if (url === undefined) throw new UsageError("needs a URL: seam tasks <url> [list|get|cancel]");
-    httpUrlOf(url);
+    assertHttpUrl(url);
     if (!(ACTIONS as readonly string[]).includes(action)) {
       throw new UsageError(`unknown action "${action}" (known: ${ACTIONS.join(", ")})`);
     }

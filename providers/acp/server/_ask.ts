@@ -55,7 +55,10 @@ export async function askClient(
       ? answerOf(await client.elicit(formOf(request, sessionId), signal))
       : chosen(await client.requestPermission(permissionOf(request, sessionId), signal));
   } catch (error) {
-    logger.warn(`Asking the ACP client for ${request.runId}'s ${request.kind} failed`, error);
+    // A request withdrawn because its run was cancelled is no failure worth a warning.
+    const what = `Asking the ACP client for ${request.runId}'s ${request.kind} failed`;
+    if (signal.aborted) logger.debug(what, error);
+    else logger.warn(what, error);
     return { outcome: "refused", reason: `the ACP client did not answer the ${request.kind}` };
   }
 }
