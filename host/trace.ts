@@ -1,15 +1,13 @@
 import {
   type Attributes,
   type Context,
-  context,
-  propagation,
   type Span,
   SpanKind,
   SpanStatusCode,
-  trace,
   type Tracer,
 } from "@opentelemetry/api";
 import { defineService, type ServiceKey } from "./scope.ts";
+import { activeContext, registered, withSpan } from "./_otel_global.ts";
 
 /**
  * Where the spans of a scope's agents hang in an OpenTelemetry trace: the
@@ -52,10 +50,12 @@ export const traceParentKey: ServiceKey<TraceParent> = defineService("trace-pare
  * ```
  */
 export function activeTracer(name: string, version: string): unknown {
-  const provider = trace.getTracerProvider() as {
+  // The api's own proxy, with no delegate, when nothing is registered: no tracer either way.
+  const provider = registered("trace") as {
     getDelegateTracer?(name: string, version?: string): Tracer | undefined;
     getTracer(name: string, version?: string): Tracer;
-  };
+  } | undefined;
+  if (provider === undefined) return undefined;
   return typeof provider.getDelegateTracer === "function"
     ? provider.getDelegateTracer(name, version)
     : provider.getTracer(name, version);
@@ -127,12 +127,12 @@ const SPAN_KINDS: Readonly<Record<TraceSpanKind, SpanKind>> = {
  */
 export function startSpan(tracer: unknown, start: SpanStart): StartedSpan {
   const parent = (start.parent ?? start.scope?.inject(traceParentKey)?.context ??
-    context.active()) as Context;
+    activeContext()) as Context;
   const span = (tracer as Tracer).startSpan(start.name, {
     kind: SPAN_KINDS[start.kind],
     attributes: start.attributes as Attributes,
   }, parent);
-  return { span, context: trace.setSpan(parent, span) };
+  return { span, context: withSpan(parent, span) };
 }
 
 /**
@@ -162,6 +162,9 @@ export function failSpan(span: unknown, type: string, message: string | undefine
 export function traceCarrier(traceContext: unknown): Record<string, string> | undefined {
   if (traceContext === undefined) return undefined;
   const carrier: Record<string, string> = {};
-  propagation.inject(traceContext as Context, carrier);
+  // The api's default setter writes each header as a property of the carrier.
+  registered("propagation")?.inject(traceContext as Context, carrier, {
+    set: (into, key, value) => into[key] = value,
+  });
   return Object.keys(carrier).length > 0 ? carrier : undefined;
 }

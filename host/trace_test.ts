@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { type Context, propagation, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
+import {
+  type Context,
+  context,
+  propagation,
+  type Span,
+  SpanStatusCode,
+  trace,
+} from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import {
   InMemorySpanExporter,
@@ -86,6 +93,73 @@ Deno.test("traceCarrier() writes the W3C headers of a context, nothing without o
     const id = (started.span as Span).spanContext();
     assert.equal(carrier?.traceparent, `00-${id.traceId}-${id.spanId}-01`);
     (started.span as Span).end();
+    await Promise.resolve();
+  });
+});
+
+Deno.test("activeTracer() finds a registered provider exactly where @opentelemetry/api's trace does", () => {
+  const key = Symbol.for("opentelemetry.js.api.1");
+  const global = globalThis as Record<symbol, unknown>;
+  const before = global[key];
+  const tracer = { startSpan: () => undefined };
+  const provider = { getDelegateTracer: () => tracer, getTracer: () => tracer };
+  const versions = [
+    "1.10.0",
+    "1.10.7",
+    "1.11.0",
+    "1.9.0",
+    "0.10.0",
+    "2.10.0",
+    "1.10.0-rc.1",
+    "1.10",
+    "x",
+    "",
+    undefined,
+  ];
+  try {
+    for (const version of versions) {
+      // A fresh registry each time: the api remembers the last one it found compatible.
+      global[key] = { version, trace: provider };
+      const apiUsesIt = trace.getTracerProvider() === (provider as unknown);
+      assert.equal(activeTracer("t", "1") === tracer, apiUsesIt, `version ${version}`);
+    }
+    global[key] = undefined;
+    assert.equal(activeTracer("t", "1"), undefined);
+  } finally {
+    global[key] = before;
+  }
+});
+
+Deno.test("startSpan() takes a registered context manager's active context as the default parent", async () => {
+  await recording(async (exporter) => {
+    const tracer = activeTracer("test", "1.0.0")!;
+    const outer = startSpan(tracer, { name: "outer", kind: "internal", attributes: {} });
+    const manager = {
+      active: () => outer.context as Context,
+      with: <A extends unknown[], R>(
+        _: Context,
+        fn: (...args: A) => R,
+        self?: unknown,
+        ...args: A
+      ) => fn.call(self, ...args),
+      bind: <T>(_: Context, target: T) => target,
+      enable() {
+        return this;
+      },
+      disable() {
+        return this;
+      },
+    };
+    assert.ok(context.setGlobalContextManager(manager));
+    try {
+      const inner = startSpan(tracer, { name: "inner", kind: "internal", attributes: {} });
+      (inner.span as Span).end();
+    } finally {
+      context.disable();
+    }
+    (outer.span as Span).end();
+    const [innerDone, outerDone] = exporter.getFinishedSpans();
+    assert.equal(innerDone.parentSpanContext?.spanId, outerDone.spanContext().spanId);
     await Promise.resolve();
   });
 });

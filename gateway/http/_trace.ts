@@ -6,7 +6,13 @@
  * under. Without a registered tracer provider a request costs one global
  * read here and nothing else.
  */
-import { type Context, propagation, ROOT_CONTEXT, type Span } from "@opentelemetry/api";
+import {
+  type Context,
+  ROOT_CONTEXT,
+  type Span,
+  type TextMapGetter,
+  type TextMapPropagator,
+} from "@opentelemetry/api";
 import { activeTracer, failSpan, SEAM_VERSION, startSpan } from "@seam/host";
 
 const NAME = "@seam/gateway";
@@ -39,7 +45,20 @@ const KNOWN_METHODS = new Set([
   "TRACE",
 ]);
 
-const headerGetter = {
+/**
+ * The application's propagator, read from `@opentelemetry/api`'s global
+ * registry as `@seam/host` reads its tracer provider (the api's
+ * `propagation` singleton would bundle ~8 kB more). Called once
+ * `activeTracer` found a tracer: the registry is there and compatible.
+ */
+function registeredPropagator(): TextMapPropagator | undefined {
+  const registry = (globalThis as Record<symbol, { propagation?: TextMapPropagator } | undefined>)[
+    Symbol.for("opentelemetry.js.api.1")
+  ];
+  return registry?.propagation;
+}
+
+const headerGetter: TextMapGetter<Headers> = {
   get: (carrier: Headers, key: string) => carrier.get(key) ?? undefined,
   keys: (carrier: Headers) => [...carrier.keys()],
 };
@@ -56,7 +75,10 @@ export function traceRequest(
 ): Promise<Response> {
   const tracer = activeTracer(NAME, SEAM_VERSION);
   if (!tracer) return handle();
-  const parent = propagation.extract(ROOT_CONTEXT, request.headers, headerGetter);
+  const propagator = registeredPropagator();
+  const parent = propagator
+    ? propagator.extract(ROOT_CONTEXT, request.headers, headerGetter)
+    : ROOT_CONTEXT;
   const url = new URL(request.url);
   const known = KNOWN_METHODS.has(request.method);
   const started = startSpan(tracer, {
