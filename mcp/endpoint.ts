@@ -17,6 +17,7 @@ export interface McpEndpointOptions {
 }
 
 const MODERN = "2026-07-28";
+const KNOWN: readonly string[] = ["http", "tasks"];
 
 /**
  * Serve `server` to clients of both protocol lines at one URL: a request
@@ -28,11 +29,22 @@ const MODERN = "2026-07-28";
  * @param server The server to serve.
  * @param options Each line's options.
  * @returns The endpoint.
+ * @throws {TypeError} for an unknown option, naming it and the known ones
+ *   (a line's option given at the top level, `maxSessions` for `http.maxSessions`, would
+ *   otherwise be dropped without a word).
  */
 export function createMcpEndpoint(
   server: McpServer,
   options: McpEndpointOptions = {},
 ): McpEndpoint {
+  for (const key of Object.keys(options)) {
+    if (!KNOWN.includes(key)) {
+      throw new TypeError(
+        `Cannot create the MCP endpoint: unknown option ${key} (known: ${KNOWN.join(", ")}; ` +
+          "each line's options go under its key, e.g. http.maxSessions)",
+      );
+    }
+  }
   const legacy = createMcpHttpHandler(server, options.http);
   const modern = createMcpTasksHandler(server, options.tasks);
   return {

@@ -35,11 +35,20 @@ export interface McpStdioOptions {
  * @param server The server to serve.
  * @param options Other streams than this process's.
  * @returns The connection (principal `local`).
+ * @throws {TypeError} (a rejection) for an unknown option, naming it and the known ones.
  */
 export async function serveMcpStdio(
   server: McpServer,
   options: McpStdioOptions = {},
 ): Promise<McpConnection> {
+  for (const key of Object.keys(options)) {
+    // A misspelt `input` would otherwise serve this process's stdin instead.
+    if (key !== "input" && key !== "output") {
+      throw new TypeError(
+        `Cannot serve MCP over stdio: unknown option ${key} (known: input, output)`,
+      );
+    }
+  }
   const input = options.input ?? await processStream("stdin");
   const output = options.output ?? await processStream("stdout");
   const connection = await server.connect(
