@@ -43,13 +43,22 @@ Deno.test("seam refuses an unknown command, option, action or bad value, naming 
     [["tasks", "http://x", "get"], /get needs a task id/],
     [["serve", "--port", "99999"], /--port must be a whole number from 0 to 65535, got "99999"/],
     [["serve", "--inspector=yes"], /--inspector takes no value/],
+    [
+      ["serve", "--database-url", "nope"],
+      /--database-url must be a PostgreSQL URL \(postgres:\/\/user@host:5432\/db\), got no URL/,
+    ],
+    [["serve", "--database-url", "http://u:secret@x/db"], /got a URL of scheme "http:"; leave it/],
     [["acp", "--log-level", "loud"], /--log-level must be one of debug, info, warn, error, silent/],
   ];
   for (const [args, message] of cases) {
     const { code, stderr } = await runSeam(args);
     assert.equal(code, 2, `${args.join(" ")}: ${stderr}`);
     assert.match(stderr, message);
+    assert.doesNotMatch(stderr, /secret/, "a URL's password is never printed");
   }
+  const fromEnv = await runSeam(["serve", "--port", "0"], { DATABASE_URL: "nope" });
+  assert.equal(fromEnv.code, 2, fromEnv.stderr);
+  assert.match(fromEnv.stderr, /DATABASE_URL must be a PostgreSQL URL/);
 });
 
 Deno.test("seam send streams a gateway's answer and shows a progress line on long work", async () => {

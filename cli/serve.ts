@@ -71,8 +71,31 @@ read from the environment only); serving beyond loopback without it prints a WAR
       if (typeof value === "string") overrides[variable] = value;
     }
     if (flags.inspector) overrides.SEAM_INSPECTOR = "1";
+    checkDatabaseUrl(flags["database-url"], overrides.DATABASE_URL ?? envOf("DATABASE_URL"));
     const { serveStart } = await import("@seam/start/main");
     await serveStart((name) => name in overrides ? overrides[name] : envOf(name));
     return 0;
   },
 });
+
+/**
+ * A database URL the PostgreSQL driver would refuse with a stack trace (or
+ * take for a host name) is bad usage: name where it came from and its form.
+ */
+function checkDatabaseUrl(flag: unknown, url: string | undefined): void {
+  if (url === undefined || url === "") return;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol === "postgres:" || protocol === "postgresql:") return;
+  const source = typeof flag === "string" ? "--database-url" : "DATABASE_URL";
+  // The URL may hold a password: name only its scheme.
+  const got = protocol === undefined ? "no URL" : `a URL of scheme "${protocol}"`;
+  throw new UsageError(
+    `${source} must be a PostgreSQL URL (postgres://user@host:5432/db), got ${got}; ` +
+      "leave it unset to keep tasks in memory",
+  );
+}
