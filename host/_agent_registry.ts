@@ -14,10 +14,19 @@ import { abortError, AgentImpl } from "./_agent.ts";
 import { OWN_EVENTS } from "./_session.ts";
 import { readSeed } from "./_session_seed.ts";
 import { isRecord } from "./unknown.ts";
+import { refuseUnknownOptions } from "./unknown_options.ts";
 import { cannot, invalid } from "./_invalid.ts";
 import { freeze } from "./_builtins.ts";
 
-const OPTION_KEYS = new Set(["model", "subagentDepth", "maxTokens"]);
+const OPTION_KEYS = ["model", "subagentDepth", "maxTokens"] satisfies (keyof AgentOptions)[];
+const CREATE_KEYS = [
+  "parentScope",
+  "options",
+  "setup",
+  "session",
+  "id",
+  "signal",
+] satisfies (keyof CreateAgentOptions)[];
 
 /** Why an aborted creation fails: the signal's reason, or an AbortError saying so. */
 function creationCancelled(signal: AbortSignal): unknown {
@@ -29,11 +38,7 @@ function readOptions(options: AgentOptions): ResolvedAgentOptions {
   if (!isRecord(copy)) {
     invalid(`options: expected an object, got ${describe(options)}`);
   }
-  for (const key of Object.keys(copy)) {
-    if (!OPTION_KEYS.has(key)) {
-      invalid(`options.${key}: unknown option (known: model, subagentDepth, maxTokens)`);
-    }
-  }
+  refuseUnknownOptions("create an agent", copy, OPTION_KEYS, { under: "options" });
   const { model, subagentDepth = 0, maxTokens } = copy as Record<string, JsonValue>;
   if (typeof model !== "string" || model === "") {
     invalid(`options.model: expected a non-empty string, got ${describe(model)}`);
@@ -88,6 +93,7 @@ export class AgentRegistryImpl implements AgentRegistry {
     if (init === null || typeof init !== "object") {
       cannot("create an agent", `expected an options object, got ${describe(init)}`);
     }
+    refuseUnknownOptions("create an agent", init, CREATE_KEYS);
     const { parentScope, options, setup, session, id, signal } = init;
     if (parentScope !== undefined && !(parentScope instanceof Scope)) {
       cannot("create an agent", `parentScope must be a Scope, got ${describe(parentScope)}`);

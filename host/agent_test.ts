@@ -255,10 +255,17 @@ Deno.test("AgentRegistry.create() publishes nothing when creation fails", async 
       [{ options: { model: "scripted", subagentDepth: 1.5 } }, /subagentDepth/],
       [{ options: { model: "scripted", subagentDepth: "1" } }, /subagentDepth/],
       [{ options: { model: "scripted", maxTokens: 0 } }, /maxTokens/],
-      [{ options: { model: "scripted", temperature: 1 } }, /options\.temperature: unknown option/],
+      [
+        { options: { model: "scripted", temperature: 1 } },
+        /^Cannot create an agent: unknown option options\.temperature \(known: model, subagentDepth, maxTokens\)$/,
+      ],
       [{ options: { model: "scripted", when: new Date() } }, /options\.when/],
       [{ options: { model: () => "x" } }, /options\.model/],
       [{ options: { model: "scripted" }, id: "" }, /id must be/],
+      [
+        { options: { model: "scripted" }, setpu: () => {} },
+        /^Cannot create an agent: unknown option setpu \(known: parentScope, options, setup, session, id, signal\)$/,
+      ],
       [{ options: { model: "scripted" }, setup: 1 }, /setup must be/],
       [{ options: { model: "scripted" }, parentScope: {} }, /parentScope must be a Scope/],
       [{ options: { model: "scripted" }, signal: {} }, /signal must be an AbortSignal/],

@@ -9,6 +9,7 @@ import { ModelRegistryImpl } from "./_model_registry.ts";
 import { PromptRegistryImpl } from "./_prompt_registry.ts";
 import { ToolRegistryImpl } from "./_tool_registry.ts";
 import { freeze } from "./_builtins.ts";
+import { refuseUnknownOptions } from "./unknown_options.ts";
 
 /**
  * An agent runtime: a root scope and the host-wide registries. Registry
@@ -40,6 +41,8 @@ export interface HostOptions {
    */
   readonly scope?: Scope;
 }
+
+const HOST_OPTIONS = ["logger", "scope"] satisfies (keyof HostOptions)[];
 
 /** The service key the host is provided under in its root scope. */
 export const hostKey: ServiceKey<Host> = defineService<Host>("host");
@@ -80,6 +83,7 @@ export const hostKey: ServiceKey<Host> = defineService<Host>("host");
  * ```
  */
 export function createHost(options: HostOptions = {}): Host {
+  refuseUnknownOptions("create the host", options, HOST_OPTIONS);
   const scope = options.scope ?? createRootScope({ logger: options.logger });
   const logger = options.logger ?? scope.logger;
   const tools = new ToolRegistryImpl();

@@ -36,3 +36,13 @@ Deno.test("createHost() can adopt an existing scope", async () => {
   assert.equal((await agent.whenIdle()).reason, "aborted");
   assert.deepEqual(host.agents.list(), []);
 });
+
+Deno.test("createHost() refuses an unknown option, naming the known ones", () => {
+  assert.throws(
+    () => createHost({ loger: createMemoryLogger().logger } as never),
+    {
+      name: "TypeError",
+      message: "Cannot create the host: unknown option loger (known: logger, scope)",
+    },
+  );
+});

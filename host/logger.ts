@@ -1,4 +1,5 @@
 import { cannot } from "./_invalid.ts";
+import { refuseUnknownOptions } from "./unknown_options.ts";
 
 /** Severity of a log record, from the most to the least verbose. */
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -47,6 +48,8 @@ export interface LoggerOptions {
   name?: string;
 }
 
+const LOGGER_OPTIONS = ["level", "sink", "name"] satisfies (keyof LoggerOptions)[];
+
 const ORDER: Record<LogThreshold, number> = {
   debug: 10,
   info: 20,
@@ -81,6 +84,7 @@ const consoleSink: LogSink = (record) => {
  * ```
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
+  refuseUnknownOptions("create logger", options, LOGGER_OPTIONS);
   const level = options.level ?? "warn";
   if (!(level in ORDER)) {
     cannot("create logger", `unknown level "${String(level)}"`, true);

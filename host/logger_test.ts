@@ -33,3 +33,13 @@ Deno.test("createMemoryLogger() keeps every record", () => {
   logger.error("e");
   assert.deepEqual(records.map((r) => r.level), ["debug", "error"]);
 });
+
+Deno.test("createLogger() refuses an unknown option, naming the known ones", () => {
+  assert.throws(
+    () => createLogger({ levle: "debug" } as never),
+    {
+      name: "TypeError",
+      message: "Cannot create logger: unknown option levle (known: level, sink, name)",
+    },
+  );
+});

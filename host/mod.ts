@@ -55,4 +55,5 @@ export * from "./session.ts";
 export * from "./tools.ts";
 export * from "./trace.ts";
 export * from "./unknown.ts";
+export * from "./unknown_options.ts";
 export * from "./version.ts";

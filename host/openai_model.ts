@@ -4,6 +4,7 @@ import { type Config, open } from "./_openai_http.ts";
 import { toWire } from "./_openai_messages.ts";
 import { readStream } from "./_openai_stream.ts";
 import { freeze, stringify } from "./_builtins.ts";
+import { refuseUnknownOptions } from "./unknown_options.ts";
 
 /** Options of {@linkcode createOpenAICompatibleModel}. Give `baseUrl` or `preset`. */
 export interface OpenAICompatibleModelOptions {
@@ -70,7 +71,7 @@ export const OPENAI_COMPATIBLE_PRESETS: Readonly<Record<OpenAICompatiblePreset, 
 
 const MAX_TIMER_MS = 2_147_483_647;
 
-const OPTION_KEYS = new Set([
+const OPTION_KEYS = [
   "baseUrl",
   "preset",
   "apiKey",
@@ -82,7 +83,7 @@ const OPTION_KEYS = new Set([
   "retries",
   "retryDelayMs",
   "maxRetryDelayMs",
-]);
+] satisfies (keyof OpenAICompatibleModelOptions)[];
 
 function invalid(message: string): never {
   cannot("create the OpenAI-compatible model", message);
@@ -181,9 +182,7 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
   if (options === null || typeof options !== "object") {
     invalid("options must be an object with baseUrl or preset");
   }
-  for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.has(key)) invalid(`unknown option ${stringify(key)}`);
-  }
+  refuseUnknownOptions("create the OpenAI-compatible model", options, OPTION_KEYS);
   const baseUrl = baseUrlOf(options);
   let url: string;
   try {

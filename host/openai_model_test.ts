@@ -496,7 +496,7 @@ Deno.test("createOpenAICompatibleModel() goes only where it is told, and checks 
     assert.throws(() => createOpenAICompatibleModel({ baseUrl: "not a url" }), /invalid baseUrl/);
     assert.throws(
       () => createOpenAICompatibleModel({ baseUrl: OPENAI_BASE_URL, timeout: 5 } as never),
-      /unknown option "timeout"/,
+      /unknown option timeout \(known: baseUrl, preset, apiKey, model, fetch, headers, name, timeoutMs, /,
     );
   });
 

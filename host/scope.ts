@@ -2,6 +2,7 @@ import { BrandedError } from "./brand.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { cannot } from "./_invalid.ts";
 import { freeze } from "./_builtins.ts";
+import { refuseUnknownOptions } from "./unknown_options.ts";
 
 /** Undo a registration. May be async; a scope awaits it on disposal. */
 export type Disposer = () => void | Promise<void>;
@@ -88,6 +89,8 @@ export interface ScopeOptions {
   /** A label for errors and logs. Default `"root"`. */
   label?: string;
 }
+
+const SCOPE_OPTIONS = ["logger", "label"] satisfies (keyof ScopeOptions)[];
 
 type Entry = Scope | (() => void | Promise<void>);
 
@@ -488,6 +491,7 @@ function callContained<T>(
  * ```
  */
 export function createRootScope(options: ScopeOptions = {}): Scope {
+  refuseUnknownOptions("create the root scope", options, SCOPE_OPTIONS);
   return new Scope(
     undefined,
     options.logger ?? createLogger(),

@@ -228,3 +228,13 @@ Deno.test("Scope.dispose() re-entered from a disposer never waits for itself", a
     assert.equal(scope.state, "disposed");
   });
 });
+
+Deno.test("createRootScope() refuses an unknown option, naming the known ones", () => {
+  assert.throws(
+    () => createRootScope({ lable: "app" } as never),
+    {
+      name: "TypeError",
+      message: "Cannot create the root scope: unknown option lable (known: logger, label)",
+    },
+  );
+});

@@ -15,6 +15,7 @@ import { delay } from "./delay.ts";
 import { type DirectiveStep, parseDirectives, type ParsedPrompt } from "./_directives.ts";
 import { cannot } from "./_invalid.ts";
 import { freeze, isArray } from "./_builtins.ts";
+import { refuseUnknownOptions } from "./unknown_options.ts";
 
 /** A tool call in a code script. */
 export interface ScriptedToolCall {
@@ -79,6 +80,8 @@ export interface ScriptedModelOptions {
   /** Wait this many milliseconds before every step (honouring the signal). Default 0. */
   readonly delayMs?: number;
 }
+
+const SCRIPTED_OPTIONS = ["name", "script", "delayMs"] satisfies (keyof ScriptedModelOptions)[];
 
 const WORDS = /\s*\S+\s*/g;
 
@@ -164,6 +167,7 @@ const WORDS = /\s*\S+\s*/g;
  * ```
  */
 export function createScriptedModel(options: ScriptedModelOptions = {}): ModelAdapter {
+  refuseUnknownOptions("create the scripted model", options, SCRIPTED_OPTIONS);
   const name = options.name ?? "scripted";
   const script = options.script;
   const baseDelay = options.delayMs ?? 0;

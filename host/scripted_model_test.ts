@@ -337,3 +337,14 @@ Deno.test("createScriptedModel() directives nest: a parent's call carries a chil
   assert.equal(output(end), "parent: child: grandchild: DEEP");
   await host.scope.dispose();
 });
+
+Deno.test("createScriptedModel() refuses an unknown option, naming the known ones", () => {
+  assert.throws(
+    () => createScriptedModel({ delay: 5 } as never),
+    {
+      name: "TypeError",
+      message:
+        "Cannot create the scripted model: unknown option delay (known: name, script, delayMs)",
+    },
+  );
+});

@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { refuseUnknownOptions } from "./mod.ts";
+
+const KNOWN = ["name", "host"];
+
+Deno.test("refuseUnknownOptions() passes known options and no options at all", () => {
+  refuseUnknownOptions("create x", {}, KNOWN);
+  refuseUnknownOptions("create x", { name: "a", host: undefined }, KNOWN);
+  refuseUnknownOptions("create x", undefined, KNOWN);
+});
+
+Deno.test("refuseUnknownOptions() names the first unknown option and the known ones", () => {
+  assert.throws(
+    () => refuseUnknownOptions("create x", { name: "a", nmae: "b", hots: 1 }, KNOWN),
+    { name: "TypeError", message: "Cannot create x: unknown option nmae (known: name, host)" },
+  );
+});
+
+Deno.test("refuseUnknownOptions() quotes a key that is no identifier", () => {
+  for (const [key, named] of [["", '""'], ["max idle", '"max idle"'], ["a\nb", '"a\\nb"']]) {
+    assert.throws(
+      () => refuseUnknownOptions("create x", { [key]: 1 }, KNOWN),
+      { message: `Cannot create x: unknown option ${named} (known: name, host)` },
+    );
+  }
+});
+
+Deno.test("refuseUnknownOptions() names nested options by their path, and says the hint", () => {
+  assert.throws(
+    () => refuseUnknownOptions("create x", { maxIdle: 5 }, ["size"], { under: "pool" }),
+    { message: "Cannot create x: unknown option pool.maxIdle (known: size)" },
+  );
+  assert.throws(
+    () =>
+      refuseUnknownOptions("create x", { maxSessions: 5 }, ["http"], {
+        hint: "e.g. http.maxSessions",
+      }),
+    { message: "Cannot create x: unknown option maxSessions (known: http; e.g. http.maxSessions)" },
+  );
+});
+
+Deno.test("refuseUnknownOptions() refuses options that are no object", () => {
+  for (
+    const [options, kind] of [[null, "null"], [[], "an array"], ["name", "string"], [1, "number"]]
+  ) {
+    assert.throws(
+      () => refuseUnknownOptions("create x", options as object, KNOWN),
+      { name: "TypeError", message: `Cannot create x: options must be an object, got ${kind}` },
+    );
+  }
+  assert.throws(
+    () => refuseUnknownOptions("create x", null as never, KNOWN, { under: "pool" }),
+    { message: "Cannot create x: pool must be an object, got null" },
+  );
+});
