@@ -4,7 +4,7 @@ import { InspectorRecord } from "./inspector/_inspector_record.ts";
 import { InspectorRoutes } from "./inspector/_inspector_routes.ts";
 import { MountRoutes } from "./mounts/_mounts.ts";
 import { DescendantTrees } from "./tree/_trees.ts";
-import { refuseUnknownOptions, resolveInspector, resolvePush } from "./http/_options.ts";
+import { refuseUnknownGatewayOptions, resolveInspector, resolvePush } from "./http/_options.ts";
 import { PushService } from "./push/_push.ts";
 import { PUSH_BINDINGS } from "./push/_push_bindings.ts";
 import { V03_BINDINGS } from "./a2a03/_v03.ts";
@@ -122,6 +122,6 @@ const EVERY_FEATURE: GatewayFeatures = {
  * ```
  */
 export function createGateway(options: GatewayOptions): Gateway {
-  refuseUnknownOptions(options);
+  refuseUnknownGatewayOptions(options);
   return buildGateway(options, EVERY_FEATURE);
 }

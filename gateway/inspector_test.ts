@@ -679,7 +679,7 @@ Deno.test("createGateway() checks the inspector option", async () => {
   const bad: [unknown, RegExp][] = [
     ["yes", /inspector must be a boolean or an object of bounds, got "yes"/],
     [[1], /inspector must be a boolean or an object/],
-    [{ maxRun: 1 }, /inspector has no option "maxRun" \(known: .*maxRuns, maxText\)/],
+    [{ maxRun: 1 }, /unknown option inspector\.maxRun \(known: .*maxRuns, maxText\)/],
     [{ maxRuns: 0 }, /inspector.maxRuns must be an integer of at least 1, got 0/],
     [{ maxRuns: 1.5 }, /inspector.maxRuns must be an integer of at least 1, got 1.5/],
     [{ maxText: -1 }, /inspector.maxText must be a non-negative integer, got -1/],

@@ -32,7 +32,7 @@
  * @module
  */
 import { buildGateway } from "./http/_gateway.ts";
-import { refuseUnknownOptions } from "./http/_options.ts";
+import { refuseUnknownGatewayOptions } from "./http/_options.ts";
 import type { Gateway, GatewayOptions } from "./options.ts";
 
 /**
@@ -45,6 +45,6 @@ import type { Gateway, GatewayOptions } from "./options.ts";
  *   `taskStore`, naming the option and the entry that has it.
  */
 export function createGateway(options: GatewayOptions): Gateway {
-  refuseUnknownOptions(options);
+  refuseUnknownGatewayOptions(options);
   return buildGateway(options, {});
 }

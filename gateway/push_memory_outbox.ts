@@ -66,6 +66,8 @@ type OutboxState = "open" | "closing" | "closed";
 
 /** How its refusals name it. */
 const OUTBOX = "push outbox";
+/** The options of {@linkcode MemoryPushOutboxOptions} beside the delivery ones. */
+const OWN_OPTIONS = ["maxWebhooks", "configStore"] satisfies (keyof MemoryPushOutboxOptions)[];
 
 class MemoryPushOutbox implements PushOutbox {
   readonly #queues = new Map<string, Queue>();
@@ -81,7 +83,7 @@ class MemoryPushOutbox implements PushOutbox {
   readonly #configs: PushConfigStore | undefined;
 
   constructor(options: MemoryPushOutboxOptions) {
-    this.#delivery = resolvePushDelivery(options, OUTBOX);
+    this.#delivery = resolvePushDelivery(options, OUTBOX, OWN_OPTIONS);
     this.#maxWebhooks = this.#delivery.integer(options.maxWebhooks, "maxWebhooks", 1_000);
     const store = options.configStore;
     if (store !== undefined && typeof store?.list !== "function") {
@@ -328,7 +330,8 @@ function sameJson(a: unknown, b: unknown): boolean {
  * ```
  *
  * @throws {RangeError} when a bound is not a positive integer (naming it).
- * @throws {TypeError} when `configStore` has no `list`.
+ * @throws {TypeError} when `configStore` has no `list`, or for an unknown
+ *   option (naming it and the known ones).
  */
 export function createMemoryPushOutbox(options: MemoryPushOutboxOptions = {}): PushOutbox {
   return new MemoryPushOutbox(options);

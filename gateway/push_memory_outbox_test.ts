@@ -306,3 +306,13 @@ Deno.test("createMemoryPushOutbox() refuses a configStore without list", () => {
     /configStore must be a PushConfigStore/,
   );
 });
+
+Deno.test("createMemoryPushOutbox() refuses an unknown option, naming its own and the delivery ones", () => {
+  assert.throws(
+    () => createMemoryPushOutbox({ maxAttempt: 3 } as never),
+    (error: Error) =>
+      error instanceof TypeError &&
+      /^Cannot create push outbox: unknown option maxAttempt \(known: maxWebhooks, configStore, maxAttempts, .*maxDelayMs\)$/
+        .test(error.message),
+  );
+});

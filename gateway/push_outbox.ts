@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { createLogger, type Logger } from "@seam/host";
+import { createLogger, type Logger, refuseUnknownOptions } from "@seam/host";
 import type { A2APushAuthentication } from "./push_store.ts";
 import type { TaskStorage } from "./task_storage.ts";
 
@@ -268,15 +268,37 @@ export interface PushDelivery {
   integer(value: number | undefined, name: string, fallback: number, min?: number): number;
 }
 
+/** Every option of {@linkcode PushDeliveryOptions}. */
+const DELIVERY_OPTIONS = [
+  "maxAttempts",
+  "timeoutMs",
+  "maxQueuedPerWebhook",
+  "closeGraceMs",
+  "logger",
+  "fetch",
+  "baseDelayMs",
+  "maxDelayMs",
+] satisfies (keyof PushDeliveryOptions)[];
+
 /**
  * Check the options every outbox takes and fill in their defaults (the
  * in-memory outbox and `@seam/gateway-postgres`'s take them so); `outbox`
- * names it in refusals (`"the PostgreSQL push outbox"`).
+ * names it in refusals (`"the PostgreSQL push outbox"`). Given `own`, the
+ * names of the outbox's other options, it refuses any option that is
+ * neither one of those nor a delivery option.
  *
  * @throws {RangeError} naming the outbox and an option that is not an
  *   integer of at least its minimum (1; 0 for the waits).
+ * @throws {TypeError} with `own`, naming an unknown option and the known ones.
  */
-export function resolvePushDelivery(options: PushDeliveryOptions, outbox: string): PushDelivery {
+export function resolvePushDelivery(
+  options: PushDeliveryOptions,
+  outbox: string,
+  own?: readonly string[],
+): PushDelivery {
+  if (own !== undefined) {
+    refuseUnknownOptions(`create ${outbox}`, options, [...own, ...DELIVERY_OPTIONS]);
+  }
   const integer = (value: number | undefined, name: string, fallback: number, min = 1) => {
     if (value === undefined) return fallback;
     if (!Number.isSafeInteger(value) || value < min) {

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { refuseUnknownOptions } from "@seam/host";
 import type { TaskStorage } from "./task_storage.ts";
 import { stringify } from "./core/_builtins.ts";
 
@@ -134,6 +135,7 @@ export interface MemoryPushConfigStoreOptions {
  *
  * @throws {RangeError} when `maxConfigs` is not a positive integer (and
  * `put`, when its `maxPerTask` is not one).
+ * @throws {TypeError} for an unknown option, naming it and the known ones.
  */
 export function createMemoryPushConfigStore(
   options: MemoryPushConfigStoreOptions = {},
@@ -141,6 +143,7 @@ export function createMemoryPushConfigStore(
   list(taskId: string): readonly A2APushNotificationConfig[];
   put(config: A2APushNotificationConfig, options?: PushConfigPutOptions): PushConfigPutResult;
 } {
+  refuseUnknownOptions("create push config store", options, ["maxConfigs"]);
   const max = options.maxConfigs ?? 10_000;
   if (!Number.isSafeInteger(max) || max < 1) {
     throw new RangeError(

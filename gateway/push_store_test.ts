@@ -20,3 +20,10 @@ Deno.test("createMemoryPushConfigStore() put refuses a maxPerTask that is not a 
   assert.equal(store.put({ ...config, id: "c2" }, { maxPerTask: 1 }), "task-full");
   assert.equal(store.put({ ...config, url: "https://example.com/new" }, { maxPerTask: 1 }), true);
 });
+
+Deno.test("createMemoryPushConfigStore() refuses an unknown option, naming the known ones", () => {
+  assert.throws(
+    () => createMemoryPushConfigStore({ maxConfig: 5 } as never),
+    new TypeError("Cannot create push config store: unknown option maxConfig (known: maxConfigs)"),
+  );
+});

@@ -22,6 +22,7 @@
  *
  * @module
  */
+import { refuseUnknownOptions } from "@seam/host";
 import { createGateway } from "./gateway.ts";
 import type { Gateway, GatewayOptions } from "./options.ts";
 import { stringify } from "./core/_builtins.ts";
@@ -60,7 +61,14 @@ export interface ServedGateway {
 }
 
 /** Every option of {@linkcode ServeOptions}. */
-const SERVE_OPTIONS: readonly string[] = ["hostname", "port", "signal", "quiet", "log", "warn"];
+const SERVE_OPTIONS = [
+  "hostname",
+  "port",
+  "signal",
+  "quiet",
+  "log",
+  "warn",
+] satisfies (keyof ServeOptions)[];
 
 function envOf(name: string): string | undefined {
   try {
@@ -125,15 +133,10 @@ export function exposureWarning(hostname: string, auth: boolean): string | undef
  * in the environment when `options` gives none.
  *
  * @throws {RangeError} for a port outside 0-65535.
+ * @throws {TypeError} for an unknown option (of `options` or `serve`), naming it and the known ones.
  */
 export function serveGateway(options: GatewayOptions, serve: ServeOptions = {}): ServedGateway {
-  for (const key of Object.keys(serve ?? {})) {
-    if (!SERVE_OPTIONS.includes(key)) {
-      throw new TypeError(
-        `Cannot serve the gateway: unknown option ${key} (known: ${SERVE_OPTIONS.join(", ")})`,
-      );
-    }
-  }
+  refuseUnknownOptions("serve the gateway", serve, SERVE_OPTIONS);
   const hostname = serve.hostname ?? envOf("HOST") ?? "127.0.0.1";
   const port = serve.port ?? Number(envOf("PORT") ?? 8787);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {

@@ -168,3 +168,40 @@ Deno.test("createGateway() and serveGateway() refuse unknown options, naming the
     await root.dispose();
   }
 });
+
+Deno.test("createGateway() refuses an unknown option of auth, cors, card, extendedCard, push and inspector", async () => {
+  const root = createRootScope({ logger: createMemoryLogger().logger });
+  createSubagentService(root);
+  const tokens = { alice: "a-token-long-enough-to-pass" };
+  const bad: [Record<string, unknown>, RegExp][] = [
+    [
+      { auth: { token: tokens } },
+      /^TypeError: Cannot create gateway: unknown option auth\.token \(known: tokens, verify\)$/,
+    ],
+    [
+      { cors: { origins: "*" } },
+      /unknown option cors\.origins \(known: origin, maxAge, credentials\)$/,
+    ],
+    [
+      { card: { title: "x" } },
+      /unknown option card\.title \(known: name, description, version, provider, /,
+    ],
+    [
+      { auth: { tokens }, extendedCard: { skill: [] } },
+      /unknown option extendedCard\.skill \(known: description, skills\)$/,
+    ],
+    [
+      { push: { maxConfigPerTask: 1 } },
+      /unknown option push\.maxConfigPerTask \(known: allowWebhook, maxConfigsPerTask, /,
+    ],
+    [{ inspector: { maxRun: 1 } }, /unknown option inspector\.maxRun \(known: /],
+  ];
+  try {
+    for (const [options, complaint] of bad) {
+      assert.throws(() => createGateway({ scope: root, ...options } as never), TypeError);
+      assert.throws(() => createGateway({ scope: root, ...options } as never), complaint);
+    }
+  } finally {
+    await root.dispose();
+  }
+});

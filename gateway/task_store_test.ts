@@ -177,3 +177,13 @@ Deno.test("createMemoryTaskStore() keeps nothing stale when a terminal task cann
   store.put(record("t", "TASK_STATE_COMPLETED", 2));
   assert.equal(store.get("t")?.task.status.state, "TASK_STATE_COMPLETED");
 });
+
+Deno.test("createMemoryTaskStore() refuses an unknown option, naming the known ones", () => {
+  assert.throws(
+    () => createMemoryTaskStore({ maxTerminalTask: 5 } as never),
+    (error: Error) =>
+      error instanceof TypeError &&
+      /^Cannot create the memory task store: unknown option maxTerminalTask \(known: maxTerminalTasks, terminalTtlMs, .*leaseTtlMs\)$/
+        .test(error.message),
+  );
+});

@@ -1,5 +1,5 @@
 /** The gateway's options checked once, with their defaults. */
-import { type AgentRef, isRecord, type Scope } from "@seam/host";
+import { type AgentRef, isRecord, refuseUnknownOptions, type Scope } from "@seam/host";
 import { getSubagentService, type SubagentService } from "@seam/subagent";
 import type { CardInfo } from "./_card.ts";
 import type { LiveTaskLimits } from "../core/_live_task.ts";
@@ -7,7 +7,11 @@ import { subagentProgressSource } from "../progress.ts";
 import { createDefaultTaskStore } from "../memory/_memory_tasks.ts";
 import type { TaskStore } from "../task_store.ts";
 import type {
+  GatewayAuthOptions,
+  GatewayCardOptions,
+  GatewayCorsOptions,
   GatewayExtendedCardOptions,
+  GatewayInspectorOptions,
   GatewayLimits,
   GatewayOptions,
   GatewayProgress,
@@ -66,9 +70,11 @@ export interface InspectorLimits {
   readonly maxText: number;
 }
 
+const ACTION = "create gateway";
+
 /** Refuse an option: every option check's TypeError, in the words they share. */
 export function refuse(message: string): never {
-  throw new TypeError(`Cannot create gateway: ${message}`);
+  throw new TypeError(`Cannot ${ACTION}: ${message}`);
 }
 
 /** The options `count` checks at the top level of {@linkcode GatewayOptions}. */
@@ -78,7 +84,7 @@ function count(value: unknown, name: string, fallback: number, min = 0): number 
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min) {
     throw new RangeError(
-      `Cannot create gateway: ${name} must be ${
+      `Cannot ${ACTION}: ${name} must be ${
         min === 0 ? "a non-negative integer" : `an integer of at least ${min}`
       }, got ${typeof value === "number" ? value : stringify(value) ?? String(value)}`,
     );
@@ -192,6 +198,18 @@ export function resolvePush(push: GatewayOptions["push"]): PushOptionsResolved |
   if (push === null || typeof push !== "object") {
     refuse("push must be an object (push: {} for the defaults)");
   }
+  refuseUnknownOptions(
+    ACTION,
+    push,
+    [
+      "allowWebhook",
+      "maxConfigsPerTask",
+      "maxPayloadBytes",
+      "configStore",
+      "outbox",
+    ] satisfies (keyof GatewayPushOptions)[],
+    { under: "push" },
+  );
   if (push.allowWebhook !== undefined && typeof push.allowWebhook !== "function") {
     refuse("push.allowWebhook must be a function (url) => boolean");
   }
@@ -238,20 +256,20 @@ export function resolveInspector(
     );
   }
   const given = value === true ? {} : value;
-  const known = new Set([
-    "maxTasksPerPrincipal",
-    "maxRunsPerTask",
-    "maxTextPerRun",
-    "maxPrincipals",
-    "maxStreamsPerPrincipal",
-    "maxRuns",
-    "maxText",
-  ]);
-  for (const key of Object.keys(given)) {
-    if (!known.has(key)) {
-      refuse(`inspector has no option "${key}" (known: ${[...known].join(", ")})`);
-    }
-  }
+  refuseUnknownOptions(
+    ACTION,
+    given,
+    [
+      "maxTasksPerPrincipal",
+      "maxRunsPerTask",
+      "maxTextPerRun",
+      "maxPrincipals",
+      "maxStreamsPerPrincipal",
+      "maxRuns",
+      "maxText",
+    ] satisfies (keyof GatewayInspectorOptions)[],
+    { under: "inspector" },
+  );
   return {
     maxTasksPerPrincipal: count(
       given.maxTasksPerPrincipal,
@@ -353,36 +371,55 @@ const KNOWN_OPTIONS = [
   "mounts",
 ] as const satisfies readonly (keyof GatewayOptions)[];
 
-/** Every limit of {@linkcode GatewayLimits}. */
-const KNOWN_LIMITS = [
-  "maxLiveTasks",
-  "maxLiveTasksPerPrincipal",
-  "taskTimeoutMs",
-  "bodyTimeoutMs",
-  "maxJsonDepth",
-  "maxSteeringMessages",
-  "maxSteeringBytes",
-  "maxPendingInputsPerTask",
-  "maxSubscribersPerTask",
-  "maxStreamsPerPrincipal",
-  "maxStreamBufferBytes",
-] as const satisfies readonly (keyof GatewayLimits)[];
+/**
+ * The options of the nested objects checked with the top level (`push` and
+ * `inspector` are checked where they are built in).
+ */
+const KNOWN_NESTED: readonly [keyof GatewayOptions, readonly string[]][] = [
+  [
+    "limits",
+    [
+      "maxLiveTasks",
+      "maxLiveTasksPerPrincipal",
+      "taskTimeoutMs",
+      "bodyTimeoutMs",
+      "maxJsonDepth",
+      "maxSteeringMessages",
+      "maxSteeringBytes",
+      "maxPendingInputsPerTask",
+      "maxSubscribersPerTask",
+      "maxStreamsPerPrincipal",
+      "maxStreamBufferBytes",
+    ] satisfies (keyof GatewayLimits)[],
+  ],
+  ["auth", ["tokens", "verify"] satisfies (keyof GatewayAuthOptions)[]],
+  ["cors", ["origin", "maxAge", "credentials"] satisfies (keyof GatewayCorsOptions)[]],
+  [
+    "card",
+    [
+      "name",
+      "description",
+      "version",
+      "provider",
+      "documentationUrl",
+      "iconUrl",
+    ] satisfies (keyof GatewayCardOptions)[],
+  ],
+  ["extendedCard", ["description", "skills"] satisfies (keyof GatewayExtendedCardOptions)[]],
+];
 
 /**
- * Refuse an option (or a limit) the gateway does not know, naming the known
- * ones: a misspelt bound would otherwise be its default, silently. In
+ * Refuse an option (or a limit, or one of `auth`, `cors`, `card` or
+ * `extendedCard`) the gateway does not know, naming the known ones: a
+ * misspelt bound would otherwise be its default, silently. In
  * `createGateway` (of `@seam/gateway` and of `@seam/gateway/lite`) and
  * `serveGateway`.
  */
-export function refuseUnknownOptions(options: GatewayOptions): void {
+export function refuseUnknownGatewayOptions(options: GatewayOptions): void {
   if (!isRecord(options)) return; // resolveOptions says what is wrong
-  const unknown = (given: object, known: readonly string[], prefix: string) => {
-    for (const key of Object.keys(given)) {
-      if (!known.includes(key)) {
-        refuse(`unknown option ${prefix}${key} (known: ${known.join(", ")})`);
-      }
-    }
-  };
-  unknown(options, KNOWN_OPTIONS, "");
-  if (isRecord(options.limits)) unknown(options.limits, KNOWN_LIMITS, "limits.");
+  refuseUnknownOptions(ACTION, options, KNOWN_OPTIONS);
+  for (const [under, known] of KNOWN_NESTED) {
+    const given = options[under];
+    if (isRecord(given)) refuseUnknownOptions(ACTION, given, known, { under });
+  }
 }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { refuseUnknownOptions } from "@seam/host";
 import { MemoryLog } from "./_memory_log.ts";
 import {
   MemoryTasks,
@@ -86,8 +87,24 @@ export interface MemoryTaskStore extends TaskStorage {
  * assert.ok(store.get("new"));
  * assert.ok(store.get("live"));
  * ```
+ *
+ * @throws {TypeError} for an unknown option, naming it and the known ones.
+ * @throws {RangeError} for a bound that is not a non-negative finite number.
  */
 export function createMemoryTaskStore(options: MemoryTaskStoreOptions = {}): MemoryTaskStore {
+  refuseUnknownOptions(
+    "create the memory task store",
+    options,
+    [
+      "maxTerminalTasks",
+      "terminalTtlMs",
+      "maxTerminalBytes",
+      "maxTerminalTasksPerOwner",
+      "now",
+      "shared",
+      "leaseTtlMs",
+    ] satisfies (keyof MemoryTaskStoreOptions)[],
+  );
   return new MemoryTaskStoreImpl(options);
 }
 
