@@ -7,7 +7,7 @@ Deno.test("createForkProvider() refuses an unknown option, naming the known ones
     (error: unknown) =>
       error instanceof TypeError &&
       error.message ===
-        'Cannot create provider "fork": unknown option "nmae" (known: name, host)',
+        'Cannot create provider "fork": unknown option nmae (known: name, host)',
   );
   assert.equal(createForkProvider({ name: "f" }).name, "f");
   assert.equal(createForkProvider().inheritsParentContext, true);

@@ -1,4 +1,4 @@
-import type { Host } from "@seam/host";
+import { type Host, refuseUnknownOptions } from "@seam/host";
 import {
   delegationContextKey,
   type SubagentCapabilities,
@@ -116,6 +116,15 @@ let runCounter = 0;
  * ```
  */
 export function createInProcessProvider(options: InProcessProviderOptions): SubagentProvider {
+  refuseUnknownOptions(
+    `create provider "${options?.name}"`,
+    options,
+    [
+      "name",
+      "inheritsParentContext",
+      "host",
+    ] satisfies (keyof InProcessProviderOptions)[],
+  );
   const { name, inheritsParentContext, host: fixedHost } = options;
   if (typeof inheritsParentContext !== "boolean") {
     throw new TypeError(
@@ -156,7 +165,7 @@ export interface InProcessPresetOptions {
  * assert.equal(provider.name, "helper");
  * assert.throws(
  *   () => createInProcessPreset("helper", false, { model: "x" } as never),
- *   /Cannot create provider "helper": unknown option "model" \(known: name, host\)/,
+ *   /Cannot create provider "helper": unknown option model \(known: name, host\)/,
  * );
  * ```
  */
@@ -165,12 +174,8 @@ export function createInProcessPreset(
   inheritsParentContext: boolean,
   options: InProcessPresetOptions,
 ): SubagentProvider {
-  const { name = preset, host, ...unknown } = options;
-  for (const key in unknown) {
-    throw new TypeError(
-      `Cannot create provider "${preset}": unknown option "${key}" (known: name, host)`,
-    );
-  }
+  refuseUnknownOptions(`create provider "${preset}"`, options, ["name", "host"]);
+  const { name = preset, host } = options;
   return createInProcessProvider({ name, inheritsParentContext, host });
 }
 

@@ -14,6 +14,7 @@ import {
 } from "@seam/subagent";
 import { createForkProvider } from "@seam/subagent-fork";
 import { createSpawnProvider } from "@seam/subagent-spawn";
+import { createInProcessPreset, createInProcessProvider } from "./mod.ts";
 
 /** Run `fn` now (depth 0) or after `depth` nested microtasks. */
 function after(depth: number, fn: () => void): void {
@@ -217,4 +218,17 @@ Deno.test("createInProcessProvider(): unloading the provider ends its runs and t
   await working.dispose();
   await idle.dispose();
   await host.scope.dispose();
+});
+
+Deno.test("createInProcessProvider() and createInProcessPreset() refuse an unknown option", () => {
+  assert.throws(
+    () => createInProcessProvider({ name: "x", inheritsParentContext: false, hots: {} } as never),
+    new TypeError(
+      'Cannot create provider "x": unknown option hots (known: name, inheritsParentContext, host)',
+    ),
+  );
+  assert.throws(
+    () => createInProcessPreset("helper", false, { nmae: "x" } as never),
+    new TypeError('Cannot create provider "helper": unknown option nmae (known: name, host)'),
+  );
 });
