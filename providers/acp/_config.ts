@@ -1,8 +1,13 @@
-import { describe, type Logger } from "@seam/host";
+import { describe, type Logger, refuseUnknownOptions } from "@seam/host";
 import { isAbsolute, resolve } from "node:path";
 import process from "node:process";
 import type { PoolSettings } from "./_pool.ts";
-import type { AcpLauncher, AcpPermissionPolicy, AcpProviderConfig } from "./types.ts";
+import type {
+  AcpLauncher,
+  AcpPermissionPolicy,
+  AcpPoolOptions,
+  AcpProviderConfig,
+} from "./types.ts";
 
 /** The validated, defaulted snapshot of an {@linkcode AcpProviderConfig}. */
 export interface ResolvedConfig {
@@ -25,7 +30,8 @@ export interface ResolvedConfig {
   readonly pool: PoolSettings | undefined;
 }
 
-const POOL_OPTIONS = ["size", "maxIdleMs"] as const;
+const ACTION = "create the ACP provider";
+const POOL_OPTIONS = ["size", "maxIdleMs"] satisfies (keyof AcpPoolOptions)[];
 
 // Every option of AcpProviderConfig (the Record keeps this list in step with the type).
 const OPTION_KEYS: Readonly<Record<keyof AcpProviderConfig, true>> = {
@@ -56,15 +62,7 @@ function resolvePool(pool: unknown, reuseProcess: unknown): PoolSettings | undef
   if (pool === null || typeof pool !== "object" || Array.isArray(pool)) {
     fail("pool", "an object", pool);
   }
-  for (const key of Object.keys(pool)) {
-    if (!(POOL_OPTIONS as readonly string[]).includes(key)) {
-      throw new TypeError(
-        `Cannot create the ACP provider: unknown option pool.${key} (known: ${
-          POOL_OPTIONS.join(", ")
-        })`,
-      );
-    }
-  }
+  refuseUnknownOptions(ACTION, pool, POOL_OPTIONS, { under: "pool" });
   if (reuseProcess === true) {
     fail("pool", "absent with reuseProcess (one shared process needs no pool)", pool);
   }
@@ -86,7 +84,7 @@ const LAUNCHERS: readonly AcpLauncher[] = ["auto", "setsid", "perl", "direct"];
 function fail(field: string, expected: string, value: unknown, kind = TypeError): never {
   const name = field === "" ? "config" : `config.${field}`;
   throw new kind(
-    `Cannot create the ACP provider: ${name} must be ${expected}, got ${describe(value)}`,
+    `Cannot ${ACTION}: ${name} must be ${expected}, got ${describe(value)}`,
   );
 }
 
@@ -108,14 +106,8 @@ export function resolveConfig(config: AcpProviderConfig): ResolvedConfig {
   if (config === null || typeof config !== "object" || Array.isArray(config)) {
     fail("", "an object", config);
   }
-  for (const key of Object.keys(config)) {
-    if (!Object.hasOwn(OPTION_KEYS, key)) {
-      // A misspelled option would otherwise fall back to its default (`permission` to "reject").
-      throw new TypeError(
-        `Cannot create the ACP provider: unknown option "${key}" (known: ${OPTIONS.join(", ")})`,
-      );
-    }
-  }
+  // A misspelled option would otherwise fall back to its default (`permission` to "reject").
+  refuseUnknownOptions(ACTION, config, OPTIONS);
   const {
     command,
     args,

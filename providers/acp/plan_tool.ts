@@ -1,4 +1,4 @@
-import { deepFreeze, type Tool } from "@seam/host";
+import { deepFreeze, refuseUnknownOptions, type Tool } from "@seam/host";
 import { acpPlan, type AcpPlanEntry } from "./events.ts";
 
 /** Options of {@linkcode createAcpPlanTool}. */
@@ -28,6 +28,7 @@ const DEFAULT_DESCRIPTION =
  *
  * @param options The tool's name and description.
  * @returns The tool; its result tells the model the plan was shown.
+ * @throws {TypeError} for an unknown option, naming it and the known ones.
  *
  * @example Give every served session a plan tool
  * ```ts ignore
@@ -42,6 +43,14 @@ const DEFAULT_DESCRIPTION =
  * ```
  */
 export function createAcpPlanTool(options: AcpPlanToolOptions = {}): Tool<AcpPlanToolArgs> {
+  refuseUnknownOptions(
+    "create the ACP plan tool",
+    options,
+    [
+      "name",
+      "description",
+    ] satisfies (keyof AcpPlanToolOptions)[],
+  );
   return {
     name: options.name ?? "update_plan",
     description: options.description ?? DEFAULT_DESCRIPTION,

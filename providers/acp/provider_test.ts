@@ -50,14 +50,14 @@ Deno.test("createAcpProvider() refuses an unknown option, naming the known ones"
     (e: unknown) =>
       e instanceof TypeError &&
       e.message ===
-        'Cannot create the ACP provider: unknown option "permision" (known: command, args, cwd, ' +
+        "Cannot create the ACP provider: unknown option permision (known: command, args, cwd, " +
           "env, name, permission, disposeEofGraceMs, disposeGraceMs, cancelGraceMs, " +
           "turnTimeoutMs, authMethod, startupTimeoutMs, maxMessageBytes, reuseProcess, logger, " +
           "launcher, pool)",
   );
   assert.throws(
     () => createAcpProvider({ command: "a", pool: {}, turnTimeout: 5 } as AcpProviderConfig),
-    /unknown option "turnTimeout"/,
+    /unknown option turnTimeout \(known: command, /,
   );
 });
 

@@ -638,7 +638,7 @@ Deno.test("serveAcpAgent() rejects bad options naming them", () => {
     [{ host, streams, model: "m", logger: {} as never }, /options\.logger must be a Logger/],
     [
       { host, streams, model: "m", maxSesions: 2 } as never,
-      /Cannot serve an ACP agent: unknown option "maxSesions" \(known: host, streams, model, maxTokens, maxSessions, setup, parentScope, name, title, version, logger\)/,
+      /Cannot serve an ACP agent: unknown option maxSesions \(known: host, streams, model, maxTokens, maxSessions, setup, parentScope, name, title, version, logger\)/,
     ],
   ];
   for (const [options, message] of cases) {
@@ -686,4 +686,13 @@ Deno.test("serveAcpAgent() ignores a client's answer to no request, logging its 
     console.error = consoleError;
     await host.scope.dispose();
   }
+});
+
+Deno.test("createAcpPlanTool() refuses an unknown option, naming the known ones", () => {
+  assert.throws(
+    () => createAcpPlanTool({ nmae: "plan" } as never),
+    new TypeError(
+      "Cannot create the ACP plan tool: unknown option nmae (known: name, description)",
+    ),
+  );
 });

@@ -1,4 +1,5 @@
 // The ACP server's options, checked once (a bad one named).
+import { refuseUnknownOptions } from "@seam/host";
 import type { AcpServerOptions } from "./types.ts";
 
 function check(condition: unknown, message: string): asserts condition {
@@ -31,12 +32,7 @@ export function checkOptions(options: AcpServerOptions): void {
     options !== null && typeof options === "object" && !Array.isArray(options),
     "options must be an object",
   );
-  for (const key of Object.keys(options)) {
-    check(
-      Object.hasOwn(OPTION_KEYS, key),
-      `unknown option "${key}" (known: ${OPTIONS.join(", ")})`,
-    );
-  }
+  refuseUnknownOptions("serve an ACP agent", options, OPTIONS);
   const { host, streams, model, setup, parentScope, logger, maxSessions } = options;
   check(
     host !== null && typeof host === "object" && typeof host.agents?.create === "function",
