@@ -2,9 +2,9 @@
 // unknown one refused with the known ones), the defaults filled in, in the
 // order the checks have always run. `createA2AProvider` (provider.ts) then
 // only connects.
-import { isRecord, type Logger } from "@seam/host";
+import { isRecord, type Logger, refuseUnknownOptions } from "@seam/host";
 import type { ReconnectLimits } from "./_reconnect.ts";
-import type { A2ABinding, A2AProviderOptions } from "./types.ts";
+import type { A2ABinding, A2AProviderOptions, A2AReconnectPolicy } from "./types.ts";
 
 /** The checked, defaulted snapshot of {@linkcode A2AProviderOptions}. */
 export interface ResolvedOptions {
@@ -29,7 +29,8 @@ export interface ResolvedOptions {
   readonly reconnect: ReconnectLimits;
 }
 
-const OPTION_KEYS = new Set([
+const ACTION = "create A2A provider";
+const OPTION_KEYS = [
   "url",
   "card",
   "name",
@@ -48,10 +49,10 @@ const OPTION_KEYS = new Set([
   "resume",
   "sendMessage",
   "logger",
-]);
+] satisfies (keyof A2AProviderOptions)[];
 
 function bad(message: string): never {
-  throw new TypeError(`Cannot create A2A provider: ${message}`);
+  throw new TypeError(`Cannot ${ACTION}: ${message}`);
 }
 
 /** The longest wait a timer takes (2^31 - 1 ms, about 24.8 days). */
@@ -84,11 +85,7 @@ export function resolveOptions(options: A2AProviderOptions): ResolvedOptions {
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     bad("options must be an object");
   }
-  for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.has(key)) {
-      bad(`unknown option "${key}" (known: ${[...OPTION_KEYS].join(", ")})`);
-    }
-  }
+  refuseUnknownOptions(ACTION, options, OPTION_KEYS);
   const {
     url,
     card,
@@ -198,6 +195,17 @@ function checkReconnect(options: A2AProviderOptions): Omit<ReconnectLimits, "pol
     bad("options.reconnect must be a policy object or false");
   }
   const policy = reconnect === false ? undefined : reconnect;
+  refuseUnknownOptions(
+    ACTION,
+    policy,
+    [
+      "retries",
+      "delayMs",
+      "maxDelayMs",
+      "maxReattaches",
+    ] satisfies (keyof A2AReconnectPolicy)[],
+    { under: "reconnect" },
+  );
   const retries = reconnect === false
     ? 0
     : checkInteger(policy?.retries, "options.reconnect.retries", 3);

@@ -30,7 +30,14 @@ Deno.test("createA2AProvider() refuses bad options, naming them", async () => {
   const cases: [unknown, RegExp][] = [
     [{}, /give exactly one of options.url and options.card/],
     [{ url: "http://a.test", card: CARD }, /exactly one/],
-    [{ card: CARD, colour: "red" }, /unknown option "colour"/],
+    [
+      { card: CARD, colour: "red" },
+      /^Cannot create A2A provider: unknown option colour \(known: url, card, name, .*logger\)$/,
+    ],
+    [
+      { card: CARD, reconnect: { retry: 1 } },
+      /unknown option reconnect\.retry \(known: retries, delayMs, maxDelayMs, maxReattaches\)$/,
+    ],
     [{ card: CARD, name: "" }, /options.name must be a non-empty string/],
     [{ card: CARD, binding: "GRPC" }, /options.binding must be "JSONRPC" or "HTTP\+JSON"/],
     [{ card: CARD, token: "two words" }, /options.token/],
