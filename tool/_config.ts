@@ -1,4 +1,4 @@
-import { describe, isRecord } from "@seam/host";
+import { describe, isRecord, refuseUnknownOptions } from "@seam/host";
 import {
   acceptBudget,
   acceptMaxDepth,
@@ -26,7 +26,7 @@ export interface AcceptedConfig {
   };
 }
 
-const KEYS = new Set([
+const KEYS = [
   "provider",
   "toolName",
   "agentOptions",
@@ -35,28 +35,18 @@ const KEYS = new Set([
   "maxDepth",
   "budget",
   "reportUsage",
-]);
+] satisfies (keyof SubagentToolConfig)[];
+const ACTION = "install the subagent tool";
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 function invalid(message: string): never {
-  throw new TypeError(`Cannot install the subagent tool: ${message}`);
-}
-
-function unknownKeys(record: Record<string, unknown>, known: Set<string>, path: string): void {
-  const extra = Object.keys(record).filter((key) => !known.has(key));
-  if (extra.length > 0) {
-    invalid(
-      `unknown key${extra.length > 1 ? "s" : ""} ${
-        extra.map((k) => `"${k}"`).join(", ")
-      } in ${path} (known: ${[...known].join(", ")})`,
-    );
-  }
+  throw new TypeError(`Cannot ${ACTION}: ${message}`);
 }
 
 /** Read every config key once, check it, and build the frozen accepted config. */
 export function acceptConfig(config: SubagentToolConfig): AcceptedConfig {
   if (!isRecord(config)) invalid(`config must be an object, got ${describe(config)}`);
-  unknownKeys(config, KEYS, "config");
+  refuseUnknownOptions(ACTION, config, KEYS);
   const {
     provider,
     toolName = "subagent",
@@ -89,7 +79,7 @@ export function acceptConfig(config: SubagentToolConfig): AcceptedConfig {
     if (!isRecord(agentOptions)) {
       invalid(`config.agentOptions must be an object, got ${describe(agentOptions)}`);
     }
-    unknownKeys(agentOptions, new Set(["model"]), "config.agentOptions");
+    refuseUnknownOptions(ACTION, agentOptions, ["model"], { under: "agentOptions" });
     const model = agentOptions.model;
     if (model !== undefined) {
       if (typeof model !== "string" || model === "") {
@@ -100,13 +90,12 @@ export function acceptConfig(config: SubagentToolConfig): AcceptedConfig {
   }
 
   // The start-time fields: the seam's own checkers (the same as the service's).
-  const action = "install the subagent tool";
-  if (persona !== undefined) options.persona = acceptPersona(persona, "config.persona", action);
+  if (persona !== undefined) options.persona = acceptPersona(persona, "config.persona", ACTION);
   if (toolFilter !== undefined) {
-    options.toolFilter = acceptToolFilter(toolFilter, "config.toolFilter", action);
+    options.toolFilter = acceptToolFilter(toolFilter, "config.toolFilter", ACTION);
   }
   if (maxDepth !== undefined) options.maxDepth = acceptMaxDepth(maxDepth, "config.maxDepth");
-  if (budget !== undefined) options.budget = acceptBudget(budget, "config.budget", action);
+  if (budget !== undefined) options.budget = acceptBudget(budget, "config.budget", ACTION);
 
   return Object.freeze({ provider, toolName, reportUsage, options: Object.freeze(options) });
 }
