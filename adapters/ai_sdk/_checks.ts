@@ -1,6 +1,7 @@
 // The checks every entry of the package shares: "Cannot <action>: <problem>"
 // errors, unknown options refused by name, and the shape of an AI SDK
 // language model (checked structurally: the user's `ai` may be another copy).
+import { refuseUnknownOptions } from "@seam/host";
 
 /** Throw a `TypeError` (a `RangeError` with `range`): `Cannot ${action}: ${problem}`. */
 export function cannot(action: string, problem: string, range = false): never {
@@ -16,20 +17,20 @@ export function kindOf(value: unknown): string {
   return typeof value === "undefined" ? "undefined" : `a ${typeof value}`;
 }
 
-/** Refuse `options` unless it is an object whose keys are all `known`. */
+/**
+ * Refuse `options` unless it is an object (`under` names where it sits)
+ * whose keys are all `known`.
+ */
 export function checkOptions(
   action: string,
   options: unknown,
   known: readonly string[],
+  under?: string,
 ): asserts options is Record<string, unknown> {
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
-    cannot(action, `options must be an object, got ${kindOf(options)}`);
+    cannot(action, `${under ?? "options"} must be an object, got ${kindOf(options)}`);
   }
-  for (const key of Object.keys(options)) {
-    if (!known.includes(key)) {
-      cannot(action, `unknown option "${key}" (known: ${known.join(", ")})`);
-    }
-  }
+  refuseUnknownOptions(action, options, known, { under });
 }
 
 const SPEC_VERSIONS = ["v2", "v3", "v4"];

@@ -1,4 +1,4 @@
-import type { EnvModel } from "@seam/host";
+import { type EnvModel, refuseUnknownOptions } from "@seam/host";
 import { aiSdkModel } from "./model.ts";
 import { cannot, isLanguageModel, notLanguageModel } from "./_checks.ts";
 
@@ -43,7 +43,8 @@ const ACTION = "choose the AI SDK model from the environment";
  * @param options See {@linkcode AiSdkModelFromEnvOptions}.
  * @returns The model's id, adapter and label, or `undefined`.
  * @throws {TypeError} naming the variable when one is missing or malformed,
- *   the package cannot be imported, or it has no such provider or model.
+ *   the package cannot be imported, or it has no such provider or model;
+ *   for an unknown option, naming it and the known ones.
  *
  * @example
  * ```ts
@@ -68,6 +69,7 @@ export async function aiSdkModelFromEnv(
   env: (name: string) => string | undefined,
   options: AiSdkModelFromEnvOptions = {},
 ): Promise<EnvModel | undefined> {
+  refuseUnknownOptions(ACTION, options, ["import"] satisfies (keyof AiSdkModelFromEnvOptions)[]);
   const specifier = env("SEAM_AI_SDK_PROVIDER");
   if (!specifier) return undefined;
   const id = env("SEAM_MODEL");

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createHost, type ModelEvent, type ModelRequest } from "@seam/host";
 import { MockLanguageModelV4 } from "ai/test";
-import { aiSdkModel } from "./mod.ts";
+import { aiSdkModel, aiSdkModelFromEnv } from "./mod.ts";
 import {
   finish,
   hangingStream,
@@ -253,10 +253,19 @@ Deno.test("aiSdkModel() refuses what is not a language model, and bad options", 
   }
   assert.throws(
     () => aiSdkModel(model, { temperature: 1 } as never),
-    /unknown option "temperature" \(known: name, maxRetries, providerOptions\)/,
+    /unknown option temperature \(known: name, maxRetries, providerOptions\)/,
   );
   assert.throws(() => aiSdkModel(model, { maxRetries: 11 }), RangeError);
   assert.throws(() => aiSdkModel(model, { name: "" }), /name must be a non-empty string/);
   assert.equal(aiSdkModel(model).name, "ai-sdk:mock-provider:mock-model-id");
   assert.equal(aiSdkModel(model, { name: "mine" }).name, "mine");
+});
+
+Deno.test("aiSdkModelFromEnv() refuses an unknown option, even with no provider in the environment", async () => {
+  await assert.rejects(
+    aiSdkModelFromEnv(() => undefined, { importer: (name: string) => import(name) } as never),
+    new TypeError(
+      "Cannot choose the AI SDK model from the environment: unknown option importer (known: import)",
+    ),
+  );
 });

@@ -190,7 +190,7 @@ export function createAiSdkProvider(options: AiSdkProviderOptions): AiSdkProvide
     cannot(ACTION, `make must be a function returning an AI SDK agent, got ${kindOf(make)}`);
   }
   const declared = options.capabilities ?? {};
-  checkOptions(`${ACTION} (capabilities)`, declared, CAPABILITY_KEYS);
+  checkOptions(ACTION, declared, CAPABILITY_KEYS, "capabilities");
   for (const key of CAPABILITY_KEYS) {
     const value = declared[key];
     if (value !== undefined && typeof value !== "boolean") {

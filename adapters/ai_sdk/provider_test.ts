@@ -483,13 +483,16 @@ Deno.test("createAiSdkProvider() refuses bad options naming them", () => {
       [{ name: "x", agent: "researcher" }, /agent must be an AI SDK agent .* got a string/],
       [
         { name: "x", agent, colour: "red" },
-        /unknown option "colour" \(known: name, agent, make, capabilities\)/,
+        /unknown option colour \(known: name, agent, make, capabilities\)/,
       ],
       [
         { name: "x", agent, capabilities: { persona: true } },
         /one fixed agent cannot change per run; use make/,
       ],
-      [{ name: "x", make: () => agent, capabilities: { budget: true } }, /unknown option "budget"/],
+      [
+        { name: "x", make: () => agent, capabilities: { budget: true } },
+        /unknown option capabilities\.budget \(known: outputSchema, /,
+      ],
       [{ name: "x", make: "agent" }, /make must be a function/],
     ] as const
   ) {

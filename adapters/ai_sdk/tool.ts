@@ -256,7 +256,7 @@ function startFields(options: SubagentToolOptions): Partial<SubagentStartRequest
   const fields: Record<string, unknown> = {};
   const { agentOptions, persona, toolFilter, maxDepth, budget, outputSchema } = options;
   if (agentOptions !== undefined) {
-    checkOptions(`${ACTION} (agentOptions)`, agentOptions, ["model"]);
+    checkOptions(ACTION, agentOptions, ["model"], "agentOptions");
     fields.agentOptions = Object.freeze({ ...agentOptions });
   }
   if (persona !== undefined) fields.persona = acceptPersona(persona, "persona", ACTION);

@@ -208,7 +208,7 @@ Deno.test("subagentTool() refuses bad options naming them", async () => {
       const [options, pattern] of [
         [
           { provider: "kid", parent, colour: 1 },
-          /unknown option "colour" \(known: provider, parent/,
+          /unknown option colour \(known: provider, parent/,
         ],
         [
           { provider: "nobody", parent },
@@ -217,6 +217,10 @@ Deno.test("subagentTool() refuses bad options naming them", async () => {
         [{ provider: "kid" }, /parent must be an AgentRef/],
         [{ provider: "", parent }, /provider must be a non-empty provider name/],
         [{ provider: "kid", parent, persona: "" }, /persona must be a non-empty string/],
+        [
+          { provider: "kid", parent, agentOptions: { modle: "m" } },
+          /unknown option agentOptions\.modle \(known: model\)$/,
+        ],
       ] as const
     ) {
       assert.throws(
