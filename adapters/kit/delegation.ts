@@ -4,6 +4,7 @@ import {
   describeError,
   isRecord,
   type JsonSchema,
+  refuseUnknownOptions,
   type Scope,
   textOf,
 } from "@seam/host";
@@ -119,7 +120,7 @@ const KEYS = [
   "maxDepth",
   "budget",
   "onProgress",
-];
+] satisfies (keyof FrameworkToolConfig)[];
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
@@ -146,9 +147,7 @@ export function createDelegation(
     fail(`scope must be a seam Scope, got ${describe(scope)}`);
   }
   if (!isRecord(config)) fail(`config must be an object, got ${describe(config)}`);
-  for (const key of Object.keys(config)) {
-    if (!KEYS.includes(key)) fail(`unknown option ${key} (known: ${KEYS.join(", ")})`);
-  }
+  refuseUnknownOptions(`make the ${framework} subagent tool`, config, KEYS);
   const { provider, toolName = "subagent", agentId = framework, agentOptions, onProgress } = config;
   if (onProgress !== undefined && typeof onProgress !== "function") {
     fail(`config.onProgress must be a function, got ${describe(onProgress)}`);

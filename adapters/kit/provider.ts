@@ -1,4 +1,4 @@
-import { describe, isRecord } from "@seam/host";
+import { describe, isRecord, refuseUnknownOptions } from "@seam/host";
 import type {
   SubagentCapabilities,
   SubagentInputAsk,
@@ -40,6 +40,16 @@ export interface FrameworkProviderSpec {
  * ```
  */
 export function createFrameworkProvider(spec: FrameworkProviderSpec): SubagentProvider {
+  refuseUnknownOptions(
+    `create the ${spec?.framework} provider`,
+    spec,
+    [
+      "name",
+      "framework",
+      "capabilities",
+      "drive",
+    ] satisfies (keyof FrameworkProviderSpec)[],
+  );
   const { name, framework, capabilities, drive } = spec;
   return {
     name,
@@ -99,9 +109,7 @@ export function checkProviderOptions(
     throw new TypeError(`Cannot create the ${framework} provider: ${problem}`);
   };
   if (!isRecord(options)) fail(`options must be an object, got ${describe(options)}`);
-  for (const key of Object.keys(options as object)) {
-    if (!known.includes(key)) fail(`unknown option ${key} (known: ${known.join(", ")})`);
-  }
+  refuseUnknownOptions(`create the ${framework} provider`, options as object, known);
   const { name = defaultName } = options as { name?: unknown };
   if (typeof name !== "string" || name === "") {
     fail(`options.name must be a non-empty string, got ${describe(name)}`);

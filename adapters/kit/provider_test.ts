@@ -112,3 +112,29 @@ Deno.test("Delegation.answer() words the outcome for the model; both progress li
   );
   await root.dispose();
 });
+
+Deno.test("createFrameworkProvider() and createDelegation() refuse an unknown option", async () => {
+  const capabilities = { outputSchema: false, depthLimit: true, toolFilter: false, persona: false };
+  const drive: FrameworkDriver = () => Promise.resolve({ output: "", stopReason: "completed" });
+  assert.throws(
+    () =>
+      createFrameworkProvider(
+        { name: "e", framework: "Echo", capabilities, drive, inherits: true } as never,
+      ),
+    new TypeError(
+      "Cannot create the Echo provider: unknown option inherits (known: name, framework, capabilities, drive)",
+    ),
+  );
+  const root = createRootScope();
+  createSubagentService(root).registerProvider(
+    createFrameworkProvider({ name: "e", framework: "Echo", capabilities, drive }),
+  );
+  assert.throws(
+    () => createDelegation(root, { provider: "e", tool: "x" } as never, "Echo"),
+    (error) =>
+      error instanceof TypeError &&
+      /^Cannot make the Echo subagent tool: unknown option tool \(known: provider, toolName, .*onProgress\)$/
+        .test(error.message),
+  );
+  await root.dispose();
+});
