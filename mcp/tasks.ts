@@ -5,6 +5,7 @@
  */
 import { createMcpHandler, ProtocolError, Server } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { refuseUnknownOptions } from "@seam/host";
 import { checkArguments } from "./_arguments.ts";
 import { refusal, runCall, type ToolCallResult } from "./_call.ts";
 import type { ServerCore } from "./_core.ts";
@@ -65,13 +66,7 @@ class TasksEndpoint implements McpTasksHandler {
   #state: "open" | "closed" = "open";
 
   constructor(server: McpServer, options: McpTasksOptions) {
-    for (const key of Object.keys(options)) {
-      if (key !== "ttlMs" && key !== "pollIntervalMs") {
-        throw new TypeError(
-          `Cannot create the MCP tasks handler: unknown option ${key} (known: ttlMs, pollIntervalMs)`,
-        );
-      }
-    }
+    refuseUnknownOptions("create the MCP tasks handler", options, ["ttlMs", "pollIntervalMs"]);
     this.#core = coreOf(server);
     this.#ttlMs = positive(options.ttlMs, "ttlMs", 10 * 60_000);
     this.#pollMs = positive(options.pollIntervalMs, "pollIntervalMs", 250);
