@@ -1,5 +1,5 @@
 /** The MCP provider's options, checked once. */
-import type { JsonValue } from "@seam/host";
+import { type JsonValue, refuseUnknownOptions } from "@seam/host";
 import type { SubagentRequest } from "@seam/subagent";
 import type { SpawnSpec } from "./_child_process.ts";
 import type { McpProviderOptions } from "./_provider_options.ts";
@@ -35,10 +35,12 @@ const KNOWN = [
   "startTimeoutMs",
   "callTimeoutMs",
   "teardownGraceMs",
-];
+] satisfies (keyof McpProviderOptions)[];
+
+const ACTION = "create the MCP provider";
 
 function refuse(state: string): never {
-  throw new TypeError(`Cannot create the MCP provider: ${state}`);
+  throw new TypeError(`Cannot ${ACTION}: ${state}`);
 }
 
 function positive(value: unknown, name: string, fallback: number): number {
@@ -52,9 +54,7 @@ function positive(value: unknown, name: string, fallback: number): number {
 /** Check `options`; throws a TypeError naming what is wrong. */
 export function resolveProviderConfig(options: McpProviderOptions): ResolvedProviderConfig {
   if (options === null || typeof options !== "object") refuse("options must be an object");
-  for (const key of Object.keys(options)) {
-    if (!KNOWN.includes(key)) refuse(`unknown option ${key} (known: ${KNOWN.join(", ")})`);
-  }
+  refuseUnknownOptions(ACTION, options, KNOWN);
   const { command, url, tool } = options;
   if (typeof tool !== "string" || tool === "") refuse("tool must name the server's tool");
   if ((command === undefined) === (url === undefined)) {

@@ -2,6 +2,7 @@
  * {@linkcode createMcpEndpoint}: both MCP lines at one URL, routed by the
  * request's `MCP-Protocol-Version` header.
  */
+import { refuseUnknownOptions } from "@seam/host";
 import { createMcpHttpHandler, type McpHttpOptions } from "./http.ts";
 import { createMcpTasksHandler, type McpTasksOptions } from "./tasks.ts";
 import type { McpEndpoint, McpServer } from "./types.ts";
@@ -17,7 +18,7 @@ export interface McpEndpointOptions {
 }
 
 const MODERN = "2026-07-28";
-const KNOWN: readonly string[] = ["http", "tasks"];
+const KNOWN = ["http", "tasks"] satisfies (keyof McpEndpointOptions)[];
 
 /**
  * Serve `server` to clients of both protocol lines at one URL: a request
@@ -37,14 +38,9 @@ export function createMcpEndpoint(
   server: McpServer,
   options: McpEndpointOptions = {},
 ): McpEndpoint {
-  for (const key of Object.keys(options)) {
-    if (!KNOWN.includes(key)) {
-      throw new TypeError(
-        `Cannot create the MCP endpoint: unknown option ${key} (known: ${KNOWN.join(", ")}; ` +
-          "each line's options go under its key, e.g. http.maxSessions)",
-      );
-    }
-  }
+  refuseUnknownOptions("create the MCP endpoint", options, KNOWN, {
+    hint: "each line's options go under its key, e.g. http.maxSessions",
+  });
   const legacy = createMcpHttpHandler(server, options.http);
   const modern = createMcpTasksHandler(server, options.tasks);
   return {

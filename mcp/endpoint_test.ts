@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { createMemoryLogger, createRootScope } from "@seam/host";
 import { createSubagentService } from "@seam/subagent";
 import { createMcpEndpoint } from "./endpoint.ts";
+import { createMcpHttpHandler } from "./http.ts";
+import { createMcpTasksHandler } from "./tasks.ts";
 import { createMcpServer } from "./server.ts";
 import { serveMcpStdio } from "./stdio.ts";
 
@@ -39,6 +41,30 @@ Deno.test("serveMcpStdio() refuses an unknown option before it touches stdin", a
     );
   } finally {
     await input.cancel();
+    await server.close();
+    await root.dispose();
+  }
+});
+
+Deno.test("createMcpHttpHandler() and createMcpTasksHandler() refuse an unknown option", async () => {
+  const root = createRootScope({ logger: createMemoryLogger().logger });
+  createSubagentService(root);
+  const server = createMcpServer({ scope: root });
+  try {
+    assert.throws(
+      () => createMcpHttpHandler(server, { maxSession: 4 } as never),
+      (error: unknown) =>
+        error instanceof TypeError &&
+        /^Cannot create the MCP HTTP handler: unknown option maxSession \(known: maxSessions, .*maxUnreadBytes\)$/
+          .test(error.message),
+    );
+    assert.throws(
+      () => createMcpTasksHandler(server, { ttl: 4 } as never),
+      new TypeError(
+        "Cannot create the MCP tasks handler: unknown option ttl (known: ttlMs, pollIntervalMs)",
+      ),
+    );
+  } finally {
     await server.close();
     await root.dispose();
   }

@@ -6,6 +6,7 @@
 // The SDK's subpath export maps `*.js` to `*.js.d.ts`; its declarations are found without `.js`.
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { refuseUnknownOptions } from "@seam/host";
 import { Backlog, BoundedTransport } from "./_backlog.ts";
 import type { McpConnection, McpEndpoint, McpServer, McpTransport } from "./types.ts";
 
@@ -58,7 +59,7 @@ const KNOWN = [
   "idleTimeoutMs",
   "maxRequestBytes",
   "maxUnreadBytes",
-];
+] satisfies (keyof McpHttpOptions)[];
 const ANONYMOUS = "anonymous";
 
 function positive(options: McpHttpOptions, key: keyof McpHttpOptions, fallback: number): number {
@@ -98,13 +99,7 @@ class HttpEndpoint implements McpHttpHandler {
   #state: "open" | "closed" = "open";
 
   constructor(server: McpServer, options: McpHttpOptions) {
-    for (const key of Object.keys(options)) {
-      if (!KNOWN.includes(key)) {
-        throw new TypeError(
-          `Cannot create the MCP HTTP handler: unknown option ${key} (known: ${KNOWN.join(", ")})`,
-        );
-      }
-    }
+    refuseUnknownOptions("create the MCP HTTP handler", options, KNOWN);
     this.#server = server;
     this.#maxSessions = positive(options, "maxSessions", 1_000);
     this.#maxPerPrincipal = positive(options, "maxSessionsPerPrincipal", 16);

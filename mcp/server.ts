@@ -1,5 +1,5 @@
 /** {@linkcode createMcpServer}: a subagent service as an MCP server. */
-import { type Scope, SEAM_VERSION } from "@seam/host";
+import { refuseUnknownOptions, type Scope, SEAM_VERSION } from "@seam/host";
 import {
   getSubagentService,
   subagentProviderAdded,
@@ -26,13 +26,13 @@ const KNOWN_OPTIONS = [
   "toolName",
   "info",
   "limits",
-];
+] satisfies (keyof McpServerOptions)[];
 const KNOWN_LIMITS = [
   "maxPromptBytes",
   "maxRunsPerPrincipal",
   "maxProgressChars",
   "inputTimeoutMs",
-];
+] satisfies (keyof NonNullable<McpServerOptions["limits"]>)[];
 const DEFAULT_LIMITS: ResolvedLimits = Object.freeze({
   maxPromptBytes: 1024 * 1024,
   maxRunsPerPrincipal: 8,
@@ -40,17 +40,17 @@ const DEFAULT_LIMITS: ResolvedLimits = Object.freeze({
   inputTimeoutMs: 15 * 60_000,
 });
 
+const ACTION = "create the MCP server";
+
 function refuse(state: string): never {
-  throw new TypeError(`Cannot create the MCP server: ${state}`);
+  throw new TypeError(`Cannot ${ACTION}: ${state}`);
 }
 
 function resolveLimits(limits: McpServerOptions["limits"]): ResolvedLimits {
   if (limits === undefined) return DEFAULT_LIMITS;
+  refuseUnknownOptions(ACTION, limits, KNOWN_LIMITS, { under: "limits" });
   const resolved: Record<string, number> = { ...DEFAULT_LIMITS };
   for (const [key, value] of Object.entries(limits)) {
-    if (!KNOWN_LIMITS.includes(key)) {
-      refuse(`unknown option limits.${key} (known: ${KNOWN_LIMITS.join(", ")})`);
-    }
     if (value === undefined) continue;
     if (!Number.isSafeInteger(value) || value < 1) {
       refuse(`limits.${key} must be a positive integer, got ${String(value)}`);
@@ -78,11 +78,7 @@ class SubagentMcpServer implements McpServer, ServerCore {
 
   constructor(options: McpServerOptions) {
     if (options === null || typeof options !== "object") refuse("options must be an object");
-    for (const key of Object.keys(options)) {
-      if (!KNOWN_OPTIONS.includes(key)) {
-        refuse(`unknown option ${key} (known: ${KNOWN_OPTIONS.join(", ")})`);
-      }
-    }
+    refuseUnknownOptions(ACTION, options, KNOWN_OPTIONS);
     const scope = options.scope;
     if (!scope || typeof scope.child !== "function") refuse("scope must be a Scope");
     this.scope = options.parent?.scope ?? scope;

@@ -4,6 +4,8 @@ import {
   ElicitRequestSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { createMemoryLogger, createRootScope } from "@seam/host";
+import { createSubagentService } from "@seam/subagent";
 import { subagentToolWording } from "@seam/tool-subagent";
 import { createMcpServer } from "./server.ts";
 import { createTestProvider } from "./_test_provider.ts";
@@ -379,4 +381,19 @@ Deno.test("createMcpServer() refuses unknown options and bad limits", () => {
     () => createMcpServer({ scope: {} as never, limits: { maxRunsPerPrincipal: 0 } }),
     /scope must be a Scope/,
   );
+});
+
+Deno.test("createMcpServer() refuses an unknown limit, naming the known ones", async () => {
+  const root = createRootScope({ logger: createMemoryLogger().logger });
+  createSubagentService(root);
+  try {
+    assert.throws(
+      () => createMcpServer({ scope: root, limits: { maxRuns: 2 } as never }),
+      new TypeError(
+        "Cannot create the MCP server: unknown option limits.maxRuns (known: maxPromptBytes, maxRunsPerPrincipal, maxProgressChars, inputTimeoutMs)",
+      ),
+    );
+  } finally {
+    await root.dispose();
+  }
 });

@@ -15,6 +15,7 @@
  *
  * @module
  */
+import { refuseUnknownOptions } from "@seam/host";
 import { StreamTransport } from "./_stream_transport.ts";
 import type { McpConnection, McpServer, McpTransport } from "./types.ts";
 
@@ -41,14 +42,8 @@ export async function serveMcpStdio(
   server: McpServer,
   options: McpStdioOptions = {},
 ): Promise<McpConnection> {
-  for (const key of Object.keys(options)) {
-    // A misspelt `input` would otherwise serve this process's stdin instead.
-    if (key !== "input" && key !== "output") {
-      throw new TypeError(
-        `Cannot serve MCP over stdio: unknown option ${key} (known: input, output)`,
-      );
-    }
-  }
+  // A misspelt `input` would otherwise serve this process's stdin instead.
+  refuseUnknownOptions("serve MCP over stdio", options, ["input", "output"]);
   const input = options.input ?? await processStream("stdin");
   const output = options.output ?? await processStream("stdout");
   const connection = await server.connect(
