@@ -59,6 +59,7 @@ export type { TaskStorage };
  * Connect to PostgreSQL, bring the schema up to date and listen for
  * wake-ups; resolves once the store is ready.
  *
+ * @throws {TypeError} for an unknown option (naming it and the known ones) or a bad one.
  * @throws {Error} "Cannot start the PostgreSQL task store: …" when the
  * database cannot be reached or a migration cannot apply (naming it and why).
  */

@@ -69,6 +69,12 @@ const TRIM_EVERY_MS = 5_000;
 const ENQUEUE_RETRY_MAX_MS = 2_000;
 /** How its refusals name it. */
 const OUTBOX = "the PostgreSQL push outbox";
+/** The options of {@linkcode PostgresPushOutboxOptions} beside the delivery ones. */
+const OWN_OPTIONS = [
+  "leaseMarginMs",
+  "concurrency",
+  "pollIntervalMs",
+] satisfies (keyof PostgresPushOutboxOptions)[];
 
 function toNotification(row: OutboxRow): PushNotification {
   return {
@@ -106,7 +112,7 @@ class PgPushOutbox implements PostgresPushOutbox {
   constructor(store: PostgresTaskStore, options: PostgresPushOutboxOptions) {
     this.#db = storeInternals(store, "the PostgreSQL push outbox");
     this.enqueuedBy = store;
-    const delivery = this.#delivery = resolvePushDelivery(options, OUTBOX);
+    const delivery = this.#delivery = resolvePushDelivery(options, OUTBOX, OWN_OPTIONS);
     const { integer } = delivery;
     this.#leaseMs = delivery.timeoutMs +
       integer(options.leaseMarginMs, "leaseMarginMs", 5_000, 250);
@@ -475,7 +481,8 @@ function abortableDelay(ms: number, signal: AbortSignal): Promise<void> {
  * await taskStore.close();
  * ```
  *
- * @throws {TypeError} when `store` is not one `createPostgresTaskStore` made.
+ * @throws {TypeError} when `store` is not one `createPostgresTaskStore` made,
+ * or for an unknown option (naming it and the known ones).
  * @throws {RangeError} naming an option out of range.
  */
 export function createPostgresPushOutbox(

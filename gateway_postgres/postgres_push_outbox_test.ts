@@ -442,3 +442,31 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "createPostgresPushOutbox() and createPostgresPushConfigStore() refuse an unknown option, naming the known ones",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    const store = await openStore(schema);
+    try {
+      assert.throws(
+        () => createPostgresPushOutbox(store, { concurency: 2 } as never),
+        (error: unknown) =>
+          error instanceof TypeError &&
+          /^Cannot create the PostgreSQL push outbox: unknown option concurency \(known: leaseMarginMs, concurrency, pollIntervalMs, maxAttempts, .*maxDelayMs\)$/
+            .test(error.message),
+      );
+      assert.throws(
+        () => createPostgresPushConfigStore(store, { lockTimeout: 5 } as never),
+        new TypeError(
+          "Cannot create the PostgreSQL push config store: unknown option lockTimeout (known: lockTimeoutMs)",
+        ),
+      );
+    } finally {
+      await store.close();
+      await dropSchema(schema);
+    }
+  },
+});

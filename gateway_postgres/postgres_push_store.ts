@@ -1,5 +1,6 @@
 /** The gateway's {@linkcode PushConfigStore} on PostgreSQL (see {@linkcode createPostgresPushConfigStore}). */
 import type { A2APushNotificationConfig, PushConfigStore } from "@seam/gateway";
+import { refuseUnknownOptions } from "@seam/host";
 import { type PostgresTaskStore, storeInternals } from "./postgres_store.ts";
 
 /** Options of {@linkcode createPostgresPushConfigStore}. */
@@ -60,7 +61,8 @@ function toConfig(row: ConfigRow): A2APushNotificationConfig {
  * });
  * ```
  *
- * @throws {TypeError} when `store` is not one `createPostgresTaskStore` made.
+ * @throws {TypeError} when `store` is not one `createPostgresTaskStore` made,
+ * or for an unknown option (naming it and the known ones).
  * @throws {RangeError} when `lockTimeoutMs` is not an integer of at least 1
  * (and `put`, when its `maxPerTask` is not a positive integer).
  */
@@ -69,6 +71,13 @@ export function createPostgresPushConfigStore(
   options: PostgresPushConfigStoreOptions = {},
 ): PushConfigStore {
   const { sql, run } = storeInternals(store, "the PostgreSQL push config store");
+  refuseUnknownOptions(
+    "create the PostgreSQL push config store",
+    options,
+    [
+      "lockTimeoutMs",
+    ] satisfies (keyof PostgresPushConfigStoreOptions)[],
+  );
   const lockTimeoutMs = options.lockTimeoutMs ?? 5_000;
   if (!Number.isSafeInteger(lockTimeoutMs) || lockTimeoutMs < 1) {
     throw new RangeError(

@@ -13,6 +13,7 @@ import {
   type TaskStorage,
   TaskStorageError,
 } from "@seam/gateway";
+import { refuseUnknownOptions } from "@seam/host";
 import { type ChannelNames, channelNames, listenAll } from "./_channels.ts";
 import { storageError } from "./_errors.ts";
 import { migrate, TERMINAL_STATES } from "./_migrations.ts";
@@ -68,6 +69,18 @@ export interface PostgresTaskStoreOptions {
    */
   readonly synchronousCommit?: boolean;
 }
+
+/** Every option of {@linkcode PostgresTaskStoreOptions}. */
+const STORE_OPTIONS = [
+  "url",
+  "schema",
+  "leaseTtlMs",
+  "maxConnections",
+  "connectTimeoutMs",
+  "closeGraceMs",
+  "appendsInFlight",
+  "synchronousCommit",
+] satisfies (keyof PostgresTaskStoreOptions)[];
 
 /** A {@linkcode TaskStorage} on PostgreSQL; close it once every gateway on it closed. */
 export interface PostgresTaskStore extends TaskStorage {
@@ -159,6 +172,7 @@ export class PostgresStore implements PostgresTaskStore {
   readonly #closeGraceMs: number;
 
   constructor(options: PostgresTaskStoreOptions) {
+    refuseUnknownOptions("create the PostgreSQL task store", options, STORE_OPTIONS);
     if (!options || typeof options.url !== "string" || options.url === "") {
       throw new TypeError(
         "Cannot create the PostgreSQL task store: options.url must be a connection string",

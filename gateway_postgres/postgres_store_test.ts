@@ -700,3 +700,13 @@ Deno.test({
     await dropSchema(schema);
   },
 });
+
+Deno.test("createPostgresTaskStore() refuses an unknown option before it connects", async () => {
+  await assert.rejects(
+    createPostgresTaskStore({ url: "postgres://127.0.0.1:1/none", maxConnection: 2 } as never),
+    (error: unknown) =>
+      error instanceof TypeError &&
+      /^Cannot create the PostgreSQL task store: unknown option maxConnection \(known: url, schema, leaseTtlMs, maxConnections, .*synchronousCommit\)$/
+        .test(error.message),
+  );
+});
