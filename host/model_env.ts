@@ -1,6 +1,7 @@
 import type { ModelAdapter } from "./model.ts";
 import { createOpenAICompatibleModel, DEEPSEEK_BASE_URL, OPENAI_BASE_URL } from "./openai_model.ts";
 import { freeze } from "./_builtins.ts";
+import { refuseUnknownOptions } from "./unknown_options.ts";
 
 /** A real model chosen by the environment: an adapter and the model id agents run on. */
 export interface EnvModel {
@@ -34,6 +35,8 @@ export const MODEL_ENV_VARS: readonly string[] = /* @__PURE__ */ freeze([
  * `env` reads one variable (`(name) => Deno.env.get(name)`), so this stays
  * runtime-neutral.
  *
+ * @throws {TypeError} for an unknown option, naming it and the known ones.
+ *
  * @example
  * ```ts
  * import { modelFromEnv } from "@seam/host";
@@ -48,6 +51,7 @@ export function modelFromEnv(
   env: (name: string) => string | undefined,
   options: { readonly fetch?: (input: Request) => Promise<Response> } = {},
 ): EnvModel | undefined {
+  refuseUnknownOptions("choose the model from the environment", options, ["fetch"]);
   const deepseek = env("DEEPSEEK_API_KEY");
   const openai = env("OPENAI_API_KEY");
   let apiKey: string;

@@ -6,6 +6,7 @@ import {
   DEEPSEEK_BASE_URL,
   type ModelAdapter,
   type ModelEvent,
+  modelFromEnv,
   type ModelRequest,
   OPENAI_BASE_URL,
   OPENAI_COMPATIBLE_PRESETS,
@@ -679,4 +680,13 @@ Deno.test("createOpenAICompatibleModel() times out a server that goes quiet", as
       },
     );
   });
+});
+
+Deno.test("modelFromEnv() refuses an unknown option, even when the environment names no model", () => {
+  assert.throws(
+    () => modelFromEnv(() => undefined, { fecth: fetch } as never),
+    new TypeError(
+      "Cannot choose the model from the environment: unknown option fecth (known: fetch)",
+    ),
+  );
 });
