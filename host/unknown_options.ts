@@ -1,4 +1,4 @@
-import { isArray } from "./_builtins.ts";
+import { describe } from "./content.ts";
 import { isRecord } from "./unknown.ts";
 
 /** Where the options checked sit, and what to say after the known ones. */
@@ -13,23 +13,19 @@ export interface RefuseUnknownOptionsOptions {
   readonly hint?: string;
 }
 
-/** A key as the message names it: as written, or JSON-quoted when it is no identifier. */
-const nameOf = (key: string) => /^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key);
-
 /**
  * Refuse an options object holding a key that is not one of `known`: a
  * misspelt option would otherwise mean its default, without a word. Throws a
  * `TypeError` whose message is `Cannot ${action}: unknown option ${key}
- * (known: ${known.join(", ")})` for the first such key (the key JSON-quoted
- * when it is no identifier), and `Cannot ${action}: options must be an
- * object, got …` for options that are no object; `undefined` options (every
- * default) pass. Every constructor of the seam packages checks its options
+ * (known: ${known.join(", ")})` for the first such key, and `Cannot
+ * ${action}: options must be an object, got …` for options that are no
+ * object; `undefined` options (every default) pass. Every constructor of the seam packages checks its options
  * with it.
  *
  * @param action What was being done, as the message says it: `create gateway`.
  * @param options The options given.
  * @param known Every option the caller takes.
- * @param where The options' path in the caller's object, and a hint.
+ * @param where The options' path in the caller's object (`under`), and a `hint`.
  * @throws {TypeError} naming the unknown option and the known ones.
  *
  * @example
@@ -57,15 +53,16 @@ export function refuseUnknownOptions(
 ): void {
   if (options === undefined) return;
   const { under, hint } = where;
+  let problem: string | undefined;
   if (!isRecord(options)) {
-    const kind = options === null ? "null" : isArray(options) ? "an array" : typeof options;
-    throw new TypeError(`Cannot ${action}: ${under ?? "options"} must be an object, got ${kind}`);
+    problem = `${under ?? "options"} must be an object, got ${describe(options)}`;
+  } else {
+    const key = Object.keys(options).find((key) => !known.includes(key));
+    if (key !== undefined) {
+      problem = `unknown option ${under ? `${under}.` : ""}${key} (known: ${known.join(", ")}${
+        hint ? `; ${hint}` : ""
+      })`;
+    }
   }
-  const key = Object.keys(options).find((key) => !known.includes(key));
-  if (key !== undefined) {
-    throw new TypeError(
-      `Cannot ${action}: unknown option ${under === undefined ? "" : `${under}.`}${nameOf(key)} ` +
-        `(known: ${known.join(", ")}${hint === undefined ? "" : `; ${hint}`})`,
-    );
-  }
+  if (problem !== undefined) throw new TypeError(`Cannot ${action}: ${problem}`);
 }

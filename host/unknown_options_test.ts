@@ -16,15 +16,6 @@ Deno.test("refuseUnknownOptions() names the first unknown option and the known o
   );
 });
 
-Deno.test("refuseUnknownOptions() quotes a key that is no identifier", () => {
-  for (const [key, named] of [["", '""'], ["max idle", '"max idle"'], ["a\nb", '"a\\nb"']]) {
-    assert.throws(
-      () => refuseUnknownOptions("create x", { [key]: 1 }, KNOWN),
-      { message: `Cannot create x: unknown option ${named} (known: name, host)` },
-    );
-  }
-});
-
 Deno.test("refuseUnknownOptions() names nested options by their path, and says the hint", () => {
   assert.throws(
     () => refuseUnknownOptions("create x", { maxIdle: 5 }, ["size"], { under: "pool" }),
@@ -41,7 +32,7 @@ Deno.test("refuseUnknownOptions() names nested options by their path, and says t
 
 Deno.test("refuseUnknownOptions() refuses options that are no object", () => {
   for (
-    const [options, kind] of [[null, "null"], [[], "an array"], ["name", "string"], [1, "number"]]
+    const [options, kind] of [[null, "null"], [[], "an array"], ["name", '"name"'], [1, "1"]]
   ) {
     assert.throws(
       () => refuseUnknownOptions("create x", options as object, KNOWN),
