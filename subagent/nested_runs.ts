@@ -261,26 +261,16 @@ export class NestedRuns {
   /** `run` as it is now: {@linkcode subagentNestedRun} while open, and the deprecated `acp/child`. */
   #tell(run: NestedRun): void {
     const { scope, provider, runId: rootRunId } = this.#options;
-    const { runId, parentRunId, depth, title, state, usage, cancellable } = run;
-    const info: SubagentNestedRunInfo = {
-      runId,
-      parentRunId,
-      provider,
-      depth,
-      ...(title === undefined ? {} : { title }),
-      ...(state === undefined ? {} : { state }),
-      usage,
-      cancellable,
-    };
+    const info = nestedInfo({ ...run, provider });
     if (!run.ended && scope.hasListeners(subagentNestedRun)) {
-      scope.emit(subagentNestedRun, deepFreeze({ ...info, usage: { ...usage } }));
+      scope.emit(subagentNestedRun, deepFreeze(info));
     }
     if (!scope.hasListeners(legacy)) return;
     const told = deepFreeze({
       ...info,
       rootRunId,
       sessionId: run.key,
-      usage: { contextTokens: usage.inputTokens, toolCalls: usage.toolCalls },
+      usage: { contextTokens: info.usage.inputTokens, toolCalls: info.usage.toolCalls },
       ended: run.ended,
     });
     derived.add(told);
@@ -302,22 +292,36 @@ export function onSubagentNestedRun(
     scope.on(subagentNestedRun, listener),
     scope.on(legacy, (info) => {
       if (derived.has(info) || info.ended || typeof info?.runId !== "string") return;
-      const { runId, parentRunId, provider = "", depth = 0, title, state } = info;
-      listener({
-        runId,
-        parentRunId,
-        provider,
-        depth,
-        ...(title === undefined ? {} : { title }),
-        ...(state === undefined ? {} : { state }),
+      listener(nestedInfo({
+        provider: "",
+        depth: 0,
+        ...info,
         cancellable: info.cancellable === true,
         usage: {
           inputTokens: info.usage?.contextTokens ?? 0,
           outputTokens: 0,
           toolCalls: info.usage?.toolCalls ?? 0,
         },
-      });
+      }));
     }),
   ];
   return () => Promise.all(offs.map((off) => off())).then(() => {});
+}
+
+/** The event's payload of these fields, and no other (an unknown title or state left out). */
+function nestedInfo(
+  { runId, parentRunId, provider, depth, title, state, usage, cancellable }:
+    & Omit<SubagentNestedRunInfo, "title" | "state">
+    & { readonly title?: string; readonly state?: string },
+): SubagentNestedRunInfo {
+  return {
+    runId,
+    parentRunId,
+    provider,
+    depth,
+    ...(title === undefined ? {} : { title }),
+    ...(state === undefined ? {} : { state }),
+    usage: { ...usage },
+    cancellable,
+  };
 }
