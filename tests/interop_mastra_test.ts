@@ -248,13 +248,33 @@ Deno.test("Mastra's A2AAgent against serveGateway, which answers A2A 0.3 by defa
       assert.equal(answered.text, "reading notes.md");
     });
 
+    await t.step(
+      "input required, an object answer: resumeGenerate() sends it as JSON words and data, the child hears it once, as answer.data",
+      async () => {
+        const asked = await asks.generate("Which file, as data?");
+        assert.equal(asked.task?.status.state, "input-required");
+        const answered = await asks.resumeGenerate({ file: "b.txt" }, { runId: asked.runId });
+        assert.equal(answered.task?.status.state, "completed");
+        assert.deepEqual(served.answers.at(-1), {
+          outcome: "answered",
+          text: '{"file":"b.txt"}',
+          data: { file: "b.txt" },
+        });
+        assert.equal(answered.text, 'reading {"file":"b.txt"}');
+      },
+    );
+
     await t.step("an agent that fails: the task ends failed, saying why", async () => {
       const result = await agent.generate("@fail the model is down");
       assert.equal(result.task?.status.state, "failed");
       assert.match(result.text, /the model is down \(CHILD_FAILED\)/);
     });
     await until(() => served.gateway.liveTasks === 0);
-    assert.deepEqual(served.asked, ["Which file should I read?", "Which file now?"]);
+    assert.deepEqual(served.asked, [
+      "Which file should I read?",
+      "Which file now?",
+      "Which file, as data?",
+    ]);
   } finally {
     await served.close();
   }
