@@ -6,7 +6,11 @@
 // that fails, a remote refusing calls.
 import assert from "node:assert/strict";
 import { textOf } from "@seam/host";
-import { handleSubagentInput } from "@seam/subagent";
+import {
+  handleSubagentInput,
+  type SubagentInputAnswerInput,
+  type SubagentInputRequest,
+} from "@seam/subagent";
 import { createA2AProvider } from "@seam/subagent-a2a";
 import { A2AAgent } from "@mastra/core/a2a";
 import { type MastraServed, serveMastra } from "./interop_mastra_support.ts";
@@ -78,32 +82,86 @@ Deno.test("seam's A2A provider in front of Mastra's own A2A server", async (t) =
         },
       );
 
-      await t.step(
-        "input required (a tool needing approval): the question goes up, the answer resumes the same task",
-        async () => {
-          const before = mastra.tasks().length;
-          const asked: string[] = [];
-          const stop = handleSubagentInput(root, (request) => {
-            asked.push(`${request.kind}: ${request.message}`);
-            return { outcome: "answered", text: "yes" };
-          });
-          try {
-            const result = await settle(start("approve ls -l"));
-            assert.equal(result.stopReason, "completed", JSON.stringify(result));
-            assert.equal(textOf(result.output), 'ran: {"ran":"ls -l"}');
-          } finally {
-            await stop();
-          }
-          assert.deepEqual(asked, [
-            "question: Additional input is required to continue this task.",
-          ]);
+      /** Start `prompt`, answering its one input request with `answer`; the request and the result. */
+      const asking = async (prompt: string, answer: (r: SubagentInputRequest) => unknown) => {
+        const before = mastra.tasks().length;
+        const asked: SubagentInputRequest[] = [];
+        const stop = handleSubagentInput(root, (request) => {
+          asked.push(request);
+          return answer(request) as SubagentInputAnswerInput;
+        });
+        try {
+          const result = await settle(start(prompt));
           const tasks = since(mastra, before);
           assert.equal(tasks.length, 1, "one task, asked and answered");
-          assert.equal(tasks[0].state, "completed");
-          assert.ok(
-            mastra.calls.some((c) => c.method === "message/stream" && c.taskId === tasks[0].id),
-            "the answer went to the task",
+          const answers = mastra.calls.filter((c) =>
+            c.method === "message/stream" && c.taskId === tasks[0].id
           );
+          assert.equal(answers.length, 1, "the answer went to the task");
+          return { asked, result, task: tasks[0], sent: answers[0].parts };
+        } finally {
+          await stop();
+        }
+      };
+
+      await t.step(
+        "a tool needing approval: a permission request naming the tool and its arguments; approve resumes it with {approved: true}",
+        async () => {
+          const { asked, result, task, sent } = await asking(
+            "approve ls -l",
+            () => ({ outcome: "selected", optionId: "approve" }),
+          );
+          assert.equal(asked.length, 1);
+          const { kind, message, toolCall, options } = asked[0];
+          assert.equal(kind, "permission");
+          assert.match(message, /asks to call "run" with \{"command":"ls -l"\}/);
+          assert.deepEqual(toolCall, { name: "run", rawInput: { command: "ls -l" } });
+          assert.deepEqual(options?.map((o) => [o.id, o.kind]), [
+            ["approve", "allow_once"],
+            ["decline", "reject_once"],
+          ]);
+          assert.deepEqual(sent, [
+            { kind: "text", text: "approve" },
+            { kind: "data", data: { approved: true } },
+          ]);
+          assert.equal(result.stopReason, "completed", JSON.stringify(result));
+          assert.equal(textOf(result.output), 'ran: {"ran":"ls -l"}');
+          assert.equal(task.state, "completed");
+        },
+      );
+
+      await t.step(
+        "a tool needing approval, declined: {approved: false}, Mastra does not run it",
+        async () => {
+          const { result, sent } = await asking(
+            "approve rm -rf build",
+            () => ({ outcome: "selected", optionId: "decline" }),
+          );
+          assert.deepEqual(sent?.at(-1), { kind: "data", data: { approved: false } });
+          assert.equal(result.stopReason, "completed", JSON.stringify(result));
+          assert.match(textOf(result.output), /not approved/);
+          assert.doesNotMatch(textOf(result.output), /"ran"/);
+        },
+      );
+
+      await t.step(
+        "a tool that suspends itself: a question in its words about the call; answer.data resumes it",
+        async () => {
+          const { asked, result, sent } = await asking(
+            "pick",
+            () => ({ outcome: "answered", data: { file: "b.txt" } }),
+          );
+          assert.deepEqual(
+            asked.map(({ kind, message, toolCall }) => ({ kind, message, toolCall })),
+            [{
+              kind: "question",
+              message: "Which file?",
+              toolCall: { name: "pick", rawInput: {} },
+            }],
+          );
+          assert.deepEqual(sent?.at(-1), { kind: "data", data: { file: "b.txt" } });
+          assert.equal(result.stopReason, "completed", JSON.stringify(result));
+          assert.equal(textOf(result.output), 'ran: {"picked":"b.txt"}');
         },
       );
 
