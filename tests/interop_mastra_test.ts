@@ -15,6 +15,7 @@ import { createA2AProvider } from "@seam/subagent-a2a";
 import { A2AAgent } from "@mastra/core/a2a";
 import { type MastraServed, serveMastra } from "./interop_mastra_support.ts";
 import { serveInteropGateway } from "./interop_gateway_support.ts";
+import { createMemoryTaskStore } from "../gateway/mod.ts";
 import { settle, settleStreamed, withProvider } from "./interop_provider_support.ts";
 import { until } from "./a2a_support.ts";
 
@@ -293,18 +294,12 @@ Deno.test("Mastra's A2AAgent against serveGateway, which answers A2A 0.3 by defa
       },
     );
 
-    await t.step("input required, streamed: resumeStream() answers the task", async () => {
-      const stream = await asks.stream("Which file now?");
-      for await (const _ of stream.fullStream as AsyncIterable<Chunk>) { /* to the question */ }
-      const asked = await stream.getResult();
-      assert.equal(asked.task?.status.state, "input-required");
-      const resumed = await asks.resumeStream("notes.md", { runId: asked.runId });
-      for await (const _ of resumed.fullStream as AsyncIterable<Chunk>) { /* to the end */ }
-      const answered = await resumed.getResult();
-      assert.equal(answered.task?.id, asked.task?.id, "the same task");
-      assert.equal(answered.task?.status.state, "completed");
-      assert.equal(answered.text, "reading notes.md");
-    });
+    await t.step(
+      "input required, streamed: resumeStream() answers the task and finishes, not suspended",
+      async () => {
+        await streamedAnswer(asks, "Which file now?", "notes.md");
+      },
+    );
 
     await t.step(
       "input required, an object answer: resumeGenerate() sends it as JSON words and data, the child hears it once, as answer.data",
@@ -337,6 +332,44 @@ Deno.test("Mastra's A2AAgent against serveGateway, which answers A2A 0.3 by defa
     await served.close();
   }
 });
+
+Deno.test("Mastra's A2AAgent against serveGateway on a shared storage: resumeStream() finishes, not suspended", async () => {
+  const served = serveInteropGateway({
+    taskStore: createMemoryTaskStore({ shared: true, leaseTtlMs: 10_000 }),
+  });
+  try {
+    const asks = new A2AAgent({
+      url: `${served.url}/asks/.well-known/agent-card.json`,
+      id: "asks",
+    });
+    await streamedAnswer(asks, "Which file here?", "notes.md");
+    await until(() => served.gateway.liveTasks === 0);
+  } finally {
+    await served.close();
+  }
+});
+
+/**
+ * Ask `question` of `asks` with stream(), answer it with resumeStream(): the
+ * answer's stream ends as the task does (completed, `finishReason` "stop"),
+ * not at the question it answered.
+ */
+async function streamedAnswer(asks: A2AAgent, question: string, file: string): Promise<void> {
+  const stream = await asks.stream(question);
+  for await (const _ of stream.fullStream as AsyncIterable<Chunk>) { /* to the question */ }
+  const asked = await stream.getResult();
+  assert.equal(asked.task?.status.state, "input-required");
+  assert.equal(asked.finishReason, "suspended");
+  const resumed = await asks.resumeStream(file, { runId: asked.runId });
+  const chunks: string[] = [];
+  for await (const chunk of resumed.fullStream as AsyncIterable<Chunk>) chunks.push(chunk.type);
+  const answered = await resumed.getResult();
+  assert.equal(answered.task?.id, asked.task?.id, "the same task");
+  assert.equal(answered.task?.status.state, "completed");
+  assert.equal(answered.text, `reading ${file}`);
+  assert.equal(answered.finishReason, "stop", JSON.stringify(chunks));
+  assert.ok(!chunks.includes("tool-call-suspended"), JSON.stringify(chunks));
+}
 
 Deno.test("serveGateway refuses Mastra's A2AAgent without its token: a clear error, no task", async () => {
   const served = serveInteropGateway({ auth: { tokens: { alice: "s3cret" } } });
