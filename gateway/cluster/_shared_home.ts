@@ -50,6 +50,8 @@ export class SharedHome implements TaskHome {
   readonly cluster: Cluster;
   readonly #engine: ClusterEngine;
   readonly #options: ClusterOptions;
+  /** The task whose creation is being announced: its stream is its log from the start. */
+  #creating: LiveTask | undefined;
 
   constructor(engine: ClusterEngine, options: ClusterOptions) {
     this.#engine = engine;
@@ -129,7 +131,8 @@ export class SharedHome implements TaskHome {
       taskId,
       extension,
       answer: (params, principal) => this.#steered(taskId, since, params, principal),
-      stream: (framing) => this.cluster.stream(taskId, framing, 0),
+      // A message to a task under way: its stream opens on what the message led to.
+      stream: (framing) => this.cluster.stream(taskId, framing, 0, since || undefined),
     };
   }
 
@@ -189,7 +192,12 @@ export class SharedHome implements TaskHome {
       live.forceEnd("Failed: the task store could not record this task.");
       throw storeFailure(error, this.#options.logger, `Recording task "${taskId}"`);
     }
-    onLive?.(live);
+    this.#creating = live;
+    try {
+      onLive?.(live);
+    } finally {
+      this.#creating = undefined;
+    }
     return { live, taskId, extension };
   }
 
@@ -224,9 +232,16 @@ export class SharedHome implements TaskHome {
   readonly publish = (task: LiveTask, event: object): void =>
     this.cluster.publish(task.record.task.id, event as JsonObject);
 
-  /** On a shared storage every stream reads the task's log from its start. */
+  /**
+   * On a shared storage a stream reads the task's log: a new task's from its
+   * start; a follow-up's (an answer, a steering message) from the task as
+   * the message left it, so it neither shows nor ends at the request an
+   * answer answered.
+   */
   stream(live: LiveTask, framing: StreamFraming): TaskSubscriber {
-    return this.cluster.stream(live.record.task.id, framing, 0);
+    const taskId = live.record.task.id;
+    const opening = live === this.#creating ? undefined : this.cluster.emitted(taskId);
+    return this.cluster.stream(taskId, framing, 0, opening);
   }
 
   /**

@@ -114,8 +114,10 @@ function answer(
   const accepted = userMessage(params, t.id, t.contextId);
   (t.history ??= []).push(accepted);
   task.chain.context.accept(t.id, accepted);
-  onLive?.(task);
+  // Answered first: a stream of the answer opens on the task working again,
+  // not on the request it answered (which some clients take as still asked).
   task.answerInput(request.id, answer);
+  onLive?.(task);
   return { live: task, taskId: t.id, extension: ext.used };
 }
 
