@@ -7,6 +7,7 @@ import { createSubagentService } from "@seam/subagent";
 import { createAcpProvider } from "@seam/subagent-acp";
 import { COMMANDS } from "@seam/cli";
 import { startSpawnGateway } from "../tests/a2a_support.ts";
+import { fakeAgent, task } from "../tests/a2a_fake_agent.ts";
 import { askingProvider, runSeam, startSeam } from "./_test_support.ts";
 
 Deno.test("seam --help lists every command of the table; each --help prints usage, starts nothing", async (t) => {
@@ -126,6 +127,33 @@ Deno.test("seam send streams a gateway's answer and shows a progress line on lon
     assert.match(slow.stderr, /seam send: working, \d+s \(task \S+ on \S+/);
   } finally {
     await gateway.close();
+  }
+});
+
+Deno.test("seam send gives up on a remote gone quiet after --idle-timeout, naming it, and cancels its task", async () => {
+  // Accepts the task, then says nothing more on an open stream.
+  const agent = fakeAgent({ stream: (send) => send(task("TASK_STATE_WORKING")) });
+  try {
+    const { code, stdout, stderr } = await runSeam([
+      "send",
+      "--idle-timeout",
+      "300",
+      "--progress",
+      "0",
+      agent.url,
+      "hello?",
+    ]);
+    assert.equal(code, 1, stderr);
+    assert.equal(stdout, "");
+    assert.equal(
+      stderr,
+      "seam send: task task-1 on fake at " + agent.url +
+        " ended error: The A2A run failed (SendStreamingMessage): the remote agent brought" +
+        " nothing new for 300 ms (idleTimeoutMs) (TIMEOUT); to wait longer, raise --idle-timeout (in ms)\n",
+    );
+    assert.deepEqual(agent.calls, ["SendStreamingMessage", "CancelTask"]);
+  } finally {
+    await agent.close();
   }
 });
 
