@@ -351,3 +351,16 @@ Deno.test("seam tasks fails within its timeout, naming the URL: dead, wrong toke
     }
   });
 });
+
+Deno.test("the README's seam section keeps each inline code span on one line (copyable)", async () => {
+  const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
+  const start = readme.indexOf("## One command: `seam`");
+  const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
+  let fenced = false;
+  for (const line of section.split("\n")) {
+    if (line.startsWith("```")) fenced = !fenced;
+    else if (!fenced) {
+      assert.equal(line.split("`").length % 2, 1, `a code span broken across lines at: ${line}`);
+    }
+  }
+});
