@@ -265,3 +265,43 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "migration 8 indexes the tasks waiting for input, which a context-only answer reads",
+  ignore: SKIP,
+  fn: async () => {
+    const schema = freshSchema();
+    try {
+      const store = await openStore(schema);
+      await store.close();
+      await withSql(async (sql) => {
+        // One long conversation (many ended tasks in the context, one
+        // waiting) among many live tasks of other contexts: neither the
+        // context's index nor the live tasks' reads the waiting one alone.
+        await sql.unsafe(
+          `INSERT INTO "${schema}".tasks (id, context_id, provider, state, updated_at, generation, task)
+           SELECT 't' || i, 'ctx', 'p',
+             CASE WHEN i = 7 THEN 'TASK_STATE_INPUT_REQUIRED' ELSE 'TASK_STATE_COMPLETED' END,
+             i, 1, '{}'
+           FROM generate_series(1, 5000) AS i`,
+        );
+        await sql.unsafe(
+          `INSERT INTO "${schema}".tasks (id, context_id, provider, state, updated_at, generation, task)
+           SELECT 'l' || i, 'ctx-' || i, 'p', 'TASK_STATE_WORKING', i, 1, '{}'
+           FROM generate_series(1, 5000) AS i`,
+        );
+        await sql.unsafe(`ANALYZE "${schema}".tasks`);
+        const plan = await sql.unsafe(
+          `EXPLAIN SELECT task FROM "${schema}".tasks
+           WHERE context_id = 'ctx'
+             AND state IN ('TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED')
+             AND owner IS NULL
+           ORDER BY updated_at DESC, id DESC LIMIT 11`,
+        );
+        assert.match(plan.map((r) => r["QUERY PLAN"]).join("\n"), /tasks_waiting/);
+      });
+    } finally {
+      await dropSchema(schema);
+    }
+  },
+});
