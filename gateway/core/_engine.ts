@@ -10,7 +10,7 @@ import type { SubagentResult, SubagentService } from "@seam/subagent";
 import { acceptsOutput, partsToPrompt } from "./_convert.ts";
 import { storeFailure } from "./_store_errors.ts";
 import { type Found, LocalHome, type Sent, type TaskHome } from "./_home.ts";
-import { assertFollows, steer, type SteerHost, waitingIn } from "./_steer.ts";
+import { assertFollows, MAX_WAITING_NAMED, steer, type SteerHost, waitingIn } from "./_steer.ts";
 import {
   assertStorableText,
   GatewayError,
@@ -186,15 +186,19 @@ export class Engine {
     if (message.taskId !== undefined) {
       const found = await this.find(message.taskId, principal, params.tenant);
       assertFollows(found, params);
-      // Another instance runs it: the message goes there.
-      const there = found.live ? undefined : this.home.locate?.(found.record);
-      if (there) return there.message(params, principal, ext.used);
-      return steer(this.steerHost, found, params, ext, onLive, push);
+      return this.#follow(found, params, principal, ext, push, onLive, false);
     }
     const contextId = message.contextId;
-    // An answer naming only its context goes to the task there that waits for one.
-    const waiting = waitingIn(this.#live.values(), principal, params.tenant, contextId);
-    if (waiting) return steer(this.steerHost, waiting, params, ext, onLive, push);
+    // An answer naming only its context goes to the task there that waits
+    // for one, on whichever instance runs it (a shared storage says which
+    // wait elsewhere): read first, so that nothing is awaited between the
+    // phases of the tasks here and the answer taken.
+    const reading = contextId === undefined
+      ? undefined
+      : this.home.waiting?.(principal, params.tenant, contextId, MAX_WAITING_NAMED + 1);
+    const stored = reading && await reading;
+    const waiting = waitingIn(this.#live.values(), principal, params.tenant, contextId, stored);
+    if (waiting) return this.#follow(waiting, params, principal, ext, push, onLive, true);
     this.admit(principal);
     const admitted = this.home.admit?.();
     if (admitted) await admitted;
@@ -207,6 +211,25 @@ export class Engine {
     }
     const sent = this.start(params, principal, provider, ext, push, onLive);
     return sent instanceof Promise ? await sent : sent;
+  }
+
+  /**
+   * A follow-up on `found`: steered here, or sent to the instance that runs
+   * it (`answering`: as the answer to the input it waits for).
+   */
+  #follow(
+    found: Found,
+    params: SendParams,
+    principal: string | undefined,
+    ext: AcceptedExtension,
+    push: PreparedPush | undefined,
+    onLive: ((live: LiveTask) => void) | undefined,
+    answering: boolean,
+  ): Promise<Sent> {
+    const there = found.live ? undefined : this.home.locate?.(found.record);
+    if (!there) return steer(this.steerHost, found, params, ext, onLive, push);
+    const message = { ...params.message, taskId: found.record.task.id };
+    return there.message({ ...params, message }, principal, ext.used, answering);
   }
 
   /** Checks of every message, in order: open, extension, push config (a promise), output modes. */
