@@ -68,7 +68,7 @@ Deno.test({
       });
       await eventually(
         "the answer taken, or a run started on B",
-        async () => (answer !== undefined || b.provider.runs.length > 0) || undefined,
+        () => Promise.resolve((answer !== undefined || b.provider.runs.length > 0) || undefined),
       );
       assert.equal(b.provider.runs.length, 0, "B started a fresh run");
       assert.deepEqual(answer, { outcome: "answered", text: "main" });

@@ -10,7 +10,8 @@ import type { SubagentResult, SubagentService } from "@seam/subagent";
 import { acceptsOutput, partsToPrompt } from "./_convert.ts";
 import { storeFailure } from "./_store_errors.ts";
 import { type Found, LocalHome, type Sent, type TaskHome } from "./_home.ts";
-import { assertFollows, MAX_WAITING_NAMED, steer, type SteerHost, waitingIn } from "./_steer.ts";
+import { assertFollows, type SteerHost, waitingIn } from "./_steer.ts";
+import { follow, storedWaiting } from "./_follow_up.ts";
 import {
   assertStorableText,
   GatewayError,
@@ -180,25 +181,22 @@ export class Engine {
     onLive?: (live: LiveTask) => void,
   ): Promise<Sent> {
     // Each step awaited only when it is a promise: a fresh start is synchronous.
-    const accepted = this.accept(params);
-    const { ext, push } = accepted instanceof Promise ? await accepted : accepted;
+    const accepting = this.accept(params);
+    const accepted = accepting instanceof Promise ? await accepting : accepting;
+    const { ext, push } = accepted;
     const message = params.message;
     if (message.taskId !== undefined) {
       const found = await this.find(message.taskId, principal, params.tenant);
       assertFollows(found, params);
-      return this.#follow(found, params, principal, ext, push, onLive, false);
+      return follow(this.steerHost, found, params, principal, accepted, onLive, false);
     }
     const contextId = message.contextId;
     // An answer naming only its context goes to the task there that waits
-    // for one, on whichever instance runs it (a shared storage says which
-    // wait elsewhere): read first, so that nothing is awaited between the
-    // phases of the tasks here and the answer taken.
-    const reading = contextId === undefined
-      ? undefined
-      : this.home.waiting?.(principal, params.tenant, contextId, MAX_WAITING_NAMED + 1);
+    // for one, on whichever instance runs it (_follow_up.ts).
+    const reading = storedWaiting(this.home, params, principal);
     const stored = reading && await reading;
     const waiting = waitingIn(this.#live.values(), principal, params.tenant, contextId, stored);
-    if (waiting) return this.#follow(waiting, params, principal, ext, push, onLive, true);
+    if (waiting) return follow(this.steerHost, waiting, params, principal, accepted, onLive, true);
     this.admit(principal);
     const admitted = this.home.admit?.();
     if (admitted) await admitted;
@@ -211,25 +209,6 @@ export class Engine {
     }
     const sent = this.start(params, principal, provider, ext, push, onLive);
     return sent instanceof Promise ? await sent : sent;
-  }
-
-  /**
-   * A follow-up on `found`: steered here, or sent to the instance that runs
-   * it (`answering`: as the answer to the input it waits for).
-   */
-  #follow(
-    found: Found,
-    params: SendParams,
-    principal: string | undefined,
-    ext: AcceptedExtension,
-    push: PreparedPush | undefined,
-    onLive: ((live: LiveTask) => void) | undefined,
-    answering: boolean,
-  ): Promise<Sent> {
-    const there = found.live ? undefined : this.home.locate?.(found.record);
-    if (!there) return steer(this.steerHost, found, params, ext, onLive, push);
-    const message = { ...params.message, taskId: found.record.task.id };
-    return there.message({ ...params, message }, principal, ext.used, answering);
   }
 
   /** Checks of every message, in order: open, extension, push config (a promise), output modes. */
