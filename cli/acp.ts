@@ -45,7 +45,7 @@ SEAM_MODEL) is set. stdout carries the protocol and nothing else.`,
     const { createHost, createLogger, createScriptedModel, modelFromEnv } = await import(
       "@seam/host"
     );
-    const { createAcpPlanTool, serveAcpAgent } = await import("@seam/subagent-acp");
+    const { createAcpAssistantSetup, serveAcpAgent } = await import("@seam/subagent-acp");
     const logger = createLogger({
       level: level as (typeof LEVELS)[number],
       name: `seam-acp[${process.pid}]`,
@@ -55,7 +55,6 @@ SEAM_MODEL) is set. stdout carries the protocol and nothing else.`,
     const real = modelFromEnv(envOf);
     const model = real?.id ?? "scripted";
     host.models.register(host.scope, model, real?.adapter ?? createScriptedModel());
-    const plan = createAcpPlanTool();
     const server = serveAcpAgent({
       host,
       model,
@@ -64,14 +63,7 @@ SEAM_MODEL) is set. stdout carries the protocol and nothing else.`,
         writable: Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
       },
       logger,
-      setup(agent, { cwd }) {
-        host.prompts.register(agent.scope, {
-          name: "acp",
-          text: "You are a helpful assistant, served by seam over the Agent Client Protocol. " +
-            `The user's working directory is ${cwd}. Use update_plan to show your plan for a multi-step task.`,
-        });
-        host.tools.register(agent.scope, plan);
-      },
+      setup: createAcpAssistantSetup(host),
     });
     logger.info(`serving ${real?.label ?? "the scripted model"} over stdio`);
     await server.closed;

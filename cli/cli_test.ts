@@ -7,6 +7,7 @@ import { createSubagentService } from "@seam/subagent";
 import { createAcpProvider } from "@seam/subagent-acp";
 import { COMMANDS } from "@seam/cli";
 import { startSpawnGateway } from "../tests/a2a_support.ts";
+import { fakeAgent, task } from "../tests/a2a_fake_agent.ts";
 import { askingProvider, runSeam, startSeam } from "./_test_support.ts";
 
 Deno.test("seam --help lists every command of the table; each --help prints usage, starts nothing", async (t) => {
@@ -49,16 +50,63 @@ Deno.test("seam refuses an unknown command, option, action or bad value, naming 
     ],
     [["serve", "--database-url", "http://u:secret@x/db"], /got a URL of scheme "http:"; leave it/],
     [["acp", "--log-level", "loud"], /--log-level must be one of debug, info, warn, error, silent/],
+    [
+      ["serve", "--host", "999.1.1.1"],
+      /--host must be an IP address or a host name of this machine, got "999\.1\.1\.1" \(no such name\); use 127\.0\.0\.1/,
+    ],
+    [
+      ["serve", "--host", "192.0.2.1"],
+      /--host "192\.0\.2\.1" is not an address of this machine; use/,
+    ],
+    [["serve", "--schema", "tasks"], /--schema needs a database: pass --database-url too/],
+    [
+      ["serve", "--database-url", "postgres://u@127.0.0.1:1/db", "--schema", "bad;name"],
+      /--schema is refused: .*lowercase identifier.*got "bad;name"; use one such as "seam"/,
+    ],
   ];
   for (const [args, message] of cases) {
     const { code, stderr } = await runSeam(args);
     assert.equal(code, 2, `${args.join(" ")}: ${stderr}`);
     assert.match(stderr, message);
     assert.doesNotMatch(stderr, /secret/, "a URL's password is never printed");
+    assert.doesNotMatch(stderr, /\n +at /, `${args.join(" ")}: no stack`);
   }
+  const portFromEnv = await runSeam(["serve"], { PORT: "99999" });
+  assert.equal(portFromEnv.code, 2, portFromEnv.stderr);
+  assert.match(portFromEnv.stderr, /PORT must be a whole number from 0 to 65535, got "99999"/);
   const fromEnv = await runSeam(["serve", "--port", "0"], { DATABASE_URL: "nope" });
   assert.equal(fromEnv.code, 2, fromEnv.stderr);
   assert.match(fromEnv.stderr, /DATABASE_URL must be a PostgreSQL URL/);
+});
+
+Deno.test("seam serve names the flag a start-up failure of the moment came from, exit 1", async () => {
+  const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  try {
+    const inUse = await runSeam(["serve", "--port", String(taken.addr.port)]);
+    assert.equal(inUse.code, 1, inUse.stderr);
+    assert.equal(
+      inUse.stderr,
+      `seam serve: --port ${taken.addr.port} is in use on 127.0.0.1: stop what listens there, or use another port (0: any free one)\n`,
+    );
+    const fromEnv = await runSeam(["serve"], { PORT: String(taken.addr.port) });
+    assert.equal(fromEnv.code, 1, fromEnv.stderr);
+    assert.match(fromEnv.stderr, /^seam serve: PORT \d+ is in use on 127\.0\.0\.1: /);
+  } finally {
+    taken.close();
+  }
+  const unreachable = await runSeam([
+    "serve",
+    "--port",
+    "0",
+    "--database-url",
+    "postgres://u:secret@127.0.0.1:1/db",
+  ]);
+  assert.equal(unreachable.code, 1, unreachable.stderr);
+  assert.match(
+    unreachable.stderr,
+    /^seam serve: --database-url names a database that could not be reached or set up: .*; check the URL and that PostgreSQL runs there, or leave it unset to keep tasks in memory\n$/,
+  );
+  assert.doesNotMatch(unreachable.stderr, /secret/);
 });
 
 Deno.test("seam send streams a gateway's answer and shows a progress line on long work", async () => {
@@ -79,6 +127,33 @@ Deno.test("seam send streams a gateway's answer and shows a progress line on lon
     assert.match(slow.stderr, /seam send: working, \d+s \(task \S+ on \S+/);
   } finally {
     await gateway.close();
+  }
+});
+
+Deno.test("seam send gives up on a remote gone quiet after --idle-timeout, naming it, and cancels its task", async () => {
+  // Accepts the task, then says nothing more on an open stream.
+  const agent = fakeAgent({ stream: (send) => send(task("TASK_STATE_WORKING")) });
+  try {
+    const { code, stdout, stderr } = await runSeam([
+      "send",
+      "--idle-timeout",
+      "300",
+      "--progress",
+      "0",
+      agent.url,
+      "hello?",
+    ]);
+    assert.equal(code, 1, stderr);
+    assert.equal(stdout, "");
+    assert.equal(
+      stderr,
+      "seam send: task task-1 on fake at " + agent.url +
+        " ended error: The A2A run failed (SendStreamingMessage): the remote agent brought" +
+        " nothing new for 300 ms (idleTimeoutMs) (TIMEOUT); to wait longer, raise --idle-timeout (in ms)\n",
+    );
+    assert.deepEqual(agent.calls, ["SendStreamingMessage", "CancelTask"]);
+  } finally {
+    await agent.close();
   }
 });
 
@@ -275,4 +350,17 @@ Deno.test("seam tasks fails within its timeout, naming the URL: dead, wrong toke
       for (const conn of held) conn.close();
     }
   });
+});
+
+Deno.test("the README's seam section keeps each inline code span on one line (copyable)", async () => {
+  const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
+  const start = readme.indexOf("## One command: `seam`");
+  const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
+  let fenced = false;
+  for (const line of section.split("\n")) {
+    if (line.startsWith("```")) fenced = !fenced;
+    else if (!fenced) {
+      assert.equal(line.split("`").length % 2, 1, `a code span broken across lines at: ${line}`);
+    }
+  }
 });

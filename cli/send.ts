@@ -170,7 +170,9 @@ async function send(url: string, prompt: string, options: SendOptions): Promise<
         return 130;
       }
       const why = result.error
-        ? `${result.error.message} (${result.error.code})${hintFor(result.error.code)}`
+        ? `${result.error.message} (${result.error.code})${
+          hintFor(result.error.code, result.error.data)
+        }`
         : "no reason given";
       const which = task === "no task yet" ? "the task" : task;
       complain("send", `${which} at ${url} ended ${result.stopReason}: ${why}`);
@@ -192,9 +194,21 @@ function messageOf(error: unknown): string {
   return typeof code === "string" ? `${error.message} (${code})` : error.message;
 }
 
-/** What to change on the command line for a failure, by its code. */
-function hintFor(code: unknown): string {
-  return code === "AUTH_REQUIRED"
-    ? "; seam send reads the bearer token from SEAM_TOKEN (or the variable --token-env names)"
-    : "";
+/** The flag of each bound the A2A provider names in a `TIMEOUT` failure's `data.option`. */
+const FLAG_OF_BOUND: Readonly<Record<string, string>> = {
+  timeoutMs: "--timeout",
+  idleTimeoutMs: "--idle-timeout",
+  deadlineMs: "--deadline",
+};
+
+/** What to change on the command line for a failure, by its code (and data). */
+function hintFor(code: unknown, data?: unknown): string {
+  if (code === "AUTH_REQUIRED") {
+    return "; seam send reads the bearer token from SEAM_TOKEN (or the variable --token-env names)";
+  }
+  const bound = (data as { option?: unknown } | null | undefined)?.option;
+  if (code === "TIMEOUT" && typeof bound === "string" && Object.hasOwn(FLAG_OF_BOUND, bound)) {
+    return `; to wait longer, raise ${FLAG_OF_BOUND[bound]} (in ms)`;
+  }
+  return "";
 }

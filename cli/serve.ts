@@ -52,9 +52,11 @@ read from the environment only); serving beyond loopback without it prints a WAR
   positionals: false,
   async run({ flags }) {
     intFlag(flags, "port", undefined, 0, 65_535);
-    const env = envOf("PORT");
-    if (flags.port === undefined && env !== undefined && env !== "" && !/^\d+$/.test(env)) {
-      throw new UsageError(`PORT must be a whole number from 0 to 65535, got "${env}"`);
+    if (typeof flags.schema === "string" && !flags["database-url"] && !envOf("DATABASE_URL")) {
+      throw new UsageError(
+        "--schema needs a database: pass --database-url too (or set DATABASE_URL); " +
+          "without one tasks live in memory",
+      );
     }
     if (!isDeno()) {
       complain(
@@ -71,31 +73,20 @@ read from the environment only); serving beyond loopback without it prints a WAR
       if (typeof value === "string") overrides[variable] = value;
     }
     if (flags.inspector) overrides.SEAM_INSPECTOR = "1";
-    checkDatabaseUrl(flags["database-url"], overrides.DATABASE_URL ?? envOf("DATABASE_URL"));
-    const { serveStart } = await import("@seam/start/main");
-    await serveStart((name) => name in overrides ? overrides[name] : envOf(name));
+    const { serveStart, StartSettingError } = await import("@seam/start/main");
+    try {
+      await serveStart((name) => name in overrides ? overrides[name] : envOf(name));
+    } catch (error) {
+      if (!(error instanceof StartSettingError)) throw error;
+      // Named as the user gave it: the flag when given, else its variable.
+      const flag = Object.keys(ENV_OF_FLAG).find((name) => ENV_OF_FLAG[name] === error.variable);
+      const name = flag !== undefined && typeof flags[flag] === "string"
+        ? `--${flag}`
+        : error.variable;
+      if (error.usage) throw new UsageError(`${name} ${error.detail}`);
+      complain("serve", `${name} ${error.detail}`);
+      return 1;
+    }
     return 0;
   },
 });
-
-/**
- * A database URL the PostgreSQL driver would refuse with a stack trace (or
- * take for a host name) is bad usage: name where it came from and its form.
- */
-function checkDatabaseUrl(flag: unknown, url: string | undefined): void {
-  if (url === undefined || url === "") return;
-  let protocol: string | undefined;
-  try {
-    protocol = new URL(url).protocol;
-  } catch {
-    protocol = undefined;
-  }
-  if (protocol === "postgres:" || protocol === "postgresql:") return;
-  const source = typeof flag === "string" ? "--database-url" : "DATABASE_URL";
-  // The URL may hold a password: name only its scheme.
-  const got = protocol === undefined ? "no URL" : `a URL of scheme "${protocol}"`;
-  throw new UsageError(
-    `${source} must be a PostgreSQL URL (postgres://user@host:5432/db), got ${got}; ` +
-      "leave it unset to keep tasks in memory",
-  );
-}

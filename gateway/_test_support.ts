@@ -7,6 +7,9 @@ import {
   type DelegationContext,
   delegationContextKey,
   type SubagentCapabilities,
+  type SubagentInputAnswer,
+  type SubagentInputAsk,
+  SubagentInputs,
   type SubagentProvider,
   type SubagentRequest,
   type SubagentResultInput,
@@ -38,6 +41,8 @@ export interface ControlledRun {
   onSend?: () => Promise<void>;
   /** The delegation context the parent's scope provided at start. */
   readonly delegation: DelegationContext | undefined;
+  /** Ask for input and answer how it was decided (a provider made with `inputs`). */
+  ask(ask: SubagentInputAsk): Promise<SubagentInputAnswer>;
 }
 
 export interface Controlled extends SubagentProvider {
@@ -57,6 +62,8 @@ export function controlledProvider(options: {
   cancelEnds?: boolean;
   /** Give every run this id (a provider that repeats ids). */
   fixedId?: string;
+  /** Let every run ask for input (`ControlledRun.ask`), and take the answers. */
+  inputs?: boolean;
 } = {}): Controlled {
   const runs: ControlledRun[] = [];
   let n = 0;
@@ -79,6 +86,7 @@ export function controlledProvider(options: {
       if (options.cancelEnds !== false) finish({ output: "", stopReason: "aborted" });
     });
     const dispose = mock.fn(() => Promise.resolve());
+    const inputs = options.inputs ? new SubagentInputs(request.parent.scope, id) : undefined;
     const run: ControlledRun = {
       request,
       id,
@@ -91,9 +99,19 @@ export function controlledProvider(options: {
       sent: [],
       resumedWith: [],
       delegation: request.parent.scope.inject(delegationContextKey),
+      ask: (ask) => {
+        if (!inputs) throw new Error("controlledProvider: ask() needs the inputs option");
+        return inputs.ask(ask);
+      },
     };
     runs.push(run);
     const handle: SubagentRunHandle = { id, started, result, cancel, dispose };
+    if (inputs) {
+      (handle as { respond?: unknown }).respond = (
+        requestId: string,
+        answer: SubagentInputAnswer,
+      ) => inputs.respond(requestId, answer);
+    }
     if (options.steer) {
       (handle as { sendMessage?: unknown }).sendMessage = (content: ContentBlock[]) => {
         run.sent.push(content);

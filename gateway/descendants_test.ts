@@ -8,6 +8,7 @@ import { mock } from "node:test";
 import { createMemoryLogger, createRootScope } from "@seam/host";
 import {
   createSubagentService,
+  NestedRuns,
   registerRunControl,
   subagentEnd,
   subagentInputRequired,
@@ -283,4 +284,32 @@ Deno.test("@seam/gateway/lite refuses a CancelTask that names a descendant", asy
     await gateway.close();
     await root.dispose();
   }
+});
+
+Deno.test("a seam stream hears a nested run cancellable as its provider says, no longer once it says not", async () => {
+  const ctl = controlledProvider();
+  await withSetup([ctl], {}, async ({ gateway }) => {
+    const response = await gateway.fetch(
+      rpcRequest("SendStreamingMessage", { message: message("go", { metadata: SEAM }) }),
+    );
+    const run = ctl.runs[0];
+    run.ready();
+    const reported = new NestedRuns({
+      runId: run.id,
+      provider: "inner",
+      scope: run.request.parent.scope,
+    });
+    const child = reported.add("theirs", undefined, { state: "running", cancel: () => {} })!;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    reported.update(child, { state: "idle", cancel: null });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    reported.endAll("completed");
+    run.finish({ output: "done", stopReason: "completed" });
+    const told = treeUpdates(await frames(response)).flatMap((u) => u.descendants)
+      .filter((d: Wire) => d.runId === child.runId);
+    assert.deepEqual(
+      told.map((d: Wire) => [d.state, d.cancellable, d.provider]),
+      [["running", true, "inner"], ["idle", undefined, "inner"], ["ended", undefined, "inner"]],
+    );
+  });
 });

@@ -155,7 +155,7 @@ Deno.test("cancelling an interrupted task refuses its request and ends it CANCEL
   });
 });
 
-Deno.test("a stream ends at the interrupted state; the answer's stream carries the rest", async () => {
+Deno.test("a stream ends at the interrupted state; the answer's stream opens on the task working and carries the rest", async () => {
   const provider = askingProvider({ kind: "question", message: "Which branch?" });
   await withSetup([provider], {}, async (s) => {
     const first = await frames(
@@ -173,8 +173,7 @@ Deno.test("a stream ends at the interrupted state; the answer's stream carries t
       ),
     );
     assert.deepEqual(second.map(describeFrame), [
-      "task:INPUT_REQUIRED",
-      "status:WORKING",
+      "task:WORKING",
       'artifact:set:last:{"outcome":"answered","text":"main"}',
       "status:COMPLETED",
     ]);

@@ -62,6 +62,18 @@ export interface TaskOrphansOptions {
   readonly excludeInstance?: string;
 }
 
+/** What {@linkcode TaskStorage.waiting} selects. Every given field must match. */
+export interface TaskWaitingQuery {
+  /** Only tasks of this principal (`undefined` matches tasks created without auth). */
+  readonly owner: string | undefined;
+  /** Only tasks of this context. */
+  readonly contextId: string;
+  /** Only tasks of this provider. */
+  readonly provider?: string;
+  /** At most this many tasks. */
+  readonly limit: number;
+}
+
 /** Why a {@linkcode TaskStorage} refused: a conflicting writer, or the storage out of reach. */
 export type TaskStorageErrorCode = "CONFLICT" | "UNAVAILABLE";
 
@@ -170,6 +182,18 @@ export interface TaskStorage extends TaskStore {
     limit: number,
     options?: TaskOrphansOptions,
   ): readonly StoredTaskAt[] | Promise<readonly StoredTaskAt[]>;
+  /**
+   * At most `query.limit` tasks of `query.owner` in context
+   * `query.contextId` (of `query.provider`, when given) that wait for input
+   * (`TASK_STATE_INPUT_REQUIRED` or `TASK_STATE_AUTH_REQUIRED`), newest
+   * `updatedAt` first (ties: `id` descending). A message naming only its
+   * context answers the one such task, whichever instance runs it; with
+   * several it is refused naming them. Optional: without it the gateway
+   * reads them with {@linkcode list}, once per state; with it, in one read
+   * a storage can answer from an index of the waiting tasks alone, however
+   * many tasks the context holds.
+   */
+  waiting?(query: TaskWaitingQuery): readonly StoredTaskAt[] | Promise<readonly StoredTaskAt[]>;
   /**
    * Deliver `command` to the handler `instance` serves and answer its reply.
    *

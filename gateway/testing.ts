@@ -414,6 +414,55 @@ export async function testTaskStorage(
   );
 
   await withStorage(
+    "waiting() answers a principal's tasks waiting for input in a context, newest first",
+    10_000,
+    async (s) => {
+      if (!s.waiting) return; // optional: the gateway reads list() instead
+      const put = (id: string, state: A2ATaskState, at: number, extra = {}) =>
+        s.append({
+          record: record(id, state, at, { contextId: "w", owner: "alice", ...extra }),
+          expected: 0,
+          events: [{ task: {} }],
+          instance: "i1",
+        });
+      await put("w1", "TASK_STATE_INPUT_REQUIRED", 100);
+      await put("w2", "TASK_STATE_AUTH_REQUIRED", 200);
+      await put("w3", "TASK_STATE_INPUT_REQUIRED", 200, { provider: "q" });
+      await put("w4", "TASK_STATE_WORKING", 300);
+      await put("w5", "TASK_STATE_COMPLETED", 300);
+      await put("w6", "TASK_STATE_INPUT_REQUIRED", 300, { contextId: "v" });
+      await put("w7", "TASK_STATE_INPUT_REQUIRED", 300, { owner: "bob" });
+      await put("w8", "TASK_STATE_INPUT_REQUIRED", 300, { owner: undefined });
+      // Waited, then was answered: it waits no more.
+      await put("w9", "TASK_STATE_INPUT_REQUIRED", 300);
+      await s.append({
+        record: record("w9", "TASK_STATE_WORKING", 400, { contextId: "w", owner: "alice" }),
+        expected: 1,
+        events: [status("TASK_STATE_WORKING")],
+        instance: "i1",
+      });
+      const ids = async (query: Parameters<NonNullable<TaskStorage["waiting"]>>[0]) =>
+        (await s.waiting!(query)).map((r) => r.task.id);
+      same(await ids({ owner: "alice", contextId: "w", limit: 10 }), ["w3", "w2", "w1"], "alice's");
+      same(await ids({ owner: "alice", contextId: "w", limit: 2 }), ["w3", "w2"], "limit");
+      same(
+        await ids({ owner: "alice", contextId: "w", provider: "q", limit: 10 }),
+        ["w3"],
+        "by provider",
+      );
+      same(await ids({ owner: "bob", contextId: "w", limit: 10 }), ["w7"], "bob's");
+      same(await ids({ owner: undefined, contextId: "w", limit: 10 }), ["w8"], "no owner's");
+      same(await ids({ owner: "alice", contextId: "none", limit: 10 }), [], "another context");
+      const [first] = await s.waiting({ owner: "alice", contextId: "w", limit: 1 });
+      same(
+        [first.generation, first.instance],
+        [1, "i1"],
+        "a waiting task's generation and instance",
+      );
+    },
+  );
+
+  await withStorage(
     "a live task whose instance stops its heartbeat becomes an orphan",
     300,
     async (s, other) => {

@@ -17,6 +17,8 @@ export interface Migration {
 const TERMINAL =
   `('TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED')`;
 
+const WAITING = `('TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED')`;
+
 /** Every migration, oldest first. Never edit one that shipped: add the next. */
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -182,7 +184,23 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX tasks_by_context ON tasks (context_id, updated_at DESC, id DESC);
     `,
   },
+  {
+    version: 8,
+    name: "tasks waiting for input, by context",
+    // A message naming only its context (no taskId) answers the one task of
+    // its principal waiting for input there, whichever instance runs it: each
+    // such message reads the context's waiting tasks. Only those are indexed,
+    // so the read costs the same however many ended tasks the context holds,
+    // and a task enters the index only while it waits.
+    sql: `
+      CREATE INDEX tasks_waiting ON tasks (context_id, updated_at DESC, id DESC)
+        WHERE state IN ${WAITING};
+    `,
+  },
 ];
+
+/** The SQL a waiting-state test uses (the index's predicate, and the store's read). */
+export const WAITING_STATES: string = WAITING;
 
 /** The SQL a terminal-state test uses (shared with the store's queries). */
 export const TERMINAL_STATES: string = TERMINAL;

@@ -238,30 +238,73 @@ Deno.test({
   },
 });
 
+/**
+ * The plan PostgreSQL chooses for `query` on a migrated schema whose tasks
+ * `seed` wrote (each selecting id, context_id, state, updated_at: `$TASKS`
+ * stands for the table's name).
+ */
+async function planOf(seed: readonly string[], query: string): Promise<string> {
+  const schema = freshSchema();
+  const named = (text: string) => text.replaceAll("$TASKS", `"${schema}".tasks`);
+  try {
+    const store = await openStore(schema);
+    await store.close();
+    let plan = "";
+    await withSql(async (sql) => {
+      for (const select of seed) {
+        await sql.unsafe(
+          `INSERT INTO ${
+            named("$TASKS")
+          } (id, context_id, state, updated_at, provider, generation, task)
+           SELECT *, 'p', 1, '{}' FROM (${named(select)}) AS seeded`,
+        );
+      }
+      await sql.unsafe(`ANALYZE ${named("$TASKS")}`);
+      const rows = await sql.unsafe(`EXPLAIN ${named(query)}`);
+      plan = rows.map((r) => r["QUERY PLAN"]).join("\n");
+    });
+    return plan;
+  } finally {
+    await dropSchema(schema);
+  }
+}
+
 Deno.test({
   name: "migration 7 indexes tasks by context, which a context's list reads",
   ignore: SKIP,
   fn: async () => {
-    const schema = freshSchema();
-    try {
-      const store = await openStore(schema);
-      await store.close();
-      await withSql(async (sql) => {
-        // Enough tasks in other contexts that reading them all is the costlier plan.
-        await sql.unsafe(
-          `INSERT INTO "${schema}".tasks (id, context_id, provider, state, updated_at, generation, task)
-           SELECT 't' || i, 'ctx-' || i, 'p', 'TASK_STATE_COMPLETED', i, 1, '{}'
-           FROM generate_series(1, 5000) AS i`,
-        );
-        await sql.unsafe(`ANALYZE "${schema}".tasks`);
-        const plan = await sql.unsafe(
-          `EXPLAIN SELECT task FROM "${schema}".tasks
-           WHERE owner IS NULL AND context_id = 'ctx-7' ORDER BY owner, updated_at DESC, id DESC`,
-        );
-        assert.match(plan.map((r) => r["QUERY PLAN"]).join("\n"), /tasks_by_context/);
-      });
-    } finally {
-      await dropSchema(schema);
-    }
+    // Enough tasks in other contexts that reading them all is the costlier plan.
+    const plan = await planOf(
+      [`SELECT 't' || i, 'ctx-' || i, 'TASK_STATE_COMPLETED', i FROM generate_series(1, 5000) AS i`],
+      `SELECT task FROM $TASKS
+       WHERE owner IS NULL AND context_id = 'ctx-7' ORDER BY owner, updated_at DESC, id DESC`,
+    );
+    assert.match(plan, /tasks_by_context/);
+  },
+});
+
+Deno.test({
+  name: "migration 8 indexes the tasks waiting for input, which a context-only answer reads",
+  ignore: SKIP,
+  fn: async () => {
+    // One long conversation (many ended tasks in the context, one waiting)
+    // among many live tasks of other contexts: neither the context's index
+    // nor the live tasks' reads the waiting one alone.
+    const plan = await planOf(
+      [
+        `SELECT 't' || i, 'ctx',
+           CASE WHEN i = 7 THEN 'TASK_STATE_INPUT_REQUIRED' ELSE 'TASK_STATE_COMPLETED' END, i
+         FROM generate_series(1, 5000) AS i`,
+        `SELECT 'l' || i, 'ctx-' || i, 'TASK_STATE_WORKING', i FROM generate_series(1, 5000) AS i`,
+      ],
+      `SELECT task FROM $TASKS
+       WHERE context_id = 'ctx'
+         AND state IN ('TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED') AND owner IS NULL
+       ORDER BY updated_at DESC, id DESC LIMIT 11`,
+    );
+    assert.match(
+      plan,
+      /Index Scan using tasks_waiting on tasks[^\n]*\n\s*Index Cond: \(context_id = /,
+    );
   },
 });

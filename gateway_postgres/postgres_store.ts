@@ -12,11 +12,12 @@ import {
   type TaskOrphansOptions,
   type TaskStorage,
   TaskStorageError,
+  type TaskWaitingQuery,
 } from "@seam/gateway";
 import { refuseUnknownOptions } from "@seam/host";
 import { type ChannelNames, channelNames, listenAll } from "./_channels.ts";
 import { storageError } from "./_errors.ts";
-import { migrate, TERMINAL_STATES } from "./_migrations.ts";
+import { migrate, TERMINAL_STATES, WAITING_STATES } from "./_migrations.ts";
 import { GroupCommit } from "./_group_commit.ts";
 import { Commands } from "./_commands.ts";
 import { Watchers } from "./_watchers.ts";
@@ -92,6 +93,8 @@ export interface PostgresTaskStore extends TaskStorage {
   readonly migrationsApplied: number;
   /** Whether the lease of `instance` is current (its row in `instances` not expired). */
   leased(instance: string): Promise<boolean>;
+  /** The tasks waiting for input that `query` selects, read through an index of those alone. */
+  waiting(query: TaskWaitingQuery): Promise<readonly StoredTaskAt[]>;
   /**
    * Close the connections, once statements in flight finished or within
    * `closeGraceMs`; pending replies reject. Memoized.
@@ -444,6 +447,22 @@ export class PostgresStore implements PostgresTaskStore {
           AND NOT EXISTS (SELECT 1 FROM instances i WHERE i.id = t.instance AND i.expires_at > now())
         ORDER BY updated_at, id
         LIMIT ${limit}`);
+    return rows.map(toRecord);
+  }
+
+  async waiting(query: TaskWaitingQuery): Promise<readonly StoredTaskAt[]> {
+    const sql = this.#sql;
+    // Read through tasks_waiting (its predicate is this one's state test),
+    // which holds the waiting tasks alone: a context's ended tasks, however
+    // many, are never read.
+    const rows = await this.#run("find the tasks waiting for input", () =>
+      sql<TaskRow[]>`
+        SELECT task, owner, provider, updated_at, generation, instance FROM tasks
+        WHERE context_id = ${query.contextId} AND state IN ${sql.unsafe(WAITING_STATES)}
+          AND ${query.owner === undefined ? sql`owner IS NULL` : sql`owner = ${query.owner}`}
+          ${query.provider === undefined ? sql`` : sql`AND provider = ${query.provider}`}
+        ORDER BY updated_at DESC, id DESC
+        LIMIT ${query.limit}`);
     return rows.map(toRecord);
   }
 

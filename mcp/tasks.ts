@@ -72,7 +72,11 @@ class TasksEndpoint implements McpTasksHandler {
     this.#pollMs = positive(options.pollIntervalMs, "pollIntervalMs", 250);
     this.#handler = createMcpHandler(
       (context) => this.#serverFor(context.authInfo?.clientId ?? "anonymous"),
-      { legacy: "reject", responseMode: "json" },
+      // The SDK's default response mode ("auto"): one JSON body unless a handler sends a
+      // message before its result. Ours send none (a task's progress and input requests
+      // are read with tasks/get), so it answers as "json" did, without "json"'s warning at
+      // start-up, and a message a later handler sends would upgrade to SSE, not be dropped.
+      { legacy: "reject" },
     );
   }
 

@@ -322,3 +322,16 @@ Deno.test("tasks/get shows the child's latest progress as the task's statusMessa
     await t[Symbol.asyncDispose]();
   }
 });
+
+Deno.test("createMcpTasksHandler() writes no warning to the console", async () => {
+  const warnings: unknown[][] = [];
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => void warnings.push(args);
+  try {
+    const t = await tasksWorld();
+    await t[Symbol.asyncDispose]();
+  } finally {
+    console.warn = warn;
+  }
+  assert.deepEqual(warnings, []);
+});

@@ -22,56 +22,77 @@ import {
   createPostgresPushConfigStore,
   createPostgresPushOutbox,
   createPostgresTaskStore,
+  type PostgresTaskStore,
 } from "@seam/gateway-postgres";
-import { createMcpEndpoint, createMcpServer } from "@seam/mcp";
+import { createMcpEndpoint, createMcpServer, type McpEndpoint } from "@seam/mcp";
 import { createStartWorld } from "./app.ts";
+import { listenFailure, StartSettingError, startSettings, storeFailure } from "./_settings.ts";
+
+export { StartSettingError };
 
 /**
  * Serve the default world until SIGINT or SIGTERM (`seam serve`, `deno task
  * start`), configured by `env` (the variables above; `seam serve`'s flags
  * are given as these variables). Resolves once the server stopped and every
  * live task was cancelled and child disposed. Deno only (`Deno.serve`).
+ *
+ * @throws {StartSettingError} naming the variable that stopped start-up (a
+ * host that is not this machine's, a port in use or out of range, a database
+ * URL or schema that cannot work, a database out of reach), with nothing
+ * left running and nothing printed.
  */
 export async function serveStart(env: (name: string) => string | undefined): Promise<void> {
+  const settings = await startSettings(env);
   const world = await createStartWorld(env, createLogger({ level: "warn" }));
   const controller = new AbortController();
   const token = env("SEAM_GATEWAY_TOKEN");
-  const databaseUrl = env("DATABASE_URL");
   const inspector = env("SEAM_INSPECTOR") === "1";
-  // A migration that cannot apply (or a database out of reach) stops start-up here.
-  const taskStore = databaseUrl
-    ? await createPostgresTaskStore({
-      url: databaseUrl,
+  let taskStore: PostgresTaskStore | undefined;
+  let mcp: McpEndpoint | undefined;
+  let served: ReturnType<typeof serveGateway>;
+  try {
+    // A migration that cannot apply (or a database out of reach) stops start-up here.
+    taskStore = settings.databaseUrl === undefined ? undefined : await createPostgresTaskStore({
+      url: settings.databaseUrl,
       schema: env("SEAM_DATABASE_SCHEMA") || undefined,
-    })
-    : undefined;
-  // MCP at /mcp beside A2A (both lines, 2026-07-28 with Tasks), behind the same bearer auth.
-  const mcp = createMcpEndpoint(
-    createMcpServer({ scope: world.host.scope, parent: world.parent }),
-  );
-  const served = serveGateway(
-    {
-      scope: world.host.scope,
-      parent: world.parent,
-      mounts: { "/mcp": (request, principal) => mcp.fetch(request, principal) },
-      ...(token ? { auth: { tokens: { operator: token } } } : {}),
-      ...(taskStore
-        ? {
-          taskStore,
-          push: {
-            configStore: createPostgresPushConfigStore(taskStore),
-            outbox: createPostgresPushOutbox(taskStore),
-          },
-        }
-        : { push: {} }),
-      ...(inspector ? { inspector: true } : {}),
-    },
-    {
-      signal: controller.signal,
-      hostname: env("HOST") || "127.0.0.1",
-      port: Number(env("PORT") || 8787),
-    },
-  );
+    }).catch((error) => Promise.reject(storeFailure(error)));
+    // MCP at /mcp beside A2A (both lines, 2026-07-28 with Tasks), behind the same bearer auth.
+    const endpoint = mcp = createMcpEndpoint(
+      createMcpServer({ scope: world.host.scope, parent: world.parent }),
+    );
+    try {
+      served = serveGateway(
+        {
+          scope: world.host.scope,
+          parent: world.parent,
+          mounts: { "/mcp": (request, principal) => endpoint.fetch(request, principal) },
+          ...(token ? { auth: { tokens: { operator: token } } } : {}),
+          ...(taskStore
+            ? {
+              taskStore,
+              push: {
+                configStore: createPostgresPushConfigStore(taskStore),
+                outbox: createPostgresPushOutbox(taskStore),
+              },
+            }
+            : { push: {} }),
+          ...(inspector ? { inspector: true } : {}),
+        },
+        {
+          signal: controller.signal,
+          hostname: settings.hostname,
+          port: settings.port,
+        },
+      );
+    } catch (error) {
+      throw listenFailure(error, settings);
+    }
+  } catch (error) {
+    await mcp?.close();
+    await taskStore?.close();
+    await world.host.scope.dispose();
+    throw error;
+  }
   console.log(
     `storage: ${
       taskStore
@@ -97,4 +118,10 @@ export async function serveStart(env: (name: string) => string | undefined): Pro
   await world.host.scope.dispose();
 }
 
-if (import.meta.main) await serveStart((name) => Deno.env.get(name));
+if (import.meta.main) {
+  await serveStart((name) => Deno.env.get(name)).catch((error) => {
+    if (!(error instanceof StartSettingError)) throw error;
+    console.error(`Cannot start: ${error.message}`);
+    Deno.exit(error.usage ? 2 : 1);
+  });
+}

@@ -262,3 +262,22 @@ Deno.test("deno task start says what went wrong when PostgreSQL cannot be reache
     /Cannot start the PostgreSQL task store .*ECONNREFUSED/,
   );
 });
+
+Deno.test("deno task start names the variable that stopped it, without a stack: exit 2 for a value that cannot work", async () => {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-net=127.0.0.1,999.1.1.1", // the lookup of HOST needs it
+      "--allow-env",
+      new URL("./main.ts", import.meta.url).pathname,
+    ],
+    env: { PORT: "0", HOST: "999.1.1.1", DATABASE_URL: "", SEAM_GATEWAY_TOKEN: "" },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(output.code, 2);
+  assert.equal(
+    decoder.decode(output.stderr),
+    'Cannot start: HOST must be an IP address or a host name of this machine, got "999.1.1.1" (no such name); use 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)\n',
+  );
+});

@@ -1,6 +1,7 @@
 import { defineEvent, type EventKey } from "@seam/host";
 import type {
   RegisteredSubagentProvider,
+  SubagentNestedRunInfo,
   SubagentProgressInfo,
   SubagentProviderRemovedInfo,
   SubagentRunEndInfo,
@@ -33,6 +34,19 @@ export const subagentStart: EventKey<SubagentRunInfo> = defineEvent(
  */
 export const subagentEnd: EventKey<SubagentRunEndInfo> = defineEvent(
   "subagent/end",
+);
+
+/**
+ * `subagent/nested-run`: a nested run (one a provider reports below its own
+ * run: an ACP agent's child session, a remote gateway's descendant) is new,
+ * or its title, state, usage or cancellability changed. Emitted in the
+ * delegating parent's scope: the first just before the nested run's
+ * `subagent/start`, none after its `subagent/end` (which tells how it
+ * ended). Providers tell it through `NestedRuns`; `onSubagentNestedRun`
+ * also hears providers that still tell the deprecated `acp/child`.
+ */
+export const subagentNestedRun: EventKey<SubagentNestedRunInfo> = defineEvent(
+  "subagent/nested-run",
 );
 
 /**

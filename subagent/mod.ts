@@ -38,6 +38,7 @@ export * from "./errors.ts";
 export * from "./events.ts";
 export * from "./input.ts";
 export * from "./max_depth.ts";
+export * from "./nested_runs.ts";
 export * from "./output_schema.ts";
 export * from "./run_control.ts";
 export * from "./service.ts";

@@ -486,6 +486,43 @@ export interface SubagentRunInfo extends SubagentRunPlace {
   readonly budget?: SubagentBudget;
 }
 
+/** What a nested run used, as its provider last heard (a floor: what was reported). */
+export interface SubagentNestedRunUsage {
+  /** Tokens read (an ACP child session's context size). */
+  readonly inputTokens: number;
+  /** Tokens produced (0 when not reported). */
+  readonly outputTokens: number;
+  /** Tool calls made. */
+  readonly toolCalls: number;
+}
+
+/**
+ * Payload of `subagent/nested-run`: a run a provider reports below its own
+ * (an ACP agent's child session, a remote gateway's descendant), as it is
+ * now. Deeply frozen.
+ */
+export interface SubagentNestedRunInfo {
+  /** Its id: `<run id>.<n>` of the run the caller holds. */
+  readonly runId: string;
+  /** The run above it (the run the caller holds, or another nested run). */
+  readonly parentRunId: string;
+  /** The reporting provider's name. */
+  readonly provider: string;
+  /** Its depth: one below its parent's. */
+  readonly depth: number;
+  /** Its title, when the agent gave one. */
+  readonly title?: string;
+  /**
+   * `"running"`, `"idle"`, `"needs-action"` (blocked on a user), or the
+   * agent's own word (cut to 64 characters); absent when never said.
+   */
+  readonly state?: string;
+  /** What it used so far. */
+  readonly usage: SubagentNestedRunUsage;
+  /** Whether `findRunControl` can cancel it now. */
+  readonly cancellable: boolean;
+}
+
 /** Payload of `subagent/end`. */
 export interface SubagentRunEndInfo extends SubagentRunInfo {
   /**

@@ -13,7 +13,13 @@ import {
   createScriptedModel,
   type LogRecord,
 } from "@seam/host";
-import { subagentEnd, subagentProgress, type SubagentRunInfo, subagentStart } from "@seam/subagent";
+import {
+  NestedRuns,
+  subagentEnd,
+  subagentProgress,
+  type SubagentRunInfo,
+  subagentStart,
+} from "@seam/subagent";
 import { acpChild, serveAcpAgent } from "@seam/subagent-acp";
 
 /** The bound the README names. */
@@ -173,5 +179,49 @@ Deno.test("serveAcpAgent() tells nothing of a descendant after its end, and igno
       records.some((r) => r.level === "debug" && r.message.includes("has ended or cannot be")),
     );
     assert.deepEqual(records.filter((r) => r.level === "warn" || r.level === "error"), []);
+  });
+});
+
+Deno.test("serveAcpAgent() offers a nested run's cancel when it becomes cancellable, and withdraws it", async () => {
+  await served(async ({ agent, sessionId, seen, turn, cancel }) => {
+    // A provider reporting a nested run, as the ACP and A2A providers do.
+    const nested = new NestedRuns({ runId: agent.id, provider: "elsewhere", scope: agent.scope });
+    const cancelled: string[] = [];
+    const child = nested.add("theirs", undefined, { title: "late", state: "running" })!;
+    nested.update(child, { cancel: (reason) => cancelled.push(reason) });
+    // Its cancel, offered now: the client's per-child cancel reaches it.
+    await turn();
+    const id = `${sessionId}/${child.runId}`;
+    await cancel(id);
+    await turn();
+    assert.equal(cancelled.length, 1);
+    nested.update(child, { cancel: null });
+    nested.end(child, "completed");
+    await turn();
+    const updates = seen.filter((s) =>
+      s.update.sessionUpdate === "subagent_update" && s.update.sessionId === id
+    ).map((s) => s.update);
+    assert.deepEqual(
+      updates.filter((u) => "capabilities" in u).map((u) => u.capabilities),
+      [null, { cancel: {} }, null],
+    );
+  });
+});
+
+Deno.test("serveAcpAgent() withdraws a cancellable child's cancel when it ends", async () => {
+  await served(async ({ agent, sessionId, seen, turn }) => {
+    const nested = new NestedRuns({ runId: agent.id, provider: "elsewhere", scope: agent.scope });
+    const child = nested.add("theirs", undefined, { state: "running", cancel: () => {} })!;
+    nested.endAll("completed");
+    await turn();
+    const updates = seen.filter((s) =>
+      s.update.sessionUpdate === "subagent_update" &&
+      s.update.sessionId === `${sessionId}/${child.runId}`
+    ).map((s) => s.update);
+    assert.deepEqual(
+      updates.filter((u) => "capabilities" in u).map((u) => u.capabilities),
+      [{ cancel: {} }, null],
+    );
+    assert.equal((updates.at(-1)!.state as { state: string }).state, "idle");
   });
 });

@@ -20,6 +20,7 @@ import {
 } from "@seam/host";
 import {
   createSubagentService,
+  type SubagentInputAnswer,
   SubagentInputs,
   type SubagentProvider,
   type SubagentResultInput,
@@ -36,6 +37,8 @@ export interface InteropGateway {
   readonly host: Host;
   /** The questions `asks` children asked. */
   readonly asked: readonly string[];
+  /** The answers `asks` children heard, in order. */
+  readonly answers: readonly SubagentInputAnswer[];
   /**
    * In-process children alive behind the gateway (a completed run's child
    * stays, kept for a follow-up, until `keptRunIdleMs`).
@@ -49,7 +52,7 @@ function userTexts(messages: readonly ModelMessage[]): string[] {
 }
 
 /** A provider whose child asks its parent the prompt as a question, then reads the answer. */
-function askingProvider(asked: string[]): SubagentProvider {
+function askingProvider(asked: string[], answers: SubagentInputAnswer[]): SubagentProvider {
   let n = 0;
   return {
     name: "asks",
@@ -63,6 +66,7 @@ function askingProvider(asked: string[]): SubagentProvider {
       const result = (async (): Promise<SubagentResultInput> => {
         await Promise.resolve();
         const answer = await inputs.ask({ kind: "question", message: question });
+        answers.push(answer);
         if (answer.outcome === "answered") {
           return { output: `reading ${answer.text}`, stopReason: "completed" };
         }
@@ -97,7 +101,8 @@ export function serveInteropGateway(options: Partial<GatewayOptions> = {}): Inte
   const subagents = createSubagentService(host.scope);
   subagents.registerProvider(createSpawnProvider());
   const asked: string[] = [];
-  subagents.registerProvider(askingProvider(asked));
+  const answers: SubagentInputAnswer[] = [];
+  subagents.registerProvider(askingProvider(asked, answers));
   const served = serveGateway(
     {
       scope: host.scope,
@@ -113,6 +118,7 @@ export function serveInteropGateway(options: Partial<GatewayOptions> = {}): Inte
     gateway: served.gateway,
     host,
     asked,
+    answers,
     children: () => host.agents.list().length,
     close() {
       return closing ??= (async () => {

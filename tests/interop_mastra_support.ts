@@ -14,7 +14,9 @@
  * - `hold`: answers `held, then done` once the test releases it;
  * - `fail`: the model throws "the model is down";
  * - `approve <command>`: calls the tool `run`, which needs approval (Mastra
- *   suspends the run: the task's `input-required`), then says what it ran.
+ *   suspends the run: the task's `input-required`), then says what it ran;
+ * - `pick`: calls the tool `pick`, which suspends itself asking "Which
+ *   file?" and, resumed with `{file}`, picks it.
  */
 import { Hono } from "hono";
 import { MastraServer } from "@mastra/hono";
@@ -79,6 +81,20 @@ class ModelState {
   }
 }
 
+/** The model calls `tool` with `input`. */
+function toolCall(tool: string, input: Record<string, unknown>): Part[] {
+  return [
+    { type: "stream-start", warnings: [] },
+    {
+      type: "tool-call",
+      toolCallId: `call-${++calls}`,
+      toolName: tool,
+      input: JSON.stringify(input),
+    },
+    { type: "finish", finishReason: "tool-calls", usage },
+  ];
+}
+
 // deno-lint-ignore no-explicit-any
 async function respond(state: ModelState, options: any): Promise<Part[] | "hang"> {
   const prompt = options.prompt as Prompt;
@@ -97,16 +113,9 @@ async function respond(state: ModelState, options: any): Promise<Part[] | "hang"
     case "fail":
       throw new Error("the model is down");
     case "approve":
-      return [
-        { type: "stream-start", warnings: [] },
-        {
-          type: "tool-call",
-          toolCallId: `call-${++calls}`,
-          toolName: "run",
-          input: JSON.stringify({ command: rest.join(" ") }),
-        },
-        { type: "finish", finishReason: "tool-calls", usage },
-      ];
+      return toolCall("run", { command: rest.join(" ") });
+    case "pick":
+      return toolCall("pick", {});
     default:
       return text(`heard: ${users.map((u) => u.trim()).join(" | ")}`);
   }
@@ -152,6 +161,27 @@ const run = createTool({
   execute: (input: unknown) => Promise.resolve({ ran: (input as { command: string }).command }),
 });
 
+/** A tool that suspends itself to ask which file, and picks the one it is resumed with. */
+const pick = createTool({
+  id: "pick",
+  description: "Pick a file",
+  inputSchema: { type: "object", properties: {} } as never,
+  resumeSchema: {
+    type: "object",
+    properties: { file: { type: "string" } },
+    required: ["file"],
+  } as never,
+  // deno-lint-ignore no-explicit-any
+  execute: async (_input: unknown, context: any) => {
+    const agent = context?.agent;
+    if (agent?.resumeData === undefined) {
+      await agent.suspend({ message: "Which file?" });
+      return undefined;
+    }
+    return { picked: agent.resumeData.file };
+  },
+});
+
 /** The `echo` agent on Mastra's mock model, with Mastra's mock memory. */
 function echoAgent(state: ModelState): Agent {
   // deno-lint-ignore no-explicit-any
@@ -174,7 +204,7 @@ function echoAgent(state: ModelState): Agent {
       doGenerate: doGenerate as never,
     }) as never,
     memory: new MockMemory(),
-    tools: { run },
+    tools: { run, pick },
   });
 }
 
@@ -204,6 +234,8 @@ export interface MastraCall {
   readonly state?: string;
   /** For a JSON answer: the error it holds. */
   readonly error?: { code: number; message: string };
+  /** The parts of the message sent. */
+  readonly parts?: readonly Record<string, unknown>[];
 }
 
 /** Note a JSON-RPC call and, for a JSON answer, what it answered. */
@@ -216,6 +248,7 @@ async function noted(request: Request, response: Response, calls: MastraCall[]):
     method: body.method,
     taskId: params.id ?? params.message?.taskId,
     contextId: params.message?.contextId,
+    parts: params.message?.parts,
   };
   if (!response.headers.get("content-type")?.startsWith("application/json")) {
     calls.push(call);

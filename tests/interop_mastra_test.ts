@@ -6,11 +6,16 @@
 // that fails, a remote refusing calls.
 import assert from "node:assert/strict";
 import { textOf } from "@seam/host";
-import { handleSubagentInput } from "@seam/subagent";
+import {
+  handleSubagentInput,
+  type SubagentInputAnswerInput,
+  type SubagentInputRequest,
+} from "@seam/subagent";
 import { createA2AProvider } from "@seam/subagent-a2a";
 import { A2AAgent } from "@mastra/core/a2a";
 import { type MastraServed, serveMastra } from "./interop_mastra_support.ts";
 import { serveInteropGateway } from "./interop_gateway_support.ts";
+import { createMemoryTaskStore } from "../gateway/mod.ts";
 import { settle, settleStreamed, withProvider } from "./interop_provider_support.ts";
 import { until } from "./a2a_support.ts";
 
@@ -78,32 +83,86 @@ Deno.test("seam's A2A provider in front of Mastra's own A2A server", async (t) =
         },
       );
 
-      await t.step(
-        "input required (a tool needing approval): the question goes up, the answer resumes the same task",
-        async () => {
-          const before = mastra.tasks().length;
-          const asked: string[] = [];
-          const stop = handleSubagentInput(root, (request) => {
-            asked.push(`${request.kind}: ${request.message}`);
-            return { outcome: "answered", text: "yes" };
-          });
-          try {
-            const result = await settle(start("approve ls -l"));
-            assert.equal(result.stopReason, "completed", JSON.stringify(result));
-            assert.equal(textOf(result.output), 'ran: {"ran":"ls -l"}');
-          } finally {
-            await stop();
-          }
-          assert.deepEqual(asked, [
-            "question: Additional input is required to continue this task.",
-          ]);
+      /** Start `prompt`, answering its one input request with `answer`; the request and the result. */
+      const asking = async (prompt: string, answer: (r: SubagentInputRequest) => unknown) => {
+        const before = mastra.tasks().length;
+        const asked: SubagentInputRequest[] = [];
+        const stop = handleSubagentInput(root, (request) => {
+          asked.push(request);
+          return answer(request) as SubagentInputAnswerInput;
+        });
+        try {
+          const result = await settle(start(prompt));
           const tasks = since(mastra, before);
           assert.equal(tasks.length, 1, "one task, asked and answered");
-          assert.equal(tasks[0].state, "completed");
-          assert.ok(
-            mastra.calls.some((c) => c.method === "message/stream" && c.taskId === tasks[0].id),
-            "the answer went to the task",
+          const answers = mastra.calls.filter((c) =>
+            c.method === "message/stream" && c.taskId === tasks[0].id
           );
+          assert.equal(answers.length, 1, "the answer went to the task");
+          return { asked, result, task: tasks[0], sent: answers[0].parts };
+        } finally {
+          await stop();
+        }
+      };
+
+      await t.step(
+        "a tool needing approval: a permission request naming the tool and its arguments; approve resumes it with {approved: true}",
+        async () => {
+          const { asked, result, task, sent } = await asking(
+            "approve ls -l",
+            () => ({ outcome: "selected", optionId: "approve" }),
+          );
+          assert.equal(asked.length, 1);
+          const { kind, message, toolCall, options } = asked[0];
+          assert.equal(kind, "permission");
+          assert.match(message, /asks to call "run" with \{"command":"ls -l"\}/);
+          assert.deepEqual(toolCall, { name: "run", rawInput: { command: "ls -l" } });
+          assert.deepEqual(options?.map((o) => [o.id, o.kind]), [
+            ["approve", "allow_once"],
+            ["decline", "reject_once"],
+          ]);
+          assert.deepEqual(sent, [
+            { kind: "text", text: "approve" },
+            { kind: "data", data: { approved: true } },
+          ]);
+          assert.equal(result.stopReason, "completed", JSON.stringify(result));
+          assert.equal(textOf(result.output), 'ran: {"ran":"ls -l"}');
+          assert.equal(task.state, "completed");
+        },
+      );
+
+      await t.step(
+        "a tool needing approval, declined: {approved: false}, Mastra does not run it",
+        async () => {
+          const { result, sent } = await asking(
+            "approve rm -rf build",
+            () => ({ outcome: "selected", optionId: "decline" }),
+          );
+          assert.deepEqual(sent?.at(-1), { kind: "data", data: { approved: false } });
+          assert.equal(result.stopReason, "completed", JSON.stringify(result));
+          assert.match(textOf(result.output), /not approved/);
+          assert.doesNotMatch(textOf(result.output), /"ran"/);
+        },
+      );
+
+      await t.step(
+        "a tool that suspends itself: a question in its words about the call; answer.data resumes it",
+        async () => {
+          const { asked, result, sent } = await asking(
+            "pick",
+            () => ({ outcome: "answered", data: { file: "b.txt" } }),
+          );
+          assert.deepEqual(
+            asked.map(({ kind, message, toolCall }) => ({ kind, message, toolCall })),
+            [{
+              kind: "question",
+              message: "Which file?",
+              toolCall: { name: "pick", rawInput: {} },
+            }],
+          );
+          assert.deepEqual(sent?.at(-1), { kind: "data", data: { file: "b.txt" } });
+          assert.equal(result.stopReason, "completed", JSON.stringify(result));
+          assert.equal(textOf(result.output), 'ran: {"picked":"b.txt"}');
         },
       );
 
@@ -235,18 +294,28 @@ Deno.test("Mastra's A2AAgent against serveGateway, which answers A2A 0.3 by defa
       },
     );
 
-    await t.step("input required, streamed: resumeStream() answers the task", async () => {
-      const stream = await asks.stream("Which file now?");
-      for await (const _ of stream.fullStream as AsyncIterable<Chunk>) { /* to the question */ }
-      const asked = await stream.getResult();
-      assert.equal(asked.task?.status.state, "input-required");
-      const resumed = await asks.resumeStream("notes.md", { runId: asked.runId });
-      for await (const _ of resumed.fullStream as AsyncIterable<Chunk>) { /* to the end */ }
-      const answered = await resumed.getResult();
-      assert.equal(answered.task?.id, asked.task?.id, "the same task");
-      assert.equal(answered.task?.status.state, "completed");
-      assert.equal(answered.text, "reading notes.md");
-    });
+    await t.step(
+      "input required, streamed: resumeStream() answers the task and finishes, not suspended",
+      async () => {
+        await streamedAnswer(asks, "Which file now?", "notes.md");
+      },
+    );
+
+    await t.step(
+      "input required, an object answer: resumeGenerate() sends it as JSON words and data, the child hears it once, as answer.data",
+      async () => {
+        const asked = await asks.generate("Which file, as data?");
+        assert.equal(asked.task?.status.state, "input-required");
+        const answered = await asks.resumeGenerate({ file: "b.txt" }, { runId: asked.runId });
+        assert.equal(answered.task?.status.state, "completed");
+        assert.deepEqual(served.answers.at(-1), {
+          outcome: "answered",
+          text: '{"file":"b.txt"}',
+          data: { file: "b.txt" },
+        });
+        assert.equal(answered.text, 'reading {"file":"b.txt"}');
+      },
+    );
 
     await t.step("an agent that fails: the task ends failed, saying why", async () => {
       const result = await agent.generate("@fail the model is down");
@@ -254,11 +323,53 @@ Deno.test("Mastra's A2AAgent against serveGateway, which answers A2A 0.3 by defa
       assert.match(result.text, /the model is down \(CHILD_FAILED\)/);
     });
     await until(() => served.gateway.liveTasks === 0);
-    assert.deepEqual(served.asked, ["Which file should I read?", "Which file now?"]);
+    assert.deepEqual(served.asked, [
+      "Which file should I read?",
+      "Which file now?",
+      "Which file, as data?",
+    ]);
   } finally {
     await served.close();
   }
 });
+
+Deno.test("Mastra's A2AAgent against serveGateway on a shared storage: resumeStream() finishes, not suspended", async () => {
+  const served = serveInteropGateway({
+    taskStore: createMemoryTaskStore({ shared: true, leaseTtlMs: 10_000 }),
+  });
+  try {
+    const asks = new A2AAgent({
+      url: `${served.url}/asks/.well-known/agent-card.json`,
+      id: "asks",
+    });
+    await streamedAnswer(asks, "Which file here?", "notes.md");
+    await until(() => served.gateway.liveTasks === 0);
+  } finally {
+    await served.close();
+  }
+});
+
+/**
+ * Ask `question` of `asks` with stream(), answer it with resumeStream(): the
+ * answer's stream ends as the task does (completed, `finishReason` "stop"),
+ * not at the question it answered.
+ */
+async function streamedAnswer(asks: A2AAgent, question: string, file: string): Promise<void> {
+  const stream = await asks.stream(question);
+  for await (const _ of stream.fullStream as AsyncIterable<Chunk>) { /* to the question */ }
+  const asked = await stream.getResult();
+  assert.equal(asked.task?.status.state, "input-required");
+  assert.equal(asked.finishReason, "suspended");
+  const resumed = await asks.resumeStream(file, { runId: asked.runId });
+  const chunks: string[] = [];
+  for await (const chunk of resumed.fullStream as AsyncIterable<Chunk>) chunks.push(chunk.type);
+  const answered = await resumed.getResult();
+  assert.equal(answered.task?.id, asked.task?.id, "the same task");
+  assert.equal(answered.task?.status.state, "completed");
+  assert.equal(answered.text, `reading ${file}`);
+  assert.equal(answered.finishReason, "stop", JSON.stringify(chunks));
+  assert.ok(!chunks.includes("tool-call-suspended"), JSON.stringify(chunks));
+}
 
 Deno.test("serveGateway refuses Mastra's A2AAgent without its token: a clear error, no task", async () => {
   const served = serveInteropGateway({ auth: { tokens: { alice: "s3cret" } } });

@@ -91,8 +91,7 @@ export class Cluster {
     if (push && this.#transactional) push.route = (taskId, body) => this.notify(taskId, body);
     this.#stopServing = options.storage.serve(
       this.instance,
-      (command) =>
-        answer(options.engine, options.logger, command, (id) => this.#journals.get(id)?.emitted),
+      (command) => answer(options.engine, options.logger, command, (id) => this.emitted(id)),
     );
     const first = this.#beat().then(() => {
       this.#ready = undefined;
@@ -235,11 +234,25 @@ export class Cluster {
   }
 
   /**
-   * A stream of task `taskId` from the log after `cursor`.
+   * The generation task `taskId` (run here) reaches once what it emitted
+   * until now is committed; undefined for a task not run here.
+   */
+  emitted(taskId: string): number | undefined {
+    return this.#journals.get(taskId)?.emitted;
+  }
+
+  /**
+   * A stream of task `taskId` from the log after `cursor`; with `opening`,
+   * from the stored task once it reached that generation (_log_stream.ts).
    *
    * @throws {GatewayError} beyond the subscriber cap, or once closed.
    */
-  stream(taskId: string, framing: StreamFraming, cursor: number): TaskSubscriber {
+  stream(
+    taskId: string,
+    framing: StreamFraming,
+    cursor: number,
+    opening?: number,
+  ): TaskSubscriber {
     // A subscribe that read the storage while close() ran would open a stream no one ends.
     if (this.#state === "closed") throw shuttingDown();
     const open = this.#streams.get(taskId) ?? 0;
@@ -264,6 +277,7 @@ export class Cluster {
         if (n <= 0) this.#streams.delete(taskId);
         else this.#streams.set(taskId, n);
       },
+      opening,
     );
     this.#logStreams.add(stream);
     stream.start();

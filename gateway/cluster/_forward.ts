@@ -8,7 +8,14 @@
  */
 import type { Logger } from "@seam/host";
 import type { Engine } from "../core/_engine.ts";
-import { ShuttingDownError, toGatewayError } from "../core/_errors.ts";
+import {
+  type GatewayError,
+  ShuttingDownError,
+  toGatewayError,
+  unsupportedOperation,
+} from "../core/_errors.ts";
+import type { Found } from "../core/_home.ts";
+import { stateWord } from "../core/_task_view.ts";
 import { assertFollows, steer } from "../core/_steer.ts";
 import type { SendParams } from "../http/_validate.ts";
 import type { A2ATask } from "../types.ts";
@@ -162,7 +169,7 @@ async function run(
     case "message": {
       let since: number | undefined;
       const taken = (live: LiveTask) => since = emitted(live.record.task.id);
-      await steerHereFor(engine, command.params, command.principal, taken);
+      await steerHereFor(engine, command.params, command.principal, taken, command.answering);
       return { kind: "accepted", since };
     }
     case "continue": {
@@ -181,17 +188,37 @@ async function cancelHere(
   return engine.cancelFound(await engine.find(taskId, principal, undefined));
 }
 
-/** A `message` command: the task's run is steered here, never forwarded again. */
+/**
+ * A `message` command: the task's run is steered here, never forwarded
+ * again; `answering`, only if it still waits for input (its phase read with
+ * nothing awaited before the answer is taken).
+ */
 async function steerHereFor(
   engine: ClusterEngine,
   params: SendParams,
   principal: string | undefined,
   onLive: (live: LiveTask) => void,
+  answering: boolean | undefined,
 ): Promise<void> {
   const { ext, push } = await engine.accept(params);
   const found = await engine.find(params.message.taskId!, principal, params.tenant);
   assertFollows(found, params);
+  if (answering && found.live?.phase !== "interrupted") throw noLongerWaiting(found);
   await steer(engine.steerHost, found, params, ext, onLive, push);
+}
+
+/**
+ * The refusal of an answer that named only its context when the task found
+ * waiting there no longer waits (answered meanwhile, or ended): it is not
+ * taken as a steering message, nor as a new turn.
+ */
+function noLongerWaiting(found: Found): GatewayError {
+  const t = found.record.task;
+  return unsupportedOperation(
+    `task "${t.id}" no longer waits for input (it is now ${
+      stateWord(t)
+    }): this message, which named only its context "${t.contextId}", was not taken; to reach the task, send it with taskId "${t.id}"`,
+  );
 }
 
 /**

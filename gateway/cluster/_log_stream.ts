@@ -11,6 +11,12 @@
  * 600 ms first, so a blip does not end every stream reading at that moment;
  * an outage past that second ends it as before (the client resumes with
  * `Last-Event-ID` on its own backoff), and any other failure at once.
+ *
+ * A stream that opens on a task already under way (a follow-up's: an
+ * answer, a steering message) opens instead on the stored task once it has
+ * reached a generation (what the follow-up led to), then the entries after
+ * that: replayed from the start, it would show, and end at, the request the
+ * answer answered.
  */
 import type { Logger } from "@seam/host";
 import { internalError } from "../core/_errors.ts";
@@ -44,11 +50,15 @@ export function isFinalEvent(event: JsonObject): boolean {
   return state !== undefined && isTerminalState(state);
 }
 
-/** Whether `event` puts its task in an interrupted state (INPUT_REQUIRED, AUTH_REQUIRED). */
+/** Whether `state` is an interrupted one (INPUT_REQUIRED, AUTH_REQUIRED). */
+const isInterrupted = (state: A2ATaskState | undefined): boolean =>
+  state === "TASK_STATE_INPUT_REQUIRED" || state === "TASK_STATE_AUTH_REQUIRED";
+
+/** Whether `event` puts its task in an interrupted state. */
 function isInterruptEvent(event: JsonObject): boolean {
-  const state = (event.statusUpdate as { status?: { state?: A2ATaskState } } | undefined)?.status
-    ?.state;
-  return state === "TASK_STATE_INPUT_REQUIRED" || state === "TASK_STATE_AUTH_REQUIRED";
+  return isInterrupted(
+    (event.statusUpdate as { status?: { state?: A2ATaskState } } | undefined)?.status?.state,
+  );
 }
 
 /** One subscriber fed from the log (see the module doc). */
@@ -56,6 +66,8 @@ export class LogStream {
   #state: LogStreamState = "idle";
   #again = false;
   #cursor: number;
+  /** The generation the stored task must reach to open the stream on it; undefined once open. */
+  #opening: number | undefined;
   /** Failed reads in a row, and the wait before the next try. */
   #failures = 0;
   #retry: ReturnType<typeof setTimeout> | undefined;
@@ -73,7 +85,9 @@ export class LogStream {
     subscriber: TaskSubscriber,
     logger: Logger,
     ended: () => void,
+    opening?: number,
   ) {
+    this.#opening = opening;
     this.#storage = storage;
     this.#taskId = taskId;
     this.#cursor = cursor;
@@ -127,6 +141,12 @@ export class LogStream {
     let more = true;
     while (more && this.#state === "reading") {
       this.#again = false;
+      if (this.#opening !== undefined) {
+        await this.#open();
+        // Not reached yet: the next commit wakes the stream (one meanwhile already did).
+        more = this.#again || this.#opening === undefined;
+        continue;
+      }
       const entries = await this.#storage.read(this.#taskId, this.#cursor, PAGE);
       this.#failures = 0;
       for (const [at, entry] of entries.entries()) {
@@ -143,6 +163,23 @@ export class LogStream {
       more = this.#again || entries.length === PAGE;
     }
     if (this.#state === "reading") this.#state = "idle";
+  }
+
+  /**
+   * Open on the stored task once it reached generation `#opening`: its first
+   * frame, at that generation; the last, when the task is over or waits.
+   */
+  async #open(): Promise<void> {
+    const stored = await this.#storage.get(this.#taskId);
+    const generation = stored?.generation ?? 0;
+    if (this.#state !== "reading" || (stored && generation < this.#opening!)) return;
+    this.#opening = undefined;
+    if (!stored) return this.#end();
+    this.#cursor = generation;
+    const state = stored.task.status.state;
+    const final = isTerminalState(state) || isInterrupted(state);
+    this.#subscriber.deliver({ task: stored.task }, final, generation);
+    if (final || !this.#subscriber.open) this.#end();
   }
 
   /** End the stream where it is (its instance closes): the client resumes with Last-Event-ID. */

@@ -6,7 +6,10 @@
  *
  * **Commands** (to the instance that runs a task, or keeps a context's run):
  * - `cancel`: cancel the task (`Engine.cancelHere`); answered `task`;
- * - `message`: a message to the task (`Engine.steerHere`); answered `accepted`;
+ * - `message`: a message to the task (`steerHereFor`); answered `accepted`.
+ *   With `answering` (a message that named only its context, sent to the
+ *   task found waiting there), taken only as the answer to the input the
+ *   task waits for, and refused if it no longer waits;
  * - `continue`: a follow-up in the context (`Engine.continueKept`); answered
  *   `created`, or `notKept` when no run kept there answers it with a task.
  *
@@ -49,6 +52,11 @@ export type ClusterCommand =
     /** A message to a task (its `message.taskId` set). */
     readonly params: SendParams;
     readonly principal: string | undefined;
+    /**
+     * Only as the answer to the input the task waits for (optional, so
+     * version 1: an instance that predates it steers the task with it).
+     */
+    readonly answering?: true;
   }
   | {
     readonly kind: "continue";
@@ -91,7 +99,9 @@ export function decodeCommand(json: JsonObject): ClusterCommand {
   const principal = typeof json.principal === "string" ? json.principal : undefined;
   if (kind === "cancel" && typeof taskId === "string") return { kind, taskId, principal };
   if (kind === "message" && isSendParams(params) && typeof params.message.taskId === "string") {
-    return { kind, params, principal };
+    return json.answering === true
+      ? { kind, params, principal, answering: true }
+      : { kind, params, principal };
   }
   if (
     kind === "continue" && isSendParams(params) && params.message.taskId === undefined &&

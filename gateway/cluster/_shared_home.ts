@@ -23,6 +23,7 @@ import { isTerminalState, type StoredTask } from "../task_store.ts";
 import { type A2ATask, SEAM_EXTENSION_URI } from "../types.ts";
 import { Cluster, type ClusterOptions } from "./_cluster.ts";
 import { continueElsewhere } from "./_continue_elsewhere.ts";
+import { readWaiting } from "../memory/_waiting.ts";
 import { type ClusterEngine, forward, untilSettledOrInterrupted } from "./_forward.ts";
 import type { ClusterCommand, ClusterReply } from "./_protocol.ts";
 
@@ -50,6 +51,8 @@ export class SharedHome implements TaskHome {
   readonly cluster: Cluster;
   readonly #engine: ClusterEngine;
   readonly #options: ClusterOptions;
+  /** The task whose creation is being announced: its stream is its log from the start. */
+  #creating: LiveTask | undefined;
 
   constructor(engine: ClusterEngine, options: ClusterOptions) {
     this.#engine = engine;
@@ -74,9 +77,34 @@ export class SharedHome implements TaskHome {
         const command: ClusterCommand = { kind: "cancel", taskId: record.task.id, principal };
         return (await this.#forward(record, command, "task")).task;
       },
-      message: (params, principal, extension) =>
-        this.#message(record, params, principal, extension),
+      message: (params, principal, extension, answering) =>
+        this.#message(record, params, principal, extension, answering),
     };
+  }
+
+  /**
+   * The tasks waiting for input in a context, as the storage holds them
+   * (its `waiting`, else `list`), for a message naming only the context.
+   *
+   * @throws {GatewayError} 503 when the storage cannot be read: no waiting
+   * task may be missed for a fresh run.
+   */
+  async waiting(
+    principal: string | undefined,
+    tenant: string | undefined,
+    contextId: string,
+    limit: number,
+  ): Promise<readonly StoredTask[]> {
+    const query = { owner: principal, provider: tenant || undefined, contextId, limit };
+    try {
+      return await readWaiting(this.#options.storage, query);
+    } catch (error) {
+      throw storeFailure(
+        error,
+        this.#options.logger,
+        `Reading context "${contextId.slice(0, 100)}"`,
+      );
+    }
   }
 
   /**
@@ -84,15 +112,20 @@ export class SharedHome implements TaskHome {
    * from the generation the task had reached (committed or not) when its
    * owner's run took the message, if it said (it may have asked for input
    * since `record` was read: the message answered that request); what the
-   * message led to comes after it.
+   * message led to comes after it. `answering`: the answer to the input the
+   * task waits for, from a message that named only its context, which the
+   * owner refuses if the task no longer waits.
    */
   async #message(
     record: StoredTask,
     params: SendParams,
     principal: string | undefined,
     extension: boolean,
+    answering: boolean | undefined,
   ): Promise<Sent> {
-    const command: ClusterCommand = { kind: "message", params, principal };
+    const command: ClusterCommand = answering
+      ? { kind: "message", params, principal, answering: true }
+      : { kind: "message", params, principal };
     const { since } = await this.#forward(record, command, "accepted");
     return this.#elsewhere(record.task.id, Math.max(since ?? 0, record.generation ?? 0), extension);
   }
@@ -129,7 +162,8 @@ export class SharedHome implements TaskHome {
       taskId,
       extension,
       answer: (params, principal) => this.#steered(taskId, since, params, principal),
-      stream: (framing) => this.cluster.stream(taskId, framing, 0),
+      // A message to a task under way: its stream opens on what the message led to.
+      stream: (framing) => this.cluster.stream(taskId, framing, 0, since || undefined),
     };
   }
 
@@ -189,7 +223,12 @@ export class SharedHome implements TaskHome {
       live.forceEnd("Failed: the task store could not record this task.");
       throw storeFailure(error, this.#options.logger, `Recording task "${taskId}"`);
     }
-    onLive?.(live);
+    this.#creating = live;
+    try {
+      onLive?.(live);
+    } finally {
+      this.#creating = undefined;
+    }
     return { live, taskId, extension };
   }
 
@@ -224,9 +263,16 @@ export class SharedHome implements TaskHome {
   readonly publish = (task: LiveTask, event: object): void =>
     this.cluster.publish(task.record.task.id, event as JsonObject);
 
-  /** On a shared storage every stream reads the task's log from its start. */
+  /**
+   * On a shared storage a stream reads the task's log: a new task's from its
+   * start; a follow-up's (an answer, a steering message) from the task as
+   * the message left it, so it neither shows nor ends at the request an
+   * answer answered.
+   */
   stream(live: LiveTask, framing: StreamFraming): TaskSubscriber {
-    return this.cluster.stream(live.record.task.id, framing, 0);
+    const taskId = live.record.task.id;
+    const opening = live === this.#creating ? undefined : this.cluster.emitted(taskId);
+    return this.cluster.stream(taskId, framing, 0, opening);
   }
 
   /**

@@ -10,7 +10,8 @@ import type { SubagentResult, SubagentService } from "@seam/subagent";
 import { acceptsOutput, partsToPrompt } from "./_convert.ts";
 import { storeFailure } from "./_store_errors.ts";
 import { type Found, LocalHome, type Sent, type TaskHome } from "./_home.ts";
-import { assertFollows, steer, type SteerHost, waitingIn } from "./_steer.ts";
+import { assertFollows, type SteerHost, waitingIn } from "./_steer.ts";
+import { follow, storedWaiting } from "./_follow_up.ts";
 import {
   assertStorableText,
   GatewayError,
@@ -180,21 +181,22 @@ export class Engine {
     onLive?: (live: LiveTask) => void,
   ): Promise<Sent> {
     // Each step awaited only when it is a promise: a fresh start is synchronous.
-    const accepted = this.accept(params);
-    const { ext, push } = accepted instanceof Promise ? await accepted : accepted;
+    const accepting = this.accept(params);
+    const accepted = accepting instanceof Promise ? await accepting : accepting;
+    const { ext, push } = accepted;
     const message = params.message;
     if (message.taskId !== undefined) {
       const found = await this.find(message.taskId, principal, params.tenant);
       assertFollows(found, params);
-      // Another instance runs it: the message goes there.
-      const there = found.live ? undefined : this.home.locate?.(found.record);
-      if (there) return there.message(params, principal, ext.used);
-      return steer(this.steerHost, found, params, ext, onLive, push);
+      return follow(this.steerHost, found, params, principal, accepted, onLive, false);
     }
     const contextId = message.contextId;
-    // An answer naming only its context goes to the task there that waits for one.
-    const waiting = waitingIn(this.#live.values(), principal, params.tenant, contextId);
-    if (waiting) return steer(this.steerHost, waiting, params, ext, onLive, push);
+    // An answer naming only its context goes to the task there that waits
+    // for one, on whichever instance runs it (_follow_up.ts).
+    const reading = storedWaiting(this.home, params, principal);
+    const stored = reading && await reading;
+    const waiting = waitingIn(this.#live.values(), principal, params.tenant, contextId, stored);
+    if (waiting) return follow(this.steerHost, waiting, params, principal, accepted, onLive, true);
     this.admit(principal);
     const admitted = this.home.admit?.();
     if (admitted) await admitted;

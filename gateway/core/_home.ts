@@ -56,8 +56,17 @@ export interface Found {
 export interface Elsewhere {
   /** Cancel it there; answers its state once its run ended (or the cancel timed out). */
   cancel(principal: string | undefined): Promise<A2ATask>;
-  /** Send it a message there. */
-  message(params: SendParams, principal: string | undefined, extension: boolean): Promise<Sent>;
+  /**
+   * Send it a message there; `answering`: as the answer to the input it
+   * waits for (a message naming only its context), refused there if it no
+   * longer waits.
+   */
+  message(
+    params: SendParams,
+    principal: string | undefined,
+    extension: boolean,
+    answering?: boolean,
+  ): Promise<Sent>;
 }
 
 /**
@@ -73,6 +82,18 @@ export interface TaskHome {
    * it, or undefined when none does (it ended, or runs nowhere).
    */
   locate?(record: StoredTask): Elsewhere | undefined;
+  /**
+   * The tasks of `principal` (on `tenant`'s provider, when named) that wait
+   * for input in `contextId` as the shared storage holds them, the newest
+   * first, at most `limit` (none on one gateway alone: every task runs here,
+   * and its phase says).
+   */
+  waiting?(
+    principal: string | undefined,
+    tenant: string | undefined,
+    contextId: string,
+    limit: number,
+  ): Promise<readonly StoredTask[]>;
   /**
    * A follow-up in a context for which no run is kept here: sent to the
    * instance that keeps the context's run, if another does; undefined (or a

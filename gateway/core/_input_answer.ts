@@ -40,7 +40,8 @@ export function requestAnswered(
 /**
  * The answer a follow-up message gives `request`: the seam extension's
  * `answer`; for a question, the message's words and its one data part (an
- * ADK `function_response` part: its `response`) as `answer.data`; for a
+ * ADK `function_response` part: its `response`) as `answer.data` (words
+ * that are only the data's JSON are not kept beside it); for a
  * permission request, an option named in words.
  *
  * @throws {GatewayError} `invalidParams` naming what an answer must be; the request keeps waiting.
@@ -59,14 +60,17 @@ export function answerFromMessage(
     const data = parts.filter((p) => p.data !== undefined);
     const part = data[0];
     if (data.length > 1) throw invalidParams("an answer has one data part at most");
-    given = {
-      outcome: "answered",
-      text: textOf(partsToBlocks(parts.filter((p) => p !== part))).trim() || undefined,
-      // ADK's convention: the answer to a long-running call is its function_response.
-      data: part?.metadata?.adk_type === "function_response"
-        ? (part.data as Record<string, unknown>)?.response
-        : part?.data,
-    };
+    // ADK's convention: the answer to a long-running call is its function_response.
+    const value = part?.metadata?.adk_type === "function_response"
+      ? (part.data as Record<string, unknown>)?.response
+      : part?.data;
+    let text = textOf(partsToBlocks(parts.filter((p) => p !== part))).trim();
+    try {
+      // Words that are the data's JSON (Mastra's client sends an object so
+      // beside its data part) are the same answer, not more words.
+      if (stringify(JSON.parse(text)) === stringify(value)) text = "";
+    } catch { /* words */ }
+    given = { outcome: "answered", text: text || undefined, data: value };
   }
   if (given !== undefined) {
     try {

@@ -14,6 +14,7 @@ import type { LiveTask } from "./_live_task.ts";
 import type { PreparedPush, PushService } from "../_features.ts";
 import { stateWord, userMessage } from "./_task_view.ts";
 import type { SendParams } from "../http/_validate.ts";
+import type { StoredTask } from "../task_store.ts";
 import { stringify } from "./_builtins.ts";
 
 /** What a follow-up needs of the engine. */
@@ -114,15 +115,23 @@ function answer(
   const accepted = userMessage(params, t.id, t.contextId);
   (t.history ??= []).push(accepted);
   task.chain.context.accept(t.id, accepted);
-  onLive?.(task);
+  // Answered first: a stream of the answer opens on the task working again,
+  // not on the request it answered (which some clients take as still asked).
   task.answerInput(request.id, answer);
+  onLive?.(task);
   return { live: task, taskId: t.id, extension: ext.used };
 }
+
+/** How many waiting tasks a refusal names (and a shared storage is asked for, plus one). */
+export const MAX_WAITING_NAMED = 10;
 
 /**
  * The one task of `principal` in `contextId` (on `tenant`'s provider, when
  * named) that waits for input: an answer naming only the context (as ADK's
- * client sends one) goes to it.
+ * client sends one) goes to it. `tasks` are the live tasks here, whose own
+ * phase says; `stored` the context's waiting tasks a shared storage holds
+ * (read before, none of another principal), of which those live here are
+ * left to their phase (the storage lags behind it).
  *
  * @throws {GatewayError} `invalidParams` naming the waiting tasks when there are several.
  */
@@ -131,26 +140,31 @@ export function waitingIn(
   principal: string | undefined,
   tenant: string | undefined,
   contextId: string | undefined,
+  stored: readonly StoredTask[] = [],
 ): Found | undefined {
   if (contextId === undefined) return undefined;
-  const waiting: string[] = [];
-  let found: LiveTask | undefined;
+  const here = new Set<string>();
+  const waiting: Found[] = [];
   for (const task of tasks) {
     const r = task.record;
     if (
-      task.phase === "interrupted" && r.task.contextId === contextId && r.owner === principal &&
-      (!tenant || tenant === r.provider)
+      r.task.contextId !== contextId || r.owner !== principal || (tenant && tenant !== r.provider)
     ) {
-      found = task;
-      waiting.push(r.task.id);
+      continue;
     }
+    here.add(r.task.id);
+    if (task.phase === "interrupted") waiting.push({ record: r, live: task });
+  }
+  for (const record of stored) {
+    if (!here.has(record.task.id)) waiting.push({ record, live: undefined });
   }
   if (waiting.length > 1) {
+    const named = waiting.slice(0, MAX_WAITING_NAMED).map((found) => found.record.task.id);
     throw invalidParams(
-      `context "${contextId}" has tasks waiting for input (${
-        waiting.slice(0, 10).join(", ")
+      `context "${contextId}" has tasks waiting for input (${named.join(", ")}${
+        waiting.length > MAX_WAITING_NAMED ? ", …" : ""
       }); answer one by its taskId`,
     );
   }
-  return found && { record: found.record, live: found };
+  return waiting[0];
 }

@@ -7,6 +7,7 @@
  */
 import { refuseUnknownOptions } from "@seam/host";
 import { MemoryLog } from "./_memory_log.ts";
+import { waitingFromList } from "./_waiting.ts";
 import {
   MemoryTasks,
   type MemoryTaskStoreOptions,
@@ -22,6 +23,7 @@ import {
   type TaskOrphansOptions,
   type TaskStorage,
   TaskStorageError,
+  type TaskWaitingQuery,
 } from "../task_storage.ts";
 import { isArray } from "../core/_builtins.ts";
 import {
@@ -48,6 +50,8 @@ export interface MemoryTaskStore extends TaskStorage {
   append(change: TaskAppend): number;
   /** Entries of a task's log after a generation (see {@linkcode TaskStorage.read}). */
   read(id: string, after: number, limit: number): readonly TaskLogEntry[];
+  /** The tasks waiting for input that `query` selects (see {@linkcode TaskStorage.waiting}). */
+  waiting(query: TaskWaitingQuery): readonly StoredTaskAt[];
   /** How many tasks it holds (live and terminal). */
   readonly size: number;
   /** How many bytes the kept terminal tasks take (their JSON text). */
@@ -166,6 +170,10 @@ class MemoryTaskStoreImpl extends MemoryTasks implements MemoryTaskStore {
     }, options?.excludeInstance);
     const found = ids.map((id) => this.get(id) as StoredTaskAt);
     return found.sort((a, b) => a.updatedAt - b.updatedAt).slice(0, limit);
+  }
+
+  waiting(query: TaskWaitingQuery): readonly StoredTaskAt[] {
+    return waitingFromList(this, query) as readonly StoredTaskAt[];
   }
 
   send(instance: string, command: JsonObject, timeoutMs: number): Promise<JsonObject> {

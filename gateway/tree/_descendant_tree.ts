@@ -14,12 +14,14 @@
  * {@linkcode MAX_PER_UPDATE} per update; every string is cut. Only this
  * instance's streams hear them (a shared store's other instances do not).
  */
-import { defineEvent, type EventKey, type Logger, type Scope } from "@seam/host";
+import type { Logger, Scope } from "@seam/host";
 import {
   findRunControl,
+  onSubagentNestedRun,
   subagentEnd,
   subagentInputRequired,
   subagentInputResolved,
+  type SubagentNestedRunInfo,
   subagentProgress,
   type SubagentRunInfo,
   subagentStart,
@@ -61,21 +63,6 @@ export interface DescendantView {
   readonly cancellable?: true;
 }
 
-/**
- * An ACP agent's child session as `@seam/subagent-acp` tells it (`acp/child`),
- * heard by the event's name: the gateway does not import the ACP provider
- * (nor the A2A provider, which tells a remote's descendants the same way).
- */
-interface NestedRunState {
-  readonly runId: string;
-  readonly parentRunId: string;
-  readonly title?: string;
-  readonly state?: string;
-  readonly usage?: { readonly contextTokens?: number; readonly toolCalls?: number };
-  readonly ended?: boolean;
-}
-const nestedRunState: EventKey<NestedRunState> = defineEvent("acp/child");
-
 interface Entry {
   readonly runId: string;
   /** The run above, or `undefined` under the task's own run. */
@@ -85,6 +72,8 @@ interface Entry {
   state: DescendantState;
   stopReason: SubagentStopReason | undefined;
   usage: DescendantView["usage"];
+  /** Whether it may be cancelled, as its provider last said; unknown: ask `findRunControl`. */
+  cancellable?: boolean;
 }
 
 const cut = (text: unknown, max: number): string | undefined =>
@@ -139,7 +128,7 @@ export class DescendantTree {
         const entry = this.#entries.get(request.runId);
         if (entry?.state === "needs-action") this.#set(entry, "running");
       }),
-      scope.on(nestedRunState, (info) => this.#nested(info)),
+      onSubagentNestedRun(scope, (info) => this.#nested(info)),
     );
   }
 
@@ -163,34 +152,35 @@ export class DescendantTree {
     const entry = this.#ensure(info.runId, info.parentRunId, info.provider);
     if (!entry) return;
     const title = cut(info.label, 200);
-    if (title !== undefined && title !== entry.title) {
-      entry.title = title;
+    // A nested run is told (`#nested`) just before its start, which names its provider.
+    const provider = entry.provider ?? cut(info.provider, 64);
+    if ((title !== undefined && title !== entry.title) || provider !== entry.provider) {
+      entry.title = title ?? entry.title;
+      entry.provider = provider;
       this.#mark(entry);
     }
   }
 
-  #nested(info: NestedRunState): void {
-    if (typeof info?.runId !== "string") return;
+  /** A nested run's state (its end is told by its `subagent/end`, with how it ended). */
+  #nested(info: SubagentNestedRunInfo): void {
     const entry = this.#ensure(info.runId, info.parentRunId);
-    // Its end is told by the `subagent/end` that follows (with how it ended).
-    if (!entry || entry.state === "ended" || info.ended === true) return;
+    if (!entry || entry.state === "ended") return;
     const title = cut(info.title, 200) ?? entry.title;
-    const usage = info.usage && {
-      inputTokens: count(info.usage.contextTokens),
-      outputTokens: 0,
-      toolCalls: count(info.usage.toolCalls),
-    };
+    const usage = figures(info.usage);
+    if (info.cancellable !== entry.cancellable) {
+      entry.cancellable = info.cancellable;
+      this.#mark(entry);
+    }
     const state = info.state === "needs-action" || info.state === "idle" ||
         info.state === "running"
       ? info.state
       : entry.state;
-    const before = entry.usage;
     if (
-      title === entry.title && state === entry.state && (!usage ||
-        (usage.inputTokens === before?.inputTokens && usage.toolCalls === before.toolCalls))
+      title === entry.title && state === entry.state &&
+      JSON.stringify(usage) === JSON.stringify(entry.usage)
     ) return;
     entry.title = title;
-    if (usage) entry.usage = usage;
+    entry.usage = usage;
     this.#set(entry, state);
   }
 
@@ -311,14 +301,19 @@ export class DescendantTree {
     if (entry.title !== undefined) view.title = entry.title;
     if (entry.stopReason !== undefined) view.stopReason = entry.stopReason;
     if (entry.usage !== undefined) view.usage = entry.usage;
-    if (entry.state !== "ended" && findRunControl(this.#scope, entry.runId)) {
+    if (
+      entry.state !== "ended" &&
+      (entry.cancellable ?? findRunControl(this.#scope, entry.runId) !== undefined)
+    ) {
       view.cancellable = true;
     }
     return view as unknown as DescendantView;
   }
 }
 
-function figures(total: SubagentUsageFigures): DescendantView["usage"] {
+function figures(
+  total: Pick<SubagentUsageFigures, "inputTokens" | "outputTokens" | "toolCalls">,
+): DescendantView["usage"] {
   return {
     inputTokens: count(total.inputTokens),
     outputTokens: count(total.outputTokens),

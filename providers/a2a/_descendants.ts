@@ -1,11 +1,11 @@
 // The descendants a seam gateway tells of its task's run (status updates
 // whose seam metadata carries `descendants`; see the gateway's README) become
-// nested runs of this run, as an ACP agent's child sessions do
-// (`@seam/subagent-acp`): each with an id of its own (`<run id>.<n>`), its
-// parent, depth, title, state and usage, told as `subagent/start`, the state
-// event the ACP provider defines (`acp/child`), and `subagent/end`; one the
-// gateway says may be cancelled is registered for a per-child cancel
-// (`registerRunControl`), which names it to the gateway in `CancelTask`.
+// nested runs of this run, as an ACP agent's child sessions do: each told
+// through `NestedRuns` of @seam/subagent (an id of its own, `<run id>.<n>`,
+// its parent, depth, title, state and usage; `subagent/start`,
+// `subagent/nested-run` and `subagent/end`); one the gateway says may be
+// cancelled is registered for a per-child cancel, which names it to the
+// gateway in `CancelTask`.
 //
 // Usage: a seam gateway's `usage.total` of the task's run already holds its
 // descendants (the service there rolls them up, the ACP provider its child
@@ -13,21 +13,13 @@
 //
 // All of it is the remote's word: bounded, and a bad piece is logged once
 // and skipped, never a failure of the run.
+import { isRecord, type Logger, type Scope } from "@seam/host";
 import {
-  deepFreeze,
-  defineEvent,
-  type EventKey,
-  isRecord,
-  type Logger,
-  type Scope,
-} from "@seam/host";
-import {
-  registerRunControl,
+  type NestedRun,
+  type NestedRunChange,
+  NestedRuns,
   SUBAGENT_STOP_REASONS,
-  subagentEnd,
-  type SubagentRunInfo,
   type SubagentRunPlace,
-  subagentStart,
   type SubagentStopReason,
 } from "@seam/subagent";
 import type { StreamResponse } from "@a2a-js/sdk";
@@ -40,50 +32,7 @@ export const MAX_DESCENDANTS = 256;
 /** The most descendant updates one run reads (the gateway sends at most ten a second). */
 export const MAX_DESCENDANT_UPDATES = 10_000;
 
-type State = "running" | "idle" | "needs-action" | "ended";
 const STATES: ReadonlySet<string> = new Set(["running", "idle", "needs-action", "ended"]);
-
-/** What `acp/child` of `@seam/subagent-acp` carries (this package does not import it). */
-interface NestedRunStateInfo {
-  readonly runId: string;
-  readonly parentRunId: string;
-  readonly rootRunId: string;
-  readonly provider: string;
-  readonly depth: number;
-  /** The remote's run id (where an ACP child has its session id). */
-  readonly sessionId: string;
-  readonly title?: string;
-  readonly state?: string;
-  readonly cancellable: boolean;
-  readonly usage: { readonly contextTokens: number; readonly toolCalls: number };
-  readonly ended: boolean;
-}
-/**
- * The ACP provider's nested-run state event, by its name: the ACP server
- * tells a client a nested run's state from it, and a gateway its clients.
- */
-const nestedRunState: EventKey<NestedRunStateInfo> = defineEvent("acp/child");
-
-interface Usage {
-  inputTokens: number;
-  outputTokens: number;
-  toolCalls: number;
-}
-
-interface Nested {
-  readonly runId: string;
-  readonly remoteId: string;
-  readonly parentRunId: string;
-  readonly depth: number;
-  readonly provider: string | undefined;
-  title: string | undefined;
-  state: State;
-  stopReason: SubagentStopReason | undefined;
-  usage: Usage;
-  cancellable: boolean;
-  unregister: (() => void) | undefined;
-  readonly since: number;
-}
 
 /** What the descendants of one run need of it. */
 export interface DescendantsOptions {
@@ -100,15 +49,16 @@ export interface DescendantsOptions {
 export class RemoteDescendants {
   readonly #options: DescendantsOptions;
   /** By the remote's run id. */
-  readonly #runs = new Map<string, Nested>();
-  #state: "open" | "ended" = "open";
-  #serial = 0;
+  readonly #runs: NestedRuns;
+  #open = true;
   #updates = 0;
   /** What was already warned of (once each). */
   readonly #warned = new Set<string>();
 
   constructor(options: DescendantsOptions) {
     this.#options = options;
+    const { runId, provider, parent, place } = options;
+    this.#runs = new NestedRuns({ runId, provider, scope: parent.scope, place });
   }
 
   /**
@@ -121,7 +71,7 @@ export class RemoteDescendants {
     if (payload?.$case !== "statusUpdate") return undefined;
     const seam = payload.value?.metadata?.[SEAM_EXTENSION_URI];
     if (!isRecord(seam) || seam.descendants === undefined) return undefined;
-    if (this.#state !== "open") return false;
+    if (!this.#open) return false;
     if (++this.#updates > MAX_DESCENDANT_UPDATES) {
       this.#warn(
         "flood",
@@ -143,23 +93,13 @@ export class RemoteDescendants {
   }
 
   /**
-   * The run ended `stopReason`: each nested run still open ends (`completed`
-   * when last idle, else what ended the run: `aborted` for a completion), and
-   * none is followed any more.
+   * The run ended `stopReason`: each nested run still open ends (see
+   * `NestedRuns.endAll`), and none is followed any more.
    */
   end(stopReason: SubagentStopReason): void {
-    if (this.#state !== "open") return;
-    this.#state = "ended";
-    for (const nested of this.#runs.values()) {
-      if (nested.state === "ended") continue;
-      nested.stopReason = nested.state === "idle"
-        ? "completed"
-        : stopReason === "completed"
-        ? "aborted"
-        : stopReason;
-      nested.state = "ended";
-      this.#ended(nested);
-    }
+    if (!this.#open) return;
+    this.#open = false;
+    this.#runs.endAll(stopReason);
   }
 
   /** One descendant of an update; whether it told something new. */
@@ -172,38 +112,38 @@ export class RemoteDescendants {
       return false;
     }
     const remoteId = raw.runId.slice(0, 256);
-    let nested = this.#runs.get(remoteId);
-    if (nested?.state === "ended") {
+    const known = this.#runs.get(remoteId);
+    if (known?.ended) {
       this.#warn(
         "ended",
         `updated descendant ${clipped(remoteId, 100)} after it ended; ignoring it`,
       );
       return false;
     }
-    const fresh = nested === undefined;
-    nested ??= this.#add(remoteId, raw.parentRunId, raw.provider);
+    const ended = raw.state === "ended";
+    const cancel = this.#options.cancel;
+    const change: NestedRunChange = {
+      ...(typeof raw.title === "string" ? { title: raw.title.slice(0, 200) } : {}),
+      ...(ended ? {} : { state: raw.state as string }),
+      usage: this.#usage(remoteId, raw.usage),
+      cancel: raw.cancellable === true && !ended && cancel ? () => cancel(remoteId) : null,
+    };
+    const nested = known ? known : this.#add(remoteId, raw.parentRunId, raw.provider, change);
     if (!nested) return false;
-    const before = `${nested.title}\n${nested.state}\n${Object.values(nested.usage)}`;
-    if (typeof raw.title === "string") nested.title = raw.title.slice(0, 200);
-    this.#usage(nested, raw.usage);
-    nested.state = raw.state as State;
-    const changed = fresh ||
-      before !== `${nested.title}\n${nested.state}\n${Object.values(nested.usage)}`;
-    this.#cancellable(nested, raw.cancellable === true && nested.state !== "ended");
-    const scope = this.#options.parent.scope;
-    if (fresh && scope.hasListeners(subagentStart)) scope.emit(subagentStart, this.#info(nested));
-    if (nested.state === "ended") {
-      nested.stopReason = SUBAGENT_STOP_REASONS.includes(raw.stopReason as SubagentStopReason)
-        ? raw.stopReason as SubagentStopReason
-        : "completed";
-      this.#ended(nested);
-    } else if (changed) this.#tell(nested);
-    return changed;
+    const changed = !known || this.#runs.update(nested, change);
+    if (!ended) return changed;
+    const stopReason = raw.stopReason as SubagentStopReason;
+    this.#runs.end(nested, SUBAGENT_STOP_REASONS.includes(stopReason) ? stopReason : "completed");
+    return true;
   }
 
   /** A new nested run under its parent (the run itself, or one told before); `undefined` when it cannot be. */
-  #add(remoteId: string, parentId: unknown, provider: unknown): Nested | undefined {
-    const { runId, logger } = this.#options;
+  #add(
+    remoteId: string,
+    parentId: unknown,
+    provider: unknown,
+    first: NestedRunChange,
+  ): NestedRun | undefined {
     const parent = parentId === undefined ? undefined : this.#runs.get(String(parentId));
     // One that ended may still be told a child: the gateway gathers changes into one update.
     if (parentId !== undefined && !parent) {
@@ -213,130 +153,38 @@ export class RemoteDescendants {
       );
       return undefined;
     }
-    if (this.#runs.size >= MAX_DESCENDANTS) {
+    const label = typeof provider === "string" ? provider.slice(0, 64) : undefined;
+    const nested = this.#runs.add(remoteId, parent, first, label);
+    if (!nested) {
       this.#warn(
         "full",
         `told more than ${MAX_DESCENDANTS} descendants; following the first ones only`,
       );
       return undefined;
     }
-    const nested: Nested = {
-      runId: `${runId}.${++this.#serial}`,
-      remoteId,
-      parentRunId: parent?.runId ?? runId,
-      depth: (parent?.depth ?? this.#options.place?.depth ?? 1) + 1,
-      provider: typeof provider === "string" ? provider.slice(0, 64) : undefined,
-      title: undefined,
-      state: "running",
-      stopReason: undefined,
-      usage: { inputTokens: 0, outputTokens: 0, toolCalls: 0 },
-      cancellable: false,
-      unregister: undefined,
-      since: performance.now(),
-    };
-    this.#runs.set(remoteId, nested);
-    logger().debug(
-      `A2A run ${runId}: the remote's run ${clipped(remoteId, 100)} is ${nested.runId}`,
+    this.#options.logger().debug(
+      `A2A run ${this.#options.runId}: the remote's run ${
+        clipped(remoteId, 100)
+      } is ${nested.runId}`,
     );
     return nested;
   }
 
-  /** Register (or drop) `nested`'s canceller: before its first event, so it is told cancellable. */
-  #cancellable(nested: Nested, cancellable: boolean): void {
-    const cancel = this.#options.cancel;
-    nested.cancellable = cancellable && cancel !== undefined;
-    if (nested.cancellable) {
-      nested.unregister ??= registerRunControl(
-        this.#options.parent.scope,
-        nested.runId,
-        () => cancel!(nested.remoteId),
-      );
-    } else {
-      nested.unregister?.();
-      nested.unregister = undefined;
-    }
-  }
-
-  #usage(nested: Nested, raw: unknown): void {
-    if (raw === undefined) return;
+  /** The figures of a descendant's `usage` (each absent one 0); `undefined` when none or bad. */
+  #usage(remoteId: string, raw: unknown): NestedRunChange["usage"] {
+    if (raw === undefined) return undefined;
     const figures = isRecord(raw) ? [raw.inputTokens, raw.outputTokens, raw.toolCalls] : [];
     if (figures.length === 0 || !figures.every((n) => n === undefined || isCount(n))) {
       this.#warn(
         "usage",
-        `sent a usage of descendant ${clipped(nested.remoteId, 100)} that is no count (${
+        `sent a usage of descendant ${clipped(remoteId, 100)} that is no count (${
           clipped(JSON.stringify(raw) ?? "", 80)
         }); ignoring it`,
       );
-      return;
+      return undefined;
     }
-    const [inputTokens, outputTokens, toolCalls] = figures as (number | undefined)[];
-    nested.usage = {
-      inputTokens: inputTokens ?? 0,
-      outputTokens: outputTokens ?? 0,
-      toolCalls: toolCalls ?? 0,
-    };
-  }
-
-  #info(nested: Nested): SubagentRunInfo {
-    const label = nested.title ?? nested.provider;
-    return deepFreeze({
-      provider: this.#options.provider,
-      parentRunId: nested.parentRunId,
-      depth: nested.depth,
-      ...(label === undefined ? {} : { label }),
-      runId: nested.runId,
-      parentId: nested.parentRunId,
-      prompt: [],
-      inheritsParentContext: false,
-    });
-  }
-
-  /** Its state, as the ACP provider tells a child session's. */
-  #tell(nested: Nested): void {
-    const scope = this.#options.parent.scope;
-    if (!scope.hasListeners(nestedRunState)) return;
-    scope.emit(
-      nestedRunState,
-      deepFreeze({
-        runId: nested.runId,
-        parentRunId: nested.parentRunId,
-        rootRunId: this.#options.runId,
-        provider: this.#options.provider,
-        depth: nested.depth,
-        sessionId: nested.remoteId,
-        ...(nested.title === undefined ? {} : { title: nested.title }),
-        ...(nested.state === "ended" ? {} : { state: nested.state }),
-        cancellable: nested.cancellable,
-        usage: { contextTokens: nested.usage.inputTokens, toolCalls: nested.usage.toolCalls },
-        ended: nested.state === "ended",
-      }),
-    );
-  }
-
-  /** `nested` ended: told ended, then `subagent/end` with how and what it used. */
-  #ended(nested: Nested): void {
-    nested.unregister?.();
-    nested.unregister = undefined;
-    nested.cancellable = false;
-    this.#tell(nested);
-    const scope = this.#options.parent.scope;
-    if (!scope.hasListeners(subagentEnd)) return;
-    const durationMs = Math.max(0, performance.now() - nested.since);
-    const figures = {
-      ...nested.usage,
-      cachedInputTokens: 0,
-      modelCalls: 0,
-      wallTimeMs: durationMs,
-    };
-    scope.emit(
-      subagentEnd,
-      deepFreeze({
-        ...this.#info(nested),
-        usage: { self: figures, total: figures, partial: true },
-        stopReason: nested.stopReason ?? "completed",
-        durationMs,
-      }),
-    );
+    const [inputTokens = 0, outputTokens = 0, toolCalls = 0] = figures as (number | undefined)[];
+    return { inputTokens, outputTokens, toolCalls };
   }
 
   #warn(kind: string, what: string, level: "warn" | "debug" = "warn"): void {

@@ -21,9 +21,19 @@ export interface RemoteAsk {
   readonly relay?: SubagentInputRelay;
   /** The id a seam gateway's answer names. */
   readonly remoteId?: string;
-  /** The function call the remote waits on (ADK's long-running call), answered as its response. */
-  readonly functionCall?: { readonly id?: string; readonly name: string };
+  /**
+   * The tool call the remote waits on, answered in the remote's convention:
+   * ADK's long-running call by its `function_response`; with `approval`,
+   * Mastra's tool needing approval by `{approved}`.
+   */
+  readonly functionCall?: { readonly id?: string; readonly name: string; readonly approval?: true };
 }
+
+/** The choices of a Mastra tool's approval: what its server resumes with as `{approved}`. */
+const APPROVAL = [
+  { id: "approve", label: "Approve", kind: "allow_once" },
+  { id: "decline", label: "Decline", kind: "reject_once" },
+] as const;
 
 /** At most this much of a question's data is put into its words. */
 const MAX_DATA_WORDS = 500;
@@ -59,6 +69,10 @@ export function remoteAskOf(
   }
   const said = textOfPieces(pieces).trim();
   const data = pieces.find((p) => p.type === "data") as { data: JsonValue } | undefined;
+  const mastra = data && state === TaskStates.INPUT_REQUIRED
+    ? mastraAsk(data.data, said, taskId)
+    : undefined;
+  if (mastra) return mastra;
   if (said === "" && data && state === TaskStates.INPUT_REQUIRED) return dataAsk(data.data, taskId);
   const auth = state === TaskStates.AUTH_REQUIRED;
   const fallback = auth
@@ -99,6 +113,40 @@ function dataAsk(data: JsonValue, taskId: string | undefined): RemoteAsk {
   };
 }
 
+/**
+ * Mastra's suspended tool call (its A2A server's data part
+ * `{suspendPayload: {toolCallId, toolName, args}}`, beside generic words):
+ * a tool needing approval (no `suspendPayload` of its own) is a permission
+ * request naming the tool and its arguments; a tool that suspended itself
+ * asks a question about that call, in Mastra's words (the tool's own
+ * message). Undefined for any other data.
+ */
+function mastraAsk(
+  data: JsonValue,
+  said: string,
+  taskId: string | undefined,
+): RemoteAsk | undefined {
+  const payload = isRecord(data) ? data.suspendPayload : undefined;
+  if (!isRecord(payload)) return undefined;
+  const { toolName: name, toolCallId: id, args = {} } = payload;
+  if (typeof name !== "string" || name === "" || typeof id !== "string") return undefined;
+  const toolCall = { name, rawInput: args };
+  if (payload.suspendPayload !== undefined) {
+    return { ask: { kind: "question", message: said, toolCall } };
+  }
+  return {
+    ask: {
+      kind: "permission",
+      message: `The remote agent asks to call "${name}" with ${
+        clip(JSON.stringify(args))
+      } (task "${taskId}")`,
+      toolCall,
+      options: APPROVAL,
+    },
+    functionCall: { id, name, approval: true },
+  };
+}
+
 function seamAsk(value: JsonValue, ownPath: readonly string[]): RemoteAsk {
   if (!isRecord(value)) {
     throw new RemoteProtocolError("the seam gateway sent an input request that is not an object");
@@ -129,7 +177,8 @@ function seamAsk(value: JsonValue, ownPath: readonly string[]): RemoteAsk {
  * The message that answers the remote task: for a seam gateway, the seam
  * extension's `answer` naming the remote request (so the option is exact,
  * the data whole), with the answer in words beside it; for ADK's
- * long-running function call, its `function_response` part; for any other
+ * long-running function call, its `function_response` part; for Mastra's
+ * tool approval, `{approved}` as data beside the words; for any other
  * agent, the words and `answer.data` as a data part (words that only repeat
  * the data are not sent twice).
  */
@@ -140,6 +189,16 @@ export function answerMessage(
   functionCall?: RemoteAsk["functionCall"],
 ): Message {
   const on = { contextId: ids.contextId, taskId: ids.taskId };
+  if (functionCall?.approval) {
+    // Mastra's convention: a tool's approval resumes with {approved, reason?}.
+    const approved = answer.outcome === "selected" && answer.optionId === APPROVAL[0].id;
+    const decision: { [key: string]: JsonValue } = { approved };
+    if (answer.outcome === "refused") decision.reason = answer.reason;
+    return userMessage([
+      ...blocksToParts([{ type: "text", text: approved ? "approve" : "decline" }]),
+      dataPart(decision),
+    ], on);
+  }
   if (functionCall) {
     // ADK's convention: the answer to a long-running call is its function_response data part.
     return userMessage([functionResponse(functionCall, answer)], on);

@@ -150,3 +150,65 @@ Deno.test("answerMessage() sends answer.data: ADK's function_response, a data pa
   });
   assert.deepEqual(seam.parts.map((p) => p.content), [{ $case: "text", value: words }]);
 });
+
+Deno.test("remoteAskOf() reads Mastra's suspended tool call: an approval is a permission request answered {approved}", async (t) => {
+  const words = {
+    type: "text" as const,
+    text: "Additional input is required to continue this task.",
+  };
+  const suspended = (suspendPayload: unknown) => ({
+    type: "data" as const,
+    data: { suspendPayload, resumeSchema: "{}" } as never,
+  });
+  const approval = { toolCallId: "call-1", toolName: "run", args: { command: "ls" } };
+  const ids = { taskId: "t1", contextId: "c1", depth: 0 };
+  await t.step("an approval: the tool, its arguments, approve or decline", () => {
+    const asked = remoteAskOf([words, suspended(approval)], TaskStates.INPUT_REQUIRED, "t1", []);
+    assert.equal(asked.ask.kind, "permission");
+    assert.match(asked.ask.message, /asks to call "run" with \{"command":"ls"\} \(task "t1"\)/);
+    assert.deepEqual(asked.ask.toolCall, { name: "run", rawInput: { command: "ls" } });
+    assert.deepEqual(asked.ask.options?.map((o) => o.id), ["approve", "decline"]);
+    assert.deepEqual(asked.functionCall, { id: "call-1", name: "run", approval: true });
+    const sent = (answer: Parameters<typeof answerMessage>[0]) =>
+      answerMessage(answer, undefined, ids, asked.functionCall).parts.map((p) => p.content);
+    assert.deepEqual(sent({ outcome: "selected", optionId: "approve" }), [
+      { $case: "text", value: "approve" },
+      { $case: "data", value: { approved: true } },
+    ]);
+    assert.deepEqual(sent({ outcome: "selected", optionId: "decline" })[1], {
+      $case: "data",
+      value: { approved: false },
+    });
+    assert.deepEqual(sent({ outcome: "refused", reason: "no one to ask" })[1], {
+      $case: "data",
+      value: { approved: false, reason: "no one to ask" },
+    });
+  });
+  await t.step("a tool that suspended itself: a question in Mastra's words about the call", () => {
+    const own = { ...approval, suspendPayload: { message: "Which file?" } };
+    const asked = remoteAskOf(
+      [{ type: "text", text: "Which file?" }, suspended(own)],
+      TaskStates.INPUT_REQUIRED,
+      "t1",
+      [],
+    );
+    assert.deepEqual(asked, {
+      ask: {
+        kind: "question",
+        message: "Which file?",
+        toolCall: {
+          name: "run",
+          rawInput: { command: "ls" },
+        },
+      },
+    });
+  });
+  await t.step("a payload without a tool's name and call id: the words, as from any agent", () => {
+    for (const payload of [{ toolName: "run" }, { toolCallId: "c", toolName: "" }, "run", null]) {
+      const asked = remoteAskOf([words, suspended(payload)], TaskStates.INPUT_REQUIRED, "t", []);
+      assert.deepEqual(asked, { ask: { kind: "question", message: words.text } }, String(payload));
+    }
+    const auth = remoteAskOf([words, suspended(approval)], TaskStates.AUTH_REQUIRED, "t", []);
+    assert.equal(auth.ask.kind, "authentication");
+  });
+});

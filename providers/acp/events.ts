@@ -158,7 +158,11 @@ export const acpPlan: EventKey<AcpPlanInfo> = defineEvent<AcpPlanInfo>("acp/plan
  */
 export type AcpChildState = string;
 
-/** Payload of {@linkcode acpChild}. Deeply frozen. */
+/**
+ * Payload of {@linkcode acpChild}. Deeply frozen.
+ *
+ * @deprecated See `SubagentNestedRunInfo` of `@seam/subagent`.
+ */
 export interface AcpChildInfo {
   /** The nested run's id: `<run id>.<n>`, numbered as the agent announces its children. */
   readonly runId: string;
@@ -189,18 +193,22 @@ export interface AcpChildInfo {
  * announces one of its own child sessions (ACP's unstable `subagent_update`;
  * the provider advertises the `subagents` client capability), when that
  * child's state, title or usage changes, and once more with `ended: true`
- * when the run at the top ends. The child's text, thoughts, tool calls and
- * plans are `subagent/progress` of the nested run (`runId`, `parentRunId`,
- * `depth`), so an inspector shows it under its parent. At most 256 children
- * per session are followed.
+ * when the run at the top ends. At most 256 children per session are
+ * followed.
+ *
+ * @deprecated Listen for `subagentNestedRun` of `@seam/subagent` (or with
+ * its `onSubagentNestedRun`): the same nested runs, of every provider that
+ * reports them (an A2A gateway's descendants too), with usage in the
+ * service's terms; their start and end are `subagent/start` and
+ * `subagent/end`. `acp/child` is still told alongside it.
  *
  * @example
  * ```ts
  * import { createRootScope } from "@seam/host";
- * import { acpChild } from "@seam/subagent-acp";
+ * import { onSubagentNestedRun } from "@seam/subagent";
  * const root = createRootScope();
- * root.on(acpChild, ({ runId, parentRunId, state, usage }) => {
- *   console.log(runId, "under", parentRunId, state, usage.contextTokens);
+ * onSubagentNestedRun(root, ({ runId, parentRunId, state, usage }) => {
+ *   console.log(runId, "under", parentRunId, state, usage.inputTokens);
  * });
  * await root.dispose();
  * ```

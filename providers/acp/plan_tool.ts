@@ -1,5 +1,6 @@
-import { deepFreeze, refuseUnknownOptions, type Tool } from "@seam/host";
+import { type Agent, deepFreeze, type Host, refuseUnknownOptions, type Tool } from "@seam/host";
 import { acpPlan, type AcpPlanEntry } from "./events.ts";
+import type { AcpSessionInfo } from "./server/types.ts";
 
 /** Options of {@linkcode createAcpPlanTool}. */
 export interface AcpPlanToolOptions {
@@ -86,5 +87,35 @@ export function createAcpPlanTool(options: AcpPlanToolOptions = {}): Tool<AcpPla
       const done = entries.filter((entry) => entry.status === "completed").length;
       return { content: `Plan shown: ${entries.length} steps, ${done} completed.` };
     },
+  };
+}
+
+/**
+ * The session setup of a general assistant served over ACP (`seam acp`, and
+ * the bundled `serve.ts`): each session's agent gets a prompt naming the
+ * user's working directory and asking for a plan on multi-step work, and
+ * one {@linkcode createAcpPlanTool} shared by every session.
+ *
+ * @param host The host the sessions' agents run in.
+ * @returns What {@linkcode serveAcpAgent}'s `setup` takes.
+ *
+ * @example
+ * ```ts ignore
+ * import { createAcpAssistantSetup, serveAcpAgent } from "@seam/subagent-acp";
+ *
+ * serveAcpAgent({ host, streams, model: "scripted", setup: createAcpAssistantSetup(host) });
+ * ```
+ */
+export function createAcpAssistantSetup(
+  host: Host,
+): (agent: Agent, session: AcpSessionInfo) => void {
+  const plan = createAcpPlanTool();
+  return (agent, { cwd }) => {
+    host.prompts.register(agent.scope, {
+      name: "acp",
+      text: "You are a helpful assistant, served by seam over the Agent Client Protocol. " +
+        `The user's working directory is ${cwd}. Use update_plan to show your plan for a multi-step task.`,
+    });
+    host.tools.register(agent.scope, plan);
   };
 }

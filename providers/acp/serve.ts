@@ -33,7 +33,7 @@
 import "./_zod_jitless.ts";
 import { createHost, createLogger, type LogRecord } from "@seam/host";
 import { parseServeArgs, SERVE_ENV, USAGE, UsageError } from "./_serve_config.ts";
-import { createAcpPlanTool } from "./plan_tool.ts";
+import { createAcpAssistantSetup } from "./plan_tool.ts";
 import { serveAcpAgent } from "./server.ts";
 
 function envOf(name: string): string | undefined {
@@ -70,20 +70,12 @@ async function main(): Promise<number> {
   });
   const host = createHost({ logger });
   host.models.register(host.scope, config.model, config.adapter);
-  const plan = createAcpPlanTool();
   const server = serveAcpAgent({
     host,
     model: config.model,
     streams: { readable: Deno.stdin.readable, writable: Deno.stdout.writable },
     logger,
-    setup(agent, { cwd }) {
-      host.prompts.register(agent.scope, {
-        name: "acp",
-        text: "You are a helpful assistant, served by seam over the Agent Client Protocol. " +
-          `The user's working directory is ${cwd}. Use update_plan to show your plan for a multi-step task.`,
-      });
-      host.tools.register(agent.scope, plan);
-    },
+    setup: createAcpAssistantSetup(host),
   });
   logger.info(
     `serving ${config.label} over stdio (ready ${Math.round(performance.now())} ms after start)`,

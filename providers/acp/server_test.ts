@@ -13,6 +13,7 @@ import {
   type AcpServer,
   type AcpServerOptions,
   type AcpSessionInfo,
+  createAcpAssistantSetup,
   createAcpPlanTool,
   serveAcpAgent,
 } from "./mod.ts";
@@ -299,6 +300,26 @@ Deno.test("serveAcpAgent() streams tool calls and plans", async (t) => {
       assert.ok(plan && plan.sessionUpdate === "plan");
       assert.deepEqual(plan.entries, entries);
     });
+  } finally {
+    await h.end();
+  }
+});
+
+Deno.test("createAcpAssistantSetup() gives a session the plan tool and a prompt naming its cwd", async () => {
+  const agents: Agent[] = [];
+  const h = await harness({}, (host, agent, info) => {
+    agents.push(agent);
+    createAcpAssistantSetup(host)(agent, info);
+  });
+  try {
+    const sessionId = await h.newSession();
+    const entries = [{ content: "Look", priority: "high", status: "in_progress" }];
+    await h.prompt(sessionId, `@call update_plan ${JSON.stringify({ entries })}\n@reply planned`);
+    const plan = h.of(sessionId).find((u) => u.sessionUpdate === "plan");
+    assert.ok(plan && plan.sessionUpdate === "plan");
+    assert.deepEqual(plan.entries, entries);
+    const prompt = h.host.prompts.render(agents[0].scope);
+    assert.ok(prompt.includes(`The user's working directory is ${h.setups[0].cwd}.`), prompt);
   } finally {
     await h.end();
   }

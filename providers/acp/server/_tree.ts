@@ -15,6 +15,7 @@ import { type Agent, deepFreeze, type Logger, textOf } from "@seam/host";
 import {
   findRunControl,
   handleSubagentInput,
+  onSubagentNestedRun,
   subagentEnd,
   type SubagentInputAnswer,
   type SubagentInputRequest,
@@ -25,7 +26,6 @@ import {
 } from "@seam/subagent";
 import { cut } from "../_failure.ts";
 import { askClient, type ClientQuestions } from "./_ask.ts";
-import { acpChild } from "../events.ts";
 
 /** The most descendants told per session; the rest are not (logged once). */
 export const MAX_TOLD_DESCENDANTS = 1024;
@@ -45,6 +45,8 @@ interface Told {
   /** The session it was announced on (the session's own, or its parent's child session). */
   readonly parentSessionId: string;
   ended: boolean;
+  /** Whether the client was last told it may cancel it (`capabilities.cancel`). */
+  cancellable: boolean;
 }
 
 /** The descendants of one session's agent, told to the client. */
@@ -83,22 +85,24 @@ export class SessionTree {
     scope.on(subagentEnd, (info) => {
       const told = this.#ensure(info.runId, info.parentRunId);
       if (!told || told.ended) return;
-      this.#state(told, "idle", { stopReason: info.stopReason, usage: info.usage.total });
+      // Ended: no cancel offered any more.
+      this.#state(told, "idle", { stopReason: info.stopReason, usage: info.usage.total }, false);
       told.ended = true;
       this.#plain(`${info.runId} ended ${info.stopReason}`);
     });
-    scope.on(acpChild, (info) => {
-      const told = this.#ensure(info.runId, info.parentRunId, {
-        ...(info.title === undefined ? {} : { title: info.title }),
-      });
+    // A nested run a provider reports: its own word of whether it may be cancelled, no search.
+    onSubagentNestedRun(scope, (info) => {
+      const { title, cancellable } = info;
+      const told = this.#ensure(info.runId, info.parentRunId, title ? { title } : {}, cancellable);
       // Its end is told by the `subagent/end` that follows (with how it ended).
-      if (!told || told.ended || info.ended) return;
+      if (!told || told.ended) return;
       const state = info.state === "needs-action"
         ? "requires_action"
         : info.state === "running" || info.state === "idle"
         ? info.state
         : undefined;
-      if (state) this.#state(told, state, { usage: info.usage });
+      if (state) this.#state(told, state, { usage: info.usage }, cancellable);
+      else if (cancellable !== told.cancellable) this.#patch(told, {}, cancellable);
     });
     scope.on(subagentInputRequired, (request) => {
       const told = this.#ensure(request.runId, request.path.at(-2));
@@ -137,6 +141,7 @@ export class SessionTree {
     runId: string,
     parentRunId: string | undefined,
     fields: { title?: string; description?: string } = {},
+    cancellable?: boolean,
   ): Told | undefined {
     let told = this.#told.get(runId);
     if (told) return told;
@@ -156,6 +161,8 @@ export class SessionTree {
       sessionId: `${this.#sessionId}/${runId}`,
       parentSessionId: above?.sessionId ?? this.#sessionId,
       ended: false,
+      // A run the service started is cancellable while live: only a new one is searched for.
+      cancellable: cancellable ?? findRunControl(this.#agent.scope, runId) !== undefined,
     };
     this.#told.set(runId, told);
     this.#bySession.set(told.sessionId, runId);
@@ -164,30 +171,37 @@ export class SessionTree {
         sessionUpdate: "subagent_update",
         sessionId: told.sessionId,
         ...fields,
-        capabilities: findRunControl(this.#agent.scope, runId) ? { cancel: {} } : null,
+        capabilities: told.cancellable ? { cancel: {} } : null,
         state: { state: "running" },
       } as unknown as acp.SessionUpdate);
     }
     return told;
   }
 
-  #patch(told: Told, fields: Record<string, unknown>): void {
+  /** A `subagent_update` of `told` with `fields`, and its `capabilities` when `cancellable` changed them. */
+  #patch(told: Told, fields: Record<string, unknown>, cancellable = told.cancellable): void {
     if (!this.#context.subagents() || told.ended) return;
+    const changed = cancellable !== told.cancellable;
+    told.cancellable = cancellable;
     this.#context.notify(told.parentSessionId, {
       sessionUpdate: "subagent_update",
       sessionId: told.sessionId,
       ...fields,
+      ...(changed ? { capabilities: cancellable ? { cancel: {} } : null } : {}),
     } as unknown as acp.SessionUpdate);
   }
 
-  #state(told: Told, state: string, seam?: Record<string, unknown>): void {
-    if (!this.#context.subagents()) return;
-    this.#context.notify(told.parentSessionId, {
-      sessionUpdate: "subagent_update",
-      sessionId: told.sessionId,
+  /** `told`'s new state (with seam's own figures in `_meta`, and any change of `cancellable`). */
+  #state(
+    told: Told,
+    state: string,
+    seam?: Record<string, unknown>,
+    cancellable?: boolean,
+  ): void {
+    this.#patch(told, {
       state: { state },
       ...(seam ? { _meta: { seam: deepFreeze(structuredClone(seam)) } } : {}),
-    } as unknown as acp.SessionUpdate);
+    }, cancellable);
   }
 
   /** A descendant's progress, under its child session (told only with the capability). */
