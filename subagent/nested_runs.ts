@@ -29,7 +29,13 @@
  *
  * @module
  */
-import { deepFreeze, defineEvent, type EventKey, type Scope } from "@seam/host";
+import {
+  deepFreeze,
+  defineEvent,
+  type EventKey,
+  refuseUnknownOptions,
+  type Scope,
+} from "@seam/host";
 import { subagentEnd, subagentNestedRun, subagentStart } from "./events.ts";
 import { registerRunControl, type RunCanceller } from "./run_control.ts";
 import type {
@@ -122,8 +128,23 @@ export class NestedRuns {
   readonly #followed = new Map<NestedRun, Followed>();
   #open = true;
 
-  /** Report nested runs of the run `options.runId`. */
+  /**
+   * Report nested runs of the run `options.runId`.
+   *
+   * @throws {TypeError} for an unknown option, naming it and the known ones.
+   */
   constructor(options: NestedRunsOptions) {
+    refuseUnknownOptions(
+      "follow nested runs",
+      options,
+      [
+        "runId",
+        "provider",
+        "scope",
+        "place",
+        "max",
+      ] satisfies (keyof NestedRunsOptions)[],
+    );
     this.#options = options;
   }
 

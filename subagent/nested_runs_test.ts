@@ -176,3 +176,14 @@ Deno.test("onSubagentNestedRun() hears the deprecated acp/child of an older prov
   );
   await root.dispose();
 });
+
+Deno.test("new NestedRuns() refuses an unknown option, naming the known ones", async () => {
+  const root = createRootScope();
+  assert.throws(
+    () => new NestedRuns({ runId: "r", provider: "a2a", scope: root, maxRuns: 2 } as never),
+    new TypeError(
+      "Cannot follow nested runs: unknown option maxRuns (known: runId, provider, scope, place, max)",
+    ),
+  );
+  await root.dispose();
+});
