@@ -13,6 +13,7 @@ import {
 } from "@seam/subagent";
 import {
   describe,
+  faulty,
   Frames,
   rpc,
   rpcRequest,
@@ -20,12 +21,13 @@ import {
   withCluster,
   within,
 } from "../gateway/cluster/_cluster_test_support.ts";
-import { message, type Wire } from "../gateway/_test_support.ts";
+import { controlledProvider, message, type Wire } from "../gateway/_test_support.ts";
 import {
   createGateway,
   createMemoryTaskStore,
   type Gateway,
   type TaskStorage,
+  TaskStorageError,
 } from "../gateway/mod.ts";
 import { dropSchema, freshSchema, openStore, SKIP } from "../gateway_postgres/_test_support.ts";
 
@@ -177,4 +179,65 @@ Deno.test("a steering message streamed on a shared storage: the stream opens on 
     const rest = await within(2_000, "the stream's end", frames.rest());
     assert.deepEqual(rest.map((f) => describe(f.data)), ["text:done", "status:COMPLETED"]);
   });
+});
+
+Deno.test("a follow-up's stream ends with the task when another writer ends it before the run's events are committed", async () => {
+  const store = createMemoryTaskStore({ shared: true, leaseTtlMs: 10_000 });
+  // Once held, the instance's appends wait: what its run emits stays uncommitted.
+  let hold = false;
+  const held: (() => void)[] = [];
+  const storage = faulty(
+    store,
+    (change, append) =>
+      hold
+        ? new Promise((_, reject) =>
+          held.push(() => reject(new TaskStorageError("CONFLICT", "another writer ended it")))
+        )
+        : Promise.resolve(append(change)),
+  );
+  const provider = controlledProvider({ steer: true });
+  const root = createRootScope({ logger: createMemoryLogger().logger });
+  createSubagentService(root).registerProvider(provider);
+  let emit!: (runId: string, text: string) => void;
+  const gateway = createGateway({
+    scope: root,
+    taskStore: storage,
+    progress: (_parent, emitter) => void (emit = emitter),
+  });
+  try {
+    const id = await startTask(gateway);
+    const run = provider.runs[0];
+    run.ready();
+    while ((await store.get(id))?.task.status.state !== "TASK_STATE_WORKING") {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    hold = true;
+    // Two changes past the stored generation: one being written, one queued behind it.
+    emit(run.id, "thinking");
+    while (held.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    emit(run.id, "still thinking");
+    const frames = new Frames(
+      await gateway.fetch(
+        rpcRequest("SendStreamingMessage", { message: message("more", { taskId: id }) }),
+      ),
+    );
+    // The instance's lease lapsed meanwhile, say: another ends the task, as the reaper does.
+    const stored = (await store.get(id))!;
+    const task = { ...stored.task, status: { state: "TASK_STATE_FAILED" as const } };
+    store.append({
+      record: { ...stored, task },
+      expected: stored.generation!,
+      events: [{ statusUpdate: { taskId: id, contextId: task.contextId, status: task.status } }],
+      instance: undefined,
+    });
+    const first = await within(2_000, "the first frame", frames.next());
+    assert.equal(describe(first!.data), "task:FAILED");
+    assert.deepEqual(await within(2_000, "the stream's end", frames.rest()), []);
+  } finally {
+    for (const reject of held.splice(0)) reject();
+    hold = false;
+    for (const run of provider.runs) run.finish({ output: "", stopReason: "completed" });
+    await gateway.close();
+    await root.dispose();
+  }
 });

@@ -166,18 +166,21 @@ export class LogStream {
   }
 
   /**
-   * Open on the stored task once it reached generation `#opening`: its first
-   * frame, at that generation; the last, when the task is over or waits.
+   * Open on the stored task once it reached generation `#opening`, or ended
+   * short of it (another instance ended it, its run's last changes never
+   * committed): its first frame, at that generation; the last, when the task
+   * is over or waits.
    */
   async #open(): Promise<void> {
     const stored = await this.#storage.get(this.#taskId);
     const generation = stored?.generation ?? 0;
-    if (this.#state !== "reading" || (stored && generation < this.#opening!)) return;
+    const state = stored?.task.status.state;
+    const over = state !== undefined && isTerminalState(state);
+    if (this.#state !== "reading" || (stored && !over && generation < this.#opening!)) return;
     this.#opening = undefined;
     if (!stored) return this.#end();
     this.#cursor = generation;
-    const state = stored.task.status.state;
-    const final = isTerminalState(state) || isInterrupted(state);
+    const final = over || isInterrupted(state);
     this.#subscriber.deliver({ task: stored.task }, final, generation);
     if (final || !this.#subscriber.open) this.#end();
   }
