@@ -100,6 +100,8 @@ interface Followed {
   readonly label: string | undefined;
   readonly since: number;
   unregister: (() => void) | undefined;
+  /** The canceller registered, so a new one replaces it and the same one is kept. */
+  cancel: RunCanceller | undefined;
 }
 
 /**
@@ -189,7 +191,12 @@ export class NestedRuns {
       ended: false,
     };
     this.#runs.set(key, run);
-    this.#followed.set(run, { label, since: performance.now(), unregister: undefined });
+    this.#followed.set(run, {
+      label,
+      since: performance.now(),
+      unregister: undefined,
+      cancel: undefined,
+    });
     this.#apply(run, first);
     this.#tell(run);
     const scope = this.#options.scope;
@@ -256,10 +263,12 @@ export class NestedRuns {
     if (change.usage) run.usage = { ...run.usage, ...change.usage };
     const followed = this.#followed.get(run)!;
     const cancel = change.cancel;
-    if (cancel) followed.unregister ??= registerRunControl(this.#options.scope, run.runId, cancel);
-    else if (cancel === null) {
+    if (cancel !== undefined && cancel !== followed.cancel) {
       followed.unregister?.();
-      followed.unregister = undefined;
+      followed.unregister = cancel
+        ? registerRunControl(this.#options.scope, run.runId, cancel)
+        : undefined;
+      followed.cancel = cancel ?? undefined;
     }
     run.cancellable = followed.unregister !== undefined;
     return JSON.stringify(run) !== before;

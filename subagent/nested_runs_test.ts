@@ -85,6 +85,18 @@ Deno.test("NestedRuns.add() follows at most max nested runs, and none once the r
   await root.dispose();
 });
 
+Deno.test("NestedRuns puts a new canceller in the old one's place", () => {
+  const root = createRootScope();
+  const nested = new NestedRuns({ runId: "r", provider: "acp", scope: root });
+  const heard: string[] = [];
+  const child = nested.add("c", undefined, { cancel: () => heard.push("old") })!;
+  nested.update(child, { cancel: () => heard.push("new") });
+  findRunControl(root, "r.1")?.("stop");
+  assert.deepEqual(heard, ["new"]);
+  nested.end(child, "completed");
+  assert.equal(findRunControl(root, "r.1"), undefined);
+});
+
 Deno.test("NestedRuns registers a nested run's canceller while it may be cancelled", async () => {
   const root = createRootScope();
   const { states } = listen(root);
