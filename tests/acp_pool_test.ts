@@ -43,6 +43,24 @@ Deno.test("createAcpProvider() with a pool runs on a warm agent and refills", as
   });
 });
 
+Deno.test("createAcpProvider() with a pool authenticates its warm agents before any run", async () => {
+  await withAcpAgent(["--auth-env=SEAM_TEST_API_KEY"], {
+    env: { SEAM_TEST_API_KEY: "sk-test" },
+    pool: { size: 1 },
+  }, async ({ watch, provider, start }) => {
+    assert.equal(await provider.whenWarm(), 1);
+    // No run yet: the pool signed the warm agent in.
+    await until(
+      () => watch.agentLines().includes("authenticate test-key"),
+      "the warm agent's authenticate",
+    );
+    const [warmPid] = watch.pids;
+    const result = await start("pid").result;
+    assert.equal(result.stopReason, "completed", result.error?.message);
+    assert.equal(pidOf(textOf(result.output)), warmPid, "the run did not take the warm agent");
+  });
+});
+
 Deno.test("createAcpProvider() with a pool ends idle agents after maxIdleMs", async () => {
   await withAcpAgent([], { pool: { size: 2, maxIdleMs: 200 } }, async ({ watch, provider }) => {
     assert.equal(await provider.whenWarm(), 2);
