@@ -216,8 +216,9 @@ export interface GatewayOptions {
   /**
    * The authenticated extended card (`GetExtendedAgentCard`,
    * `GET /extendedAgentCard`): the public card plus these. Needs `auth`; the
-   * card then declares `capabilities.extendedAgentCard`. Without it the call
-   * answers `ExtendedAgentCardNotConfiguredError` (-32007).
+   * card then declares `capabilities.extendedAgentCard`. Without it the card
+   * declares none and the call answers `UnsupportedOperationError` (-32004;
+   * to an A2A 0.3 client, its `AuthenticatedExtendedCardNotConfiguredError`, -32007).
    */
   readonly extendedCard?: GatewayExtendedCardOptions;
   /**

@@ -104,6 +104,44 @@ Deno.test("deno task start serves spawn and fork and answers the banner's reques
   }
 });
 
+Deno.test("deno task start answers A2A 0.3 clients and takes its public URL from SEAM_PUBLIC_URL", async () => {
+  const { url, process } = await startGateway({ SEAM_PUBLIC_URL: "https://agents.example.test/" });
+  try {
+    // The card names the public URL, in 1.0's shape and in 0.3's (asked without A2A-Version).
+    const card = await (await fetch(`${url}/.well-known/agent-card.json`, {
+      headers: { "A2A-Version": "1.0" },
+    })).json();
+    assert.equal(card.supportedInterfaces[0].url, "https://agents.example.test/");
+    const card03 = await (await fetch(`${url}/.well-known/agent-card.json`)).json();
+    assert.equal(card03.protocolVersion, "0.3");
+    assert.equal(card03.url, "https://agents.example.test/");
+    // A 0.3 client's message/send (no A2A-Version) is answered, not refused as unknown.
+    const answer = await (await fetch(`${url}/`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "message/send",
+        params: {
+          message: {
+            kind: "message",
+            messageId: crypto.randomUUID(),
+            role: "user",
+            parts: [{ kind: "text", text: "@reply from a 0.3 client" }],
+          },
+        },
+      }),
+    })).json();
+    assert.equal(answer.result?.kind, "task", JSON.stringify(answer));
+    assert.equal(answer.result.status.state, "completed");
+    assert.equal(answer.result.artifacts[0].parts[0].text, "from a 0.3 client");
+  } finally {
+    process.kill("SIGTERM");
+    assert.equal((await process.status).success, true, "a clean exit on SIGTERM");
+  }
+});
+
 Deno.test("deno task start turns bearer auth on with SEAM_GATEWAY_TOKEN", async () => {
   const { url, process } = await startGateway({ SEAM_GATEWAY_TOKEN: "s3cret-token" });
   try {

@@ -14,6 +14,9 @@ import {
   withAcpAgent,
 } from "./acp_support.ts";
 
+/** What the command line of the test agent's `--grandchild` holds. */
+const GRANDCHILD = "process.on('SIGTERM'";
+
 /** The pid the test agent answers `pid` with. */
 function pidOf(text: string): number {
   const match = /^pid (\d+) sessions (\d+)$/.exec(text);
@@ -37,6 +40,24 @@ Deno.test("createAcpProvider() with a pool runs on a warm agent and refills", as
     const secondPid = pidOf(textOf(second.output));
     assert.notEqual(secondPid, warmPid);
     assert.ok(watch.pids.has(secondPid));
+  });
+});
+
+Deno.test("createAcpProvider() with a pool authenticates its warm agents before any run", async () => {
+  await withAcpAgent(["--auth-env=SEAM_TEST_API_KEY"], {
+    env: { SEAM_TEST_API_KEY: "sk-test" },
+    pool: { size: 1 },
+  }, async ({ watch, provider, start }) => {
+    assert.equal(await provider.whenWarm(), 1);
+    // No run yet: the pool signed the warm agent in.
+    await until(
+      () => watch.agentLines().includes("authenticate test-key"),
+      "the warm agent's authenticate",
+    );
+    const [warmPid] = watch.pids;
+    const result = await start("pid").result;
+    assert.equal(result.stopReason, "completed", result.error?.message);
+    assert.equal(pidOf(textOf(result.output)), warmPid, "the run did not take the warm agent");
   });
 });
 
@@ -136,15 +157,34 @@ Deno.test("createAcpProvider() refuses a bad pool option, naming it", () => {
 });
 
 Deno.test("createAcpProvider() with a pool leaves no warm agent behind when the host is killed", async () => {
-  const { host, text, pids, stop } = await startHostFixture(["--seam-pool=2"]);
+  // Each agent starts a grandchild in its group that traps SIGTERM and never
+  // ends on its own (the agent itself dies of its stderr's broken pipe when
+  // the host goes): only the supervisors of the groups can end them.
+  const { host, text, pids, stop } = await startHostFixture(["--seam-pool=2", "--grandchild"]);
+  const agents = [...text.matchAll(/^agent (\d+)$/gm)].map((m) => Number(m[1]));
   try {
-    assert.equal(pids.length, 3, `one running agent and two warm ones; the host printed: ${text}`);
-    assert.equal((await liveMembers(pids, [TEST_AGENT])).length, 3);
+    assert.equal(
+      agents.length,
+      3,
+      `one running agent and two warm ones; the host printed: ${text}`,
+    );
+    assert.equal((await liveMembers(agents, [TEST_AGENT])).length, 3);
+    const deadline = performance.now() + 10_000;
+    while ((await liveMembers(agents, [GRANDCHILD])).length < 3) {
+      assert.ok(performance.now() < deadline, "no grandchild in each agent's group");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     host.kill("SIGKILL");
     await host.status;
-    assert.deepEqual(await untilGone(pids, [TEST_AGENT]), [], "agents outlived their host");
+    assert.deepEqual(
+      await untilGone(agents, [TEST_AGENT, GRANDCHILD]),
+      [],
+      "agents or their groups outlived their host",
+    );
   } finally {
-    for (const pid of await liveMembers(pids, [TEST_AGENT])) Deno.kill(pid, "SIGKILL");
+    for (const pid of await liveMembers([...agents, ...pids], [TEST_AGENT, GRANDCHILD])) {
+      Deno.kill(pid, "SIGKILL");
+    }
     await stop();
   }
 });

@@ -20,7 +20,7 @@ export interface BindingContext {
   readonly logger: Logger;
   /** Whether the gateway is closing (every request then answers 503). */
   readonly closed: () => boolean;
-  /** The extended card for an authenticated request (throws -32007 when none is configured). */
+  /** The extended card for an authenticated request (throws -32004 when none is configured). */
   readonly extendedCard: (request: Request, v03?: V03CardShape) => unknown;
   /** The URIs of the extensions every message must activate. */
   readonly requiredExtensions: readonly string[];

@@ -241,7 +241,7 @@ export class CardCache {
    * plus `extendedCard`'s additions); with A2A 0.3 served, in the `v03`
    * shape asked for (default: the 1.0 card listing the 0.3 interfaces).
    *
-   * @throws {GatewayError} -32007 when no extended card is configured.
+   * @throws {GatewayError} -32004 (`unsupportedOperation`) when no extended card is configured.
    */
   extended(request: Request, v03: V03CardShape = "1.0"): unknown {
     if (!this.#options.extendedCard) {
