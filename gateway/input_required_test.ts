@@ -446,6 +446,25 @@ Deno.test("an answer naming only its context goes to the task waiting there (iss
     });
   });
 
+  await t.step("an answer that finds no task waiting is refused; no task starts", async () => {
+    const provider = askingProvider(PERMISSION);
+    await withSetup([provider], {}, async (s) => {
+      const contextId = crypto.randomUUID();
+      const refused = await rpc(s.gateway, "SendMessage", {
+        message: message("late", {
+          contextId,
+          metadata: { [SEAM_EXTENSION_URI]: { answer: { text: "late" } } },
+        }),
+      });
+      assert.equal(refused.error?.code, -32602, JSON.stringify(refused));
+      assert.match(refused.error.message, /no task in context ".*" waits for input/);
+      assert.match(refused.error.message, /needs the taskId/);
+      const list = await rpc(s.gateway, "ListTasks", { contextId });
+      assert.equal(list.result.tasks.length, 0, "a fresh task was started");
+      assert.deepEqual(provider.answers, []);
+    });
+  });
+
   await t.step("another principal's waiting task in that context is not answered", async () => {
     const provider = askingProvider(PERMISSION);
     const auth = { tokens: { alice: "token-a", bob: "token-b" } };

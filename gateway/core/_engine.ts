@@ -10,7 +10,7 @@ import type { SubagentResult, SubagentService } from "@seam/subagent";
 import { acceptsOutput, partsToPrompt } from "./_convert.ts";
 import { storeFailure } from "./_store_errors.ts";
 import { type Found, LocalHome, type Sent, type TaskHome } from "./_home.ts";
-import { assertFollows, type SteerHost, waitingIn } from "./_steer.ts";
+import { assertFollows, nothingWaits, type SteerHost, waitingIn } from "./_steer.ts";
 import { follow, storedWaiting } from "./_follow_up.ts";
 import {
   assertStorableText,
@@ -197,6 +197,8 @@ export class Engine {
     const stored = reading && await reading;
     const waiting = waitingIn(this.#live.values(), principal, params.tenant, contextId, stored);
     if (waiting) return follow(this.steerHost, waiting, params, principal, accepted, onLive, true);
+    if (ext.answer !== undefined) throw nothingWaits(contextId);
+    if (ext.answer !== undefined) throw nothingWaits(contextId);
     this.admit(principal);
     const admitted = this.home.admit?.();
     if (admitted) await admitted;

@@ -7,7 +7,7 @@
  */
 import { partsToBlocks } from "./_convert.ts";
 import type { Found, Sent, TaskHome } from "./_home.ts";
-import { invalidParams, unsupportedOperation } from "./_errors.ts";
+import { type GatewayError, invalidParams, unsupportedOperation } from "./_errors.ts";
 import { type AcceptedExtension, hasStartFields } from "./_extension.ts";
 import { answerFromMessage, requestAnswered } from "./_input_answer.ts";
 import type { LiveTask } from "./_live_task.ts";
@@ -124,6 +124,18 @@ function answer(
 
 /** How many waiting tasks a refusal names (and a shared storage is asked for, plus one). */
 export const MAX_WAITING_NAMED = 10;
+
+/**
+ * The refusal of an answer (the seam extension's `answer`) that names no task
+ * and finds none waiting in its context: never a fresh run that drops it.
+ */
+export function nothingWaits(contextId: string | undefined): GatewayError {
+  return invalidParams(
+    `no task ${
+      contextId === undefined ? "named" : `in context "${contextId}" waits for input`
+    }: an answer needs the taskId of the task waiting for it`,
+  );
+}
 
 /**
  * The one task of `principal` in `contextId` (on `tenant`'s provider, when
