@@ -77,6 +77,8 @@ export async function serveStart(env: (name: string) => string | undefined): Pro
             }
             : { push: {} }),
           ...(inspector ? { inspector: true } : {}),
+          // From the env given (not only the process's), as every other setting here.
+          ...(env("SEAM_PUBLIC_URL") ? { publicUrl: env("SEAM_PUBLIC_URL") } : {}),
         },
         {
           signal: controller.signal,

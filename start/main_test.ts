@@ -4,7 +4,10 @@ import { databaseUrl, dropSchema, freshSchema, SKIP } from "../gateway_postgres/
 const decoder = new TextDecoder();
 
 /** Start `deno task start`'s entry on a free port; resolve its base URL from the banner. */
-async function startGateway(extraEnv: Record<string, string> = {}): Promise<
+async function startGateway(
+  extraEnv: Record<string, string> = {},
+  entry: string = "./main.ts",
+): Promise<
   { url: string; process: Deno.ChildProcess; output: string[] }
 > {
   const process = new Deno.Command(Deno.execPath(), {
@@ -12,7 +15,7 @@ async function startGateway(extraEnv: Record<string, string> = {}): Promise<
       "run",
       "--allow-net=127.0.0.1",
       "--allow-env",
-      new URL("./main.ts", import.meta.url).pathname,
+      new URL(entry, import.meta.url).pathname,
     ],
     env: {
       PORT: "0",
@@ -136,6 +139,19 @@ Deno.test("deno task start answers A2A 0.3 clients and takes its public URL from
     assert.equal(answer.result?.kind, "task", JSON.stringify(answer));
     assert.equal(answer.result.status.state, "completed");
     assert.equal(answer.result.artifacts[0].parts[0].text, "from a 0.3 client");
+  } finally {
+    process.kill("SIGTERM");
+    assert.equal((await process.status).success, true, "a clean exit on SIGTERM");
+  }
+});
+
+Deno.test("serveStart() takes SEAM_PUBLIC_URL from the env it is given", async () => {
+  const { url, process } = await startGateway({}, "./testdata/serve_given_env.ts");
+  try {
+    const card = await (await fetch(`${url}/.well-known/agent-card.json`, {
+      headers: { "A2A-Version": "1.0" },
+    })).json();
+    assert.equal(card.supportedInterfaces[0].url, "https://given.example.test/");
   } finally {
     process.kill("SIGTERM");
     assert.equal((await process.status).success, true, "a clean exit on SIGTERM");
