@@ -191,13 +191,11 @@ export class Engine {
       return follow(this.steerHost, found, params, principal, accepted, onLive, false);
     }
     const contextId = message.contextId;
-    // An answer naming only its context goes to the task there that waits
-    // for one, on whichever instance runs it (_follow_up.ts).
+    // An answer naming only its context: to the task waiting there, wherever (_follow_up.ts).
     const reading = storedWaiting(this.home, params, principal);
     const stored = reading && await reading;
     const waiting = waitingIn(this.#live.values(), principal, params.tenant, contextId, stored);
     if (waiting) return follow(this.steerHost, waiting, params, principal, accepted, onLive, true);
-    if (ext.answer !== undefined) throw nothingWaits(contextId);
     if (ext.answer !== undefined) throw nothingWaits(contextId);
     this.admit(principal);
     const admitted = this.home.admit?.();
