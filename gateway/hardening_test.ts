@@ -23,6 +23,7 @@ import {
   type Wire,
   withSetup,
 } from "./_test_support.ts";
+import { within } from "../tests/within.ts";
 
 /** A value nested `levels` deep in objects. */
 function nested(levels: number): unknown {
@@ -44,11 +45,14 @@ function streamedRequest(
   chunks: string[],
   end: "close" | "error" | "hang",
   path = "/",
-): { request: Request; cancelled: Promise<void> } {
+): { request: Request; cancelled: Promise<void>; cutOff: () => void } {
   let cancelled!: () => void;
   const whenCancelled = new Promise<void>((resolve) => cancelled = resolve);
+  let cutOff = () => {};
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
+      // Ends a body nobody cancelled (a no-op once it was), so a failing test settles.
+      cutOff = () => controller.error(new Error("the test cut the body off"));
       for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk));
       if (end === "close") controller.close();
       if (end === "error") controller.error(new Error("connection reset by peer"));
@@ -63,7 +67,7 @@ function streamedRequest(
     body,
     duplex: "half", // Node's fetch requires it for a stream body
   } as RequestInit);
-  return { request, cancelled: end === "hang" ? whenCancelled : Promise.resolve() };
+  return { request, cancelled: end === "hang" ? whenCancelled : Promise.resolve(), cutOff };
 }
 
 Deno.test("a body nesting deeper than limits.maxJsonDepth is refused before it is parsed", async (t) => {
@@ -391,16 +395,21 @@ Deno.test("bodies that are slow, cut off or steer too often are refused cleanly"
     { limits: { bodyTimeoutMs: 50, maxSteeringMessages: 2 } },
     async (s) => {
       await t.step("a body that never ends answers 408 and is cancelled", async () => {
-        const { request, cancelled } = streamedRequest(['{"jsonrpc":'], "hang");
-        const response = await s.gateway.fetch(request);
-        assert.equal(response.status, 408);
-        assert.match((await response.json()).error.message, /did not arrive within 50 ms/);
-        await cancelled;
+        const rpcBody = streamedRequest(['{"jsonrpc":'], "hang");
         const rest = streamedRequest(['{"message":'], "hang", "/message:send");
-        const answered = await s.gateway.fetch(rest.request);
-        assert.equal(answered.status, 408);
-        assert.equal((await answered.json()).error.status, "DEADLINE_EXCEEDED");
-        await rest.cancelled;
+        try {
+          const response = await within(s.gateway.fetch(rpcBody.request), "the 408 answer");
+          assert.equal(response.status, 408);
+          assert.match((await response.json()).error.message, /did not arrive within 50 ms/);
+          await within(rpcBody.cancelled, "the cancel of the body");
+          const answered = await within(s.gateway.fetch(rest.request), "the REST 408 answer");
+          assert.equal(answered.status, 408);
+          assert.equal((await answered.json()).error.status, "DEADLINE_EXCEEDED");
+          await within(rest.cancelled, "the cancel of the REST body");
+        } finally {
+          rpcBody.cutOff();
+          rest.cutOff();
+        }
       });
       await t.step("a client that drops mid-body gets 400, logged below error level", async () => {
         const { request } = streamedRequest(['{"jsonrpc":'], "error");

@@ -9,18 +9,7 @@ import { createMemoryLogger, createRootScope, textOf } from "@seam/host";
 import { createSubagentService, type SubagentRun } from "@seam/subagent";
 import { acpUpdate, type AcpUpdateInfo, createAcpProvider } from "@seam/subagent-acp";
 import { AgentWatch, bundledServerConfig, bundleServer, serverConfig } from "./acp_support.ts";
-
-const TIMEOUT_MS = 20_000;
-
-function within<T>(promise: Promise<T>, what: string, ms = TIMEOUT_MS): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what} took over ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
+import { within } from "./within.ts";
 
 /** Spawn the server with `args` (after the script), stdio piped; `clean`: no API keys. */
 function spawnServer(args: readonly string[], clean = false): Deno.ChildProcess {

@@ -11,6 +11,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { createAcpProvider } from "@seam/subagent-acp";
 import { AgentWatch, TEST_AGENT, testAgentConfig } from "./acp_support.ts";
 import { startSpawnGateway } from "./a2a_support.ts";
+import { within } from "./within.ts";
 
 const SERVER = new URL("./testdata/acp_tree_server.ts", import.meta.url).pathname;
 const CONFIG = new URL("../deno.json", import.meta.url).pathname;
@@ -209,7 +210,7 @@ Deno.test("serveAcpAgent() ends one child's subtree on the client's per-child ca
     assert.ok(sleeper && announced("grand"), "the children were not announced");
     assert.deepEqual(sleeper.capabilities, { cancel: {} });
     await cancelChild(sleeper.sessionId);
-    const answer = await prompt;
+    const answer = await within(prompt, "the turn after the per-child cancel", 30_000);
     // The session's own turn went on: only the sleeper's subtree was cancelled.
     assert.equal(answer.stopReason, "end_turn");
     assert.match(textUnder(seen, sessionId), /after the cancel/);
@@ -327,7 +328,7 @@ Deno.test("a per-child cancel ends that child's subtree through the A2A gateway"
     }
     assert.ok(titled("far"), "the A2A run was not announced");
     await cancelChild(titled("helper")!.sessionId);
-    const answer = await prompt;
+    const answer = await within(prompt, "the turn after the per-child cancel", 30_000);
     assert.equal(answer.stopReason, "end_turn");
     const stop = (title: string) =>
       (seen.filter((s) =>
@@ -369,7 +370,7 @@ Deno.test("a per-child cancel of an ACP agent's own child session reaches that a
     assert.deepEqual(child()!.capabilities, { cancel: {} });
     const id = child()!.sessionId as string;
     await cancelChild(id);
-    const answer = await prompt;
+    const answer = await within(prompt, "the turn after the per-child cancel", 30_000);
     assert.equal(answer.stopReason, "end_turn");
     // The agent got the cancel for its child, not for its own turn, and went on.
     assert.equal(textUnder(seen, id), "child 1 workingchild 1 cancelled");
@@ -415,7 +416,7 @@ Deno.test("a per-child cancel ends an ACP provider's run and the child sessions 
     // The ACP provider's run registered its cancel: the client is offered it.
     assert.deepEqual(parent.capabilities, { cancel: {} });
     await cancelChild(parent.sessionId);
-    const answer = await prompt;
+    const answer = await within(prompt, "the turn after the per-child cancel", 30_000);
     assert.equal(answer.stopReason, "end_turn");
     assert.match(textUnder(seen, sessionId), /turn goes on/);
     assert.equal(endedIn(seen, "acp parent"), "aborted");
@@ -443,7 +444,7 @@ Deno.test("a per-child cancel ends a grandchild ACP run; its parent goes on", as
     const grand = announcedIn(seen, "grand")!;
     assert.deepEqual(grand.capabilities, { cancel: {} });
     await cancelChild(grand.sessionId);
-    const answer = await prompt;
+    const answer = await within(prompt, "the turn after the per-child cancel", 30_000);
     assert.equal(answer.stopReason, "end_turn");
     assert.equal(endedIn(seen, "grand"), "aborted");
     assert.equal(endedIn(seen, "helper"), "completed");

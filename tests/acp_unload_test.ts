@@ -6,21 +6,7 @@ import { createMemoryLogger, createRootScope, textOf } from "@seam/host";
 import { createSubagentService } from "@seam/subagent";
 import { createAcpProvider } from "@seam/subagent-acp";
 import { AgentWatch, TEST_AGENT, testAgentConfig } from "./acp_support.ts";
-
-/** `promise`, or a failure naming `what` after 20 s. */
-async function within<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${what} did not settle within 20 s`)), 20_000);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+import { within } from "./within.ts";
 
 Deno.test("createAcpProvider() with reuseProcess ends with the scope that registered it", async () => {
   const watch = new AgentWatch();

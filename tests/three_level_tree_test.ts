@@ -12,6 +12,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { createAcpProvider } from "@seam/subagent-acp";
 import { AgentWatch, processTable, TEST_AGENT, testAgentConfig } from "./acp_support.ts";
 import { startSpawnGateway } from "./a2a_support.ts";
+import { within } from "./within.ts";
 
 const SERVER = new URL("./testdata/acp_tree_server.ts", import.meta.url).pathname;
 const CONFIG = new URL("../deno.json", import.meta.url).pathname;
@@ -82,19 +83,6 @@ function titled(seen: readonly Seen[], title: string) {
   };
 }
 
-/** `promise`, or a failure naming `what` when it has not settled within `ms`. */
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => timer = setTimeout(() => reject(new Error(what)), ms)),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 const textUnder = (seen: readonly Seen[], sessionId: string): string =>
   seen.filter((s) => s.sessionId === sessionId && s.update.sessionUpdate === "agent_message_chunk")
     .map((s) => (s.update.content as { text: string }).text).join("");
@@ -144,7 +132,7 @@ Deno.test("ACP client → ACP server → A2A gateway → ACP agent: the whole tr
     assert.deepEqual(grandchild.capabilities, { cancel: {} });
     await client.agent.notify(acp.methods.agent.session.cancel, { sessionId: grandchild.id });
     // Not a timing assertion: without the cancel the agent's child hangs, and so would the test.
-    const answer = await within(prompt, 30_000, "the turn did not end after the per-child cancel");
+    const answer = await within(prompt, "the turn after the per-child cancel", 30_000);
     assert.equal(answer.stopReason, "end_turn");
 
     // The tree, level by level: session → helper → far (the A2A run) → the agent's child.
