@@ -7,6 +7,7 @@ import {
   type Tracer,
 } from "@opentelemetry/api";
 import { defineService, type ServiceKey } from "./scope.ts";
+import { ROOT_CONTEXT } from "@opentelemetry/api";
 import { activeContext, registered, withSpan } from "./_otel_global.ts";
 
 /**
@@ -167,4 +168,31 @@ export function traceCarrier(traceContext: unknown): Record<string, string> | un
     set: (into, key, value) => into[key] = value,
   });
   return Object.keys(carrier).length > 0 ? carrier : undefined;
+}
+
+/**
+ * The trace context a request's W3C trace headers (`traceparent`,
+ * `tracestate`) carry, read by the application's propagator: the parent of
+ * the span a server opens for the request. The api's root context when
+ * there is nothing to read (no propagator registered, or none the api would
+ * use). Typed `unknown`, as {@linkcode TraceParent.context} is: pass it as
+ * {@linkcode SpanStart.parent}.
+ *
+ * @example No propagator registered: the root context (the span starts its own trace)
+ * ```ts
+ * import { ROOT_CONTEXT } from "@opentelemetry/api";
+ * import { traceContextFrom } from "@seam/host";
+ * import assert from "node:assert/strict";
+ *
+ * const headers = new Headers({
+ *   traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+ * });
+ * assert.equal(traceContextFrom(headers), ROOT_CONTEXT);
+ * ```
+ */
+export function traceContextFrom(headers: Headers): unknown {
+  return registered("propagation")?.extract(ROOT_CONTEXT, headers, {
+    get: (from, key) => from.get(key) ?? undefined,
+    keys: (from) => [...from.keys()],
+  }) ?? ROOT_CONTEXT;
 }

@@ -3,6 +3,7 @@ import {
   type Context,
   context,
   propagation,
+  ROOT_CONTEXT,
   type Span,
   SpanStatusCode,
   trace,
@@ -20,6 +21,7 @@ import {
   failSpan,
   startSpan,
   traceCarrier,
+  traceContextFrom,
   traceParentKey,
 } from "./mod.ts";
 
@@ -95,6 +97,32 @@ Deno.test("traceCarrier() writes the W3C headers of a context, nothing without o
     (started.span as Span).end();
     await Promise.resolve();
   });
+});
+
+Deno.test("traceContextFrom() reads the W3C headers through the propagator the api would use", async () => {
+  const traceId = "0af7651916cd43dd8448eb211c80319c";
+  const traceparent = `00-${traceId}-b7ad6b7169203331-01`;
+  const headers = new Headers({ traceparent, tracestate: "vendor=value" });
+  assert.equal(traceContextFrom(headers), ROOT_CONTEXT, "no propagator: the root context");
+  await recording(async () => {
+    const read = trace.getSpanContext(traceContextFrom(headers) as Context);
+    assert.equal(read?.traceId, traceId);
+    assert.equal(read?.spanId, "b7ad6b7169203331");
+    assert.equal(read?.traceState?.get("vendor"), "value");
+    const none = traceContextFrom(new Headers({ traceparent: "not a traceparent" }));
+    assert.equal(trace.getSpanContext(none as Context), undefined);
+    await Promise.resolve();
+  });
+  // A registry of an api major this package does not speak: its propagator is not used.
+  const key = Symbol.for("opentelemetry.js.api.1");
+  const global = globalThis as Record<symbol, unknown>;
+  const before = global[key];
+  try {
+    global[key] = { version: "2.10.0", propagation: new W3CTraceContextPropagator() };
+    assert.equal(traceContextFrom(headers), ROOT_CONTEXT);
+  } finally {
+    global[key] = before;
+  }
 });
 
 Deno.test("activeTracer() finds a registered provider exactly where @opentelemetry/api's trace does", () => {

@@ -1,19 +1,13 @@
 /**
  * Server spans (OpenTelemetry HTTP and RPC conventions) through
  * `@opentelemetry/api` only: one SERVER span per A2A request, parented by
- * the caller's W3C `traceparent`/`tracestate` headers (the application's
- * propagator reads them), and the context the runs a request starts hang
- * under. Without a registered tracer provider a request costs one global
+ * the caller's W3C `traceparent`/`tracestate` headers (`@seam/host`'s
+ * `traceContextFrom`, through the application's propagator), and the
+ * context the runs a request starts hang under. Without a registered tracer provider a request costs one global
  * read here and nothing else.
  */
-import {
-  type Context,
-  ROOT_CONTEXT,
-  type Span,
-  type TextMapGetter,
-  type TextMapPropagator,
-} from "@opentelemetry/api";
-import { activeTracer, failSpan, SEAM_VERSION, startSpan } from "@seam/host";
+import type { Context, Span } from "@opentelemetry/api";
+import { activeTracer, failSpan, SEAM_VERSION, startSpan, traceContextFrom } from "@seam/host";
 
 const NAME = "@seam/gateway";
 
@@ -46,24 +40,6 @@ const KNOWN_METHODS = new Set([
 ]);
 
 /**
- * The application's propagator, read from `@opentelemetry/api`'s global
- * registry as `@seam/host` reads its tracer provider (the api's
- * `propagation` singleton would bundle ~8 kB more). Called once
- * `activeTracer` found a tracer: the registry is there and compatible.
- */
-function registeredPropagator(): TextMapPropagator | undefined {
-  const registry = (globalThis as Record<symbol, { propagation?: TextMapPropagator } | undefined>)[
-    Symbol.for("opentelemetry.js.api.1")
-  ];
-  return registry?.propagation;
-}
-
-const headerGetter: TextMapGetter<Headers> = {
-  get: (carrier: Headers, key: string) => carrier.get(key) ?? undefined,
-  keys: (carrier: Headers) => [...carrier.keys()],
-};
-
-/**
  * Answer `request` with `handle` inside a SERVER span when a tracer is
  * registered. The span ends when the response is handed back, or for an
  * SSE stream when the stream ends (its last frame, an error, or the client
@@ -75,16 +51,12 @@ export function traceRequest(
 ): Promise<Response> {
   const tracer = activeTracer(NAME, SEAM_VERSION);
   if (!tracer) return handle();
-  const propagator = registeredPropagator();
-  const parent = propagator
-    ? propagator.extract(ROOT_CONTEXT, request.headers, headerGetter)
-    : ROOT_CONTEXT;
   const url = new URL(request.url);
   const known = KNOWN_METHODS.has(request.method);
   const started = startSpan(tracer, {
     name: known ? request.method : "HTTP",
     kind: "server",
-    parent,
+    parent: traceContextFrom(request.headers),
     attributes: {
       "http.request.method": known ? request.method : "_OTHER",
       "url.path": url.pathname,
