@@ -2,42 +2,18 @@
 // 0.140.0, the last line checked here that still has the subcommand) driven by
 // createMcpProvider, offline against a fake Responses API model server
 // (tests/mcp_fake_responses.ts). Codex is installed with npm into tests/.out
-// on first use (Deno's npm resolution cannot install its per-platform
-// binaries); without npm or the registry the test is skipped, saying so.
+// on first use (tests/npm_bin.ts); without npm or the registry the test is
+// skipped, saying so.
 import assert from "node:assert/strict";
 import { createHost, createMemoryLogger } from "@seam/host";
 import { createSubagentService, subagentProgress } from "@seam/subagent";
 import { createMcpProvider } from "@seam/mcp";
 import { startFakeResponses } from "./mcp_fake_responses.ts";
+import { codexHome } from "./acp_codex.ts";
+import { npmBin } from "./npm_bin.ts";
 
 const CODEX = "@openai/codex@0.140.0";
-const OUT = new URL("./.out/", import.meta.url).pathname;
-const BIN = `${OUT}codex/node_modules/.bin/codex`;
-
-function installed(): boolean {
-  try {
-    return Deno.statSync(BIN).isFile;
-  } catch {
-    return false;
-  }
-}
-
-async function ensureCodex(): Promise<boolean> {
-  if (installed()) return true;
-  try {
-    await Deno.mkdir(`${OUT}codex`, { recursive: true });
-    const { success } = await new Deno.Command("npm", {
-      args: ["install", "--no-audit", "--no-fund", "--prefix", `${OUT}codex`, CODEX],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    if (success && installed()) return true;
-  } catch { /* no npm */ }
-  console.warn(`mcp_codex_test: skipped, ${CODEX} could not be installed with npm`);
-  return false;
-}
-
-const available = await ensureCodex();
+const bin = await npmBin(CODEX, "codex", "codex");
 
 /** Processes whose environment names `home` (the run's own CODEX_HOME), by `ps`: pid, group, state, name. */
 async function processesWith(home: string): Promise<string[]> {
@@ -53,21 +29,16 @@ async function processesWith(home: string): Promise<string[]> {
 
 Deno.test({
   name: "createMcpProvider() runs codex mcp-server's codex tool as a child, offline",
-  ignore: !available,
+  ignore: bin === undefined,
 }, async () => {
   await using fake = startFakeResponses();
-  const home = await Deno.makeTempDir({ dir: OUT, prefix: "codex-home-" });
-  await Deno.writeTextFile(
-    `${home}/config.toml`,
-    `model = "fake-model"\nmodel_provider = "fake"\n\n[model_providers.fake]\n` +
-      `name = "fake"\nbase_url = "${fake.baseUrl}"\nwire_api = "responses"\n`,
-  );
+  const home = await codexHome(fake.baseUrl);
   const host = createHost({ logger: createMemoryLogger().logger });
   const subagents = createSubagentService(host.scope);
   subagents.registerProvider(
     createMcpProvider({
       name: "codex",
-      command: BIN,
+      command: bin!,
       args: ["mcp-server"],
       // HOME too: codex snapshots a login shell, and a profile's background jobs (pyenv's
       // rehash here) start sessions of their own that nothing can tie to the run.
