@@ -24,13 +24,16 @@ interface Seen {
 
 /**
  * Start the server process and an SDK client on it; `subagents`: advertise the
- * capability; `onElicit`: declare form elicitation and answer it so.
+ * capability; `onElicit`: declare form elicitation and answer it so. The
+ * server's stderr is passed on, and kept (`log()`) once `close()` returned.
  */
 async function connect(
   subagents: boolean,
   onPermission?: (params: Record<string, unknown>) => void,
   extraArgs: readonly string[] = [],
-  onElicit?: (params: Record<string, unknown>) => acp.CreateElicitationResponse,
+  onElicit?: (
+    params: Record<string, unknown>,
+  ) => acp.CreateElicitationResponse | Promise<acp.CreateElicitationResponse>,
 ) {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
@@ -48,8 +51,18 @@ async function connect(
     ],
     stdin: "piped",
     stdout: "piped",
-    stderr: "inherit",
+    stderr: "piped",
   }).spawn();
+  // Its stderr, passed on and kept for the tests that look at its log.
+  let logged = "";
+  const stderrDone = child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
+    new WritableStream({
+      write(text) {
+        logged += text;
+        Deno.stderr.writeSync(new TextEncoder().encode(text));
+      },
+    }),
+  ).catch(() => {});
   const seen: Seen[] = [];
   const client = acp.client({ name: "tree-test" })
     .onNotification(acp.methods.client.session.update, ({ params }) => {
@@ -82,6 +95,7 @@ async function connect(
     await child.status;
     clearTimeout(timer);
     await client.closed.catch(() => {});
+    await stderrDone;
   };
   /** A turn of the session on `text`: its answer. */
   const turn = (text: string) =>
@@ -92,7 +106,7 @@ async function connect(
   /** The client's `session/cancel` for (child) session `id`. */
   const cancelChild = (id: unknown) =>
     client.agent.notify(acp.methods.agent.session.cancel, { sessionId: id as string });
-  return { client, seen, sessionId, close, turn, cancelChild };
+  return { client, seen, sessionId, close, turn, cancelChild, log: () => logged };
 }
 
 /** Each child session's parent session, from the announcements. */
@@ -527,5 +541,50 @@ Deno.test("a declined elicitation refuses the question; without the capability i
     } finally {
       await close();
     }
+  });
+});
+
+Deno.test("serveAcpAgent() logs a failed ask at warn, one its cancelled run withdrew at debug", async (t) => {
+  const asking = `@call ask_user ${
+    JSON.stringify({ description: "asker", prompt: "Which colour?" })
+  }\n@reply got {{results}}`;
+  const failedAsk = (level: string) =>
+    new RegExp(` ${level}: Asking the ACP client for \\S+'s question failed`);
+  await t.step("the client fails the elicitation: warn", async () => {
+    const { seen, sessionId, close, turn, log } = await connect(true, undefined, [
+      "--log=debug",
+    ], () => {
+      throw new Error("the client broke");
+    });
+    try {
+      await within(turn(asking), "the turn");
+      assert.match(textUnder(seen, sessionId), /got refused: the ACP client did not answer/);
+    } finally {
+      await close();
+    }
+    assert.match(log(), failedAsk("warn"));
+  });
+  await t.step("the turn is cancelled while the client is asked: debug", async () => {
+    let asked!: () => void;
+    const whenAsked = new Promise<void>((resolve) => asked = resolve);
+    let release!: (answer: acp.CreateElicitationResponse) => void;
+    const unanswered = new Promise<acp.CreateElicitationResponse>((resolve) => release = resolve);
+    const { sessionId, close, turn, cancelChild, log } = await connect(true, undefined, [
+      "--log=debug",
+    ], () => {
+      asked();
+      return unanswered;
+    });
+    try {
+      const answer = turn(asking);
+      await within(whenAsked, "the elicitation");
+      await cancelChild(sessionId); // the session's own turn: its runs' asks are withdrawn
+      assert.equal((await within(answer, "the cancelled turn")).stopReason, "cancelled");
+    } finally {
+      release({ action: "cancel" });
+      await close();
+    }
+    assert.match(log(), failedAsk("debug"));
+    assert.doesNotMatch(log(), failedAsk("warn"));
   });
 });

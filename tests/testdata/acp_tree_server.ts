@@ -6,7 +6,8 @@
 // request of kind "question", through @seam/subagent's SubagentInputs, as any
 // provider asks) and replies with the answer, or the refusal's reason.
 // With `--a2a=<agent card url>`, also `remote_agent`: an A2A agent there
-// (a seam gateway), for the three-level tree.
+// (a seam gateway), for the three-level tree. With `--log=debug`, logs at
+// debug level (stderr) too.
 // Usage: deno run --allow-env --allow-run --allow-read --allow-net acp_tree_server.ts <test agent path> [--a2a=<url>]
 import { createHost, createLogger, createScriptedModel, textOf } from "@seam/host";
 import { createSubagentService, SubagentInputs, type SubagentProvider } from "@seam/subagent";
@@ -17,7 +18,7 @@ import { installSubagentTool } from "@seam/tool-subagent";
 
 const [testAgent] = Deno.args;
 const logger = createLogger({
-  level: "warn",
+  level: Deno.args.includes("--log=debug") ? "debug" : "warn",
   name: `tree-server[${Deno.pid}]`,
   sink: (r) => console.error(`${r.name} ${r.level}: ${r.message}`, ...r.data),
 });
