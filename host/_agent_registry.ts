@@ -27,6 +27,8 @@ const CREATE_KEYS = [
   "id",
   "signal",
 ] satisfies (keyof CreateAgentOptions)[];
+// Made once: every agent's creation passes it.
+const UNDER_OPTIONS = { under: "options" } as const;
 
 /** Why an aborted creation fails: the signal's reason, or an AbortError saying so. */
 function creationCancelled(signal: AbortSignal): unknown {
@@ -38,7 +40,7 @@ function readOptions(options: AgentOptions): ResolvedAgentOptions {
   if (!isRecord(copy)) {
     invalid(`options: expected an object, got ${describe(options)}`);
   }
-  refuseUnknownOptions("create an agent", copy, OPTION_KEYS, { under: "options" });
+  refuseUnknownOptions("create an agent", copy, OPTION_KEYS, UNDER_OPTIONS);
   const { model, subagentDepth = 0, maxTokens } = copy as Record<string, JsonValue>;
   if (typeof model !== "string" || model === "") {
     invalid(`options.model: expected a non-empty string, got ${describe(model)}`);

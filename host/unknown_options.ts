@@ -49,19 +49,24 @@ export function refuseUnknownOptions(
   action: string,
   options: object | undefined,
   known: readonly string[],
-  where: RefuseUnknownOptionsOptions = {},
+  where?: RefuseUnknownOptionsOptions,
 ): void {
   if (options === undefined) return;
-  const { under, hint } = where;
+  const under = where?.under;
   let problem: string | undefined;
   if (!isRecord(options)) {
     problem = `${under ?? "options"} must be an object, got ${describe(options)}`;
   } else {
-    const key = Object.keys(options).find((key) => !known.includes(key));
-    if (key !== undefined) {
-      problem = `unknown option ${under ? `${under}.` : ""}${key} (known: ${known.join(", ")}${
-        hint ? `; ${hint}` : ""
-      })`;
+    // `for…in` and no closure: an agent's creation runs this twice, and the
+    // happy path allocates nothing (Object.keys(…).find cost ~100 B per agent).
+    for (const key in options) {
+      if (Object.hasOwn(options, key) && !known.includes(key)) {
+        const hint = where?.hint;
+        problem = `unknown option ${under ? `${under}.` : ""}${key} (known: ${known.join(", ")}${
+          hint ? `; ${hint}` : ""
+        })`;
+        break;
+      }
     }
   }
   if (problem !== undefined) throw new TypeError(`Cannot ${action}: ${problem}`);

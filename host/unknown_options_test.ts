@@ -44,3 +44,15 @@ Deno.test("refuseUnknownOptions() refuses options that are no object", () => {
     { message: "Cannot create x: pool must be an object, got null" },
   );
 });
+
+Deno.test("refuseUnknownOptions() reads only the options' own string keys", () => {
+  // An inherited key (a class instance's defaults, a prototype chain) is no option given.
+  const options = Object.assign(Object.create({ inherited: true }), { name: "a" });
+  refuseUnknownOptions("create x", options, KNOWN);
+  refuseUnknownOptions("create x", { name: "a", [Symbol("tag")]: 1 }, KNOWN);
+  assert.throws(
+    () =>
+      refuseUnknownOptions("create x", Object.assign(Object.create(options), { nmae: 1 }), KNOWN),
+    TypeError,
+  );
+});

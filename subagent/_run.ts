@@ -36,9 +36,11 @@ export interface LiveRunCell {
 }
 
 /**
- * The places of each service while it has a live run: where
+ * The places of each service until its scope is disposed: where
  * `findRunControl` (run_control.ts) finds a run to cancel by id, at no cost
- * per run beyond what the service keeps anyway.
+ * per run beyond what the service keeps anyway. Added once per service, not
+ * per run: a `Set` added to and emptied at every run cost ~330 bytes per
+ * spawn run (bench/README.md, session 14).
  */
 export const livePlaces: Set<Map<string, LiveRunCell>> = new Set();
 
@@ -268,7 +270,6 @@ class RunRecord implements RunNode {
     cell.scope = context.parentScope;
     context.runs.add(cell);
     context.places.set(id, cell);
-    livePlaces.add(context.places);
     return run;
   }
 
@@ -317,7 +318,6 @@ class RunRecord implements RunNode {
       const cell = this.#cell;
       context.runs.delete(cell);
       if (context.places.get(this.#id) === cell) context.places.delete(this.#id);
-      if (!context.places.size) livePlaces.delete(context.places);
       cell.run = cell.node = cell.scope = undefined;
       this.#unbind();
     }

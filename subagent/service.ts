@@ -13,7 +13,7 @@ import { assertSubagentMaxDepth } from "./max_depth.ts";
 import { snapshotProvider } from "./_provider.ts";
 import { type AcceptedRequest, acceptRequest } from "./_request.ts";
 import { failRunSpan, type RunSpan, startRunSpan, traceRun, underParent } from "./_trace.ts";
-import { type LiveRunCell, wrapRun } from "./_run.ts";
+import { livePlaces, type LiveRunCell, wrapRun } from "./_run.ts";
 import type {
   RegisteredSubagentProvider,
   SubagentProvider,
@@ -203,6 +203,8 @@ export function createSubagentService(scope: Scope): SubagentService {
     assertSubagentMaxDepth,
   };
   scope.provide(subagentServiceKey, service);
+  livePlaces.add(places);
+  scope.onDispose(() => void livePlaces.delete(places));
   return freeze(service);
 }
 
