@@ -4,29 +4,17 @@
 // ends (stdin EOF, then the supervisor's SIGTERM and SIGKILL).
 import assert from "node:assert/strict";
 import { processTable, TEST_AGENT } from "./acp_support.ts";
+import { spawnDenoScript } from "./spawn_support.ts";
 
 const PROGRAM = new URL("./testdata/acp_forgotten_run.ts", import.meta.url).pathname;
-const CONFIG = new URL("../deno.json", import.meta.url).pathname;
 /** Generous for a loaded machine: without the fix the program never exits. */
 const EXIT_BOUND_MS = 30_000;
 
 /** Run the program; its stdout, or a failure when it does not exit within the bound. */
 async function runProgram(args: readonly string[]): Promise<string> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--config",
-      CONFIG,
-      "--allow-env",
-      "--allow-run",
-      "--allow-read",
-      PROGRAM,
-      ...args,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnDenoScript(PROGRAM, ["--allow-env", "--allow-run", "--allow-read"], args, {
+    stdin: "inherit",
+  });
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;

@@ -21,17 +21,16 @@ import {
   subagentStart,
 } from "@seam/subagent";
 import { acpChild, serveAcpAgent } from "@seam/subagent-acp";
+import { acpClient, openSession, type Seen } from "./acp_client_support.ts";
 
 /** The bound the README names. */
 const MAX_TOLD_DESCENDANTS = 1024;
-
-type Update = Record<string, unknown> & { sessionUpdate: string };
 
 async function served(
   body: (s: {
     agent: Agent;
     sessionId: string;
-    seen: { sessionId: string; update: Update }[];
+    seen: Seen[];
     records: LogRecord[];
     /** A turn of the session: once answered, every update sent before it has arrived. */
     turn(): Promise<string>;
@@ -51,21 +50,12 @@ async function served(
     logger,
     setup: (created) => void (agent = created),
   });
-  const seen: { sessionId: string; update: Update }[] = [];
-  const client = acp.client({ name: "bounds-test" })
-    .onNotification(acp.methods.client.session.update, ({ params }) => {
-      seen.push({ sessionId: params.sessionId, update: params.update as unknown as Update });
-    })
-    .connect(acp.ndJsonStream(toServer.writable, toClient.readable));
+  const { client, seen } = acpClient(
+    "bounds-test",
+    acp.ndJsonStream(toServer.writable, toClient.readable),
+  );
   try {
-    await client.agent.request(acp.methods.agent.initialize, {
-      protocolVersion: 1,
-      clientCapabilities: { subagents: {} } as acp.ClientCapabilities,
-    });
-    const { sessionId } = await client.agent.request(acp.methods.agent.session.new, {
-      cwd: "/tmp",
-      mcpServers: [],
-    });
+    const sessionId = await openSession(client, { subagents: {} });
     await body({
       agent: agent!,
       sessionId,

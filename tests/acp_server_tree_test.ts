@@ -9,18 +9,10 @@ import assert from "node:assert/strict";
 // The unstable schema: the stable one rejects `subagent_update`.
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { createAcpProvider } from "@seam/subagent-acp";
-import { AgentWatch, TEST_AGENT, testAgentConfig } from "./acp_support.ts";
+import { AgentWatch, testAgentConfig } from "./acp_support.ts";
 import { startSpawnGateway } from "./a2a_support.ts";
 import { within } from "./within.ts";
-
-const SERVER = new URL("./testdata/acp_tree_server.ts", import.meta.url).pathname;
-const CONFIG = new URL("../deno.json", import.meta.url).pathname;
-
-type Update = Record<string, unknown> & { sessionUpdate: string };
-interface Seen {
-  readonly sessionId: string;
-  readonly update: Update;
-}
+import { connectTreeServer, type Seen, textUnder, type Update } from "./acp_client_support.ts";
 
 /**
  * Start the server process and an SDK client on it; `subagents`: advertise the
@@ -35,68 +27,26 @@ async function connect(
     params: Record<string, unknown>,
   ) => acp.CreateElicitationResponse | Promise<acp.CreateElicitationResponse>,
 ) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--config",
-      CONFIG,
-      "--allow-env",
-      "--allow-run",
-      "--allow-read",
-      "--allow-net=127.0.0.1",
-      SERVER,
-      TEST_AGENT,
-      ...extraArgs,
-    ],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  // Its stderr, passed on and kept for the tests that look at its log.
-  let logged = "";
-  const stderrDone = child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
-    new WritableStream({
-      write(text) {
-        logged += text;
-        Deno.stderr.writeSync(new TextEncoder().encode(text));
-      },
-    }),
-  ).catch(() => {});
-  const seen: Seen[] = [];
-  const client = acp.client({ name: "tree-test" })
-    .onNotification(acp.methods.client.session.update, ({ params }) => {
-      seen.push({ sessionId: params.sessionId, update: params.update as unknown as Update });
-    })
-    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
-      onPermission?.(params as unknown as Record<string, unknown>);
-      const allow = params.options.find((o) => o.kind === "allow_once")!;
-      return { outcome: { outcome: "selected", optionId: allow.optionId } };
-    })
-    .onRequest(acp.methods.client.elicitation.create, ({ params }) => {
-      if (!onElicit) throw new Error("this client declared no elicitation");
-      return onElicit(params as unknown as Record<string, unknown>);
-    })
-    .connect(acp.ndJsonStream(child.stdin, child.stdout));
-  await client.agent.request(acp.methods.agent.initialize, {
-    protocolVersion: 1,
-    clientCapabilities: {
+  const { client, seen, sessionId, close, log } = await connectTreeServer({
+    args: extraArgs,
+    stderr: "kept",
+    name: "tree-test",
+    capabilities: {
       ...(subagents ? { subagents: {} } : {}),
       ...(onElicit ? { elicitation: { form: {} } } : {}),
-    } as acp.ClientCapabilities,
+    },
+    handlers: (app) =>
+      app
+        .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+          onPermission?.(params as unknown as Record<string, unknown>);
+          const allow = params.options.find((o) => o.kind === "allow_once")!;
+          return { outcome: { outcome: "selected", optionId: allow.optionId } };
+        })
+        .onRequest(acp.methods.client.elicitation.create, ({ params }) => {
+          if (!onElicit) throw new Error("this client declared no elicitation");
+          return onElicit(params as unknown as Record<string, unknown>);
+        }),
   });
-  const { sessionId } = await client.agent.request(acp.methods.agent.session.new, {
-    cwd: "/tmp",
-    mcpServers: [],
-  });
-  const close = async () => {
-    await child.stdin.close().catch(() => {});
-    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-    await child.status;
-    clearTimeout(timer);
-    await client.closed.catch(() => {});
-    await stderrDone;
-  };
   /** A turn of the session on `text`: its answer. */
   const turn = (text: string) =>
     client.agent.request(acp.methods.agent.session.prompt, {
@@ -106,7 +56,7 @@ async function connect(
   /** The client's `session/cancel` for (child) session `id`. */
   const cancelChild = (id: unknown) =>
     client.agent.notify(acp.methods.agent.session.cancel, { sessionId: id as string });
-  return { client, seen, sessionId, close, turn, cancelChild, log: () => logged };
+  return { client, seen, sessionId, close, turn, cancelChild, log };
 }
 
 /** Each child session's parent session, from the announcements. */
@@ -124,13 +74,6 @@ function depthOf(map: Map<string, string>, id: string, root: string): number {
   let depth = 0;
   for (let at = id; at !== root; at = map.get(at)!) depth++;
   return depth;
-}
-
-function textUnder(seen: readonly Seen[], sessionId: string): string {
-  return seen.filter((s) =>
-    s.sessionId === sessionId && s.update.sessionUpdate === "agent_message_chunk"
-  )
-    .map((s) => (s.update.content as { text: string }).text).join("");
 }
 
 const TREE_PROMPT = [

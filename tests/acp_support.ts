@@ -17,6 +17,7 @@ import {
 } from "@seam/host";
 import { createSubagentService, type SubagentRun, type SubagentService } from "@seam/subagent";
 import { type AcpProvider, type AcpProviderConfig, createAcpProvider } from "@seam/subagent-acp";
+import { spawnDenoScript } from "./spawn_support.ts";
 
 /**
  * Whether these tests run under Deno (under Node, `deno task test:node`
@@ -281,22 +282,12 @@ export async function startHostFixture(flags: readonly string[]): Promise<{
   /** End it (SIGKILL when still running) and its output. */
   stop(): Promise<void>;
 }> {
-  const host = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--config",
-      new URL("../deno.json", import.meta.url).pathname,
-      "--allow-env",
-      "--allow-read",
-      "--allow-run",
-      new URL("./acp_host_fixture.ts", import.meta.url).pathname,
-      ...flags,
-    ],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
+  const host = spawnDenoScript(
+    new URL("./acp_host_fixture.ts", import.meta.url).pathname,
+    ["--allow-env", "--allow-read", "--allow-run"],
+    flags,
+    { stdin: "null", stderr: "inherit" },
+  );
   const reader = host.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let text = "";
   while (!text.includes("ready\n")) {

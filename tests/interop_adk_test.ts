@@ -20,9 +20,9 @@ import {
 import { type A2AAgentCard, createA2AProvider } from "@seam/subagent-a2a";
 import { SEAM_EXTENSION_URI } from "../gateway/mod.ts";
 import { serveGateway } from "../gateway/serve.ts";
+import { spawnDenoScript } from "./spawn_support.ts";
 
 const PEER = new URL("./testdata/adk_peer.ts", import.meta.url).pathname;
-const CONFIG = new URL("../deno.json", import.meta.url).pathname;
 /** Far above what any step takes: a peer that hangs fails the test instead of holding it. */
 const PEER_BOUND_MS = 60_000;
 
@@ -35,23 +35,11 @@ class AdkPeer {
   readonly #said: string[] = [];
 
   constructor(args: string[]) {
-    this.#child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--quiet",
-        "--config",
-        CONFIG,
-        "--allow-env",
-        "--allow-read",
-        "--allow-sys",
-        "--allow-net=127.0.0.1",
-        PEER,
-        ...args,
-      ],
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    this.#child = spawnDenoScript(
+      PEER,
+      ["--allow-env", "--allow-read", "--allow-sys", "--allow-net=127.0.0.1"],
+      args,
+    );
     this.#lines = this.#child.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(
       splitLines(),
     )[Symbol.asyncIterator]();

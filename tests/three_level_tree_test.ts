@@ -10,60 +10,19 @@ import assert from "node:assert/strict";
 // The unstable schema: the stable one rejects `subagent_update`.
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { createAcpProvider } from "@seam/subagent-acp";
-import { AgentWatch, processTable, TEST_AGENT, testAgentConfig } from "./acp_support.ts";
+import { AgentWatch, processTable, testAgentConfig } from "./acp_support.ts";
 import { startSpawnGateway } from "./a2a_support.ts";
 import { within } from "./within.ts";
-
-const SERVER = new URL("./testdata/acp_tree_server.ts", import.meta.url).pathname;
-const CONFIG = new URL("../deno.json", import.meta.url).pathname;
-
-type Update = Record<string, unknown> & { sessionUpdate: string };
-interface Seen {
-  readonly sessionId: string;
-  readonly update: Update;
-}
+import { connectTreeServer, type Seen, textUnder } from "./acp_client_support.ts";
 
 /** Our ACP server as a process, reaching the gateway's card, and an SDK client advertising subagents. */
 async function connect(card: string) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--config",
-      CONFIG,
-      "--allow-env",
-      "--allow-run",
-      "--allow-read",
-      "--allow-net=127.0.0.1",
-      SERVER,
-      TEST_AGENT,
-      `--a2a=${card}`,
-    ],
-    stdin: "piped",
-    stdout: "piped",
+  const { child, client, seen, sessionId, close } = await connectTreeServer({
+    args: [`--a2a=${card}`],
     stderr: "inherit",
-  }).spawn();
-  const seen: Seen[] = [];
-  const client = acp.client({ name: "three-level-test" })
-    .onNotification(acp.methods.client.session.update, ({ params }) => {
-      seen.push({ sessionId: params.sessionId, update: params.update as unknown as Update });
-    })
-    .connect(acp.ndJsonStream(child.stdin, child.stdout));
-  await client.agent.request(acp.methods.agent.initialize, {
-    protocolVersion: 1,
-    clientCapabilities: { subagents: {} } as acp.ClientCapabilities,
+    name: "three-level-test",
+    capabilities: { subagents: {} },
   });
-  const { sessionId } = await client.agent.request(acp.methods.agent.session.new, {
-    cwd: "/tmp",
-    mcpServers: [],
-  });
-  const close = async () => {
-    await child.stdin.close().catch(() => {});
-    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-    await child.status;
-    clearTimeout(timer);
-    await client.closed.catch(() => {});
-  };
   return { client, seen, sessionId, pid: child.pid, close };
 }
 
@@ -82,10 +41,6 @@ function titled(seen: readonly Seen[], title: string) {
     capabilities: announced.update.capabilities,
   };
 }
-
-const textUnder = (seen: readonly Seen[], sessionId: string): string =>
-  seen.filter((s) => s.sessionId === sessionId && s.update.sessionUpdate === "agent_message_chunk")
-    .map((s) => (s.update.content as { text: string }).text).join("");
 
 /** The session agent's tool calls: `helper` (in-process) → `far` (over A2A), and `sibling`. */
 const PROMPT = [
