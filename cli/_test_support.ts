@@ -1,7 +1,8 @@
 // The CLI as a real process: `deno run cli/main.ts …`, its output captured,
 // killed (and the test failed) past a deadline.
-import { SubagentInputs, type SubagentProvider, type SubagentResultInput } from "@seam/subagent";
+import type { SubagentProvider } from "@seam/subagent";
 import { textOf } from "@seam/host";
+import { askingProvider } from "../tests/asking_support.ts";
 
 const MAIN = new URL("./main.ts", import.meta.url).pathname;
 const decoder = new TextDecoder();
@@ -119,38 +120,20 @@ const OPTIONS = [
  * answers with the option chosen (or the refusal), as a remote agent needing
  * input at the terminal would.
  */
-export function askingProvider(): SubagentProvider {
-  let n = 0;
-  return {
-    name: "asking",
-    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
-    inheritsParentContext: false,
-    start(request) {
-      const id = `asking-${++n}`;
-      const inputs = new SubagentInputs(request.parent.scope, id);
-      const result = (async (): Promise<SubagentResultInput> => {
-        const what = textOf(request.prompt).trim();
-        const answer = await inputs.ask({
-          kind: "permission",
-          message: `May I ${what}?`,
-          toolCall: { name: "shell", title: what, rawInput: { command: what } },
-          options: OPTIONS,
-        });
-        const said = answer.outcome === "selected"
-          ? `chose ${answer.optionId}`
-          : answer.outcome === "answered"
-          ? `heard ${answer.text}`
-          : `refused: ${answer.reason}`;
-        return { output: said, stopReason: "completed" };
-      })();
-      return {
-        id,
-        started: Promise.resolve(),
-        result,
-        respond: (requestId, answer) => inputs.respond(requestId, answer),
-        cancel: (reason?: string) => inputs.cancelAll(reason ?? "cancelled"),
-        dispose: () => result.then(() => {}),
-      };
-    },
-  };
+export function permissionAsker(): SubagentProvider {
+  return askingProvider("asking", async ({ request, ask }) => {
+    const what = textOf(request.prompt).trim();
+    const answer = await ask({
+      kind: "permission",
+      message: `May I ${what}?`,
+      toolCall: { name: "shell", title: what, rawInput: { command: what } },
+      options: OPTIONS,
+    });
+    const said = answer.outcome === "selected"
+      ? `chose ${answer.optionId}`
+      : answer.outcome === "answered"
+      ? `heard ${answer.text}`
+      : `refused: ${answer.reason}`;
+    return { output: said, stopReason: "completed" };
+  });
 }

@@ -8,7 +8,7 @@ import { createAcpProvider } from "@seam/subagent-acp";
 import { COMMANDS } from "@seam/cli";
 import { startSpawnGateway } from "../tests/a2a_support.ts";
 import { fakeAgent, task } from "../tests/a2a_fake_agent.ts";
-import { askingProvider, runSeam, startSeam } from "./_test_support.ts";
+import { permissionAsker, runSeam, startSeam } from "./_test_support.ts";
 
 Deno.test("seam --help lists every command of the table; each --help prints usage, starts nothing", async (t) => {
   const { code, stdout } = await runSeam(["--help"]);
@@ -159,7 +159,7 @@ Deno.test("seam send gives up on a remote gone quiet after --idle-timeout, namin
 
 Deno.test("seam send asks the human at the terminal when the remote needs input", async (t) => {
   const gateway = startSpawnGateway("loopback", {
-    setup: (_host, subagents) => subagents.registerProvider(askingProvider()),
+    setup: (_host, subagents) => subagents.registerProvider(permissionAsker()),
   });
   try {
     await t.step("an option by its number", async () => {

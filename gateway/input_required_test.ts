@@ -10,6 +10,7 @@ import {
   type SubagentRunHandle,
 } from "@seam/subagent";
 import { SEAM_EXTENSION_URI } from "./mod.ts";
+import { askingProvider } from "../tests/asking_support.ts";
 import {
   describeFrame,
   frames,
@@ -32,44 +33,22 @@ const PERMISSION: SubagentInputAsk = {
 };
 
 /** A provider whose runs ask `ask` once, then end with what the answer was. */
-function askingProvider(
-  ask: SubagentInputAsk,
+function answerKeeper(
+  asked: SubagentInputAsk,
 ): SubagentProvider & { answers: SubagentInputAnswer[] } {
   const answers: SubagentInputAnswer[] = [];
-  let n = 0;
-  return {
-    name: "asks",
-    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
-    inheritsParentContext: false,
-    answers,
-    start(request) {
-      const id = `asks-${++n}`;
-      const inputs = new SubagentInputs(request.parent.scope, id);
-      let cancelled = false;
-      const result = (async (): Promise<SubagentResultInput> => {
-        await tick();
-        const answer = await inputs.ask(ask);
-        answers.push(answer);
-        if (cancelled) return { output: "", stopReason: "aborted" };
-        return { output: JSON.stringify(answer), stopReason: "completed" };
-      })();
-      return {
-        id,
-        started: Promise.resolve(),
-        result,
-        respond: (requestId, answer) => inputs.respond(requestId, answer),
-        cancel() {
-          cancelled = true;
-          inputs.cancelAll("the run was cancelled");
-        },
-        dispose: () => result.then(() => {}),
-      };
-    },
-  };
+  const provider = askingProvider("asks", async (run) => {
+    await tick();
+    const answer = await run.ask(asked);
+    answers.push(answer);
+    if (run.cancelled) return { output: "", stopReason: "aborted" };
+    return { output: JSON.stringify(answer), stopReason: "completed" };
+  });
+  return { ...provider, answers };
 }
 
 Deno.test("a permission request: INPUT_REQUIRED with the request, the answer by message", async (t) => {
-  const provider = askingProvider(PERMISSION);
+  const provider = answerKeeper(PERMISSION);
   await withSetup([provider], {}, async (s) => {
     const sent = await rpc(s.gateway, "SendMessage", { message: message("go") });
     const task = sent.result.task;
@@ -108,7 +87,7 @@ Deno.test("a permission request: INPUT_REQUIRED with the request, the answer by 
 });
 
 Deno.test("the seam extension's answer names the request and the option", async () => {
-  const provider = askingProvider(PERMISSION);
+  const provider = answerKeeper(PERMISSION);
   await withSetup([provider], {}, async (s) => {
     const sent = await rpc(s.gateway, "SendMessage", { message: message("go") });
     const task = sent.result.task;
@@ -132,7 +111,7 @@ Deno.test("the seam extension's answer names the request and the option", async 
 });
 
 Deno.test("an authentication request puts the task in AUTH_REQUIRED", async () => {
-  const provider = askingProvider({ kind: "authentication", message: "Log in to the wiki" });
+  const provider = answerKeeper({ kind: "authentication", message: "Log in to the wiki" });
   await withSetup([provider], {}, async (s) => {
     const sent = await rpc(s.gateway, "SendMessage", { message: message("go") });
     assert.equal(sent.result.task.status.state, "TASK_STATE_AUTH_REQUIRED");
@@ -145,7 +124,7 @@ Deno.test("an authentication request puts the task in AUTH_REQUIRED", async () =
 });
 
 Deno.test("cancelling an interrupted task refuses its request and ends it CANCELED", async () => {
-  const provider = askingProvider({ kind: "question", message: "Which branch?" });
+  const provider = answerKeeper({ kind: "question", message: "Which branch?" });
   await withSetup([provider], {}, async (s) => {
     const sent = await rpc(s.gateway, "SendMessage", { message: message("go") });
     const cancelled = await rpc(s.gateway, "CancelTask", { id: sent.result.task.id });
@@ -156,7 +135,7 @@ Deno.test("cancelling an interrupted task refuses its request and ends it CANCEL
 });
 
 Deno.test("a stream ends at the interrupted state; the answer's stream opens on the task working and carries the rest", async () => {
-  const provider = askingProvider({ kind: "question", message: "Which branch?" });
+  const provider = answerKeeper({ kind: "question", message: "Which branch?" });
   await withSetup([provider], {}, async (s) => {
     const first = await frames(
       await s.gateway.fetch(rpcRequest("SendStreamingMessage", { message: message("go") })),
@@ -181,7 +160,7 @@ Deno.test("a stream ends at the interrupted state; the answer's stream opens on 
 });
 
 Deno.test("waiting for an answer does not count against the task's deadline", async () => {
-  const provider = askingProvider({ kind: "question", message: "Which branch?" });
+  const provider = answerKeeper({ kind: "question", message: "Which branch?" });
   await withSetup([provider], { limits: { taskTimeoutMs: 60 } }, async (s) => {
     const sent = await rpc(s.gateway, "SendMessage", { message: message("go") });
     await new Promise((resolve) => setTimeout(resolve, 120)); // twice the deadline, waiting
@@ -195,7 +174,7 @@ Deno.test("waiting for an answer does not count against the task's deadline", as
 });
 
 Deno.test("an answer for a task that waits on nothing is refused", async () => {
-  const provider = askingProvider({ kind: "question", message: "?" });
+  const provider = answerKeeper({ kind: "question", message: "?" });
   await withSetup([provider], {}, async (s) => {
     const sent = await rpc(s.gateway, "SendMessage", { message: message("go") });
     const taskId = sent.result.task.id;
@@ -211,7 +190,7 @@ Deno.test("an answer for a task that waits on nothing is refused", async () => {
 });
 
 Deno.test("the caller's run path in the seam extension leads the request's path", async (t) => {
-  const provider = askingProvider({ kind: "question", message: "Which branch?" });
+  const provider = answerKeeper({ kind: "question", message: "Which branch?" });
   await withSetup([provider], {}, async (s) => {
     await t.step("its runs' requests carry the caller's path, then their own run id", async () => {
       const sent = await rpc(s.gateway, "SendMessage", {
@@ -397,7 +376,7 @@ Deno.test("past maxPendingInputsPerTask waiting, a task's next requests are refu
 
 Deno.test("an answer naming only its context goes to the task waiting there (issue 37)", async (t) => {
   await t.step("one task waits: the context-only message answers it", async () => {
-    const provider = askingProvider(PERMISSION);
+    const provider = answerKeeper(PERMISSION);
     await withSetup([provider], {}, async (s) => {
       const sent = await rpc(s.gateway, "SendMessage", { message: message("go") });
       const task = sent.result.task;
@@ -414,7 +393,7 @@ Deno.test("an answer naming only its context goes to the task waiting there (iss
   });
 
   await t.step("several wait: refused naming them, and both still wait", async () => {
-    const provider = askingProvider(PERMISSION);
+    const provider = answerKeeper(PERMISSION);
     await withSetup([provider], {}, async (s) => {
       const contextId = crypto.randomUUID();
       const both = await Promise.all([1, 2].map(() =>
@@ -447,7 +426,7 @@ Deno.test("an answer naming only its context goes to the task waiting there (iss
   });
 
   await t.step("an answer that finds no task waiting is refused; no task starts", async () => {
-    const provider = askingProvider(PERMISSION);
+    const provider = answerKeeper(PERMISSION);
     await withSetup([provider], {}, async (s) => {
       const contextId = crypto.randomUUID();
       const refused = await rpc(s.gateway, "SendMessage", {
@@ -466,7 +445,7 @@ Deno.test("an answer naming only its context goes to the task waiting there (iss
   });
 
   await t.step("another principal's waiting task in that context is not answered", async () => {
-    const provider = askingProvider(PERMISSION);
+    const provider = answerKeeper(PERMISSION);
     const auth = { tokens: { alice: "token-a", bob: "token-b" } };
     await withSetup([provider], { auth }, async (s) => {
       const alice = { authorization: "Bearer token-a" };
@@ -490,7 +469,7 @@ Deno.test("an answer naming only its context goes to the task waiting there (iss
 });
 
 Deno.test("a question answered by data parts: the run gets answer.data; a wrong shape is refused and the task waits", async (t) => {
-  const provider = askingProvider({ kind: "question", message: "Result of approve_expense?" });
+  const provider = answerKeeper({ kind: "question", message: "Result of approve_expense?" });
   await withSetup([provider], {}, async (s) => {
     const ask = async () =>
       (await rpc(s.gateway, "SendMessage", { message: message("go") })).result.task;

@@ -5,10 +5,8 @@
 // runs in a real browser in tests/inspector_browser_test.ts.
 import assert from "node:assert/strict";
 import {
-  SubagentInputs,
   subagentProgress,
   type SubagentProvider,
-  type SubagentResultInput,
   type SubagentRunInfo,
   subagentStart,
 } from "@seam/subagent";
@@ -23,6 +21,7 @@ import {
   withSetup,
 } from "./_test_support.ts";
 import { createRootScope } from "@seam/host";
+import { askingProvider } from "../tests/asking_support.ts";
 import { FLUSH_MS } from "./inspector/_inspector_batch.ts";
 import { createGateway, type GatewayOptions, SEAM_EXTENSION_URI } from "./mod.ts";
 
@@ -266,34 +265,16 @@ Deno.test("a task that came from another seam run shows the caller's place (the 
 });
 
 /** A provider whose runs ask one question, then end with the answer. */
-function askingProvider(): SubagentProvider {
-  let n = 0;
-  return {
-    name: "asks",
-    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
-    inheritsParentContext: false,
-    start(request) {
-      const id = `asks-${++n}`;
-      const inputs = new SubagentInputs(request.parent.scope, id);
-      const result = (async (): Promise<SubagentResultInput> => {
-        await tick();
-        const answer = await inputs.ask({ kind: "question", message: "Which branch?" });
-        return { output: JSON.stringify(answer), stopReason: "completed" };
-      })();
-      return {
-        id,
-        started: Promise.resolve(),
-        result,
-        respond: (requestId, answer) => inputs.respond(requestId, answer),
-        cancel: () => inputs.cancelAll("cancelled"),
-        dispose: () => result.then(() => {}),
-      };
-    },
-  };
+function branchAsker(): SubagentProvider {
+  return askingProvider("asks", async ({ ask }) => {
+    await tick();
+    const answer = await ask({ kind: "question", message: "Which branch?" });
+    return { output: JSON.stringify(answer), stopReason: "completed" };
+  });
 }
 
 Deno.test("an answer from the inspector reaches the waiting request; a stale one is refused in words", async () => {
-  await withSetup([askingProvider()], { inspector: true }, async (s) => {
+  await withSetup([branchAsker()], { inspector: true }, async (s) => {
     const events = new Events(await get(s, "/_inspect/events"));
     const task = await send(s, "go");
     const waiting = await events.until((e) => e.type === "task" && e.task.inputs.length === 1);
@@ -337,7 +318,7 @@ Deno.test("an answer from the inspector reaches the waiting request; a stale one
 });
 
 Deno.test("a run's waits for input are kept for the timeline: open while it asks, closed once answered", async () => {
-  await withSetup([askingProvider()], { inspector: true }, async (s) => {
+  await withSetup([branchAsker()], { inspector: true }, async (s) => {
     const events = new Events(await get(s, "/_inspect/events"));
     const task = await send(s, "go");
     const waiting = await events.until((e) => e.type === "task" && e.task.inputs.length === 1);

@@ -6,15 +6,10 @@ import assert from "node:assert/strict";
 import { type Message, Role, type StreamResponse, TaskState } from "@a2a-js/sdk";
 import { LegacyRestTransport } from "@a2a-js/sdk/compat/v0_3/client";
 import { TaskNotFoundError } from "@a2a-js/sdk/errors";
-import {
-  type SubagentInputAsk,
-  SubagentInputs,
-  subagentProgress,
-  type SubagentProvider,
-  type SubagentResultInput,
-} from "@seam/subagent";
+import { type SubagentInputAsk, subagentProgress, type SubagentProvider } from "@seam/subagent";
 import { getGatewayTask, SEAM_EXTENSION_URI } from "../gateway/mod.ts";
 import { controlledProvider, withSetup } from "../gateway/_test_support.ts";
+import { askingProvider } from "./asking_support.ts";
 import {
   asTask,
   BINDINGS,
@@ -149,39 +144,21 @@ const PERMISSION: SubagentInputAsk = {
 };
 
 /** A provider whose runs ask for permission once, then end with the option chosen. */
-function askingProvider(): SubagentProvider {
-  let n = 0;
-  return {
-    name: "asks",
-    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
-    inheritsParentContext: false,
-    start(request) {
-      const id = `asks-${++n}`;
-      const inputs = new SubagentInputs(request.parent.scope, id);
-      const result = (async (): Promise<SubagentResultInput> => {
-        await new Promise((resolve) => setTimeout(resolve, 1));
-        const answer = await inputs.ask(PERMISSION);
-        return {
-          output: answer.outcome === "selected" ? `chose ${answer.optionId}` : answer.outcome,
-          stopReason: "completed",
-        };
-      })();
-      return {
-        id,
-        started: Promise.resolve(),
-        result,
-        respond: (requestId, answer) => inputs.respond(requestId, answer),
-        cancel: () => inputs.cancelAll("the run was cancelled"),
-        dispose: () => result.then(() => {}),
-      };
-    },
-  };
+function permissionAsker(): SubagentProvider {
+  return askingProvider("asks", async ({ ask }) => {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    const answer = await ask(PERMISSION);
+    return {
+      output: answer.outcome === "selected" ? `chose ${answer.optionId}` : answer.outcome,
+      stopReason: "completed",
+    };
+  });
 }
 
 for (const binding of BINDINGS) {
   Deno.test(`gateway a2a03 over ${binding}: input-required, answered by a 0.3 message`, async () => {
     await withGateway({ a2a03: true }, async (served) => {
-      served.subagents.registerProvider(askingProvider());
+      served.subagents.registerProvider(permissionAsker());
       const client = await client03(served, binding, "/asks/.well-known/agent-card.json");
       const asked = asTask(await client.sendMessage(sendRequest(userMessage("go"))));
       assert.equal(asked.status!.state, TaskState.TASK_STATE_INPUT_REQUIRED);

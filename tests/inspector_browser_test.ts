@@ -6,13 +6,7 @@
 // tests/.out/.
 import assert from "node:assert/strict";
 import { createHost, createMemoryLogger, createScriptedModel } from "@seam/host";
-import {
-  createSubagentService,
-  SubagentInputs,
-  type SubagentProvider,
-  type SubagentResultInput,
-  type SubagentService,
-} from "@seam/subagent";
+import { createSubagentService, type SubagentProvider, type SubagentService } from "@seam/subagent";
 import { createA2AProvider } from "@seam/subagent-a2a";
 import { createSpawnProvider } from "@seam/subagent-spawn";
 import { installSubagentTool } from "@seam/tool-subagent";
@@ -23,6 +17,7 @@ import {
   type TaskStore,
 } from "../gateway/mod.ts";
 import { Browser, CHROMIUM, hasChromium } from "./browser_support.ts";
+import { askingProvider } from "./asking_support.ts";
 
 const inCi = Deno.env.get("CI") === "true";
 const ALICE = "alice-token";
@@ -151,30 +146,12 @@ function inBrowser(fn: (t: Deno.TestContext) => Promise<void>) {
 }
 
 /** A provider whose runs ask one question, then end with the answer. */
-function askingProvider(): SubagentProvider {
-  let n = 0;
-  return {
-    name: "asks",
-    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
-    inheritsParentContext: false,
-    start(request) {
-      const id = `asks-${++n}`;
-      const inputs = new SubagentInputs(request.parent.scope, id);
-      const result = (async (): Promise<SubagentResultInput> => {
-        await Promise.resolve();
-        const answer = await inputs.ask({ kind: "question", message: "Which branch?" });
-        return { output: JSON.stringify(answer), stopReason: "completed" };
-      })();
-      return {
-        id,
-        started: Promise.resolve(),
-        result,
-        respond: (requestId, answer) => inputs.respond(requestId, answer),
-        cancel: () => inputs.cancelAll("cancelled"),
-        dispose: () => result.then(() => {}),
-      };
-    },
-  };
+function branchAsker(): SubagentProvider {
+  return askingProvider("asks", async ({ ask }) => {
+    await Promise.resolve();
+    const answer = await ask({ kind: "question", message: "Which branch?" });
+    return { output: JSON.stringify(answer), stopReason: "completed" };
+  });
 }
 
 const task = (id: string) => `[data-task-id="${id}"]`;
@@ -185,7 +162,7 @@ Deno.test({
   ...inBrowser(async (t) => {
     const { url, send, ran, close } = await inspectedGateway(
       { alice: ALICE, bob: "bob-token" },
-      (subagents) => void subagents.registerProvider(askingProvider()),
+      (subagents) => void subagents.registerProvider(branchAsker()),
     );
     try {
       const browser = await Browser.launch();

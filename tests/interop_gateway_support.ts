@@ -21,13 +21,12 @@ import {
 import {
   createSubagentService,
   type SubagentInputAnswer,
-  SubagentInputs,
   type SubagentProvider,
-  type SubagentResultInput,
 } from "@seam/subagent";
 import { createSpawnProvider } from "@seam/subagent-spawn";
 import type { Gateway, GatewayOptions } from "../gateway/mod.ts";
 import { serveGateway } from "../gateway/serve.ts";
+import { askingProvider } from "./asking_support.ts";
 
 /** A served gateway for a peer's client. */
 export interface InteropGateway {
@@ -52,40 +51,19 @@ function userTexts(messages: readonly ModelMessage[]): string[] {
 }
 
 /** A provider whose child asks its parent the prompt as a question, then reads the answer. */
-function askingProvider(asked: string[], answers: SubagentInputAnswer[]): SubagentProvider {
-  let n = 0;
-  return {
-    name: "asks",
-    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
-    inheritsParentContext: false,
-    start(request) {
-      const id = `asks-${++n}`;
-      const inputs = new SubagentInputs(request.parent.scope, id);
-      const question = textOf(request.prompt).trim();
-      asked.push(question);
-      const result = (async (): Promise<SubagentResultInput> => {
-        await Promise.resolve();
-        const answer = await inputs.ask({ kind: "question", message: question });
-        answers.push(answer);
-        if (answer.outcome === "answered") {
-          return { output: `reading ${answer.text}`, stopReason: "completed" };
-        }
-        const why = answer.outcome === "refused" ? answer.reason : answer.optionId;
-        return { output: `not reading (${why})`, stopReason: "aborted" };
-      })();
-      return {
-        id,
-        started: Promise.resolve(),
-        result,
-        respond: (requestId, answer) => inputs.respond(requestId, answer),
-        cancel: () => inputs.cancelAll("the run was cancelled"),
-        dispose() {
-          inputs.cancelAll("the run was disposed");
-          return result.then(() => {});
-        },
-      };
-    },
-  };
+function readingProvider(asked: string[], answers: SubagentInputAnswer[]): SubagentProvider {
+  return askingProvider("asks", async ({ request, ask }) => {
+    const question = textOf(request.prompt).trim();
+    asked.push(question);
+    await Promise.resolve();
+    const answer = await ask({ kind: "question", message: question });
+    answers.push(answer);
+    if (answer.outcome === "answered") {
+      return { output: `reading ${answer.text}`, stopReason: "completed" };
+    }
+    const why = answer.outcome === "refused" ? answer.reason : answer.optionId;
+    return { output: `not reading (${why})`, stopReason: "aborted" };
+  });
 }
 
 /** Serve the gateway on an OS-chosen loopback port. */
@@ -102,7 +80,7 @@ export function serveInteropGateway(options: Partial<GatewayOptions> = {}): Inte
   subagents.registerProvider(createSpawnProvider());
   const asked: string[] = [];
   const answers: SubagentInputAnswer[] = [];
-  subagents.registerProvider(askingProvider(asked, answers));
+  subagents.registerProvider(readingProvider(asked, answers));
   const served = serveGateway(
     {
       scope: host.scope,

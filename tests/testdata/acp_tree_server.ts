@@ -10,11 +10,12 @@
 // debug level (stderr) too.
 // Usage: deno run --allow-env --allow-run --allow-read --allow-net acp_tree_server.ts <test agent path> [--a2a=<url>]
 import { createHost, createLogger, createScriptedModel, textOf } from "@seam/host";
-import { createSubagentService, SubagentInputs, type SubagentProvider } from "@seam/subagent";
+import { createSubagentService, type SubagentProvider } from "@seam/subagent";
 import { createA2AProvider } from "@seam/subagent-a2a";
 import { createAcpProvider, serveAcpAgent } from "@seam/subagent-acp";
 import { createSpawnProvider } from "@seam/subagent-spawn";
 import { installSubagentTool } from "@seam/tool-subagent";
+import { askingProvider } from "../asking_support.ts";
 
 const [testAgent] = Deno.args;
 const logger = createLogger({
@@ -54,32 +55,13 @@ await host.scope.dispose();
 
 /** Runs that ask their prompt as a question and reply with what they were told. */
 function questionProvider(): SubagentProvider {
-  let runs = 0;
-  return {
-    name: "asker",
-    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
-    inheritsParentContext: false,
-    start(request) {
-      const id = `asker-${++runs}`;
-      const inputs = new SubagentInputs(request.parent.scope, id);
-      const result = inputs.ask({ kind: "question", message: textOf(request.prompt) }).then(
-        (answer) => ({
-          stopReason: "completed" as const,
-          output: answer.outcome === "answered"
-            ? `answered: ${answer.text}`
-            : `refused: ${answer.outcome === "refused" ? answer.reason : answer.outcome}`,
-        }),
-      );
-      return {
-        id,
-        started: Promise.resolve(),
-        result,
-        cancel: (reason) => inputs.cancelAll(reason ?? "cancelled"),
-        dispose: () => {
-          inputs.cancelAll("disposed");
-          return Promise.resolve();
-        },
-      };
-    },
-  };
+  return askingProvider("asker", async ({ request, ask }) => {
+    const answer = await ask({ kind: "question", message: textOf(request.prompt) });
+    return {
+      stopReason: "completed",
+      output: answer.outcome === "answered"
+        ? `answered: ${answer.text}`
+        : `refused: ${answer.outcome === "refused" ? answer.reason : answer.outcome}`,
+    };
+  });
 }
