@@ -5,12 +5,7 @@
 // steering message opens on the running task, not on a replay of its log.
 import assert from "node:assert/strict";
 import { createMemoryLogger, createRootScope, type Scope } from "@seam/host";
-import {
-  createSubagentService,
-  SubagentInputs,
-  type SubagentProvider,
-  type SubagentResultInput,
-} from "@seam/subagent";
+import { createSubagentService } from "@seam/subagent";
 import {
   describe,
   faulty,
@@ -30,42 +25,25 @@ import {
   TaskStorageError,
 } from "../gateway/mod.ts";
 import { dropSchema, freshSchema, openStore, SKIP } from "../gateway_postgres/_test_support.ts";
+import { askingProvider } from "./asking_support.ts";
 
 /** A provider whose runs ask "Which branch?", then "Sure?", going on after each answer only once released. */
 function twoQuestions() {
   const gates: (() => void)[] = [];
   const gate = () => new Promise<void>((resolve) => gates.push(resolve));
-  const provider: SubagentProvider = {
-    name: "asks",
-    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
-    inheritsParentContext: false,
-    start(request) {
-      const inputs = new SubagentInputs(request.parent.scope, "asks-1");
-      let cancelled = false;
-      const result = (async (): Promise<SubagentResultInput> => {
-        await Promise.resolve();
-        const branch = await inputs.ask({ kind: "question", message: "Which branch?" });
-        await gate();
-        if (cancelled) return { output: "", stopReason: "aborted" };
-        const sure = await inputs.ask({ kind: "question", message: "Sure?" });
-        await gate();
-        const said = (a: typeof branch) => a.outcome === "answered" ? a.text : a.outcome;
-        return { output: `${said(branch)}, ${said(sure)}`, stopReason: "completed" };
-      })();
-      return {
-        id: "asks-1",
-        started: Promise.resolve(),
-        result,
-        respond: (requestId, answer) => inputs.respond(requestId, answer),
-        cancel() {
-          cancelled = true;
-          inputs.cancelAll("the run was cancelled");
-          for (const open of gates.splice(0)) open();
-        },
-        dispose: () => result.then(() => {}),
-      };
-    },
-  };
+  const provider = askingProvider("asks", async ({ ask, signal }) => {
+    signal.addEventListener("abort", () => {
+      for (const open of gates.splice(0)) open();
+    });
+    await Promise.resolve();
+    const branch = await ask({ kind: "question", message: "Which branch?" });
+    await gate();
+    if (signal.aborted) return { output: "", stopReason: "aborted" };
+    const sure = await ask({ kind: "question", message: "Sure?" });
+    await gate();
+    const said = (a: typeof branch) => a.outcome === "answered" ? a.text : a.outcome;
+    return { output: `${said(branch)}, ${said(sure)}`, stopReason: "completed" };
+  });
   const release = async () => {
     for (let waited = 0; gates.length === 0; waited++) {
       if (waited > 2_000) throw new Error("the run did not come to its gate");

@@ -22,6 +22,7 @@ import {
 } from "@seam/subagent";
 import { createA2AProvider } from "@seam/subagent-a2a";
 import { type SpawnGateway, startSpawnGateway, until } from "./a2a_support.ts";
+import { askingProvider } from "./asking_support.ts";
 
 const OPTIONS = [
   { id: "allow", label: "Allow once", kind: "allow_once" },
@@ -36,61 +37,38 @@ const OPTIONS = [
 function shellProvider(): SubagentProvider & { ran: string[]; asked: SubagentInputRequest[] } {
   const ran: string[] = [];
   const asked: SubagentInputRequest[] = [];
-  let n = 0;
-  return {
-    name: "shell",
-    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
-    inheritsParentContext: false,
-    ran,
-    asked,
-    start(request) {
-      const id = `shell-${++n}`;
-      const inputs = new SubagentInputs(request.parent.scope, id);
-      const stop = new AbortController();
-      const off = request.parent.scope.on(subagentInputRequired, (r) => void asked.push(r));
-      const result = (async (): Promise<SubagentResultInput> => {
-        const command = textOf(request.prompt).trim();
-        const answer = await inputs.ask({
-          kind: "permission",
-          message: `The child wants to run "${command}"`,
-          toolCall: {
-            name: "shell",
-            title: `Run "${command}"`,
-            kind: "execute",
-            rawInput: { command },
-          },
-          options: OPTIONS,
-        });
-        await off();
-        if (stop.signal.aborted) return { output: "", stopReason: "aborted" };
-        if (answer.outcome === "selected" && answer.optionId !== "reject") {
-          const [program, ...args] = command.split(" ");
-          const out = await new Deno.Command(program, { args, stdout: "piped", stderr: "null" })
-            .output();
-          ran.push(command);
-          return {
-            output: `ran "${command}": ${new TextDecoder().decode(out.stdout).trim()}`,
-            stopReason: "completed",
-          };
-        }
-        const why = answer.outcome === "refused"
-          ? answer.reason
-          : `option ${answer.outcome === "selected" ? answer.optionId : answer.text}`;
-        return { output: `did not run "${command}" (${why})`, stopReason: "completed" };
-      })();
+  const provider = askingProvider("shell", async ({ request, ask, signal }) => {
+    const off = request.parent.scope.on(subagentInputRequired, (r) => void asked.push(r));
+    const command = textOf(request.prompt).trim();
+    const answer = await ask({
+      kind: "permission",
+      message: `The child wants to run "${command}"`,
+      toolCall: {
+        name: "shell",
+        title: `Run "${command}"`,
+        kind: "execute",
+        rawInput: { command },
+      },
+      options: OPTIONS,
+    });
+    await off();
+    if (signal.aborted) return { output: "", stopReason: "aborted" };
+    if (answer.outcome === "selected" && answer.optionId !== "reject") {
+      const [program, ...args] = command.split(" ");
+      const out = await new Deno.Command(program, { args, stdout: "piped", stderr: "null" })
+        .output();
+      ran.push(command);
       return {
-        id,
-        started: Promise.resolve(),
-        result,
-        respond: (requestId, answer) => inputs.respond(requestId, answer),
-        cancel() {
-          stop.abort();
-          inputs.cancelAll("the run was cancelled");
-        },
-        dispose: () => result.then(() => {}),
+        output: `ran "${command}": ${new TextDecoder().decode(out.stdout).trim()}`,
+        stopReason: "completed",
       };
-    },
-  };
+    }
+    const why = answer.outcome === "refused"
+      ? answer.reason
+      : `option ${answer.outcome === "selected" ? answer.optionId : answer.text}`;
+    return { output: `did not run "${command}" (${why})`, stopReason: "completed" };
+  });
+  return { ...provider, ran, asked };
 }
 
 interface Chain {

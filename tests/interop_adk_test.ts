@@ -6,21 +6,19 @@
 // permissions), on a model answering from a script; everything else is ADK's
 // own code. Each step asserts what the seam side does.
 import assert from "node:assert/strict";
-import { createMemoryLogger, createRootScope, type Scope, textOf } from "@seam/host";
+import { createMemoryLogger, createRootScope, textOf } from "@seam/host";
 import {
   createSubagentService,
   handleSubagentInput,
   type SubagentInputAnswer,
   type SubagentInputRequest,
-  SubagentInputs,
   type SubagentProvider,
-  type SubagentResultInput,
-  type SubagentRunHandle,
 } from "@seam/subagent";
 import { type A2AAgentCard, createA2AProvider } from "@seam/subagent-a2a";
 import { SEAM_EXTENSION_URI } from "../gateway/mod.ts";
 import { serveGateway } from "../gateway/serve.ts";
 import { spawnDenoScript } from "./spawn_support.ts";
+import { askingProvider } from "./asking_support.ts";
 
 const PEER = new URL("./testdata/adk_peer.ts", import.meta.url).pathname;
 /** Far above what any step takes: a peer that hangs fails the test instead of holding it. */
@@ -293,57 +291,33 @@ function deskProvider(): SubagentProvider & {
 } {
   const prompts: string[] = [];
   const answers: SubagentInputAnswer[] = [];
-  let n = 0;
-  const runOf = (scope: Scope, prompt: string, turn: number): SubagentRunHandle => {
-    const id = `desk-${++n}`;
+  const provider = askingProvider("desk", async ({ request, turn, ask, signal }) => {
+    const prompt = textOf(request.prompt);
     prompts.push(prompt);
-    const inputs = new SubagentInputs(scope, id);
-    let cancelled = false;
-    const result = (async (): Promise<SubagentResultInput> => {
-      await Promise.resolve();
-      const [verb, ...rest] = prompt.split(" ");
-      switch (verb) {
-        case "echo":
-          return { output: rest.join(" "), stopReason: "completed" };
-        case "count":
-          return { output: `turn ${turn}`, stopReason: "completed" };
-        case "ask": {
-          const answer = await inputs.ask({ kind: "question", message: "Which branch?" });
-          answers.push(answer);
-          if (cancelled || answer.outcome !== "answered") {
-            return { output: "", stopReason: "aborted" };
-          }
-          return { output: `branch ${answer.text}`, stopReason: "completed" };
+    await Promise.resolve();
+    const [verb, ...rest] = prompt.split(" ");
+    switch (verb) {
+      case "echo":
+        return { output: rest.join(" "), stopReason: "completed" };
+      case "count":
+        return { output: `turn ${turn}`, stopReason: "completed" };
+      case "ask": {
+        const answer = await ask({ kind: "question", message: "Which branch?" });
+        answers.push(answer);
+        if (signal.aborted || answer.outcome !== "answered") {
+          return { output: "", stopReason: "aborted" };
         }
-        default:
-          return {
-            output: "the desk fell over",
-            stopReason: "error",
-            error: { code: "CHILD_FAILED", message: "the desk failed on purpose" },
-          };
+        return { output: `branch ${answer.text}`, stopReason: "completed" };
       }
-    })();
-    return {
-      id,
-      started: Promise.resolve(),
-      result,
-      respond: (requestId, answer) => inputs.respond(requestId, answer),
-      cancel() {
-        cancelled = true;
-        inputs.cancelAll("the run was cancelled");
-      },
-      dispose: () => result.then(() => {}),
-      resume: (content) => runOf(scope, textOf(content), turn + 1),
-    };
-  };
-  return {
-    name: "desk",
-    capabilities: { outputSchema: false, depthLimit: false, toolFilter: false, persona: false },
-    inheritsParentContext: false,
-    prompts,
-    answers,
-    start: (request) => runOf(request.parent.scope, textOf(request.prompt), 1),
-  };
+      default:
+        return {
+          output: "the desk fell over",
+          stopReason: "error",
+          error: { code: "CHILD_FAILED", message: "the desk failed on purpose" },
+        };
+    }
+  }, { resumable: true });
+  return { ...provider, prompts, answers };
 }
 
 Deno.test("ADK's RemoteA2AAgent in front of serveGateway (A2A 0.3, on by default)", async (t) => {
