@@ -18,6 +18,7 @@ import {
 } from "@seam/subagent";
 import { createGateway as createLiteGateway } from "./lite.ts";
 import {
+  type Controlled,
   controlledProvider,
   type ControlledRun,
   frames,
@@ -28,7 +29,7 @@ import {
   type Wire,
   withSetup,
 } from "./_test_support.ts";
-import { SEAM_EXTENSION_URI } from "./mod.ts";
+import { type Gateway, SEAM_EXTENSION_URI } from "./mod.ts";
 
 const SEAM = { [SEAM_EXTENSION_URI]: { depth: 0 } };
 
@@ -67,6 +68,19 @@ function endOf(run: ControlledRun, runId: string, inputTokens: number): void {
   });
 }
 
+/** A seam stream's request for a message to `ctl`: its response, and its run made ready. */
+async function seamStream(
+  gateway: Gateway,
+  ctl: Controlled,
+): Promise<{ response: Response; run: ControlledRun }> {
+  const response = await gateway.fetch(
+    rpcRequest("SendStreamingMessage", { message: message("go", { metadata: SEAM }) }),
+  );
+  const run = ctl.runs[0];
+  run.ready();
+  return { response, run };
+}
+
 /** The descendants updates among a stream's frames. */
 function treeUpdates(all: Wire[]): Wire[] {
   return all.map((f) => f.result?.statusUpdate?.metadata?.[SEAM_EXTENSION_URI])
@@ -76,11 +90,7 @@ function treeUpdates(all: Wire[]): Wire[] {
 Deno.test("a seam stream hears its task's descendants: each one's parent, title, state, usage", async () => {
   const ctl = controlledProvider();
   await withSetup([ctl], {}, async ({ gateway }) => {
-    const response = await gateway.fetch(
-      rpcRequest("SendStreamingMessage", { message: message("go", { metadata: SEAM }) }),
-    );
-    const run = ctl.runs[0];
-    run.ready();
+    const { response, run } = await seamStream(gateway, ctl);
     startOf(run, "child");
     startOf(run, "grandchild", "child");
     run.request.parent.scope.emit(subagentInputRequired, {
@@ -137,11 +147,7 @@ Deno.test("a seam stream hears its task's descendants: each one's parent, title,
 Deno.test("descendants are bounded per task and per update; the rest dropped with one warning", async () => {
   const ctl = controlledProvider();
   await withSetup([ctl], {}, async ({ gateway, warnings }) => {
-    const response = await gateway.fetch(
-      rpcRequest("SendStreamingMessage", { message: message("go", { metadata: SEAM }) }),
-    );
-    const run = ctl.runs[0];
-    run.ready();
+    const { response, run } = await seamStream(gateway, ctl);
     for (let i = 0; i < 300; i++) startOf(run, `n${i}`);
     // Below one never told: not told either; a dropped one's progress counts it once.
     startOf(run, "under-n299", "n299");
@@ -289,11 +295,7 @@ Deno.test("@seam/gateway/lite refuses a CancelTask that names a descendant", asy
 Deno.test("a seam stream hears a nested run cancellable as its provider says, no longer once it says not", async () => {
   const ctl = controlledProvider();
   await withSetup([ctl], {}, async ({ gateway }) => {
-    const response = await gateway.fetch(
-      rpcRequest("SendStreamingMessage", { message: message("go", { metadata: SEAM }) }),
-    );
-    const run = ctl.runs[0];
-    run.ready();
+    const { response, run } = await seamStream(gateway, ctl);
     const reported = new NestedRuns({
       runId: run.id,
       provider: "inner",
